@@ -1,0 +1,110 @@
+"""Django settings for incidentlib, read from the environment.
+
+Every setting that differs between machines comes from an environment variable (or a
+`.env` file at the project root): DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, PORT.
+Defaults are safe for local development: an SQLite file under `var/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG and env.bool("REQUIRE_SECRET_KEY", default=False):
+        raise ImproperlyConfigured("SECRET_KEY must be set when REQUIRE_SECRET_KEY is true")
+    # A fixed development key: the site is read-only and has no sessions worth forging.
+    SECRET_KEY = "incidentlib-development-key-not-for-production"
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+PORT = env.int("PORT", default=8000)
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "incidents",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "incidentlib.urls"
+ASGI_APPLICATION = "incidentlib.asgi.application"
+WSGI_APPLICATION = "incidentlib.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    VAR_DIR.mkdir(exist_ok=True)
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+    DATABASES["default"]["OPTIONS"].setdefault(
+        "init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# whitenoise serves static files from the app itself; in DEBUG it finds them without collectstatic.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "UNAUTHENTICATED_USER": None,
+    "EXCEPTION_HANDLER": "api.errors.problem_exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.CasePagination",
+    "PAGE_SIZE": 20,
+}
+
+# Where the case schema and the bundled fixtures live.
+CASE_SCHEMA_PATH = env.path("CASE_SCHEMA_PATH", default=BASE_DIR / "incidents" / "case.schema.json")
+FIXTURES_DIR = BASE_DIR / "fixtures"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+}

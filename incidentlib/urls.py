@@ -1,0 +1,9 @@
+from django.urls import include, path
+
+urlpatterns = [
+    path("api/", include("api.urls")),
+    path("", include("incidents.urls")),
+]
+
+handler404 = "incidentlib.errors.not_found"
+handler500 = "incidentlib.errors.server_error"

@@ -1,0 +1,109 @@
+"""The case document: one function builds it, export, the API and MCP serve it unchanged.
+
+`case_document` reads a case fetched with `Case.objects.with_document()` (no further
+queries) and returns a dict shaped exactly like `case.schema.json`, keys in schema order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypedDict
+
+from .models import Case, Facet
+
+
+class SourceDocument(TypedDict):
+    title: str | None
+    url: str
+
+
+class CaseDocument(TypedDict, total=False):
+    id: str
+    title: str
+    organization: str
+    published: str
+    occurred: str | None
+    status: str
+    topics: list[str]
+    summary: str
+    facts: dict[str, Any]
+    environment: dict[str, Any]
+    symptoms: dict[str, Any]
+    scale_tables: list[dict[str, Any]]
+    root_cause: dict[str, Any]
+    detection: str | None
+    remediation: list[str]
+    action_items: list[str]
+    lessons: list[str]
+    checks: list[str]
+    sources: list[SourceDocument]
+    related: list[str]
+
+
+def case_document(case: Case) -> CaseDocument:
+    """Build the schema-shaped document of one case (no queries if prefetched)."""
+    return {
+        "id": case.id,
+        "title": case.title,
+        "organization": case.organization,
+        "published": case.published.isoformat(),
+        "occurred": case.occurred.isoformat() if case.occurred else None,
+        "status": case.status,
+        "topics": [term.slug for term in case.terms_of(Facet.TOPIC)],
+        "summary": case.summary,
+        "facts": {
+            "severity": case.severity,
+            "scope": case.scope,
+            "users_affected": case.users_affected,
+            "region": case.region,
+            "time_to_detect": case.time_to_detect,
+            "time_to_resolve": case.time_to_resolve,
+        },
+        "environment": {
+            "cluster": case.cluster,
+            "accelerator": case.accelerator,
+            "accelerator_count": case.accelerator_count,
+            "node_count": case.node_count,
+            "components": [term.name for term in case.terms_of(Facet.COMPONENT)],
+        },
+        "symptoms": {
+            "description": case.symptoms_description,
+            "tags": [term.name for term in case.terms_of(Facet.SYMPTOM)],
+        },
+        "scale_tables": [_scale_table_document(table) for table in case.scale_tables.all()],
+        "root_cause": {
+            "category": case.root_cause_category.name,
+            "description": case.root_cause_description,
+            "trigger": case.root_cause_trigger,
+        },
+        "detection": case.detection,
+        "remediation": list(case.remediation),
+        "action_items": list(case.action_items),
+        "lessons": list(case.lessons),
+        "checks": list(case.checks),
+        "sources": [{"title": s.title, "url": s.url} for s in case.sources.all()],
+        "related": [link.target_id for link in case.related_links.all()],
+    }
+
+
+def _scale_table_document(table) -> dict[str, Any]:
+    columns = list(table.columns.all())
+    return {
+        "caption": table.caption,
+        "columns": [{"key": c.key, "label": c.label, "unit": c.unit} for c in columns],
+        "rows": [
+            {
+                # Column order, not storage order: PostgreSQL's jsonb reorders object keys.
+                "values": {c.key: row.values[c.key] for c in columns if c.key in row.values},
+                "outcome": row.outcome,
+                "note": row.note,
+            }
+            for row in table.rows.all()
+        ],
+    }
+
+
+def dumps_document(document: CaseDocument | dict[str, Any], *, indent: int | None = 2) -> str:
+    """Serialise a document the one way export writes it (UTF-8 text, stable layout)."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    return text + "\n" if indent is not None else text

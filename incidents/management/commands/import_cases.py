@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from incidents.problems import CaseImportError
+from incidents.services import import_case_files
+
+
+class Command(BaseCommand):
+    help = (
+        "Validate and import case JSON documents (files or folders). All or nothing: any "
+        "problem is reported with file and JSON path, and nothing is written."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", help="case JSON files or folders of them")
+        parser.add_argument(
+            "--vocab", action="append", default=[], metavar="FILE",
+            help="vocabulary definitions (fixtures/vocab.json style) to create or update terms",
+        )
+        parser.add_argument("--dry-run", action="store_true", help="validate only, write nothing")
+
+    def handle(self, *args, paths, vocab, dry_run, **options):
+        try:
+            result = import_case_files(paths=paths, vocab_paths=vocab, dry_run=dry_run)
+        except CaseImportError as exc:
+            for problem in exc.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(
+                f"import refused: {len(exc.problems)} problem(s); nothing was written"
+            ) from exc
+        verb = "would import" if dry_run else "imported"
+        self.stdout.write(
+            f"{verb} {len(result.created) + len(result.updated)} case(s): "
+            f"{len(result.created)} new, {len(result.updated)} updated"
+        )

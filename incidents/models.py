@@ -1,0 +1,278 @@
+"""The case store: incident cases, their vocabulary terms, scale tables, sources and links.
+
+A case document (`case.schema.json`) maps onto these tables without loss; `documents.py`
+builds the document back from them and `services.py` writes them from a document.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.urls import reverse
+
+
+class Facet(models.TextChoices):
+    """The four vocabularies a case is described with."""
+
+    TOPIC = "topic", "Topic"
+    SYMPTOM = "symptom", "Symptom tag"
+    ROOT_CAUSE = "root_cause", "Root-cause category"
+    COMPONENT = "component", "Component"
+
+
+class TermQuerySet(models.QuerySet["Term"]):
+    def of(self, facet: Facet | str) -> TermQuerySet:
+        return self.filter(facet=facet)
+
+    def with_case_counts(self) -> TermQuerySet:
+        """Annotate `case_count`: published cases that use the term (one query for all terms)."""
+        published = models.Q(case_links__case__status=Case.Status.PUBLISHED)
+        by_link = models.Count("case_links__case", filter=published, distinct=True)
+        by_root_cause = models.Count(
+            "root_cause_cases", filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
+            distinct=True,
+        )
+        return self.annotate(case_count=by_link + by_root_cause)
+
+
+class Term(models.Model):
+    """One vocabulary term: a topic, symptom tag, root-cause category or component.
+
+    Cases name topics by slug and the other facets by name; both are unique within a facet.
+    `synonyms` widen search; `patterns` are regular expressions that spot the term in logs.
+    """
+
+    facet = models.CharField(max_length=20, choices=Facet.choices)
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=120)
+    description = models.TextField()
+    synonyms = models.JSONField(default=list, blank=True)
+    patterns = models.JSONField(default=list, blank=True)
+
+    objects = TermQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["facet", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["facet", "slug"], name="term_unique_facet_slug"),
+            models.UniqueConstraint(fields=["facet", "name"], name="term_unique_facet_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_facet_display()}: {self.name}"
+
+    def get_absolute_url(self) -> str:
+        """The case list filtered by this term."""
+        return f'{reverse("incidents:case-list")}?{self.facet}={self.slug}'
+
+
+class CaseQuerySet(models.QuerySet["Case"]):
+    def published(self) -> CaseQuerySet:
+        return self.filter(status=Case.Status.PUBLISHED)
+
+    def visible(self) -> CaseQuerySet:
+        """Cases that resolve by id: published and retracted (drafts stay hidden)."""
+        return self.exclude(status=Case.Status.DRAFT)
+
+    def newest_first(self) -> CaseQuerySet:
+        return self.order_by("-published", "-id")
+
+    def with_summary(self) -> CaseQuerySet:
+        """Prefetch what a list entry shows: root cause and ordered terms (2 extra queries)."""
+        return self.select_related("root_cause_category").prefetch_related(
+            models.Prefetch(
+                "term_links",
+                queryset=CaseTerm.objects.select_related("term").order_by("position"),
+            )
+        )
+
+    def with_document(self) -> CaseQuerySet:
+        """Prefetch everything `documents.case_document` reads: a fixed number of queries."""
+        return self.with_summary().prefetch_related(
+            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+            models.Prefetch(
+                "scale_tables",
+                queryset=ScaleTable.objects.order_by("position").prefetch_related(
+                    models.Prefetch("columns", queryset=ScaleColumn.objects.order_by("position")),
+                    models.Prefetch("rows", queryset=ScaleRow.objects.order_by("position")),
+                ),
+            ),
+            models.Prefetch(
+                "related_links",
+                queryset=CaseRelation.objects.select_related("target").order_by("position"),
+            ),
+        )
+
+
+class Case(models.Model):
+    """One post-incident case. Unknown facts are NULL, never an empty string."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        PUBLISHED = "published"
+        RETRACTED = "retracted"
+
+    class Severity(models.TextChoices):
+        CRITICAL = "critical"
+        HIGH = "high"
+        MEDIUM = "medium"
+        LOW = "low"
+
+    id = models.CharField(primary_key=True, max_length=12)
+    title = models.CharField(max_length=300)
+    organization = models.CharField(max_length=200, db_index=True)
+    published = models.DateField(db_index=True)
+    occurred = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PUBLISHED)
+    summary = models.TextField()
+
+    severity = models.CharField(max_length=10, choices=Severity.choices, null=True, blank=True)
+    scope = models.TextField(null=True, blank=True)
+    users_affected = models.TextField(null=True, blank=True)
+    region = models.TextField(null=True, blank=True)
+    # ISO 8601 durations as written (round-trip exact) plus seconds for sorting and statistics.
+    time_to_detect = models.CharField(max_length=40, null=True, blank=True)
+    time_to_detect_seconds = models.BigIntegerField(null=True, blank=True)
+    time_to_resolve = models.CharField(max_length=40, null=True, blank=True)
+    time_to_resolve_seconds = models.BigIntegerField(null=True, blank=True)
+
+    cluster = models.TextField(null=True, blank=True)
+    accelerator = models.CharField(max_length=120, null=True, blank=True)
+    accelerator_count = models.PositiveIntegerField(null=True, blank=True)
+    node_count = models.PositiveIntegerField(null=True, blank=True)
+
+    symptoms_description = models.TextField()
+    root_cause_category = models.ForeignKey(
+        Term, on_delete=models.PROTECT, related_name="root_cause_cases",
+        limit_choices_to={"facet": Facet.ROOT_CAUSE},
+    )
+    root_cause_description = models.TextField(null=True, blank=True)
+    root_cause_trigger = models.TextField(null=True, blank=True)
+    detection = models.TextField(null=True, blank=True)
+
+    # Ordered lists of Markdown strings; a JSON array keeps their order on both databases.
+    remediation = models.JSONField(default=list, blank=True)
+    action_items = models.JSONField(default=list, blank=True)
+    lessons = models.JSONField(default=list, blank=True)
+    checks = models.JSONField(default=list, blank=True)
+
+    terms = models.ManyToManyField(Term, through="CaseTerm", related_name="cases")
+    related = models.ManyToManyField(
+        "self", through="CaseRelation", symmetrical=False, related_name="related_from"
+    )
+    modified = models.DateTimeField(auto_now=True, db_index=True)
+
+    objects = CaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-published", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.id}: {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("incidents:case-detail", args=[self.id])
+
+    def terms_of(self, facet: Facet | str) -> list[Term]:
+        """Ordered terms of one facet, read from the prefetched `term_links`."""
+        return [link.term for link in self.term_links.all() if link.term.facet == facet]
+
+    @property
+    def topics(self) -> list[Term]:
+        return self.terms_of(Facet.TOPIC)
+
+    @property
+    def symptom_tags(self) -> list[Term]:
+        return self.terms_of(Facet.SYMPTOM)
+
+    @property
+    def components(self) -> list[Term]:
+        return self.terms_of(Facet.COMPONENT)
+
+
+class CaseTerm(models.Model):
+    """A case's use of a topic, symptom tag or component, in the order the document lists them."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="term_links")
+    term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_links")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique_case_term"),
+        ]
+
+
+class CaseRelation(models.Model):
+    """A hand-made link from one case to another (the document's `related`), in order."""
+
+    source = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="related_links")
+    target = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target"], name="caserelation_unique_pair"),
+        ]
+
+
+class Source(models.Model):
+    """A public account the case was written from."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveSmallIntegerField()
+    title = models.TextField(null=True, blank=True)
+    url = models.URLField(max_length=2000)
+
+    class Meta:
+        ordering = ["position"]
+
+
+class ScaleTable(models.Model):
+    """Observations across scales or settings: which configuration worked and which failed."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="scale_tables")
+    position = models.PositiveSmallIntegerField()
+    caption = models.TextField()
+
+    class Meta:
+        ordering = ["position"]
+
+
+class ScaleColumn(models.Model):
+    table = models.ForeignKey(ScaleTable, on_delete=models.CASCADE, related_name="columns")
+    position = models.PositiveSmallIntegerField()
+    key = models.SlugField(max_length=60)
+    label = models.CharField(max_length=200)
+    unit = models.CharField(max_length=60, null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "key"], name="scalecolumn_unique_key"),
+        ]
+
+
+class ScaleRow(models.Model):
+    """One configuration: its values keyed by column key, and how it went."""
+
+    class Outcome(models.TextChoices):
+        WORKED = "worked"
+        FAILED = "failed"
+        INTERMITTENT = "intermittent"
+        DEGRADED = "degraded"
+        UNKNOWN = "unknown"
+
+    table = models.ForeignKey(ScaleTable, on_delete=models.CASCADE, related_name="rows")
+    position = models.PositiveSmallIntegerField()
+    values = models.JSONField(default=dict)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices)
+    note = models.TextField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+
+    def cells(self) -> list[object]:
+        """Values in the table's column order (None where the row has no value)."""
+        return [self.values.get(column.key) for column in self.table.columns.all()]

@@ -1,0 +1,108 @@
+"""Reads from the case store. HTML views, the JSON API and the MCP tools all call these;
+none of them builds its own queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+
+from .models import Case, CaseQuerySet, CaseTerm, Facet, Term
+
+TERM_FACETS: tuple[str, ...] = (Facet.TOPIC, Facet.SYMPTOM, Facet.COMPONENT)
+
+
+@dataclass(frozen=True)
+class CaseFilters:
+    """Facet filters: values within one facet combine with OR, facets with AND.
+
+    Term facets take slugs (`topic`, `symptom`, `root_cause`, `component`); `organization`
+    and `accelerator` take exact names; `year` takes publication years. Each has an
+    `exclude` twin whose values remove cases.
+    """
+
+    include: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        return not any(self.include.values()) and not any(self.exclude.values())
+
+
+FILTER_FACETS: tuple[str, ...] = (
+    "topic", "symptom", "root_cause", "component", "organization", "year", "accelerator",
+)
+
+
+def _facet_condition(facet: str, values: tuple[str, ...]) -> Q:
+    if facet in TERM_FACETS:
+        matching = CaseTerm.objects.filter(term__facet=facet, term__slug__in=values)
+        return Q(id__in=matching.values("case_id"))
+    if facet == Facet.ROOT_CAUSE:
+        return Q(root_cause_category__slug__in=values)
+    if facet == "organization":
+        return Q(organization__in=values)
+    if facet == "accelerator":
+        return Q(accelerator__in=values)
+    if facet == "year":
+        return Q(published__year__in=[int(v) for v in values])
+    raise ValueError(f"unknown facet {facet!r}")
+
+
+def filter_cases(queryset: CaseQuerySet, filters: CaseFilters | None) -> CaseQuerySet:
+    """Apply facet filters to a case queryset (no query runs here)."""
+    if not filters:
+        return queryset
+    for facet, values in filters.include.items():
+        if values:
+            queryset = queryset.filter(_facet_condition(facet, values))
+    for facet, values in filters.exclude.items():
+        if values:
+            queryset = queryset.exclude(_facet_condition(facet, values))
+    return queryset
+
+
+def case_list(*, filters: CaseFilters | None = None) -> CaseQuerySet:
+    """Published cases, newest first, with what a list entry shows prefetched.
+
+    Evaluating a page costs 3 queries whatever its size: cases, term links, (count by paginator).
+    """
+    return filter_cases(Case.objects.published(), filters).newest_first().with_summary()
+
+
+def case_by_id(case_id: str) -> Case | None:
+    """A published or retracted case with everything its document needs, or None.
+
+    Costs a fixed 8 queries (case with root cause, then prefetches of terms, sources,
+    scale tables, their columns and rows, related links).
+    """
+    return Case.objects.visible().with_document().filter(id=case_id).first()
+
+
+def canonical_case_id(case_id: str) -> str | None:
+    """The stored id matching `case_id` case-insensitively (`il-0428` -> `IL-0428`), or None."""
+    return Case.objects.visible().filter(id__iexact=case_id).values_list("id", flat=True).first()
+
+
+def related_cases(case: Case) -> list[Case]:
+    """Hand-linked related cases that are visible, in the editor's order (prefetched)."""
+    return [link.target for link in case.related_links.all() if link.target.status != Case.Status.DRAFT]
+
+
+def vocabulary(facet: Facet | str | None = None) -> list[Term]:
+    """Terms with `case_count` (published cases), one query for every facet or one facet."""
+    terms = Term.objects.with_case_counts()
+    if facet:
+        terms = terms.of(facet)
+    return list(terms.order_by("facet", "name"))
+
+
+def term_counts(facet: str) -> dict[str, int]:
+    """slug -> number of published cases, for one term facet (one query)."""
+    if facet == Facet.ROOT_CAUSE:
+        rows = (Case.objects.published().values("root_cause_category__slug")
+                .annotate(n=Count("id")).values_list("root_cause_category__slug", "n"))
+    else:
+        rows = (CaseTerm.objects.filter(term__facet=facet, case__status=Case.Status.PUBLISHED)
+                .values("term__slug").annotate(n=Count("case_id")).values_list("term__slug", "n"))
+    return dict(rows)

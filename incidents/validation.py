@@ -1,0 +1,200 @@
+"""Checks a batch of case documents before anything is written.
+
+First each document against `case.schema.json`, then across documents and the database:
+duplicate ids, `related` ids that exist, scale rows that use only their table's columns,
+vocabulary terms that exist (in the database or in the definitions being imported).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from django.conf import settings
+
+from .durations import duration_seconds
+from .models import Case, Facet, Term
+from .problems import ImportProblem
+from .vocabulary import VocabularyDefinitions, reference_of
+
+
+@dataclass(frozen=True)
+class LoadedDocument:
+    file: str
+    document: dict[str, Any]
+
+
+@functools.cache
+def case_schema() -> dict[str, Any]:
+    return json.loads(Path(settings.CASE_SCHEMA_PATH).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _schema_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        case_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportProblem]]:
+    """Files as given, folders as their `*.json` files (recursively, sorted)."""
+    files: list[Path] = []
+    problems: list[ImportProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(ImportProblem(str(path), "$", "no such file or folder"))
+    return files, problems
+
+
+def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[ImportProblem]]:
+    """Parse each file as JSON; a file that is not a JSON object is a problem."""
+    loaded: list[LoadedDocument] = []
+    problems: list[ImportProblem] = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(ImportProblem(str(path), "$", f"cannot read file: {exc}"))
+            continue
+        except json.JSONDecodeError as exc:
+            problems.append(ImportProblem(
+                str(path), "$", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            ))
+            continue
+        loaded.append(LoadedDocument(str(path), data))
+    return loaded, problems
+
+
+def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
+    errors = sorted(_schema_validator().iter_errors(item.document), key=lambda e: e.json_path)
+    return [ImportProblem(item.file, e.json_path, e.message) for e in errors]
+
+
+def validate_batch(
+    items: list[LoadedDocument], definitions: VocabularyDefinitions
+) -> list[ImportProblem]:
+    """Every problem in the batch; an empty list means it can be written."""
+    problems: list[ImportProblem] = []
+    valid: list[LoadedDocument] = []
+    for item in items:
+        found = schema_problems(item)
+        problems.extend(found)
+        if not found:
+            valid.append(item)
+
+    batch_ids: dict[str, str] = {}
+    for item in valid:
+        case_id = item.document["id"]
+        if case_id in batch_ids:
+            problems.append(ImportProblem(
+                item.file, "$.id", f"duplicate id {case_id!r}: also in {batch_ids[case_id]}"
+            ))
+        else:
+            batch_ids[case_id] = item.file
+
+    related_ids = {rid for item in valid for rid in item.document.get("related", [])}
+    existing_ids = set(Case.objects.filter(id__in=related_ids).values_list("id", flat=True))
+    known_terms = _known_references(definitions)
+    for item in valid:
+        problems.extend(_related_problems(item, set(batch_ids) | existing_ids))
+        problems.extend(_scale_problems(item))
+        problems.extend(_vocabulary_problems(item, known_terms))
+        problems.extend(_duration_problems(item))
+    return problems
+
+
+def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
+    """(facet, reference, JSON path) for every vocabulary term a document uses."""
+    refs = [(Facet.TOPIC, t, f"$.topics[{i}]") for i, t in enumerate(document["topics"])]
+    refs += [
+        (Facet.SYMPTOM, t, f"$.symptoms.tags[{i}]")
+        for i, t in enumerate(document["symptoms"]["tags"])
+    ]
+    refs.append((Facet.ROOT_CAUSE, document["root_cause"]["category"], "$.root_cause.category"))
+    refs += [
+        (Facet.COMPONENT, t, f"$.environment.components[{i}]")
+        for i, t in enumerate(document.get("environment", {}).get("components", []))
+    ]
+    return refs
+
+
+def _known_references(definitions: VocabularyDefinitions) -> dict[Facet, set[str]]:
+    known: dict[Facet, set[str]] = {facet: set() for facet in Facet}
+    for facet, name, slug in Term.objects.values_list("facet", "name", "slug"):
+        known[Facet(facet)].add(reference_of(facet, name, slug))
+    for term in definitions.terms:
+        known[term.facet].add(reference_of(term.facet, term.name, term.slug))
+    return known
+
+
+def _vocabulary_problems(
+    item: LoadedDocument, known: dict[Facet, set[str]]
+) -> list[ImportProblem]:
+    problems = []
+    for facet, reference, path in term_references(item.document):
+        if reference in known[facet]:
+            continue
+        label = Facet(facet).label.lower()
+        message = f"unknown {label} {reference!r}"
+        close = difflib.get_close_matches(reference, sorted(known[facet]), n=3, cutoff=0.6)
+        if close:
+            message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
+        message += "; define it in a vocabulary file passed with --vocab"
+        problems.append(ImportProblem(item.file, path, message))
+    return problems
+
+
+def _related_problems(item: LoadedDocument, known_ids: set[str]) -> list[ImportProblem]:
+    problems = []
+    for index, related_id in enumerate(item.document.get("related", [])):
+        path = f"$.related[{index}]"
+        if related_id == item.document["id"]:
+            problems.append(ImportProblem(item.file, path, "a case cannot be related to itself"))
+        elif related_id not in known_ids:
+            problems.append(ImportProblem(
+                item.file, path,
+                f"related case {related_id!r} is neither in this import nor in the database",
+            ))
+    return problems
+
+
+def _scale_problems(item: LoadedDocument) -> list[ImportProblem]:
+    problems = []
+    for t, table in enumerate(item.document.get("scale_tables", [])):
+        keys = [column["key"] for column in table["columns"]]
+        seen: set[str] = set()
+        for c, key in enumerate(keys):
+            if key in seen:
+                problems.append(ImportProblem(
+                    item.file, f"$.scale_tables[{t}].columns[{c}].key", f"duplicate column key {key!r}"
+                ))
+            seen.add(key)
+        for r, row in enumerate(table["rows"]):
+            for key in row["values"]:
+                if key not in seen:
+                    problems.append(ImportProblem(
+                        item.file, f"$.scale_tables[{t}].rows[{r}].values.{key}",
+                        f"{key!r} is not a column of this table (columns: {', '.join(keys)})",
+                    ))
+    return problems
+
+
+def _duration_problems(item: LoadedDocument) -> list[ImportProblem]:
+    problems = []
+    for name in ("time_to_detect", "time_to_resolve"):
+        try:
+            duration_seconds(item.document.get("facts", {}).get(name))
+        except ValueError as exc:
+            problems.append(ImportProblem(item.file, f"$.facts.{name}", str(exc)))
+    return problems
