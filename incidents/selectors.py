@@ -106,3 +106,93 @@ def term_counts(facet: str) -> dict[str, int]:
         rows = (CaseTerm.objects.filter(term__facet=facet, case__status=Case.Status.PUBLISHED)
                 .values("term__slug").annotate(n=Count("case_id")).values_list("term__slug", "n"))
     return dict(rows)
+
+
+@dataclass(frozen=True)
+class TopicOverview:
+    """What one topic holds: its term, case count, frequent co-occurring terms, latest cases."""
+
+    topic: Term
+    case_count: int
+    top_symptoms: list[tuple[Term, int]]
+    top_root_causes: list[tuple[Term, int]]
+    top_components: list[tuple[Term, int]]
+    latest_cases: list[Case]
+
+
+def topic_overview(slug: str, *, top: int = 5, latest: int = 5) -> TopicOverview | None:
+    """The overview of topic `slug`, or None if there is no such topic. Fixed 7 queries."""
+    topic = Term.objects.of(Facet.TOPIC).filter(slug=slug).first()
+    if topic is None:
+        return None
+    in_topic = Case.objects.published().filter(term_links__term=topic)
+    ids = in_topic.values("id")
+
+    def frequent(facet: str) -> list[tuple[Term, int]]:
+        if facet == Facet.ROOT_CAUSE:
+            terms = (Term.objects.of(facet).filter(root_cause_cases__in=ids)
+                     .annotate(n=Count("root_cause_cases")))
+        else:
+            terms = (Term.objects.of(facet).filter(case_links__case__in=ids)
+                     .annotate(n=Count("case_links")))
+        return [(t, t.n) for t in terms.order_by("-n", "name")[:top]]
+
+    return TopicOverview(
+        topic=topic,
+        case_count=in_topic.count(),
+        top_symptoms=frequent(Facet.SYMPTOM),
+        top_root_causes=frequent(Facet.ROOT_CAUSE),
+        top_components=frequent(Facet.COMPONENT),
+        latest_cases=list(in_topic.newest_first().with_summary()[:latest]),
+    )
+
+
+@dataclass(frozen=True)
+class CaseStats:
+    """Counts over published cases, each list most frequent first (years in order)."""
+
+    total: int
+    by_year: list[tuple[int, int]]
+    by_root_cause: list[tuple[Term, int]]
+    by_symptom: list[tuple[Term, int]]
+    by_component: list[tuple[Term, int]]
+    by_accelerator: list[tuple[str, int]]
+    accelerator_counts: list[int]             # reported accelerator counts, ascending
+    time_to_resolve_seconds: list[int]        # known TTRs, ascending
+
+
+def case_stats() -> CaseStats:
+    """Statistics over published cases: a fixed 8 queries whatever the data size."""
+    from django.db.models.functions import ExtractYear
+
+    published = Case.objects.published()
+    ids = published.values("id")
+    by_year = (published.annotate(year=ExtractYear("published")).values("year")
+               .annotate(n=Count("id")).order_by("year").values_list("year", "n"))
+
+    def by_term(facet: str) -> list[tuple[Term, int]]:
+        if facet == Facet.ROOT_CAUSE:
+            terms = Term.objects.of(facet).filter(root_cause_cases__in=ids).annotate(
+                n=Count("root_cause_cases"))
+        else:
+            terms = Term.objects.of(facet).filter(case_links__case__in=ids).annotate(
+                n=Count("case_links"))
+        return [(t, t.n) for t in terms.order_by("-n", "name")]
+
+    by_accelerator = (published.exclude(accelerator=None).values("accelerator")
+                      .annotate(n=Count("id")).order_by("-n", "accelerator")
+                      .values_list("accelerator", "n"))
+    return CaseStats(
+        total=published.count(),
+        by_year=list(by_year),
+        by_root_cause=by_term(Facet.ROOT_CAUSE),
+        by_symptom=by_term(Facet.SYMPTOM),
+        by_component=by_term(Facet.COMPONENT),
+        by_accelerator=list(by_accelerator),
+        accelerator_counts=list(published.exclude(accelerator_count=None)
+                                .order_by("accelerator_count")
+                                .values_list("accelerator_count", flat=True)),
+        time_to_resolve_seconds=list(published.exclude(time_to_resolve_seconds=None)
+                                     .order_by("time_to_resolve_seconds")
+                                     .values_list("time_to_resolve_seconds", flat=True)),
+    )

@@ -1,0 +1,41 @@
+# incidentlib tasks. `make run` and `make test` work on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export PORT
+
+.PHONY: setup run test lint fix migrations-check data
+
+# Create the virtual environment and install the project with its test tools.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+# Migrate and (re)import the bundled vocabulary and real cases; safe to run again.
+data: setup
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py import_cases --vocab fixtures/vocab.json fixtures/cases
+
+# Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
+run: data
+	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT)
+
+# Run the whole test suite (on SQLite, or on PostgreSQL when DATABASE_URL is set).
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Lint with ruff.
+lint: setup
+	$(VENV)/bin/ruff check .
+
+# Fix what ruff can fix and format.
+fix: setup
+	$(VENV)/bin/ruff check --fix . && $(VENV)/bin/ruff format .
+
+# Fail when models and migrations disagree.
+migrations-check: setup
+	$(PY) manage.py makemigrations --check --dry-run

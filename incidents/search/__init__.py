@@ -1,0 +1,15 @@
+"""The one search module: ranked case search, facet counts, log matching, similar cases.
+
+HTML views, the JSON API and the MCP tools call these functions and nothing else for
+search; the results are plain dataclasses with model instances inside.
+"""
+
+from .results import FacetCount, LogHit, LogLineMatch, SearchHit, SearchResults, SimilarCase
+from .engine import search_cases
+from .logmatch import match_log
+from .similarity import similar_cases
+
+__all__ = [
+    "FacetCount", "LogHit", "LogLineMatch", "SearchHit", "SearchResults", "SimilarCase",
+    "match_log", "search_cases", "similar_cases",
+]

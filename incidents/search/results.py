@@ -1,0 +1,52 @@
+"""Result shapes of the search module (shared by HTML, API and MCP)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from incidents.models import Case
+
+
+@dataclass(frozen=True)
+class FacetCount:
+    value: str          # slug for term facets, the name or year otherwise
+    label: str          # what a person reads
+    count: int          # cases in the current result set with this value
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    case: Case                      # prefetched with `with_summary()`
+    score: float | None             # None when browsing without a query
+    snippet: str | None             # HTML-safe text with <mark> around matches, or None
+    matched_terms: tuple[str, ...] = ()   # vocabulary terms the query named or widened to
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    hits: list[SearchHit]
+    total: int                                  # cases matching query and filters
+    facets: dict[str, list[FacetCount]]         # facet name -> counts, most frequent first
+    notes: list[str] = field(default_factory=list)  # e.g. "the query had only stop words"
+
+
+@dataclass(frozen=True)
+class LogLineMatch:
+    line_number: int        # 1-based line in the pasted text
+    line: str               # the line, trimmed to 300 characters
+    term: str               # vocabulary term or extracted token it matched
+
+
+@dataclass(frozen=True)
+class LogHit:
+    case: Case
+    score: float
+    matched_lines: list[LogLineMatch]
+
+
+@dataclass(frozen=True)
+class SimilarCase:
+    case: Case
+    score: float                        # 0..1
+    shared_terms: dict[str, list[str]]  # facet -> names of shared terms
+    score_parts: dict[str, float]       # e.g. {"vocabulary": 0.4, "text": 0.2}

@@ -1,0 +1,45 @@
+"""Shared test fixtures.
+
+The real fixture cases are imported once per session into the test database. pytest-django
+runs non-transactional tests first (each inside a rolled-back transaction, so they all see
+the imported cases) and transactional tests last; those flush the tables after each test,
+so they request `transactional_cases`, which imports the cases again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from incidents.services import import_case_files
+
+FIXTURES = Path(settings.FIXTURES_DIR)
+VOCAB_FILE = FIXTURES / "vocab.json"
+CASES_DIR = FIXTURES / "cases"
+
+
+def import_real_cases() -> None:
+    import_case_files(paths=[CASES_DIR], vocab_paths=[VOCAB_FILE])
+
+
+def fixture_ids() -> list[str]:
+    return sorted(p.stem for p in CASES_DIR.glob("*.json"))
+
+
+def load_fixture(case_id: str) -> dict:
+    return json.loads((CASES_DIR / f"{case_id}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        import_real_cases()
+
+
+@pytest.fixture
+def transactional_cases(transactional_db):
+    import_real_cases()
+    return fixture_ids()
