@@ -276,3 +276,7 @@ class ScaleRow(models.Model):
     def cells(self) -> list[object]:
         """Values in the table's column order (None where the row has no value)."""
         return [self.values.get(column.key) for column in self.table.columns.all()]
+
+
+# Derived search data lives with the search module; importing it here registers the model.
+from .search.models import CaseNeighbour  # noqa: E402, F401

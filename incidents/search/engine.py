@@ -1,44 +1,156 @@
-"""Case search: query text plus facet filters, ranked hits, facet counts.
+"""Case search: query text plus facet filters, ranked hits with snippets, facet counts.
 
-First version: case-insensitive containment over title, summary and symptoms; the ranked
-full-text backends replace `_matching` without changing `search_cases`.
+The query is parsed (`query.py`), widened with vocabulary synonyms, and run by the
+database's own full-text engine (`backends.py`: SQLite FTS5 bm25 or PostgreSQL
+ts_rank_cd over a weighted tsvector). Cases tagged with a term the query names count
+`1 + TERM_BOOST` times more per such term. When no case matches every word of a query of
+several words, the words are combined with OR instead and a note says so.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from django.db.models import Q
+from django.db.models.expressions import RawSQL
 
-from incidents.models import Case
+from incidents.models import Case, Facet, Term
 from incidents.selectors import CaseFilters, filter_cases
 
+from .backends import get_backend, render_snippet
 from .facets import facet_counts
+from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .results import SearchHit, SearchResults
 
 Sort = Literal["relevance", "newest", "oldest"]
+SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
+MAX_LIMIT = 100
+# True: a query of several words first needs every word (AND), and falls back to any word
+# (OR, ranked by how many words match) only when nothing matches them all.
+MATCH_ALL_FIRST = True
 
 
-def _matching(query: str):
-    condition = Q()
-    for word in query.split():
-        condition &= (Q(title__icontains=word) | Q(summary__icontains=word)
-                      | Q(symptoms_description__icontains=word))
-    return Case.objects.published().filter(condition)
+def vocabulary_terms() -> list[VocabTerm]:
+    """Every term with its name and synonyms (one query)."""
+    return [
+        VocabTerm(id=pk, facet=facet, name=name, forms=(name, *synonyms))
+        for pk, facet, name, synonyms in Term.objects.order_by("facet", "name")
+        .values_list("id", "facet", "name", "synonyms")
+    ]
+
+
+def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
+    """Parse `query` and widen it with the vocabulary (one query unless `terms` is given)."""
+    parsed = parse_query(query)
+    if parsed.is_empty:
+        return parsed
+    return expand_with_vocabulary(parsed, build_lexicon(terms if terms is not None
+                                                        else vocabulary_terms()))
+
+
+def _empty_note(query: str, parsed: ParsedQuery) -> str:
+    if parsed.dropped_stop_words:
+        listed = ", ".join(sorted(set(parsed.dropped_stop_words))[:8])
+        return (f"The query has only very common words ({listed}), which are not searched:"
+                " add a more specific word, such as an error message or a component.")
+    return ("The query has no words to search for (only punctuation or symbols):"
+            " type a word, an error message or a component.")
 
 
 def search_cases(
     *, query: str = "", filters: CaseFilters | None = None, sort: Sort = "relevance",
     offset: int = 0, limit: int = 20,
 ) -> SearchResults:
-    """Published cases matching `query` (all when blank) and `filters`.
+    """Published cases matching `query` (all when blank) and `filters`, best first.
 
-    Returns `limit` hits from `offset`, the total, and facet counts over the whole result.
-    Without a query, `relevance` means newest first.
+    Returns up to `limit` hits from `offset` (each with a score, an HTML-safe snippet whose
+    matches are in <mark>, and the vocabulary terms the query named that the case carries),
+    the total of matching cases, facet counts over all of them (topic, symptom, root_cause,
+    component, organization, year, accelerator) and notes (query cut short, only stop
+    words, OR fallback). Any string is accepted: nothing raises on odd input. Without a
+    query `relevance` means newest first and scores are None.
+
+    Queries (fixed whatever the number of cases): with a query 12 - vocabulary, ranked page
+    with its total, snippets, the page's cases and their terms, 7 facet counts; one more
+    when the OR fallback runs. Without a query: 10.
     """
-    query = query.replace("\x00", " ").strip()
-    cases = _matching(query) if query else Case.objects.published()
-    cases = filter_cases(cases, filters)
+    sort = sort if sort in SORTS else "relevance"
+    offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))
+    published = Case.objects.published()
+    filtered = filter_cases(published, filters)
+    if not (query or "").strip():
+        return _browse(filtered, sort=sort, offset=offset, limit=limit)
+
+    parsed = interpret(query)
+    notes = list(parsed.notes)
+    if parsed.is_empty:
+        return SearchResults(hits=[], total=0, facets=facet_counts(filtered.none()),
+                             notes=[*notes, _empty_note(query, parsed)])
+
+    backend = get_backend()
+    if not parsed.groups:
+        # Only exclusions: every filtered case without the excluded words, newest first.
+        sql, params = backend.match_sql(parsed.excluded)
+        remaining = filtered.exclude(id__in=RawSQL(sql, params))
+        notes.append("The query only excludes words: showing every case without them.")
+        results = _browse(remaining, sort="oldest" if sort == "oldest" else "newest",
+                          offset=offset, limit=limit)
+        return SearchResults(hits=results.hits, total=results.total, facets=results.facets,
+                             notes=notes)
+
+    candidates = filtered.order_by().values("id").query.sql_with_params()
+    term_ids = [t.id for t in parsed.terms if t.facet != Facet.ROOT_CAUSE]
+    root_cause_ids = [t.id for t in parsed.terms if t.facet == Facet.ROOT_CAUSE]
+    rank_args = dict(term_ids=term_ids, root_cause_ids=root_cause_ids, sort=sort,
+                     offset=offset, limit=limit)
+    expanded = parsed.literal_groups != parsed.groups
+    if MATCH_ALL_FIRST or len(parsed.groups) == 1:
+        rows, total = backend.rank(
+            parsed, candidates, coordinate=parsed.literal_groups if expanded else (), **rank_args)
+    else:
+        total = 0
+    if total == 0 and len(parsed.groups) > 1:
+        loose = ParsedQuery(groups=[[a for g in parsed.groups for a in g]],
+                            literal_groups=parsed.literal_groups,
+                            excluded=parsed.excluded, terms=parsed.terms)
+        rows, total = backend.rank(loose, candidates, coordinate=parsed.literal_groups,
+                                   **rank_args)
+        if total and MATCH_ALL_FIRST:
+            notes.append("No case matches every word: showing cases that match some of them,"
+                         " best first.")
+        parsed = loose
+    if total is None:     # the page is past the end
+        total = _count_matching(backend, parsed, filtered)
+
+    snippets = backend.snippets(parsed, [r.case_id for r in rows])
+    cases = Case.objects.filter(id__in=[r.case_id for r in rows]).with_summary().in_bulk()
+    named = {t.id for t in parsed.terms}
+    hits = []
+    for row in rows:
+        case = cases.get(row.case_id)
+        if case is None:
+            continue
+        carried = [t.name for t in [*case.topics, *case.symptom_tags, *case.components,
+                                    case.root_cause_category] if t.id in named]
+        hits.append(SearchHit(case=case, score=round(row.score, 6),
+                              snippet=render_snippet(snippets.get(row.case_id)),
+                              matched_terms=tuple(carried)))
+    if not total:
+        notes.append("No case matches this query with these filters.")
+    matching = filtered.filter(id__in=_matching_subquery(backend, parsed))
+    return SearchResults(hits=hits, total=total, facets=facet_counts(matching), notes=notes,
+                         terms=[t.name for t in parsed.terms])
+
+
+def _matching_subquery(backend, parsed: ParsedQuery) -> RawSQL:
+    """The ids of indexed cases matching `parsed`, as an SQL subquery expression."""
+    return RawSQL(*backend.query_sql(parsed))
+
+
+def _count_matching(backend, parsed: ParsedQuery, filtered) -> int:
+    return filtered.filter(id__in=_matching_subquery(backend, parsed)).count()
+
+
+def _browse(cases, *, sort: str, offset: int, limit: int) -> SearchResults:
     ordered = cases.order_by("published", "id") if sort == "oldest" else cases.newest_first()
     page = list(ordered.with_summary()[offset:offset + limit])
     return SearchResults(

@@ -28,6 +28,7 @@ class SearchResults:
     total: int                                  # cases matching query and filters
     facets: dict[str, list[FacetCount]]         # facet name -> counts, most frequent first
     notes: list[str] = field(default_factory=list)  # e.g. "the query had only stop words"
+    terms: list[str] = field(default_factory=list)  # vocabulary terms the query named
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class LogHit:
     case: Case
     score: float
     matched_lines: list[LogLineMatch]
+    matched_terms: tuple[str, ...] = ()   # vocabulary terms and tokens shared with the case
 
 
 @dataclass(frozen=True)
@@ -49,4 +51,6 @@ class SimilarCase:
     case: Case
     score: float                        # 0..1
     shared_terms: dict[str, list[str]]  # facet -> names of shared terms
-    score_parts: dict[str, float]       # e.g. {"vocabulary": 0.4, "text": 0.2}
+    score_parts: dict[str, float]       # e.g. {"vocabulary": 0.4, "text": 0.2}; sums to score
+    shared_words: tuple[str, ...] = ()  # distinctive words both texts use, strongest first
+    hand_linked: bool = False           # also in the case's hand-made `related` list

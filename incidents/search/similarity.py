@@ -1,42 +1,230 @@
-"""Similar cases: shared vocabulary weighted by rarity.
+"""Similar cases: shared vocabulary weighted by rarity plus text similarity, stored.
 
-First version computes on read; the stored-neighbours version replaces it.
+Score of a pair (symmetric, 0..1):
+    score = VOCABULARY_WEIGHT * vocabulary + TEXT_WEIGHT * text
+- vocabulary: weighted Jaccard of the two cases' terms (topics, symptom tags, root-cause
+  category, components). A term weighs `facet weight * log(1 + N / n)` where N is the
+  number of published cases and n those carrying it: rare terms count more than common
+  ones, and a shared symptom or cause more than a shared topic.
+- text: cosine of TF-IDF vectors over the title, symptoms, root cause, trigger and summary
+  (stop words dropped, light stemming).
+The reasons kept with each neighbour: the shared terms by facet, the distinctive shared
+words, and each weighted part (the parts add up to the score).
+
+Why stored neighbours, and their cost. Each published case keeps its `NEIGHBOURS` best
+neighbours in `CaseNeighbour`; `similar_cases` reads them with a fixed 3 queries whatever
+the number of cases. They are updated when cases are imported (`update_neighbours`, called
+from the `cases_written` signal) incrementally: with N published cases and m changed
+ones, the profiles of all N cases are built (O(N) rows and text), each changed case is
+compared with every other case (O(m·N) pairs, not the O(N²) of a full recompute), and each
+other case's stored list is merged with its scores against the m changed cases; only a
+case that loses a stored neighbour without a replacement is recomputed in full (O(N)).
+Scores of untouched pairs keep the term rarities of the time they were computed; the
+drift is small as cases are added, and `rebuild_neighbours()` (`manage.py rebuild_search`)
+recomputes everything (O(N²); about a minute at 10k cases on 2 cores). Reading one case's
+neighbours is one indexed query at any N.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from incidents.models import Case
+from django.db import transaction
+from django.db.models import Prefetch
 
+from incidents.models import Case, CaseRelation, CaseTerm, Facet
+
+from .models import CaseNeighbour
 from .results import SimilarCase
+from .text import STOP_WORDS, WORD_RE, stem
+
+NEIGHBOURS = 10
+VOCABULARY_WEIGHT = 0.6
+TEXT_WEIGHT = 0.4
+FACET_WEIGHTS = {
+    Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 1.0, Facet.COMPONENT: 0.8, Facet.TOPIC: 0.4,
+}
+FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
+MIN_SCORE = 0.02
+
+
+@dataclass
+class Profile:
+    """What similarity reads of one case."""
+
+    id: str
+    terms: dict[tuple[str, str], str]        # (facet, slug) -> name
+    counts: Counter                          # word -> occurrences
+    vector: dict[str, float] | None = None   # normalised TF-IDF, set by `_Corpus`
+
+
+def _text_words(text: str) -> list[str]:
+    return [stem(w) for w in WORD_RE.findall(text.lower())
+            if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()]
+
+
+def profile_of(case: Case) -> Profile:
+    """The profile of a case fetched `with_summary()` (no queries)."""
+    terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags,
+                                                 *case.components]}
+    cause = case.root_cause_category
+    terms[(cause.facet, cause.slug)] = cause.name
+    text = "\n".join(p for p in (
+        case.title, case.symptoms_description, case.root_cause_description,
+        case.root_cause_trigger, case.summary,
+    ) if p)
+    return Profile(id=case.id, terms=terms, counts=Counter(_text_words(text)))
+
+
+class _Corpus:
+    """Term and word rarities over a set of profiles, and the pair score."""
+
+    def __init__(self, profiles: list[Profile]):
+        self.profiles = {p.id: p for p in profiles}
+        n = max(len(profiles), 1)
+        term_df: Counter = Counter(key for p in profiles for key in p.terms)
+        self.term_weight = {
+            key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df)
+            for key, df in term_df.items()
+        }
+        word_df: Counter = Counter(w for p in profiles for w in p.counts)
+        self.word_idf = {w: math.log(n / df) for w, df in word_df.items() if df < n}
+        for p in profiles:
+            vector = {w: (1 + math.log(c)) * self.word_idf[w]
+                      for w, c in p.counts.items() if w in self.word_idf}
+            norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+            p.vector = {w: v / norm for w, v in vector.items()}
+
+    def compare(self, a: Profile, b: Profile) -> tuple[float, float, float]:
+        """(score, vocabulary part, text part) of a pair, parts already weighted."""
+        shared = a.terms.keys() & b.terms.keys()
+        union = a.terms.keys() | b.terms.keys()
+        total = sum(self.term_weight.get(k, 0.0) for k in union) or 1.0
+        vocabulary = sum(self.term_weight.get(k, 0.0) for k in shared) / total
+        small, large = sorted((a.vector or {}, b.vector or {}), key=len)
+        text = sum(v * large.get(w, 0.0) for w, v in small.items())
+        v_part, t_part = VOCABULARY_WEIGHT * vocabulary, TEXT_WEIGHT * min(text, 1.0)
+        return v_part + t_part, v_part, t_part
+
+    def neighbour_row(self, a: Profile, b: Profile, rank: int, parts) -> CaseNeighbour:
+        score, v_part, t_part = parts
+        shared_terms: dict[str, list[str]] = {}
+        for facet in FACET_ORDER:
+            names = sorted(a.terms[k] for k in a.terms.keys() & b.terms.keys() if k[0] == facet)
+            if names:
+                shared_terms[str(facet)] = names
+        av, bv = a.vector or {}, b.vector or {}
+        shared_words = sorted((w for w in av.keys() & bv.keys()),
+                              key=lambda w: (-av[w] * bv[w], w))[:8]
+        return CaseNeighbour(
+            case_id=a.id, neighbour_id=b.id, rank=rank, score=round(score, 4),
+            vocabulary_score=round(v_part, 4), text_score=round(t_part, 4),
+            shared_terms=shared_terms, shared_words=shared_words,
+        )
+
+    def best(self, a: Profile, exclude: Iterable[str] = ()) -> list[tuple[str, tuple]]:
+        skip = {a.id, *exclude}
+        scored = [(b.id, self.compare(a, b)) for b in self.profiles.values() if b.id not in skip]
+        scored = [s for s in scored if s[1][0] >= MIN_SCORE]
+        scored.sort(key=lambda s: (-s[1][0], s[0]))
+        return scored[:NEIGHBOURS]
+
+
+def _published_profiles() -> list[Profile]:
+    return [profile_of(c) for c in Case.objects.published().order_by("id").with_summary()]
+
+
+def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[CaseNeighbour]:
+    a = corpus.profiles[owner]
+    return [corpus.neighbour_row(a, corpus.profiles[other], rank, parts)
+            for rank, (other, parts) in enumerate(ranked, start=1)]
+
+
+@transaction.atomic
+def rebuild_neighbours() -> int:
+    """Recompute every published case's neighbours (O(N²) pairs). Returns rows written."""
+    corpus = _Corpus(_published_profiles())
+    CaseNeighbour.objects.all().delete()
+    rows = [row for owner in corpus.profiles for row in _rows_for(corpus, owner, corpus.best(
+        corpus.profiles[owner]))]
+    CaseNeighbour.objects.bulk_create(rows, batch_size=500)
+    return len(rows)
+
+
+@transaction.atomic
+def update_neighbours(case_ids: Iterable[str]) -> None:
+    """Bring stored neighbours up to date after `case_ids` were created or replaced.
+
+    Incremental: see the module docstring for what is recomputed and its cost.
+    """
+    changed = set(case_ids)
+    corpus = _Corpus(_published_profiles())
+    live_changed = [cid for cid in sorted(changed) if cid in corpus.profiles]
+    # Unpublished changed cases lose their lists and leave everybody else's.
+    CaseNeighbour.objects.filter(case_id__in=changed).delete()
+    stored: dict[str, list[tuple[str, tuple]]] = {}
+    for row in CaseNeighbour.objects.order_by("case_id", "rank").values_list(
+            "case_id", "neighbour_id", "score", "vocabulary_score", "text_score"):
+        owner, other, score, v_part, t_part = row
+        stored.setdefault(owner, []).append((other, (score, v_part, t_part)))
+
+    new_rows: list[CaseNeighbour] = []
+    rewrite: list[str] = []
+    for cid in live_changed:
+        new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
+    for owner, profile in corpus.profiles.items():
+        if owner in changed:
+            continue
+        before = stored.get(owner, [])
+        kept = [(o, p) for o, p in before if o not in changed and o in corpus.profiles]
+        lost = len(before) - len(kept)
+        fresh = [(cid, corpus.compare(profile, corpus.profiles[cid])) for cid in live_changed]
+        fresh = [f for f in fresh if f[1][0] >= MIN_SCORE]
+        if not fresh and not lost:
+            continue
+        merged = sorted(kept + fresh, key=lambda s: (-s[1][0], s[0]))
+        if len(before) == NEIGHBOURS and len(merged) < NEIGHBOURS and lost:
+            merged = corpus.best(profile)          # lost some: recompute this one in full
+        merged = merged[:NEIGHBOURS]
+        if [o for o, _ in merged] == [o for o, _ in before] and not fresh:
+            continue
+        rewrite.append(owner)
+        # Recompute the reasons of every row written (they are cheap per pair).
+        new_rows.extend(_rows_for(corpus, owner, [(o, corpus.compare(profile, corpus.profiles[o]))
+                                                  for o, _ in merged]))
+    CaseNeighbour.objects.filter(case_id__in=rewrite).delete()
+    CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
 
 
 def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
-    """Published cases sharing terms with `case`, best first, with the shared terms."""
-    others = list(Case.objects.published().exclude(id=case.id).with_summary())
-    total = len(others) + 1
-    mine = {(t.facet, t.slug): t for t in [*case.topics, *case.symptom_tags, *case.components]}
-    mine[("root_cause", case.root_cause_category.slug)] = case.root_cause_category
-    frequency: dict[tuple[str, str], int] = {}
-    for other in [case, *others]:
-        keys = {(t.facet, t.slug) for t in [*other.topics, *other.symptom_tags, *other.components]}
-        keys.add(("root_cause", other.root_cause_category.slug))
-        for key in keys:
-            frequency[key] = frequency.get(key, 0) + 1
-    results = []
-    for other in others:
-        theirs = {(t.facet, t.slug) for t in [*other.topics, *other.symptom_tags, *other.components]}
-        theirs.add(("root_cause", other.root_cause_category.slug))
-        shared = set(mine) & theirs
-        if not shared:
-            continue
-        score = sum(math.log(total / frequency[key]) for key in shared)
-        norm = sum(math.log(total / frequency[key]) for key in mine) or 1.0
-        by_facet: dict[str, list[str]] = {}
-        for facet, slug in sorted(shared):
-            by_facet.setdefault(facet, []).append(mine[(facet, slug)].name)
-        results.append(SimilarCase(other, round(score / norm, 4), by_facet,
-                                   {"vocabulary": round(score / norm, 4)}))
-    results.sort(key=lambda r: (-r.score, r.case.id))
-    return results[:limit]
+    """Published cases most similar to `case`, best first, each with its reasons.
+
+    Reads the stored neighbours (see the module docstring): a fixed 3 queries (neighbour
+    rows with their cases and root causes, their terms, the case's hand-made links).
+    `limit` is capped at `NEIGHBOURS`. Hand-linked related cases are not added here (the
+    case page lists them apart); one that is also computed has `hand_linked=True`.
+    Raises nothing for a case without neighbours: the list is empty.
+    """
+    rows = list(
+        CaseNeighbour.objects.filter(case_id=case.id, neighbour__status=Case.Status.PUBLISHED)
+        .select_related("neighbour__root_cause_category")
+        .prefetch_related(Prefetch(
+            "neighbour__term_links",
+            queryset=CaseTerm.objects.select_related("term").order_by("position"),
+        ))
+        .order_by("rank")[:max(0, min(limit, NEIGHBOURS))]
+    )
+    if not rows:
+        return []
+    linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
+    return [
+        SimilarCase(
+            case=row.neighbour, score=row.score, shared_terms=row.shared_terms,
+            score_parts={"vocabulary": row.vocabulary_score, "text": row.text_score},
+            shared_words=tuple(row.shared_words), hand_linked=row.neighbour_id in linked,
+        )
+        for row in rows
+    ]

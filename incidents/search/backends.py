@@ -1,0 +1,353 @@
+"""The two full-text backends: SQLite FTS5 and PostgreSQL weighted tsvector.
+
+Both index the same four columns (`text.IndexColumns`) and take the same `ParsedQuery`;
+each turns the query into its own syntax from plain words, so no user text reaches
+`MATCH` or `to_tsquery` unquoted.
+
+SQLite: a virtual FTS5 table `incidents_case_fts(case_id UNINDEXED, title, tags, main, rest)`
+with the porter stemmer; ranking is `bm25()` with column weights, snippets `snippet()`.
+PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
+weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
+`websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank_cd`,
+snippets `ts_headline`. Rows are written by `index.py` when cases are imported.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from django.db import connection
+
+from .query import Atom, ParsedQuery
+from .text import MARK_END, MARK_START, IndexColumns, flatten_punctuation
+
+# How much more a case counts for each vocabulary term the query named that it carries.
+TERM_BOOST = 0.5
+
+# A case matching none of the words as typed (only their synonyms) keeps this share of its
+# score, squared; one matching all of them keeps all of it.
+COORD_FLOOR = 0.4
+
+SQLITE_TABLE = "incidents_case_fts"
+POSTGRES_TABLE = "incidents_case_search"
+
+# bm25 weights per FTS5 column (case_id, title, tags, main, rest).
+SQLITE_WEIGHTS = (0.0, 8.0, 8.0, 3.0, 1.0)
+# ts_rank_cd weights for D, C, B, A.
+POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
+
+
+def render_snippet(raw: str | None) -> str | None:
+    """HTML-escape a backend snippet and turn our match markers into <mark> tags."""
+    if not raw:
+        return None
+    text = " ".join(html.escape(raw).split())
+    return text.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
+
+
+@dataclass(frozen=True)
+class RankedRow:
+    case_id: str
+    score: float
+
+
+def _boost_sql(term_ids: list[int], root_cause_ids: list[int]) -> tuple[str, list]:
+    """SQL counting how many query-named terms case `c` carries (0 when none were named)."""
+    parts, params = [], []
+    if term_ids:
+        marks = ", ".join(["%s"] * len(term_ids))
+        parts.append("(SELECT COUNT(*) FROM incidents_caseterm ct WHERE ct.case_id = c.id"
+                     f" AND ct.term_id IN ({marks}))")
+        params.extend(term_ids)
+    if root_cause_ids:
+        marks = ", ".join(["%s"] * len(root_cause_ids))
+        parts.append(f"(CASE WHEN c.root_cause_category_id IN ({marks}) THEN 1 ELSE 0 END)")
+        params.extend(root_cause_ids)
+    return (" + ".join(parts) or "0"), params
+
+
+_ORDER = {
+    "relevance": "score DESC, c.published DESC, c.id DESC",
+    "newest": "c.published DESC, c.id DESC",
+    "oldest": "c.published ASC, c.id ASC",
+}
+
+
+class Backend:
+    vendor = ""
+
+    # -- writing -------------------------------------------------------------------
+    def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
+        raise NotImplementedError
+
+    def delete(self, case_ids: list[str]) -> None:
+        raise NotImplementedError
+
+    def indexed_ids(self) -> set[str]:
+        raise NotImplementedError
+
+    # -- reading -------------------------------------------------------------------
+    def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
+        """SQL selecting `case_id` of index rows matching any of `atoms`."""
+        raise NotImplementedError
+
+    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
+        """SQL selecting `case_id` of index rows matching the whole parsed query."""
+        raise NotImplementedError
+
+    def rank(
+        self, parsed: ParsedQuery, candidates: tuple[str, tuple], *, term_ids: list[int],
+        root_cause_ids: list[int], sort: str, offset: int, limit: int,
+        coordinate: list[list[Atom]] | tuple = (),
+    ) -> tuple[list[RankedRow], int | None]:
+        """One query: the page of matching candidate cases, best first, and the total.
+
+        With `coordinate` (the query's groups as typed), each score is multiplied by
+        `(COORD_FLOOR + (1 - COORD_FLOOR) * share)²`, share being the part of those groups
+        the case matches: matching more of the words as written counts more.
+
+        `candidates` is (sql, params) selecting the ids of cases allowed by the filters.
+        The total is None when the page is past the end (the caller counts then).
+        """
+        raise NotImplementedError
+
+    def snippets(self, parsed: ParsedQuery, case_ids: list[str]) -> dict[str, str]:
+        """One query: a raw snippet (with our markers) per case id."""
+        raise NotImplementedError
+
+    def atom_hits(self, atoms: list[Atom]) -> list[tuple[str, int]]:
+        """One query: (case_id, atom index) for each case whose text contains each atom."""
+        if not atoms:
+            return []
+        branches, params = [], []
+        for index, atom in enumerate(atoms):
+            sql, atom_params = self.match_sql([atom])
+            branches.append(f"SELECT case_id, {int(index)} FROM ({sql}) AS m{index}")
+            params.extend(atom_params)
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(branches), params)
+            return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+class SqliteBackend(Backend):
+    vendor = "sqlite"
+
+    def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {SQLITE_TABLE} (case_id, title, tags, main, rest)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [(case_id, *columns.as_tuple()) for case_id, columns in rows],
+            )
+
+    def delete(self, case_ids: list[str]) -> None:
+        if not case_ids:
+            return
+        marks = ", ".join(["%s"] * len(case_ids))
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {SQLITE_TABLE} WHERE case_id IN ({marks})", case_ids)
+
+    def indexed_ids(self) -> set[str]:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT case_id FROM {SQLITE_TABLE}")
+            return {row[0] for row in cursor.fetchall()}
+
+    @staticmethod
+    def _atom(atom: Atom) -> str:
+        # Words hold only letters and digits, so a double-quoted FTS5 string is always valid.
+        return '"' + " ".join(atom.words) + '"'
+
+    def expression(self, parsed: ParsedQuery) -> str:
+        groups = ["(" + " OR ".join(self._atom(a) for a in group) + ")" for group in parsed.groups]
+        expression = " AND ".join(groups)
+        for atom in parsed.excluded:
+            expression += " NOT " + self._atom(atom)
+        return expression
+
+    def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
+        expression = " OR ".join(self._atom(a) for a in atoms)
+        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
+                [expression])
+
+    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
+        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
+                [self.expression(parsed)])
+
+    def _coordination(self, groups: list[list[Atom]]) -> tuple[str, list]:
+        if not groups:
+            return "1.0", []
+        parts = [f"(CASE WHEN m.case_id IN (SELECT case_id FROM {SQLITE_TABLE}"
+                 f" WHERE {SQLITE_TABLE} MATCH %s) THEN 1.0 ELSE 0.0 END)" for _ in groups]
+        params = [self.expression(ParsedQuery(groups=[group])) for group in groups]
+        share = f"(({' + '.join(parts)}) / {len(groups)}.0)"
+        return f"({COORD_FLOOR} + {1 - COORD_FLOOR} * {share})", params
+
+    def rank(self, parsed, candidates, *, term_ids, root_cause_ids, sort, offset, limit,
+             coordinate=()):
+        boost, boost_params = _boost_sql(term_ids, root_cause_ids)
+        coord, coord_params = self._coordination(list(coordinate))
+        weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
+        candidate_sql, candidate_params = candidates
+        # bm25() only works in the query that has the MATCH: rank there, join and count outside.
+        sql = (
+            f"WITH m AS MATERIALIZED (SELECT case_id, -bm25({SQLITE_TABLE}, {weights}) AS base"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
+            f" SELECT m.case_id, m.base * {coord} * {coord} * (1 + {TERM_BOOST} * ({boost}))"
+            " AS score,"
+            " COUNT(*) OVER () AS total"
+            " FROM m JOIN incidents_case c ON c.id = m.case_id"
+            f" WHERE m.case_id IN ({candidate_sql})"
+            f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
+        )
+        params = [self.expression(parsed), *coord_params, *coord_params, *boost_params,
+                  *candidate_params, limit, offset]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        total = rows[0][2] if rows else (0 if offset == 0 else None)
+        return [RankedRow(r[0], float(r[1])) for r in rows], total
+
+    def snippets(self, parsed, case_ids):
+        if not case_ids or not parsed.groups:
+            return {}
+        marks = ", ".join(["%s"] * len(case_ids))
+        # Only the positive part: snippet() would otherwise look for excluded words too.
+        positive = ParsedQuery(groups=parsed.groups)
+        # A fragment of the symptoms/cause column, else of the rest, else the best column.
+        snippet = f"snippet({SQLITE_TABLE}, %s, %s, %s, '…', 24)"
+        sql = (
+            f"SELECT case_id, {snippet}, {snippet}, {snippet} FROM {SQLITE_TABLE}"
+            f" WHERE {SQLITE_TABLE} MATCH %s AND case_id IN ({marks})"
+        )
+        params = [n for column in (3, 4, -1) for n in (column, MARK_START, MARK_END)]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, self.expression(positive), *case_ids])
+            rows = cursor.fetchall()
+        return {row[0]: next((s for s in row[1:] if s and MARK_START in s), row[3])
+                for row in rows}
+
+
+class PostgresBackend(Backend):
+    vendor = "postgresql"
+
+    def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
+        vector = " || ".join(
+            f"setweight(to_tsvector('english', %s), '{weight}')" for weight in "AABC"
+        )
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector) VALUES (%s, %s, {vector})"
+                " ON CONFLICT (case_id) DO UPDATE"
+                " SET body = EXCLUDED.body, vector = EXCLUDED.vector",
+                [
+                    (case_id, columns.body(), *map(flatten_punctuation, columns.as_tuple()))
+                    for case_id, columns in rows
+                ],
+            )
+
+    def delete(self, case_ids: list[str]) -> None:
+        if not case_ids:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {POSTGRES_TABLE} WHERE case_id = ANY(%s)", [case_ids])
+
+    def indexed_ids(self) -> set[str]:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT case_id FROM {POSTGRES_TABLE}")
+            return {row[0] for row in cursor.fetchall()}
+
+    @staticmethod
+    def _atom(atom: Atom) -> tuple[str, list]:
+        text = " ".join(atom.words)
+        return "websearch_to_tsquery('english', %s)", [f'"{text}"' if atom.is_phrase else text]
+
+    def tsquery(self, parsed: ParsedQuery, *, positive_only: bool = False) -> tuple[str, list]:
+        sql_groups, params = [], []
+        for group in parsed.groups:
+            alternatives = []
+            for atom in group:
+                sql, atom_params = self._atom(atom)
+                alternatives.append(sql)
+                params.extend(atom_params)
+            sql_groups.append("(" + " || ".join(alternatives) + ")")
+        expression = " && ".join(sql_groups)
+        if not positive_only:
+            for atom in parsed.excluded:
+                sql, atom_params = self._atom(atom)
+                expression += f" && !!{sql}"
+                params.extend(atom_params)
+        return expression, params
+
+    def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
+        sql_parts, params = [], []
+        for atom in atoms:
+            sql, atom_params = self._atom(atom)
+            sql_parts.append(sql)
+            params.extend(atom_params)
+        return (f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({' || '.join(sql_parts)})",
+                params)
+
+    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
+        tsquery, params = self.tsquery(parsed)
+        return f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({tsquery})", params
+
+    def _coordination(self, groups: list[list[Atom]]) -> tuple[str, list]:
+        if not groups:
+            return "1.0", []
+        parts, params = [], []
+        for group in groups:
+            tsquery, group_params = self.tsquery(ParsedQuery(groups=[group]))
+            parts.append(f"(CASE WHEN s.vector @@ ({tsquery}) THEN 1.0 ELSE 0.0 END)")
+            params.extend(group_params)
+        share = f"(({' + '.join(parts)}) / {len(groups)}.0)"
+        return f"({COORD_FLOOR} + {1 - COORD_FLOOR} * {share})", params
+
+    def rank(self, parsed, candidates, *, term_ids, root_cause_ids, sort, offset, limit,
+             coordinate=()):
+        boost, boost_params = _boost_sql(term_ids, root_cause_ids)
+        coord, coord_params = self._coordination(list(coordinate))
+        tsquery, tsquery_params = self.tsquery(parsed)
+        candidate_sql, candidate_params = candidates
+        sql = (
+            f"SELECT s.case_id, ts_rank_cd('{POSTGRES_WEIGHTS}', s.vector, q.query, 1)"
+            f" * {coord} * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
+            " COUNT(*) OVER () AS total"
+            f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s"
+            " JOIN incidents_case c ON c.id = s.case_id"
+            f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})"
+            f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
+        )
+        params = [*coord_params, *coord_params, *boost_params, *tsquery_params,
+                  *candidate_params, limit, offset]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        total = rows[0][2] if rows else (0 if offset == 0 else None)
+        return [RankedRow(r[0], float(r[1])) for r in rows], total
+
+    def snippets(self, parsed, case_ids):
+        if not case_ids or not parsed.groups:
+            return {}
+        tsquery, params = self.tsquery(parsed, positive_only=True)
+        options = (f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
+                   " ShortWord=2, MaxFragments=2, FragmentDelimiter=\" … \"")
+        sql = (
+            f"SELECT s.case_id, ts_headline('english', s.body, q.query, %s)"
+            f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s WHERE s.case_id = ANY(%s)"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [options, *params, case_ids])
+            return {row[0]: row[1] for row in cursor.fetchall()}
+
+
+_BACKENDS = {"sqlite": SqliteBackend(), "postgresql": PostgresBackend()}
+
+
+def get_backend(vendor: str | None = None) -> Backend:
+    """The backend for `vendor` (default: the default connection's)."""
+    vendor = vendor or connection.vendor
+    try:
+        return _BACKENDS[vendor]
+    except KeyError:
+        raise NotImplementedError(f"search supports SQLite and PostgreSQL, not {vendor}") from None

@@ -1,0 +1,33 @@
+"""Stored similar-case neighbours (imported by `incidents.models` so the app registers it)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class CaseNeighbour(models.Model):
+    """One computed neighbour of a case, with the parts of its score and its reasons.
+
+    Written by `similarity.update_neighbours` when cases are imported; read by
+    `similar_cases` with one indexed query. Hand-made links live in `CaseRelation`.
+    """
+
+    case = models.ForeignKey("incidents.Case", on_delete=models.CASCADE,
+                             related_name="neighbour_links")
+    neighbour = models.ForeignKey("incidents.Case", on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveSmallIntegerField()          # 1 = most similar
+    score = models.FloatField()                        # 0..1, vocabulary + text
+    vocabulary_score = models.FloatField()             # share of the score from shared terms
+    text_score = models.FloatField()                   # share of the score from shared words
+    shared_terms = models.JSONField(default=dict)      # facet -> names of shared terms
+    shared_words = models.JSONField(default=list)      # distinctive shared words
+
+    class Meta:
+        app_label = "incidents"
+        ordering = ["case", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "neighbour"], name="caseneighbour_unique_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.case_id} ~ {self.neighbour_id} ({self.score:.3f})"

@@ -1,0 +1,90 @@
+"""Regular expressions for log matching, run by RE2 so matching is linear in the text.
+
+Python's `re` backtracks: a pattern such as `(a+)+$` takes exponential time on a hostile
+line. RE2 (google-re2) runs every pattern as an automaton, in time linear in the input,
+and refuses the constructs that need backtracking (backreferences, lookaround). A
+vocabulary pattern is accepted only if RE2 compiles it (`pattern_problem`), so no pattern
+in the vocabulary can make log matching slow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import re2
+
+MAX_PATTERN_LENGTH = 300
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 8 << 20          # bytes of automaton per pattern: a hard bound on size
+
+
+def options(*, ignore_case: bool = True):
+    """RE2 options: bounded memory, no error logging to stderr."""
+    result = re2.Options()
+    result.max_mem = _OPTIONS.max_mem
+    result.log_errors = False
+    result.case_sensitive = not ignore_case
+    return result
+
+
+def compile_pattern(pattern: str, *, ignore_case: bool = True):
+    """Compile with RE2 (raises `re2.error` for patterns RE2 cannot run in linear time)."""
+    return re2.compile(pattern, options(ignore_case=ignore_case))
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` cannot be a vocabulary match pattern, or None if it can.
+
+    Refused: longer than 300 characters; anything RE2 cannot compile, which includes
+    backreferences (`\\1`) and lookarounds (`(?=`, `(?<!`); a pattern matching the empty
+    string (it would match every line).
+    """
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"pattern longer than {MAX_PATTERN_LENGTH} characters"
+    try:
+        compiled = compile_pattern(pattern)
+    except re2.error as exc:
+        return f"pattern not accepted by RE2 (linear-time matching): {exc}"
+    if compiled.search("") is not None:
+        return "pattern matches the empty string"
+    return None
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """A built-in pattern whose match (or first group) is a failure token to look up."""
+
+    name: str
+    pattern: str
+    ignore_case: bool = False
+    template: str = "{0}"
+
+
+# Tokens that identify a failure in logs whatever the vocabulary says. Each found token is
+# searched in the cases' full text (so `Xid 79` or `NCCL_IB_TIMEOUT` finds the cases that
+# mention them).
+EXTRACTORS: tuple[Extractor, ...] = (
+    Extractor("xid", r"\bXid\b[^\n]{0,60}?\):\s*(\d{1,3})\b", template="Xid {0}"),
+    Extractor("xid", r"\bXid\s+(\d{1,3})\b", template="Xid {0}"),
+    Extractor("nccl-result", r"\b(nccl[A-Z][A-Za-z]+)\b"),
+    Extractor("cuda-error-name", r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b"),
+    Extractor("cuda-error", r"\bCUDA error:\s*([a-z][a-z \-]{3,60}[a-z])", ignore_case=True,
+              template="CUDA error {0}"),
+    Extractor("env", r"\b((?:NCCL|CUDA|TORCH|NVIDIA|UCX|FI|OMPI)_[A-Z0-9_]{2,40})\b"),
+    Extractor("exception", r"\b([A-Z][A-Za-z0-9]{2,60}(?:Error|Exception|Failure|Timeout))\b"),
+    Extractor("errno", r"\b(ENOSPC|ENOMEM|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EIO|EDQUOT|"
+              r"EHOSTUNREACH|ENETUNREACH|EPIPE|ESTALE)\b"),
+    Extractor("signal", r"\b(SIGSEGV|SIGBUS|SIGKILL|SIGABRT|SIGTERM)\b"),
+    Extractor("phrase", r"\b(segmentation fault|fallen off the bus|illegal memory access|"
+              r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
+              r"watchdog caught collective operation timeout|link down|NotReady|"
+              r"device-side assert|unhandled system error|remote process exited|"
+              r"Connection reset by peer|Connection refused|timed out|row remapping)\b",
+              ignore_case=True),
+)
+
+# Exception names too common to identify anything.
+GENERIC_TOKENS = frozenset({
+    "Exception", "RuntimeError", "ValueError", "TypeError", "KeyError", "Error",
+    "AssertionError", "OSError", "IOError", "SystemError", "BaseException",
+})

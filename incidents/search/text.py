@@ -1,0 +1,127 @@
+"""Text shared by both search backends: what a case's index row holds, words, stop words.
+
+A case is indexed as four weighted columns (`IndexColumns`), built by `index_columns` from
+the case's fields. The same columns feed SQLite's FTS5 table and PostgreSQL's weighted
+`tsvector`, so both backends rank the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from incidents.models import Case
+
+# Private-use characters that mark matches inside snippets: no case text contains them
+# (they are stripped on the way in), so after HTML-escaping a snippet they become <mark>.
+MARK_START = "\ue000"
+MARK_END = "\ue001"
+
+# PostgreSQL's `english` stop-word list (tsearch_data/english.stop). Queries drop these words
+# on both backends so that a query means the same thing on SQLite (whose FTS5 table keeps
+# every word) and on PostgreSQL (whose parser drops them).
+STOP_WORDS = frozenset("""
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+she her hers herself it its itself they them their theirs themselves what which who whom
+this that these those am is are was were be been being have has had having do does did doing
+a an the and but if or because as until while of at by for with about against between into
+through during before after above below to from up down in out on off over under again
+further then once here there when where why how all any both each few more most other some
+such no nor not only own same so than too very s t can will just don should now
+""".split())
+
+# A word as both FTS5's unicode61 tokenizer and our normalised PostgreSQL text see it:
+# a run of letters and digits; every other character (punctuation, `_`, emoji) separates.
+WORD_RE = re.compile(r"[^\W_]+")
+_NON_WORD_RE = re.compile(r"[^\w\s]|_")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ue000\ue001]")
+
+
+def clean(text: str) -> str:
+    """Text without NUL and other control characters or our snippet markers."""
+    return _CONTROL_RE.sub(" ", text)
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, in order, as written (case kept)."""
+    return WORD_RE.findall(text)
+
+
+def flatten_punctuation(text: str) -> str:
+    """Punctuation and underscores as spaces: what PostgreSQL indexes and is queried with.
+
+    PostgreSQL's parser keeps `2.18.3`, `torch.distributed.DistBackendError` or `a-b` as
+    single tokens while FTS5 splits them; flattening gives both backends the same words.
+    """
+    return _NON_WORD_RE.sub(" ", text)
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper, used to find vocabulary terms in a query (not for ranking).
+
+    `hangs`, `hanging` -> `hang`; `nodes` -> `node`; `crashes` -> `crash`.
+    """
+    word = word.lower()
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class IndexColumns:
+    """The indexed text of one case, most important column first.
+
+    title (weight A) - the title; tags (A) - symptom tag names; main (B) - symptoms, root
+    cause category, description and trigger, components; rest (C) - summary, detection,
+    remediation, action items, lessons, checks, scale tables, topics, environment.
+    """
+
+    title: str
+    tags: str
+    main: str
+    rest: str
+
+    def as_tuple(self) -> tuple[str, str, str, str]:
+        return (self.title, self.tags, self.main, self.rest)
+
+    def body(self) -> str:
+        """The text snippets are cut from on PostgreSQL: main and rest (the title and tags
+        are shown beside a hit anyway)."""
+        return "\n".join(part for part in (self.main, self.rest) if part)
+
+
+def _join(parts) -> str:
+    return clean("\n".join(p for p in parts if p))
+
+
+def index_columns(case: Case) -> IndexColumns:
+    """The index row of `case`, read from a case fetched with `with_document()` (no queries)."""
+    tables = []
+    for table in case.scale_tables.all():
+        tables.append(table.caption)
+        tables.extend(column.label for column in table.columns.all())
+        tables.extend(row.note for row in table.rows.all() if row.note)
+        tables.extend(str(v) for row in table.rows.all() for v in row.values.values())
+    return IndexColumns(
+        title=_join([case.title]),
+        tags=_join(term.name for term in case.symptom_tags),
+        main=_join([
+            case.symptoms_description,
+            case.root_cause_description,
+            case.root_cause_trigger,
+            case.root_cause_category.name,
+            *(term.name for term in case.components),
+        ]),
+        rest=_join([
+            case.summary, case.detection, *case.remediation, *case.action_items,
+            *case.lessons, *case.checks, *tables,
+            *(term.name for term in case.topics),
+            case.organization, case.cluster, case.accelerator, case.scope, case.users_affected,
+        ]),
+    )
