@@ -153,7 +153,7 @@ def test_the_command_prints_each_problem_and_exits_non_zero(tmp_path, capsys):
 def test_dry_run_validates_and_writes_nothing(tmp_path, capsys):
     [path] = write_cases(tmp_path, [synthetic_case(14)])
     call_command("import_cases", str(path), "--dry-run")
-    assert "would import 1 case(s): 1 new, 0 updated" in capsys.readouterr().out
+    assert "would import 1 case(s): 1 new, 0 updated, 0 unchanged" in capsys.readouterr().out
     assert not Case.objects.filter(id="IL-900014").exists()
 
 
@@ -164,7 +164,7 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     [path] = write_cases(tmp_path, [document])
     before = Case.objects.count()
     result = import_case_files(paths=[path], vocab_paths=[VOCAB_FILE])
-    assert (result.created, result.updated) == ([], ["IL-0428"])
+    assert (result.created, result.updated, result.unchanged) == ([], ["IL-0428"], [])
     assert Case.objects.count() == before
     case = Case.objects.get(id="IL-0428")
     assert case.title == "An edited title for the BigScience 100B hang case"
