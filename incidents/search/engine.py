@@ -9,6 +9,7 @@ several words, the words are combined with OR instead and a note says so.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from django.db.models.expressions import RawSQL
@@ -26,15 +27,26 @@ SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
 MAX_LIMIT = 100
 # True: a query of several words first needs every word (AND), and falls back to any word
 # (OR, ranked by how many words match) only when nothing matches them all.
-MATCH_ALL_FIRST = True
+MATCH_ALL_FIRST = False
+# Facets whose terms widen queries and favour the cases tagged with them.
+EXPAND_FACETS: tuple[str, ...] = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 
 
 def vocabulary_terms() -> list[VocabTerm]:
-    """Every term with its name and synonyms (one query)."""
+    """Every term of the facets in `EXPAND_FACETS`: name, synonyms and rarity (one query).
+
+    `weight` is how much naming the term favours the cases tagged with it:
+    log(N / n) / log(N) for a term on n of N published cases, so 1 for a term on one case
+    and 0 for a term on every case (`NVIDIA GPU` or the `Training` topic say little).
+    """
+    terms = list(Term.objects.filter(facet__in=EXPAND_FACETS).with_case_counts()
+                 .order_by("facet", "name"))
+    total = max((t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), default=0)
+    total = max(sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), total, 2)
     return [
-        VocabTerm(id=pk, facet=facet, name=name, forms=(name, *synonyms))
-        for pk, facet, name, synonyms in Term.objects.order_by("facet", "name")
-        .values_list("id", "facet", "name", "synonyms")
+        VocabTerm(id=t.id, facet=t.facet, name=t.name, forms=(t.name, *t.synonyms),
+                  weight=max(0.0, math.log(total / max(t.case_count, 1)) / math.log(total)))
+        for t in terms
     ]
 
 
@@ -98,21 +110,23 @@ def search_cases(
                              notes=notes)
 
     candidates = filtered.order_by().values("id").query.sql_with_params()
-    term_ids = [t.id for t in parsed.terms if t.facet != Facet.ROOT_CAUSE]
-    root_cause_ids = [t.id for t in parsed.terms if t.facet == Facet.ROOT_CAUSE]
-    rank_args = dict(term_ids=term_ids, root_cause_ids=root_cause_ids, sort=sort,
+    term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
+    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms
+                          if t.facet == Facet.ROOT_CAUSE}
+    rank_args = dict(term_weights=term_weights, root_cause_weights=root_cause_weights, sort=sort,
                      offset=offset, limit=limit)
     expanded = parsed.literal_groups != parsed.groups
     if MATCH_ALL_FIRST or len(parsed.groups) == 1:
         rows, total = backend.rank(
-            parsed, candidates, coordinate=parsed.literal_groups if expanded else (), **rank_args)
+            parsed, candidates, literal=parsed.literal_groups if expanded else (), **rank_args)
     else:
         total = 0
     if total == 0 and len(parsed.groups) > 1:
         loose = ParsedQuery(groups=[[a for g in parsed.groups for a in g]],
                             literal_groups=parsed.literal_groups,
                             excluded=parsed.excluded, terms=parsed.terms)
-        rows, total = backend.rank(loose, candidates, coordinate=parsed.literal_groups,
+        rows, total = backend.rank(loose, candidates, coordinate=parsed.groups,
+                                   literal=parsed.literal_groups if expanded else (),
                                    **rank_args)
         if total and MATCH_ALL_FIRST:
             notes.append("No case matches every word: showing cases that match some of them,"

@@ -75,6 +75,10 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("errno", r"\b(ENOSPC|ENOMEM|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EIO|EDQUOT|"
               r"EHOSTUNREACH|ENETUNREACH|EPIPE|ESTALE)\b"),
     Extractor("signal", r"\b(SIGSEGV|SIGBUS|SIGKILL|SIGABRT|SIGTERM)\b"),
+    # Identifiers from code and logs: snake_case and camelCase names (function names in
+    # stack dumps, kernel modules, flags), which say more about a failure than any word.
+    Extractor("identifier", r"\b([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){1,6})\b"),
+    Extractor("identifier", r"\b([a-z][a-z0-9]+(?:[A-Z][a-z0-9]+){1,6}[A-Za-z0-9]*)\b"),
     Extractor("phrase", r"\b(segmentation fault|fallen off the bus|illegal memory access|"
               r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
               r"watchdog caught collective operation timeout|link down|NotReady|"

@@ -28,6 +28,9 @@ from .text import STOP_WORDS, clean, stem, words
 MAX_QUERY_CHARS = 500
 MAX_GROUPS = 32
 MAX_FORM_WORDS = 6
+# Terms whose rarity weight (`VocabTerm.weight`) is below this are recognised (for ranking)
+# but do not widen the query with their synonyms.
+MIN_WIDENING_WEIGHT = 0.4
 
 _CHUNK_RE = re.compile(r'-?"[^"]*"?|\S+')
 
@@ -58,6 +61,7 @@ class VocabTerm:
     facet: str
     name: str
     forms: tuple[str, ...]     # name first, then synonyms
+    weight: float = 1.0        # how much naming it favours cases tagged with it (0..1)
 
 
 @dataclass
@@ -99,7 +103,8 @@ def parse_query(raw: str) -> ParsedQuery:
             continue
         negate = negate_next
         negate_next = False
-        if chunk.startswith("-") and len(chunk) > 1:
+        # `-word` excludes; `--flag` (a command-line option) is searched for as written.
+        if chunk.startswith("-") and len(chunk) > 1 and chunk[1] != "-":
             negate, chunk = True, chunk[1:]
         found = words(chunk)
         if not found:
@@ -172,6 +177,8 @@ def expand_with_vocabulary(
             for term in found:
                 if term not in named:
                     named.append(term)
+                if term.weight < MIN_WIDENING_WEIGHT:
+                    continue        # a term on most cases: its synonyms would only add noise
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
                     if atom.words and atom not in alternatives and not atom.is_stop_word:
