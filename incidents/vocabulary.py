@@ -18,6 +18,7 @@ from django.utils.text import slugify
 
 from .models import Facet
 from .problems import ImportProblem
+from .search.patterns import pattern_problem
 
 FILE_KEYS: dict[str, Facet] = {
     "topics": Facet.TOPIC,
@@ -105,6 +106,11 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
                         str(path), json_path, f"duplicate {kind} {value!r} (also at {earlier})"
                     ))
                 seen[(facet, f"{kind}:{value}")] = json_path
+            for p_index, pattern in enumerate(raw.get("patterns", [])):
+                problem = pattern_problem(pattern)
+                if problem:
+                    problems.append(ImportProblem(
+                        str(path), f"{json_path}.patterns[{p_index}]", problem))
             definitions.terms.append(TermDefinition(
                 facet=facet, name=raw["name"], slug=slug, description=raw["description"],
                 synonyms=tuple(raw.get("synonyms", [])), patterns=tuple(raw.get("patterns", [])),

@@ -28,7 +28,7 @@ TERM_BOOST = 0.5
 # A case's score is multiplied by (share of the query's words it matches) ** COORD_POWER.
 COORD_POWER = 1
 # How much more a case counts when it matches the words as typed, not only their synonyms.
-LITERAL_BONUS = 1.0
+LITERAL_BONUS = 4.0
 
 SQLITE_TABLE = "incidents_case_fts"
 POSTGRES_TABLE = "incidents_case_search"

@@ -3,8 +3,13 @@
 The query is parsed (`query.py`), widened with vocabulary synonyms, and run by the
 database's own full-text engine (`backends.py`: SQLite FTS5 bm25 or PostgreSQL
 ts_rank_cd over a weighted tsvector). Cases tagged with a term the query names count
-`1 + TERM_BOOST` times more per such term. When no case matches every word of a query of
-several words, the words are combined with OR instead and a note says so.
+up to `1 + TERM_BOOST` times more per such term (rare terms more, see `vocabulary_terms`).
+
+Words of a query combine like a web search engine's: a case matching any of them is
+found, and the share of the query's words (or their synonyms) a case matches multiplies
+its score, so cases matching every word come first (`backends.Backend.rank`). On the
+eval/ benchmark this ranks better than requiring every word (`MATCH_ALL_FIRST = True`:
+AND, then OR only when nothing matches them all), which stays available.
 """
 
 from __future__ import annotations
@@ -81,9 +86,10 @@ def search_cases(
     words, OR fallback). Any string is accepted: nothing raises on odd input. Without a
     query `relevance` means newest first and scores are None.
 
-    Queries (fixed whatever the number of cases): with a query 12 - vocabulary, ranked page
-    with its total, snippets, the page's cases and their terms, 7 facet counts; one more
-    when the OR fallback runs. Without a query: 10.
+    Queries (fixed whatever the number of cases): with a query 12 - vocabulary with case
+    counts, ranked page with its total, snippets, the page's cases and their terms, 7 facet
+    counts (one more if the page is past the end, or for the OR fallback when
+    `MATCH_ALL_FIRST`); a query that only excludes words, or none at all: 10.
     """
     sort = sort if sort in SORTS else "relevance"
     offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))

@@ -81,8 +81,9 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("identifier", r"\b([a-z][a-z0-9]+(?:[A-Z][a-z0-9]+){1,6}[A-Za-z0-9]*)\b"),
     Extractor("phrase", r"\b(segmentation fault|fallen off the bus|illegal memory access|"
               r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
-              r"watchdog caught collective operation timeout|link down|NotReady|"
-              r"device-side assert|unhandled system error|remote process exited|"
+              r"watchdog caught collective operation timeout|link down|NotReady)\b",
+              ignore_case=True),
+    Extractor("phrase", r"\b(device-side assert|unhandled system error|remote process exited|"
               r"Connection reset by peer|Connection refused|timed out|row remapping)\b",
               ignore_case=True),
 )

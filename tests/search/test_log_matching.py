@@ -1,0 +1,79 @@
+"""Log matching: real-looking logs point at their cases, each hit says which lines matched."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from incidents.search import match_log
+from incidents.search.logmatch import MAX_LOG_BYTES, decode_log
+
+pytestmark = pytest.mark.django_db
+
+EVAL = Path(__file__).resolve().parents[2] / "eval"
+LOGS = json.loads((EVAL / "logs.json").read_text())["logs"]
+
+
+@pytest.mark.parametrize("item", LOGS, ids=[i["file"].split("/")[-1] for i in LOGS])
+def test_each_benchmark_log_puts_a_relevant_case_first(item):
+    hits = match_log((EVAL / item["file"]).read_text(encoding="utf-8"))
+    assert hits[0].case.id in item["relevant"]
+
+
+def test_hit_lists_the_lines_and_terms_that_matched():
+    log = (EVAL / "logs/xid79-node-fail.log").read_text()
+    hit = match_log(log)[0]
+    assert hit.case.id == "IL-0444"
+    by_term = {}
+    for match in hit.matched_lines:
+        by_term.setdefault(match.term, set()).add(match.line_number)
+    assert by_term["GPU unavailable"] >= {1, 2}       # "fallen off the bus", Xid 79
+    assert by_term["Xid error"] == {1}                 # "NVRM: Xid"
+    assert by_term["Node NotReady"] == {4, 5}          # NODE FAILURE, NODE_FAIL
+    assert by_term["Xid 79"] == {1}                    # extracted token found in the case
+    assert hit.matched_lines[0].line.startswith("[Mon Jun  3 02:41:17 2024] NVRM: Xid")
+    assert {"GPU unavailable", "Xid error", "Node NotReady", "Xid 79"} <= set(hit.matched_terms)
+
+
+def test_nccl_watchdog_log_finds_the_vllm_hang():
+    log = (EVAL / "logs/vllm-watchdog.log").read_text()
+    hit = match_log(log)[0]
+    assert hit.case.id == "IL-0463"
+    assert "NCCL timeout" in hit.matched_terms
+    assert "vLLM" in hit.matched_terms
+
+
+def test_nothing_identifying_gives_an_empty_list():
+    assert match_log("all good\nstep 10 loss 2.31\n") == []
+    assert match_log("") == []
+
+
+def test_encoding_garbage_and_nul_bytes_are_tolerated():
+    garbage = b"\xff\xfe\x00\x80 NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus\x00\xc3"
+    hits = match_log(garbage)
+    assert hits[0].case.id == "IL-0444"
+    assert "\x00" not in decode_log(garbage)
+
+
+def test_text_is_cut_at_one_megabyte():
+    assert len(decode_log("é" * MAX_LOG_BYTES).encode("utf-8")) <= MAX_LOG_BYTES
+    assert len(decode_log(b"a" * (MAX_LOG_BYTES + 10))) == MAX_LOG_BYTES
+
+
+def test_time_grows_linearly_with_hostile_input():
+    # Inputs that make backtracking regular expressions explode: long runs of one character,
+    # almost-matches of the Xid and exception patterns, a single 1 MB line.
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        match_log(text)
+        return time.perf_counter() - started
+
+    unit = "NVRM: Xid (PCI:" + "0" * 200 + " " + "a" * 300 + "Error" * 20 + "\n"
+    small, large = unit * 200, unit * 1600
+    seconds(small)
+    ratio = seconds(large) / max(seconds(small), 1e-3)
+    assert ratio < 8 * 3            # 8x the text: well under 24x the time (linear, not worse)
+    assert seconds("a" * (MAX_LOG_BYTES - 1)) < 5

@@ -1,0 +1,63 @@
+"""Search, log matching and similar cases cost a fixed number of queries at any size."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import Case
+from incidents.search import match_log, search_cases, similar_cases
+from incidents.selectors import CaseFilters
+from tests.factories import synthetic_case
+
+pytestmark = pytest.mark.django_db
+
+# With a query: vocabulary with case counts, the ranked page with its total, snippets,
+# the page's cases (root cause joined), their term links, and 7 facet counts.
+SEARCH_QUERIES = 12
+# Browsing (no query): the total, the page of cases, their term links, 7 facet counts.
+BROWSE_QUERIES = 10
+# Terms with case counts, number of published cases, token look-up in the full-text index,
+# the hits' cases (root cause joined), their term links.
+MATCH_LOG_QUERIES = 5
+# Neighbour rows with their cases and root causes, their term links, the hand-made links.
+SIMILAR_QUERIES = 3
+
+LOG = ("[E ProcessGroupNCCL.cpp:475] Watchdog caught collective operation timeout: "
+       "WorkNCCL(SeqNum=20518, OpType=ALLREDUCE, Timeout(ms)=1800000)\n"
+       "NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus.\n")
+
+
+@pytest.fixture(params=[0, 40], ids=["real-cases", "plus-40-synthetic"])
+def extra_cases(request, import_synthetic):
+    if request.param:
+        import_synthetic(*[synthetic_case(n) for n in range(request.param)])
+
+
+def test_search_query_count(django_assert_num_queries, extra_cases):
+    with django_assert_num_queries(SEARCH_QUERIES):
+        results = search_cases(query="NCCL timeout hang", limit=20)
+    assert len(results.hits) >= 10
+
+
+def test_search_with_filters_query_count(django_assert_num_queries, extra_cases):
+    filters = CaseFilters(include={"topic": ("training",)}, exclude={"year": ("2018",)})
+    with django_assert_num_queries(SEARCH_QUERIES):
+        search_cases(query="checkpoint", filters=filters)
+
+
+def test_browse_query_count(django_assert_num_queries, extra_cases):
+    with django_assert_num_queries(BROWSE_QUERIES):
+        search_cases(limit=20)
+
+
+def test_match_log_query_count(django_assert_num_queries, extra_cases):
+    with django_assert_num_queries(MATCH_LOG_QUERIES):
+        hits = match_log(LOG)
+    assert hits
+
+
+def test_similar_cases_query_count(django_assert_num_queries, extra_cases):
+    case = Case.objects.get(id="IL-0444")
+    with django_assert_num_queries(SIMILAR_QUERIES):
+        similar = similar_cases(case, limit=5)
+    assert len(similar) == 5

@@ -1,0 +1,72 @@
+"""Vocabulary synonyms widen a query; a query naming a term favours cases tagged with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.search import search_cases
+from incidents.search.query import Atom, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
+
+pytestmark = pytest.mark.django_db
+
+HANG = VocabTerm(id=1, facet="symptom", name="Training hang",
+                 forms=("Training hang", "hang", "stuck", "deadlock"), weight=0.6)
+NCCL_TIMEOUT = VocabTerm(id=2, facet="symptom", name="NCCL timeout",
+                         forms=("NCCL timeout", "watchdog timeout"), weight=0.5)
+NCCL = VocabTerm(id=3, facet="component", name="NCCL", forms=("NCCL", "nccl"), weight=0.1)
+OOM = VocabTerm(id=4, facet="symptom", name="Out of memory",
+                forms=("Out of memory", "OOM"), weight=0.7)
+
+
+def expand(query: str):
+    return expand_with_vocabulary(parse_query(query),
+                                  build_lexicon([HANG, NCCL_TIMEOUT, NCCL, OOM]))
+
+
+def test_a_synonym_becomes_the_term_and_all_its_synonyms():
+    parsed = expand("deadlock at eval")
+    assert parsed.groups[0] == [Atom(("deadlock",)), Atom(("Training", "hang")),
+                                Atom(("hang",)), Atom(("stuck",))]
+    assert parsed.literal_groups[0] == [Atom(("deadlock",))]
+    assert [t.name for t in parsed.terms] == ["Training hang"]
+
+
+def test_the_longest_run_of_words_wins():
+    parsed = expand("nccl timeout on rank 3")
+    assert [t.name for t in parsed.terms] == ["NCCL timeout"]
+
+
+def test_inflected_words_and_stop_words_inside_a_term_are_found():
+    assert [t.name for t in expand("ranks hanging").terms] == ["Training hang"]
+    assert [t.name for t in expand("out of memory on resume").terms] == ["Out of memory"]
+
+
+def test_a_common_term_is_recognised_but_does_not_widen():
+    parsed = expand("nccl")
+    assert [t.name for t in parsed.terms] == ["NCCL"]
+    assert parsed.groups == [[Atom(("nccl",))]]
+
+
+def test_deadlock_finds_hang_cases_that_never_say_deadlock():
+    ids = [h.case.id for h in search_cases(query="deadlock", limit=50).hits]
+    # IL-0451 is tagged Training hang and says "hung", never "deadlock".
+    assert "IL-0451" in ids
+    assert search_cases(query="deadlock").terms == ["Training hang"]
+
+
+def test_watchdog_timeout_finds_nccl_timeout_cases():
+    ids = {h.case.id for h in search_cases(query="watchdog timeout", limit=50).hits}
+    assert {"IL-0428", "IL-0437", "IL-0442", "IL-0444", "IL-0463"} <= ids
+
+
+def test_named_term_is_reported_on_the_hits_that_carry_it():
+    results = search_cases(query="stuck", limit=50)
+    carrying = {h.case.id for h in results.hits if h.matched_terms == ("Training hang",)}
+    assert {"IL-0429", "IL-0431", "IL-0433", "IL-0446", "IL-0451"} <= carrying
+    assert all(h.matched_terms in ((), ("Training hang",)) for h in results.hits)
+
+
+def test_cases_tagged_with_a_named_term_rank_above_those_merely_mentioning_it():
+    hits = search_cases(query="link flapping", limit=10).hits
+    tagged = [h.case.id for h in hits if "Link flapping" in h.matched_terms]
+    assert {h.case.id for h in hits[:3]} <= set(tagged)
