@@ -22,6 +22,8 @@ from django.db import connection
 from .query import Atom, ParsedQuery
 from .text import MARK_END, MARK_START, IndexColumns, flatten_punctuation
 
+ZWSP = "\u200b"
+
 # How much more a case counts for each vocabulary term the query named that it carries.
 TERM_BOOST = 0.5
 
@@ -47,7 +49,7 @@ def render_snippet(raw: str | None) -> str | None:
     """HTML-escape a backend snippet and turn our match markers into <mark> tags."""
     if not raw:
         return None
-    text = " ".join(html.escape(raw).split())
+    text = " ".join(html.escape(raw.replace(ZWSP, "")).split())
     return text.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
 
 
@@ -269,7 +271,10 @@ class PostgresBackend(Backend):
                 " ON CONFLICT (case_id) DO UPDATE"
                 " SET body = EXCLUDED.body, vector = EXCLUDED.vector",
                 [
-                    (case_id, columns.body(), *map(flatten_punctuation, columns.as_tuple()))
+                    # A zero-width space after each `<` keeps ts_headline's parser from
+                    # taking text such as `<script>` for markup and dropping it from snippets.
+                    (case_id, columns.body().replace("<", "<" + ZWSP),
+                     *map(flatten_punctuation, columns.as_tuple()))
                     for case_id, columns in rows
                 ],
             )

@@ -141,6 +141,14 @@ def build_lexicon(terms: Iterable[VocabTerm]) -> dict[tuple[str, ...], list[Voca
     return lexicon
 
 
+def _keeps_meaning(atom: Atom) -> bool:
+    """Whether a synonym still means itself once stop words are dropped, as PostgreSQL
+    does: `no progress` would become `progress` and `link down` `link`, so they are left
+    out; `OOM`, `GPU fell off the bus` are kept."""
+    content = [w for w in atom.words if w.lower() not in STOP_WORDS]
+    return len(content) == len(atom.words) or len(content) >= 2
+
+
 def expand_with_vocabulary(
     parsed: ParsedQuery, lexicon: dict[tuple[str, ...], list[VocabTerm]]
 ) -> ParsedQuery:
@@ -181,7 +189,7 @@ def expand_with_vocabulary(
                     continue        # a term on most cases: its synonyms would only add noise
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
-                    if atom.words and atom not in alternatives and not atom.is_stop_word:
+                    if atom.words and atom not in alternatives and _keeps_meaning(atom):
                         alternatives.append(atom)
             result.append(alternatives)
             literal.append([span])

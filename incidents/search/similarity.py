@@ -57,12 +57,14 @@ class Profile:
 
     id: str
     terms: dict[tuple[str, str], str]        # (facet, slug) -> name
-    counts: Counter                          # word -> occurrences
+    counts: Counter                          # stemmed word -> occurrences
+    surface: dict[str, str]                  # stemmed word -> the word as first written
     vector: dict[str, float] | None = None   # normalised TF-IDF, set by `_Corpus`
 
 
-def _text_words(text: str) -> list[str]:
-    return [stem(w) for w in WORD_RE.findall(text.lower())
+def _text_words(text: str) -> list[tuple[str, str]]:
+    """(stem, word) pairs of the words that count: no stop words, numbers or single letters."""
+    return [(stem(w), w) for w in WORD_RE.findall(text.lower())
             if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()]
 
 
@@ -76,7 +78,11 @@ def profile_of(case: Case) -> Profile:
         case.title, case.symptoms_description, case.root_cause_description,
         case.root_cause_trigger, case.summary,
     ) if p)
-    return Profile(id=case.id, terms=terms, counts=Counter(_text_words(text)))
+    pairs = _text_words(text)
+    surface: dict[str, str] = {}
+    for stemmed, word in pairs:
+        surface.setdefault(stemmed, word)
+    return Profile(id=case.id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
 
 
 class _Corpus:
@@ -117,8 +123,8 @@ class _Corpus:
             if names:
                 shared_terms[str(facet)] = names
         av, bv = a.vector or {}, b.vector or {}
-        shared_words = sorted((w for w in av.keys() & bv.keys()),
-                              key=lambda w: (-av[w] * bv[w], w))[:8]
+        shared_words = [a.surface.get(w, w) for w in sorted(
+            av.keys() & bv.keys(), key=lambda w: (-av[w] * bv[w], w))[:8]]
         return CaseNeighbour(
             case_id=a.id, neighbour_id=b.id, rank=rank, score=round(score, 4),
             vocabulary_score=round(v_part, 4), text_score=round(t_part, 4),

@@ -1,0 +1,69 @@
+"""The full-text index follows the cases: import, re-import, change, delete."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import Case
+from incidents.search import search_cases
+from incidents.search.backends import get_backend
+from incidents.search.index import reindex_cases, sync_index
+from tests.factories import synthetic_case
+
+pytestmark = pytest.mark.django_db
+
+
+def ids(query: str) -> set[str]:
+    return {h.case.id for h in search_cases(query=query, limit=100).hits}
+
+
+def test_every_fixture_case_is_indexed():
+    assert get_backend().indexed_ids() >= set(Case.objects.values_list("id", flat=True))
+
+
+def test_an_imported_case_is_found_at_once(import_synthetic):
+    import_synthetic(synthetic_case(20, title="Quokka controller lost its leader"))
+    assert ids("quokka") == {"IL-900020"}
+
+
+def test_replacing_a_case_replaces_its_index_row(import_synthetic):
+    import_synthetic(synthetic_case(21, title="Axolotl scheduler overload"))
+    import_synthetic(synthetic_case(21, title="Narwhal scheduler overload"))
+    assert ids("axolotl") == set()
+    assert ids("narwhal") == {"IL-900021"}
+
+
+def test_unpublished_cases_are_not_found(import_synthetic):
+    import_synthetic(synthetic_case(22, title="Pangolin draft", status="draft"))
+    assert ids("pangolin") == set()
+
+
+def test_a_deleted_case_leaves_the_index():
+    Case.objects.get(id="IL-0459").delete()
+    assert "IL-0459" not in get_backend().indexed_ids()
+    assert ids("serialize-image-pulls") == set()
+
+
+def test_sync_drops_orphans_and_adds_missing_rows():
+    backend = get_backend()
+    backend.delete(["IL-0428"])
+    reindex_cases(["IL-0428"])
+    backend.delete(["IL-0428"])
+    assert "IL-0428" not in backend.indexed_ids()
+    sync_index()
+    assert "IL-0428" in backend.indexed_ids()
+    assert "IL-0428" in ids("CUDA_LAUNCH_BLOCKING")
+
+
+def test_a_failed_import_leaves_the_index_untouched(tmp_path):
+    from incidents.problems import CaseImportError
+    from incidents.services import import_case_files
+    from tests.conftest import VOCAB_FILE
+    from tests.factories import write_cases
+
+    good = synthetic_case(23, title="Wombat fabric failure")
+    bad = synthetic_case(24, title="Broken", related=["IL-999999"])
+    write_cases(tmp_path, [good, bad])
+    with pytest.raises(CaseImportError):
+        import_case_files(paths=[tmp_path], vocab_paths=[VOCAB_FILE])
+    assert ids("wombat") == set()

@@ -1,0 +1,104 @@
+"""Similar cases: explained scores, stored neighbours kept up to date incrementally."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import Case
+from incidents.search import similar_cases
+from incidents.search.models import CaseNeighbour
+from incidents.search.similarity import NEIGHBOURS, rebuild_neighbours
+from tests.factories import synthetic_case
+
+pytestmark = pytest.mark.django_db
+
+
+def similar_ids(case_id: str, limit: int = 5) -> list[str]:
+    return [s.case.id for s in similar_cases(Case.objects.get(id=case_id), limit=limit)]
+
+
+def test_the_other_vllm_nccl_hang_is_most_similar():
+    assert similar_ids("IL-0463")[0] == "IL-0464"
+    assert similar_ids("IL-0464")[0] == "IL-0463"
+
+
+def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
+    best = similar_cases(Case.objects.get(id="IL-0463"), limit=1)[0]
+    assert best.case.id == "IL-0464"
+    assert best.shared_terms == {
+        "symptom": ["Inference hang"],
+        "root_cause": ["Software bug"],
+        "component": ["CUDA", "NCCL", "PyTorch"],
+        "topic": ["Inference", "Networking"],
+    }
+    assert set(best.score_parts) == {"vocabulary", "text"}
+    assert best.score == pytest.approx(sum(best.score_parts.values()), abs=2e-4)
+    assert 0 < best.score <= 1
+    assert best.shared_words[:2] == ("graphs", "leak")   # both hang under CUDA graphs, a leak
+    assert best.hand_linked                              # IL-0463 links IL-0464 by hand
+
+
+def test_scores_are_sorted_and_self_is_never_similar():
+    similar = similar_cases(Case.objects.get(id="IL-0444"), limit=NEIGHBOURS)
+    scores = [s.score for s in similar]
+    assert scores == sorted(scores, reverse=True)
+    assert "IL-0444" not in [s.case.id for s in similar]
+
+
+def test_hand_linked_cases_are_flagged_not_added():
+    # IL-0444 links IL-0445, IL-0443, IL-0446 by hand.
+    similar = similar_cases(Case.objects.get(id="IL-0444"), limit=NEIGHBOURS)
+    flagged = {s.case.id for s in similar if s.hand_linked}
+    assert flagged and flagged <= {"IL-0445", "IL-0443", "IL-0446"}
+    # A case without hand links gets computed neighbours all the same.
+    assert similar_ids("IL-0447")
+
+
+def test_a_new_case_enters_the_neighbour_lists_of_cases_like_it(import_synthetic):
+    before = CaseNeighbour.objects.filter(case_id="IL-0463").count()
+    twin = synthetic_case(
+        3, title="vLLM tensor-parallel server hangs in NCCL all-reduce under CUDA graphs",
+        summary="Workers stuck in all_reduce inside CUDA graphs; enforce_eager avoided it.",
+        symptoms={"description": "No tokens generated; ranks stuck in NCCL all-reduce.",
+                  "tags": ["Inference hang", "NCCL timeout"]},
+        environment={"cluster": None, "accelerator": None, "accelerator_count": None,
+                     "node_count": None, "components": ["vLLM", "NCCL", "CUDA", "PyTorch"]},
+        root_cause={"category": "Software bug", "description": None, "trigger": None},
+        topics=["inference", "ai-infra"],
+    )
+    import_synthetic(twin)
+    assert similar_ids("IL-900003")[:2] == ["IL-0463", "IL-0464"]
+    assert "IL-900003" in similar_ids("IL-0463", limit=3)
+    assert CaseNeighbour.objects.filter(case_id="IL-0463").count() == min(before + 1, NEIGHBOURS)
+
+
+def test_incremental_update_leaves_unrelated_lists_alone(import_synthetic):
+    untouched = list(CaseNeighbour.objects.filter(case_id="IL-0447").values_list(
+        "id", "neighbour_id", "score"))
+    import_synthetic(synthetic_case(
+        4, title="Synthetic vLLM hang", topics=["inference", "ai-infra"],
+        symptoms={"description": "Inference hang under CUDA graphs.", "tags": ["Inference hang"]},
+        environment={"cluster": None, "accelerator": None, "accelerator_count": None,
+                     "node_count": None, "components": ["vLLM"]},
+    ))
+    # Same rows (same primary keys): the list of a CPU silent-corruption case was not rewritten.
+    assert list(CaseNeighbour.objects.filter(case_id="IL-0447").values_list(
+        "id", "neighbour_id", "score")) == untouched
+
+
+def test_incremental_lists_match_a_full_recompute(import_synthetic):
+    import_synthetic(*[synthetic_case(n) for n in range(10, 16)])
+    incremental = {(r.case_id, r.neighbour_id) for r in CaseNeighbour.objects.all()}
+    rebuild_neighbours()
+    full = {(r.case_id, r.neighbour_id) for r in CaseNeighbour.objects.all()}
+    # Pairs computed before the import keep the term rarities of their time: allow a little
+    # drift at the tail of the lists, none at the head.
+    assert len(incremental ^ full) <= len(full) // 10
+    heads = {(r.case_id, r.neighbour_id) for r in CaseNeighbour.objects.filter(rank=1)}
+    assert heads <= incremental
+
+
+def test_deleting_a_case_removes_it_from_every_list():
+    Case.objects.get(id="IL-0464").delete()
+    assert not CaseNeighbour.objects.filter(neighbour_id="IL-0464").exists()
+    assert "IL-0464" not in similar_ids("IL-0463")
