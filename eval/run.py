@@ -118,8 +118,7 @@ def run() -> dict:
     for case_id, relevant in similar.items():
         case = by_id[case_id]
         sim_runs.append(([s.case.id for s in similar_cases(case, limit=3)], relevant))
-        sim_base.append((baseline.rank(" ".join(baseline.texts[case_id]), exclude=case_id, k=3),
-                         relevant))
+        sim_base.append((baseline.rank(" ".join(baseline.texts[case_id]), exclude=case_id, k=3), relevant))
 
     from django.db import connection
 
@@ -147,11 +146,15 @@ def table(results: dict) -> str:
     for task, label in (("search", "search"), ("logs", "log matching")):
         for system, key in (("incidentlib", task), ("BM25 baseline", f"{task}_baseline")):
             f = results[key]
-            rows.append(f"| {label} ({results['counts'][task]}) | {system} | {f['mrr@10']:.3f}"
-                        f" | {f['recall@1']:.3f} | {f['recall@5']:.3f} | |")
+            rows.append(
+                f"| {label} ({results['counts'][task]}) | {system} | {f['mrr@10']:.3f}"
+                f" | {f['recall@1']:.3f} | {f['recall@5']:.3f} | |"
+            )
     for system, key in (("incidentlib", "similar"), ("BM25 baseline", "similar_baseline")):
-        rows.append(f"| similar cases ({results['counts']['similar']}) | {system} | | | |"
-                    f" {results[key]['precision@3']:.3f} |")
+        rows.append(
+            f"| similar cases ({results['counts']['similar']}) | {system} | | | |"
+            f" {results[key]['precision@3']:.3f} |"
+        )
     return "\n".join(rows)
 
 
@@ -176,18 +179,21 @@ def main() -> int:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
     out = HERE / f"results-{results['backend']}.json"
-    out.write_text(json.dumps({k: v for k, v in results.items() if k != "misses"}, indent=2,
-                              ensure_ascii=False) + "\n")
-    print(f"## {results['backend']}: {results['cases']} cases,"
-          f" {results['search_ms_per_query']} ms per search\n")
+    out.write_text(
+        json.dumps({k: v for k, v in results.items() if k != "misses"}, indent=2, ensure_ascii=False) + "\n"
+    )
+    print(
+        f"## {results['backend']}: {results['cases']} cases, {results['search_ms_per_query']} ms per search\n"
+    )
     print(table(results))
-    other = HERE / ("results-postgresql.json" if results["backend"] == "sqlite"
-                    else "results-sqlite.json")
+    other = HERE / ("results-postgresql.json" if results["backend"] == "sqlite" else "results-sqlite.json")
     if other.exists():
         theirs = json.loads(other.read_text())["top1"]
         same = sum(1 for q, top in results["top1"].items() if theirs.get(q) == top)
-        print(f"\nSame top result as {other.name}: {same}/{len(results['top1'])}"
-              f" ({100 * same / max(len(results['top1']), 1):.0f}%)")
+        print(
+            f"\nSame top result as {other.name}: {same}/{len(results['top1'])}"
+            f" ({100 * same / max(len(results['top1']), 1):.0f}%)"
+        )
     if args.misses:
         print("\nMissed at rank 1:")
         for q, relevant, got in results["misses"]:

@@ -10,6 +10,13 @@ from .results import FacetCount, LogHit, LogLineMatch, SearchHit, SearchResults,
 from .similarity import similar_cases
 
 __all__ = [
-    "FacetCount", "LogHit", "LogLineMatch", "SearchHit", "SearchResults", "SimilarCase",
-    "match_log", "search_cases", "similar_cases",
+    "FacetCount",
+    "LogHit",
+    "LogLineMatch",
+    "SearchHit",
+    "SearchResults",
+    "SimilarCase",
+    "match_log",
+    "search_cases",
+    "similar_cases",
 ]

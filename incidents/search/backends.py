@@ -9,7 +9,8 @@ with the porter stemmer; ranking is `bm25()` with column weights, snippets `snip
 PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
 weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
 `websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank` with
-length normalisation (see POSTGRES_RANK), snippets `ts_headline`. Rows are written by `index.py` when cases are imported.
+length normalisation (see POSTGRES_RANK), snippets `ts_headline`.
+Rows are written by `index.py` when cases are imported.
 """
 
 from __future__ import annotations
@@ -59,16 +60,17 @@ class RankedRow:
     score: float
 
 
-def _boost_sql(term_weights: dict[int, float], root_cause_weights: dict[int, float]
-               ) -> tuple[str, list]:
+def _boost_sql(term_weights: dict[int, float], root_cause_weights: dict[int, float]) -> tuple[str, list]:
     """SQL summing the weights of the query-named terms case `c` carries (0 when none)."""
     parts, params = [], []
     if term_weights:
         cases = " ".join("WHEN %s THEN %s" for _ in term_weights)
         marks = ", ".join(["%s"] * len(term_weights))
-        parts.append(f"(SELECT COALESCE(SUM(CASE ct.term_id {cases} ELSE 0 END), 0)"
-                     " FROM incidents_caseterm ct WHERE ct.case_id = c.id"
-                     f" AND ct.term_id IN ({marks}))")
+        parts.append(
+            f"(SELECT COALESCE(SUM(CASE ct.term_id {cases} ELSE 0 END), 0)"
+            " FROM incidents_caseterm ct WHERE ct.case_id = c.id"
+            f" AND ct.term_id IN ({marks}))"
+        )
         params.extend(v for pair in term_weights.items() for v in pair)
         params.extend(term_weights)
     if root_cause_weights:
@@ -108,10 +110,17 @@ class Backend:
         raise NotImplementedError
 
     def rank(
-        self, parsed: ParsedQuery, candidates: tuple[str, tuple], *,
-        term_weights: dict[int, float], root_cause_weights: dict[int, float], sort: str,
-        offset: int, limit: int,
-        coordinate: list[list[Atom]] | tuple = (), literal: list[list[Atom]] | tuple = (),
+        self,
+        parsed: ParsedQuery,
+        candidates: tuple[str, tuple],
+        *,
+        term_weights: dict[int, float],
+        root_cause_weights: dict[int, float],
+        sort: str,
+        offset: int,
+        limit: int,
+        coordinate: list[list[Atom]] | tuple = (),
+        literal: list[list[Atom]] | tuple = (),
     ) -> tuple[list[RankedRow], int | None]:
         """One query: the page of matching candidate cases, best first, and the total.
 
@@ -133,8 +142,7 @@ class Backend:
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
         raise NotImplementedError
 
-    def _factors(self, coordinate: list[list[Atom]], literal: list[list[Atom]]
-                 ) -> tuple[str, list]:
+    def _factors(self, coordinate: list[list[Atom]], literal: list[list[Atom]]) -> tuple[str, list]:
         """SQL multiplying a score by coord² (share of `coordinate` groups matched) and by
         `1 + LITERAL_BONUS * share of literal groups matched`."""
         sql, params = "1.0", []
@@ -168,8 +176,7 @@ class SqliteBackend(Backend):
     def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
         with connection.cursor() as cursor:
             cursor.executemany(
-                f"INSERT INTO {SQLITE_TABLE} (case_id, title, tags, main, rest)"
-                " VALUES (%s, %s, %s, %s, %s)",
+                f"INSERT INTO {SQLITE_TABLE} (case_id, title, tags, main, rest) VALUES (%s, %s, %s, %s, %s)",
                 [(case_id, *columns.as_tuple()) for case_id, columns in rows],
             )
 
@@ -199,22 +206,37 @@ class SqliteBackend(Backend):
 
     def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
         expression = " OR ".join(self._atom(a) for a in atoms)
-        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
-                [expression])
+        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s", [expression])
 
     def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
-        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
-                [self.expression(parsed)])
+        return (
+            f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
+            [self.expression(parsed)],
+        )
 
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
         """SQL for the share (0..1) of `groups` that case `m.case_id` matches."""
-        parts = [f"(CASE WHEN m.case_id IN (SELECT case_id FROM {SQLITE_TABLE}"
-                 f" WHERE {SQLITE_TABLE} MATCH %s) THEN 1.0 ELSE 0.0 END)" for _ in groups]
+        parts = [
+            f"(CASE WHEN m.case_id IN (SELECT case_id FROM {SQLITE_TABLE}"
+            f" WHERE {SQLITE_TABLE} MATCH %s) THEN 1.0 ELSE 0.0 END)"
+            for _ in groups
+        ]
         params = [self.expression(ParsedQuery(groups=[group])) for group in groups]
         return f"(({' + '.join(parts)}) / {len(groups)}.0)", params
 
-    def rank(self, parsed, candidates, *, term_weights, root_cause_weights, sort, offset, limit,
-             coordinate=(), literal=()):
+    def rank(
+        self,
+        parsed,
+        candidates,
+        *,
+        term_weights,
+        root_cause_weights,
+        sort,
+        offset,
+        limit,
+        coordinate=(),
+        literal=(),
+    ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         coord, coord_params = self._factors(list(coordinate), list(literal))
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
@@ -230,8 +252,7 @@ class SqliteBackend(Backend):
             f" WHERE m.case_id IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [self.expression(parsed), *coord_params, *boost_params,
-                  *candidate_params, limit, offset]
+        params = [self.expression(parsed), *coord_params, *boost_params, *candidate_params, limit, offset]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -254,17 +275,14 @@ class SqliteBackend(Backend):
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, self.expression(positive), *case_ids])
             rows = cursor.fetchall()
-        return {row[0]: next((s for s in row[1:] if s and MARK_START in s), row[3])
-                for row in rows}
+        return {row[0]: next((s for s in row[1:] if s and MARK_START in s), row[3]) for row in rows}
 
 
 class PostgresBackend(Backend):
     vendor = "postgresql"
 
     def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
-        vector = " || ".join(
-            f"setweight(to_tsvector('english', %s), '{weight}')" for weight in "AABC"
-        )
+        vector = " || ".join(f"setweight(to_tsvector('english', %s), '{weight}')" for weight in "AABC")
         with connection.cursor() as cursor:
             cursor.executemany(
                 f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector) VALUES (%s, %s, {vector})"
@@ -273,8 +291,11 @@ class PostgresBackend(Backend):
                 [
                     # A zero-width space after each `<` keeps ts_headline's parser from
                     # taking text such as `<script>` for markup and dropping it from snippets.
-                    (case_id, columns.body().replace("<", "<" + ZWSP),
-                     *map(flatten_punctuation, columns.as_tuple()))
+                    (
+                        case_id,
+                        columns.body().replace("<", "<" + ZWSP),
+                        *map(flatten_punctuation, columns.as_tuple()),
+                    )
                     for case_id, columns in rows
                 ],
             )
@@ -318,8 +339,7 @@ class PostgresBackend(Backend):
             sql, atom_params = self._atom(atom)
             sql_parts.append(sql)
             params.extend(atom_params)
-        return (f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({' || '.join(sql_parts)})",
-                params)
+        return (f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({' || '.join(sql_parts)})", params)
 
     def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
         tsquery, params = self.tsquery(parsed)
@@ -334,8 +354,19 @@ class PostgresBackend(Backend):
             params.extend(group_params)
         return f"(({' + '.join(parts)}) / {len(groups)}.0)", params
 
-    def rank(self, parsed, candidates, *, term_weights, root_cause_weights, sort, offset, limit,
-             coordinate=(), literal=()):
+    def rank(
+        self,
+        parsed,
+        candidates,
+        *,
+        term_weights,
+        root_cause_weights,
+        sort,
+        offset,
+        limit,
+        coordinate=(),
+        literal=(),
+    ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         coord, coord_params = self._factors(list(coordinate), list(literal))
         tsquery, tsquery_params = self.tsquery(parsed)
@@ -349,8 +380,7 @@ class PostgresBackend(Backend):
             f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [*coord_params, *boost_params, *tsquery_params,
-                  *candidate_params, limit, offset]
+        params = [*coord_params, *boost_params, *tsquery_params, *candidate_params, limit, offset]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -361,8 +391,10 @@ class PostgresBackend(Backend):
         if not case_ids or not parsed.groups:
             return {}
         tsquery, params = self.tsquery(parsed, positive_only=True)
-        options = (f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
-                   " ShortWord=2, MaxFragments=2, FragmentDelimiter=\" … \"")
+        options = (
+            f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
+            ' ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "'
+        )
         sql = (
             f"SELECT s.case_id, ts_headline('english', s.body, q.query, %s)"
             f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s WHERE s.case_id = ANY(%s)"

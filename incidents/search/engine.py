@@ -44,13 +44,17 @@ def vocabulary_terms() -> list[VocabTerm]:
     log(N / n) / log(N) for a term on n of N published cases, so 1 for a term on one case
     and 0 for a term on every case (`NVIDIA GPU` or the `Training` topic say little).
     """
-    terms = list(Term.objects.filter(facet__in=EXPAND_FACETS).with_case_counts()
-                 .order_by("facet", "name"))
+    terms = list(Term.objects.filter(facet__in=EXPAND_FACETS).with_case_counts().order_by("facet", "name"))
     total = max((t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), default=0)
     total = max(sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), total, 2)
     return [
-        VocabTerm(id=t.id, facet=t.facet, name=t.name, forms=(t.name, *t.synonyms),
-                  weight=max(0.0, math.log(total / max(t.case_count, 1)) / math.log(total)))
+        VocabTerm(
+            id=t.id,
+            facet=t.facet,
+            name=t.name,
+            forms=(t.name, *t.synonyms),
+            weight=max(0.0, math.log(total / max(t.case_count, 1)) / math.log(total)),
+        )
         for t in terms
     ]
 
@@ -60,22 +64,29 @@ def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
     parsed = parse_query(query)
     if parsed.is_empty:
         return parsed
-    return expand_with_vocabulary(parsed, build_lexicon(terms if terms is not None
-                                                        else vocabulary_terms()))
+    return expand_with_vocabulary(parsed, build_lexicon(terms if terms is not None else vocabulary_terms()))
 
 
 def _empty_note(query: str, parsed: ParsedQuery) -> str:
     if parsed.dropped_stop_words:
         listed = ", ".join(sorted(set(parsed.dropped_stop_words))[:8])
-        return (f"The query has only very common words ({listed}), which are not searched:"
-                " add a more specific word, such as an error message or a component.")
-    return ("The query has no words to search for (only punctuation or symbols):"
-            " type a word, an error message or a component.")
+        return (
+            f"The query has only very common words ({listed}), which are not searched:"
+            " add a more specific word, such as an error message or a component."
+        )
+    return (
+        "The query has no words to search for (only punctuation or symbols):"
+        " type a word, an error message or a component."
+    )
 
 
 def search_cases(
-    *, query: str = "", filters: CaseFilters | None = None, sort: Sort = "relevance",
-    offset: int = 0, limit: int = 20,
+    *,
+    query: str = "",
+    filters: CaseFilters | None = None,
+    sort: Sort = "relevance",
+    offset: int = 0,
+    limit: int = 20,
 ) -> SearchResults:
     """Published cases matching `query` (all when blank) and `filters`, best first.
 
@@ -101,8 +112,9 @@ def search_cases(
     parsed = interpret(query)
     notes = list(parsed.notes)
     if parsed.is_empty:
-        return SearchResults(hits=[], total=0, facets=facet_counts(filtered.none()),
-                             notes=[*notes, _empty_note(query, parsed)])
+        return SearchResults(
+            hits=[], total=0, facets=facet_counts(filtered.none()), notes=[*notes, _empty_note(query, parsed)]
+        )
 
     backend = get_backend()
     if not parsed.groups:
@@ -110,35 +122,46 @@ def search_cases(
         sql, params = backend.match_sql(parsed.excluded)
         remaining = filtered.exclude(id__in=RawSQL(sql, params))
         notes.append("The query only excludes words: showing every case without them.")
-        results = _browse(remaining, sort="oldest" if sort == "oldest" else "newest",
-                          offset=offset, limit=limit)
-        return SearchResults(hits=results.hits, total=results.total, facets=results.facets,
-                             notes=notes)
+        results = _browse(
+            remaining, sort="oldest" if sort == "oldest" else "newest", offset=offset, limit=limit
+        )
+        return SearchResults(hits=results.hits, total=results.total, facets=results.facets, notes=notes)
 
     candidates = filtered.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
-    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms
-                          if t.facet == Facet.ROOT_CAUSE}
-    rank_args = dict(term_weights=term_weights, root_cause_weights=root_cause_weights, sort=sort,
-                     offset=offset, limit=limit)
+    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
+    rank_args = dict(
+        term_weights=term_weights,
+        root_cause_weights=root_cause_weights,
+        sort=sort,
+        offset=offset,
+        limit=limit,
+    )
     expanded = parsed.literal_groups != parsed.groups
     if MATCH_ALL_FIRST or len(parsed.groups) == 1:
         rows, total = backend.rank(
-            parsed, candidates, literal=parsed.literal_groups if expanded else (), **rank_args)
+            parsed, candidates, literal=parsed.literal_groups if expanded else (), **rank_args
+        )
     else:
         total = 0
     if total == 0 and len(parsed.groups) > 1:
-        loose = ParsedQuery(groups=[[a for g in parsed.groups for a in g]],
-                            literal_groups=parsed.literal_groups,
-                            excluded=parsed.excluded, terms=parsed.terms)
-        rows, total = backend.rank(loose, candidates, coordinate=parsed.groups,
-                                   literal=parsed.literal_groups if expanded else (),
-                                   **rank_args)
+        loose = ParsedQuery(
+            groups=[[a for g in parsed.groups for a in g]],
+            literal_groups=parsed.literal_groups,
+            excluded=parsed.excluded,
+            terms=parsed.terms,
+        )
+        rows, total = backend.rank(
+            loose,
+            candidates,
+            coordinate=parsed.groups,
+            literal=parsed.literal_groups if expanded else (),
+            **rank_args,
+        )
         if total and MATCH_ALL_FIRST:
-            notes.append("No case matches every word: showing cases that match some of them,"
-                         " best first.")
+            notes.append("No case matches every word: showing cases that match some of them, best first.")
         parsed = loose
-    if total is None:     # the page is past the end
+    if total is None:  # the page is past the end
         total = _count_matching(backend, parsed, filtered)
 
     snippets = backend.snippets(parsed, [r.case_id for r in rows])
@@ -149,16 +172,29 @@ def search_cases(
         case = cases.get(row.case_id)
         if case is None:
             continue
-        carried = [t.name for t in [*case.topics, *case.symptom_tags, *case.components,
-                                    case.root_cause_category] if t.id in named]
-        hits.append(SearchHit(case=case, score=round(row.score, 6),
-                              snippet=render_snippet(snippets.get(row.case_id)),
-                              matched_terms=tuple(carried)))
+        carried = [
+            t.name
+            for t in [*case.topics, *case.symptom_tags, *case.components, case.root_cause_category]
+            if t.id in named
+        ]
+        hits.append(
+            SearchHit(
+                case=case,
+                score=round(row.score, 6),
+                snippet=render_snippet(snippets.get(row.case_id)),
+                matched_terms=tuple(carried),
+            )
+        )
     if not total:
         notes.append("No case matches this query with these filters.")
     matching = filtered.filter(id__in=_matching_subquery(backend, parsed))
-    return SearchResults(hits=hits, total=total, facets=facet_counts(matching), notes=notes,
-                         terms=[t.name for t in parsed.terms])
+    return SearchResults(
+        hits=hits,
+        total=total,
+        facets=facet_counts(matching),
+        notes=notes,
+        terms=[t.name for t in parsed.terms],
+    )
 
 
 def _matching_subquery(backend, parsed: ParsedQuery) -> RawSQL:
@@ -172,7 +208,7 @@ def _count_matching(backend, parsed: ParsedQuery, filtered) -> int:
 
 def _browse(cases, *, sort: str, offset: int, limit: int) -> SearchResults:
     ordered = cases.order_by("published", "id") if sort == "oldest" else cases.newest_first()
-    page = list(ordered.with_summary()[offset:offset + limit])
+    page = list(ordered.with_summary()[offset : offset + limit])
     return SearchResults(
         hits=[SearchHit(case=c, score=None, snippet=None) for c in page],
         total=cases.count(),

@@ -17,20 +17,40 @@ def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
     ids = cases.order_by().values("id")
     result: dict[str, list[FacetCount]] = {}
     for facet in (Facet.TOPIC, Facet.SYMPTOM, Facet.COMPONENT):
-        rows = (CaseTerm.objects.filter(case_id__in=ids, term__facet=facet)
-                .values("term__slug", "term__name").annotate(n=Count("case_id"))
-                .order_by("-n", "term__name"))
+        rows = (
+            CaseTerm.objects.filter(case_id__in=ids, term__facet=facet)
+            .values("term__slug", "term__name")
+            .annotate(n=Count("case_id"))
+            .order_by("-n", "term__name")
+        )
         result[str(facet)] = [FacetCount(r["term__slug"], r["term__name"], r["n"]) for r in rows]
-    rows = (Term.objects.filter(facet=Facet.ROOT_CAUSE, root_cause_cases__in=ids)
-            .values("slug", "name").annotate(n=Count("root_cause_cases")).order_by("-n", "name"))
+    rows = (
+        Term.objects.filter(facet=Facet.ROOT_CAUSE, root_cause_cases__in=ids)
+        .values("slug", "name")
+        .annotate(n=Count("root_cause_cases"))
+        .order_by("-n", "name")
+    )
     result["root_cause"] = [FacetCount(r["slug"], r["name"], r["n"]) for r in rows]
-    rows = (Case.objects.filter(id__in=ids).values("organization").annotate(n=Count("id"))
-            .order_by("-n", "organization"))
+    rows = (
+        Case.objects.filter(id__in=ids)
+        .values("organization")
+        .annotate(n=Count("id"))
+        .order_by("-n", "organization")
+    )
     result["organization"] = [FacetCount(r["organization"], r["organization"], r["n"]) for r in rows]
-    rows = (Case.objects.filter(id__in=ids).annotate(year=ExtractYear("published"))
-            .values("year").annotate(n=Count("id")).order_by("-year"))
+    rows = (
+        Case.objects.filter(id__in=ids)
+        .annotate(year=ExtractYear("published"))
+        .values("year")
+        .annotate(n=Count("id"))
+        .order_by("-year")
+    )
     result["year"] = [FacetCount(str(r["year"]), str(r["year"]), r["n"]) for r in rows]
-    rows = (Case.objects.filter(id__in=ids, accelerator__isnull=False).values("accelerator")
-            .annotate(n=Count("id")).order_by("-n", "accelerator"))
+    rows = (
+        Case.objects.filter(id__in=ids, accelerator__isnull=False)
+        .values("accelerator")
+        .annotate(n=Count("id"))
+        .order_by("-n", "accelerator")
+    )
     result["accelerator"] = [FacetCount(r["accelerator"], r["accelerator"], r["n"]) for r in rows]
     return result

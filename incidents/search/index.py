@@ -31,7 +31,7 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
     backend.delete(ids)
     rows = []
     for start in range(0, len(ids), 500):
-        batch = Case.objects.filter(id__in=ids[start:start + 500]).with_document()
+        batch = Case.objects.filter(id__in=ids[start : start + 500]).with_document()
         rows = [(case.id, index_columns(case)) for case in batch]
         backend.write(rows)
     return len(ids)

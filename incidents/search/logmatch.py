@@ -135,8 +135,9 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
         line_starts.append(offset)
         offset += len(line) + 1
 
-    terms = list(Term.objects.with_case_counts().filter(
-        facet__in=[Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE]))
+    terms = list(
+        Term.objects.with_case_counts().filter(facet__in=[Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
+    )
     matcher, entries = _term_matcher(terms)
     term_evidence: dict[int, _Evidence] = {}
     if matcher is not None:
@@ -171,13 +172,14 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
 
     published_ids = set(scores)
     cases = {}
-    candidates = (Case.objects.published()
-                  .filter(term_links__term_id__in=list(term_evidence))
-                  .values_list("id", flat=True))
+    candidates = (
+        Case.objects.published()
+        .filter(term_links__term_id__in=list(term_evidence))
+        .values_list("id", flat=True)
+    )
     # One query for the cases with their terms: token hits and cases carrying found terms.
     root_terms = [tid for tid in term_evidence if term_by_id[tid].facet == Facet.ROOT_CAUSE]
-    condition = (Q(id__in=published_ids) | Q(id__in=candidates)
-                 | Q(root_cause_category_id__in=root_terms))
+    condition = Q(id__in=published_ids) | Q(id__in=candidates) | Q(root_cause_category_id__in=root_terms)
     for case in Case.objects.published().filter(condition).with_summary():
         cases[case.id] = case
         carried = [*case.symptom_tags, *case.components, case.root_cause_category]
@@ -186,20 +188,24 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
             if evidence is None:
                 continue
             weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(
-                1 + total / max(getattr(term_by_id.get(term.id), "case_count", 1), 1))
+                1 + total / max(getattr(term_by_id.get(term.id), "case_count", 1), 1)
+            )
             scores[case.id] = scores.get(case.id, 0.0) + weight
             reasons.setdefault(case.id, []).append((term.name, evidence))
 
     ranked = sorted((cid for cid in scores if cid in cases), key=lambda c: (-scores[c], c))
     hits = []
-    for case_id in ranked[:max(0, limit)]:
+    for case_id in ranked[: max(0, limit)]:
         matched: list[LogLineMatch] = []
         for name, evidence in reasons[case_id]:
             matched.extend(LogLineMatch(n, line.strip()[:300], name) for n, line in evidence.lines)
         matched.sort(key=lambda m: (m.line_number, m.term))
-        hits.append(LogHit(
-            case=cases[case_id], score=round(scores[case_id], 4),
-            matched_lines=matched[:MAX_LINES_PER_HIT],
-            matched_terms=tuple(dict.fromkeys(name for name, _ in reasons[case_id])),
-        ))
+        hits.append(
+            LogHit(
+                case=cases[case_id],
+                score=round(scores[case_id], 4),
+                matched_lines=matched[:MAX_LINES_PER_HIT],
+                matched_terms=tuple(dict.fromkeys(name for name, _ in reasons[case_id])),
+            )
+        )
     return hits

@@ -12,15 +12,14 @@ class CaseNeighbour(models.Model):
     `similar_cases` with one indexed query. Hand-made links live in `CaseRelation`.
     """
 
-    case = models.ForeignKey("incidents.Case", on_delete=models.CASCADE,
-                             related_name="neighbour_links")
+    case = models.ForeignKey("incidents.Case", on_delete=models.CASCADE, related_name="neighbour_links")
     neighbour = models.ForeignKey("incidents.Case", on_delete=models.CASCADE, related_name="+")
-    rank = models.PositiveSmallIntegerField()          # 1 = most similar
-    score = models.FloatField()                        # 0..1, vocabulary + text
-    vocabulary_score = models.FloatField()             # share of the score from shared terms
-    text_score = models.FloatField()                   # share of the score from shared words
-    shared_terms = models.JSONField(default=dict)      # facet -> names of shared terms
-    shared_words = models.JSONField(default=list)      # distinctive shared words
+    rank = models.PositiveSmallIntegerField()  # 1 = most similar
+    score = models.FloatField()  # 0..1, vocabulary + text
+    vocabulary_score = models.FloatField()  # share of the score from shared terms
+    text_score = models.FloatField()  # share of the score from shared words
+    shared_terms = models.JSONField(default=dict)  # facet -> names of shared terms
+    shared_words = models.JSONField(default=list)  # distinctive shared words
 
     class Meta:
         app_label = "incidents"

@@ -15,7 +15,7 @@ import re2
 
 MAX_PATTERN_LENGTH = 300
 _OPTIONS = re2.Options()
-_OPTIONS.max_mem = 8 << 20          # bytes of automaton per pattern: a hard bound on size
+_OPTIONS.max_mem = 8 << 20  # bytes of automaton per pattern: a hard bound on size
 
 
 def options(*, ignore_case: bool = True):
@@ -68,28 +68,52 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("xid", r"\bXid\s+(\d{1,3})\b", template="Xid {0}"),
     Extractor("nccl-result", r"\b(nccl[A-Z][A-Za-z]+)\b"),
     Extractor("cuda-error-name", r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b"),
-    Extractor("cuda-error", r"\bCUDA error:\s*([a-z][a-z \-]{3,60}[a-z])", ignore_case=True,
-              template="CUDA error {0}"),
+    Extractor(
+        "cuda-error",
+        r"\bCUDA error:\s*([a-z][a-z \-]{3,60}[a-z])",
+        ignore_case=True,
+        template="CUDA error {0}",
+    ),
     Extractor("env", r"\b((?:NCCL|CUDA|TORCH|NVIDIA|UCX|FI|OMPI)_[A-Z0-9_]{2,40})\b"),
     Extractor("exception", r"\b([A-Z][A-Za-z0-9]{2,60}(?:Error|Exception|Failure|Timeout))\b"),
-    Extractor("errno", r"\b(ENOSPC|ENOMEM|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EIO|EDQUOT|"
-              r"EHOSTUNREACH|ENETUNREACH|EPIPE|ESTALE)\b"),
+    Extractor(
+        "errno",
+        r"\b(ENOSPC|ENOMEM|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EIO|EDQUOT|"
+        r"EHOSTUNREACH|ENETUNREACH|EPIPE|ESTALE)\b",
+    ),
     Extractor("signal", r"\b(SIGSEGV|SIGBUS|SIGKILL|SIGABRT|SIGTERM)\b"),
     # Identifiers from code and logs: snake_case and camelCase names (function names in
     # stack dumps, kernel modules, flags), which say more about a failure than any word.
     Extractor("identifier", r"\b([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){1,6})\b"),
     Extractor("identifier", r"\b([a-z][a-z0-9]+(?:[A-Z][a-z0-9]+){1,6}[A-Za-z0-9]*)\b"),
-    Extractor("phrase", r"\b(segmentation fault|fallen off the bus|illegal memory access|"
-              r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
-              r"watchdog caught collective operation timeout|link down|NotReady)\b",
-              ignore_case=True),
-    Extractor("phrase", r"\b(device-side assert|unhandled system error|remote process exited|"
-              r"Connection reset by peer|Connection refused|timed out|row remapping)\b",
-              ignore_case=True),
+    Extractor(
+        "phrase",
+        r"\b(segmentation fault|fallen off the bus|illegal memory access|"
+        r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
+        r"watchdog caught collective operation timeout|link down|NotReady)\b",
+        ignore_case=True,
+    ),
+    Extractor(
+        "phrase",
+        r"\b(device-side assert|unhandled system error|remote process exited|"
+        r"Connection reset by peer|Connection refused|timed out|row remapping)\b",
+        ignore_case=True,
+    ),
 )
 
 # Exception names too common to identify anything.
-GENERIC_TOKENS = frozenset({
-    "Exception", "RuntimeError", "ValueError", "TypeError", "KeyError", "Error",
-    "AssertionError", "OSError", "IOError", "SystemError", "BaseException",
-})
+GENERIC_TOKENS = frozenset(
+    {
+        "Exception",
+        "RuntimeError",
+        "ValueError",
+        "TypeError",
+        "KeyError",
+        "Error",
+        "AssertionError",
+        "OSError",
+        "IOError",
+        "SystemError",
+        "BaseException",
+    }
+)

@@ -60,17 +60,17 @@ class VocabTerm:
     id: int
     facet: str
     name: str
-    forms: tuple[str, ...]     # name first, then synonyms
-    weight: float = 1.0        # how much naming it favours cases tagged with it (0..1)
+    forms: tuple[str, ...]  # name first, then synonyms
+    weight: float = 1.0  # how much naming it favours cases tagged with it (0..1)
 
 
 @dataclass
 class ParsedQuery:
-    groups: list[list[Atom]] = field(default_factory=list)    # AND of (OR of atoms)
+    groups: list[list[Atom]] = field(default_factory=list)  # AND of (OR of atoms)
     # The groups as typed, before synonyms were added: ranking favours cases matching them.
     literal_groups: list[list[Atom]] = field(default_factory=list)
     excluded: list[Atom] = field(default_factory=list)
-    terms: list[VocabTerm] = field(default_factory=list)      # terms the query names
+    terms: list[VocabTerm] = field(default_factory=list)  # terms the query names
     notes: list[str] = field(default_factory=list)
     dropped_stop_words: list[str] = field(default_factory=list)
 
@@ -170,9 +170,12 @@ def expand_with_vocabulary(
             longest = 1
             if not group[0].is_phrase:
                 # how many following groups are single words, for a run of words
-                while (i + longest < len(groups) and longest < MAX_FORM_WORDS
-                       and len(groups[i + longest]) == 1
-                       and not groups[i + longest][0].is_phrase):
+                while (
+                    i + longest < len(groups)
+                    and longest < MAX_FORM_WORDS
+                    and len(groups[i + longest]) == 1
+                    and not groups[i + longest][0].is_phrase
+                ):
                     longest += 1
             for end in range(i + longest, i, -1):
                 key = tuple(stem(w) for g in groups[i:end] for w in g[0].words)
@@ -186,7 +189,7 @@ def expand_with_vocabulary(
                 if term not in named:
                     named.append(term)
                 if term.weight < MIN_WIDENING_WEIGHT:
-                    continue        # a term on most cases: its synonyms would only add noise
+                    continue  # a term on most cases: its synonyms would only add noise
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
                     if atom.words and atom not in alternatives and _keeps_meaning(atom):

@@ -9,33 +9,33 @@ from incidents.models import Case
 
 @dataclass(frozen=True)
 class FacetCount:
-    value: str          # slug for term facets, the name or year otherwise
-    label: str          # what a person reads
-    count: int          # cases in the current result set with this value
+    value: str  # slug for term facets, the name or year otherwise
+    label: str  # what a person reads
+    count: int  # cases in the current result set with this value
 
 
 @dataclass(frozen=True)
 class SearchHit:
-    case: Case                      # prefetched with `with_summary()`
-    score: float | None             # None when browsing without a query
-    snippet: str | None             # HTML-safe text with <mark> around matches, or None
-    matched_terms: tuple[str, ...] = ()   # vocabulary terms the query named or widened to
+    case: Case  # prefetched with `with_summary()`
+    score: float | None  # None when browsing without a query
+    snippet: str | None  # HTML-safe text with <mark> around matches, or None
+    matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
 
 
 @dataclass(frozen=True)
 class SearchResults:
     hits: list[SearchHit]
-    total: int                                  # cases matching query and filters
-    facets: dict[str, list[FacetCount]]         # facet name -> counts, most frequent first
+    total: int  # cases matching query and filters
+    facets: dict[str, list[FacetCount]]  # facet name -> counts, most frequent first
     notes: list[str] = field(default_factory=list)  # e.g. "the query had only stop words"
     terms: list[str] = field(default_factory=list)  # vocabulary terms the query named
 
 
 @dataclass(frozen=True)
 class LogLineMatch:
-    line_number: int        # 1-based line in the pasted text
-    line: str               # the line, trimmed to 300 characters
-    term: str               # vocabulary term or extracted token it matched
+    line_number: int  # 1-based line in the pasted text
+    line: str  # the line, trimmed to 300 characters
+    term: str  # vocabulary term or extracted token it matched
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,14 @@ class LogHit:
     case: Case
     score: float
     matched_lines: list[LogLineMatch]
-    matched_terms: tuple[str, ...] = ()   # vocabulary terms and tokens shared with the case
+    matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
 
 
 @dataclass(frozen=True)
 class SimilarCase:
     case: Case
-    score: float                        # 0..1
+    score: float  # 0..1
     shared_terms: dict[str, list[str]]  # facet -> names of shared terms
-    score_parts: dict[str, float]       # e.g. {"vocabulary": 0.4, "text": 0.2}; sums to score
+    score_parts: dict[str, float]  # e.g. {"vocabulary": 0.4, "text": 0.2}; sums to score
     shared_words: tuple[str, ...] = ()  # distinctive words both texts use, strongest first
-    hand_linked: bool = False           # also in the case's hand-made `related` list
+    hand_linked: bool = False  # also in the case's hand-made `related` list

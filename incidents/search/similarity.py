@@ -45,7 +45,10 @@ NEIGHBOURS = 10
 VOCABULARY_WEIGHT = 0.6
 TEXT_WEIGHT = 0.4
 FACET_WEIGHTS = {
-    Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 1.0, Facet.COMPONENT: 0.8, Facet.TOPIC: 0.4,
+    Facet.SYMPTOM: 1.0,
+    Facet.ROOT_CAUSE: 1.0,
+    Facet.COMPONENT: 0.8,
+    Facet.TOPIC: 0.4,
 }
 FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 MIN_SCORE = 0.02
@@ -56,28 +59,37 @@ class Profile:
     """What similarity reads of one case."""
 
     id: str
-    terms: dict[tuple[str, str], str]        # (facet, slug) -> name
-    counts: Counter                          # stemmed word -> occurrences
-    surface: dict[str, str]                  # stemmed word -> the word as first written
-    vector: dict[str, float] | None = None   # normalised TF-IDF, set by `_Corpus`
+    terms: dict[tuple[str, str], str]  # (facet, slug) -> name
+    counts: Counter  # stemmed word -> occurrences
+    surface: dict[str, str]  # stemmed word -> the word as first written
+    vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
 
 
 def _text_words(text: str) -> list[tuple[str, str]]:
     """(stem, word) pairs of the words that count: no stop words, numbers or single letters."""
-    return [(stem(w), w) for w in WORD_RE.findall(text.lower())
-            if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()]
+    return [
+        (stem(w), w)
+        for w in WORD_RE.findall(text.lower())
+        if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()
+    ]
 
 
 def profile_of(case: Case) -> Profile:
     """The profile of a case fetched `with_summary()` (no queries)."""
-    terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags,
-                                                 *case.components]}
+    terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags, *case.components]}
     cause = case.root_cause_category
     terms[(cause.facet, cause.slug)] = cause.name
-    text = "\n".join(p for p in (
-        case.title, case.symptoms_description, case.root_cause_description,
-        case.root_cause_trigger, case.summary,
-    ) if p)
+    text = "\n".join(
+        p
+        for p in (
+            case.title,
+            case.symptoms_description,
+            case.root_cause_description,
+            case.root_cause_trigger,
+            case.summary,
+        )
+        if p
+    )
     pairs = _text_words(text)
     surface: dict[str, str] = {}
     for stemmed, word in pairs:
@@ -93,14 +105,14 @@ class _Corpus:
         n = max(len(profiles), 1)
         term_df: Counter = Counter(key for p in profiles for key in p.terms)
         self.term_weight = {
-            key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df)
-            for key, df in term_df.items()
+            key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
         }
         word_df: Counter = Counter(w for p in profiles for w in p.counts)
         self.word_idf = {w: math.log(n / df) for w, df in word_df.items() if df < n}
         for p in profiles:
-            vector = {w: (1 + math.log(c)) * self.word_idf[w]
-                      for w, c in p.counts.items() if w in self.word_idf}
+            vector = {
+                w: (1 + math.log(c)) * self.word_idf[w] for w, c in p.counts.items() if w in self.word_idf
+            }
             norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
             p.vector = {w: v / norm for w, v in vector.items()}
 
@@ -123,12 +135,18 @@ class _Corpus:
             if names:
                 shared_terms[str(facet)] = names
         av, bv = a.vector or {}, b.vector or {}
-        shared_words = [a.surface.get(w, w) for w in sorted(
-            av.keys() & bv.keys(), key=lambda w: (-av[w] * bv[w], w))[:8]]
+        shared_words = [
+            a.surface.get(w, w) for w in sorted(av.keys() & bv.keys(), key=lambda w: (-av[w] * bv[w], w))[:8]
+        ]
         return CaseNeighbour(
-            case_id=a.id, neighbour_id=b.id, rank=rank, score=round(score, 4),
-            vocabulary_score=round(v_part, 4), text_score=round(t_part, 4),
-            shared_terms=shared_terms, shared_words=shared_words,
+            case_id=a.id,
+            neighbour_id=b.id,
+            rank=rank,
+            score=round(score, 4),
+            vocabulary_score=round(v_part, 4),
+            text_score=round(t_part, 4),
+            shared_terms=shared_terms,
+            shared_words=shared_words,
         )
 
     def best(self, a: Profile, exclude: Iterable[str] = ()) -> list[tuple[str, tuple]]:
@@ -145,8 +163,10 @@ def _published_profiles() -> list[Profile]:
 
 def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[CaseNeighbour]:
     a = corpus.profiles[owner]
-    return [corpus.neighbour_row(a, corpus.profiles[other], rank, parts)
-            for rank, (other, parts) in enumerate(ranked, start=1)]
+    return [
+        corpus.neighbour_row(a, corpus.profiles[other], rank, parts)
+        for rank, (other, parts) in enumerate(ranked, start=1)
+    ]
 
 
 @transaction.atomic
@@ -154,8 +174,11 @@ def rebuild_neighbours() -> int:
     """Recompute every published case's neighbours (O(N²) pairs). Returns rows written."""
     corpus = _Corpus(_published_profiles())
     CaseNeighbour.objects.all().delete()
-    rows = [row for owner in corpus.profiles for row in _rows_for(corpus, owner, corpus.best(
-        corpus.profiles[owner]))]
+    rows = [
+        row
+        for owner in corpus.profiles
+        for row in _rows_for(corpus, owner, corpus.best(corpus.profiles[owner]))
+    ]
     CaseNeighbour.objects.bulk_create(rows, batch_size=500)
     return len(rows)
 
@@ -173,7 +196,8 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     CaseNeighbour.objects.filter(case_id__in=changed).delete()
     stored: dict[str, list[tuple[str, tuple]]] = {}
     for row in CaseNeighbour.objects.order_by("case_id", "rank").values_list(
-            "case_id", "neighbour_id", "score", "vocabulary_score", "text_score"):
+        "case_id", "neighbour_id", "score", "vocabulary_score", "text_score"
+    ):
         owner, other, score, v_part, t_part = row
         stored.setdefault(owner, []).append((other, (score, v_part, t_part)))
 
@@ -193,14 +217,15 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
             continue
         merged = sorted(kept + fresh, key=lambda s: (-s[1][0], s[0]))
         if len(before) == NEIGHBOURS and len(merged) < NEIGHBOURS and lost:
-            merged = corpus.best(profile)          # lost some: recompute this one in full
+            merged = corpus.best(profile)  # lost some: recompute this one in full
         merged = merged[:NEIGHBOURS]
         if [o for o, _ in merged] == [o for o, _ in before] and not fresh:
             continue
         rewrite.append(owner)
         # Recompute the reasons of every row written (they are cheap per pair).
-        new_rows.extend(_rows_for(corpus, owner, [(o, corpus.compare(profile, corpus.profiles[o]))
-                                                  for o, _ in merged]))
+        new_rows.extend(
+            _rows_for(corpus, owner, [(o, corpus.compare(profile, corpus.profiles[o])) for o, _ in merged])
+        )
     CaseNeighbour.objects.filter(case_id__in=rewrite).delete()
     CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
 
@@ -217,20 +242,25 @@ def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
     rows = list(
         CaseNeighbour.objects.filter(case_id=case.id, neighbour__status=Case.Status.PUBLISHED)
         .select_related("neighbour__root_cause_category")
-        .prefetch_related(Prefetch(
-            "neighbour__term_links",
-            queryset=CaseTerm.objects.select_related("term").order_by("position"),
-        ))
-        .order_by("rank")[:max(0, min(limit, NEIGHBOURS))]
+        .prefetch_related(
+            Prefetch(
+                "neighbour__term_links",
+                queryset=CaseTerm.objects.select_related("term").order_by("position"),
+            )
+        )
+        .order_by("rank")[: max(0, min(limit, NEIGHBOURS))]
     )
     if not rows:
         return []
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
     return [
         SimilarCase(
-            case=row.neighbour, score=row.score, shared_terms=row.shared_terms,
+            case=row.neighbour,
+            score=row.score,
+            shared_terms=row.shared_terms,
             score_parts={"vocabulary": row.vocabulary_score, "text": row.text_score},
-            shared_words=tuple(row.shared_words), hand_linked=row.neighbour_id in linked,
+            shared_words=tuple(row.shared_words),
+            hand_linked=row.neighbour_id in linked,
         )
         for row in rows
     ]

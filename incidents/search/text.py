@@ -20,7 +20,8 @@ MARK_END = "\ue001"
 # PostgreSQL's `english` stop-word list (tsearch_data/english.stop). Queries drop these words
 # on both backends so that a query means the same thing on SQLite (whose FTS5 table keeps
 # every word) and on PostgreSQL (whose parser drops them).
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
 she her hers herself it its itself they them their theirs themselves what which who whom
 this that these those am is are was were be been being have has had having do does did doing
@@ -28,7 +29,8 @@ a an the and but if or because as until while of at by for with about against be
 through during before after above below to from up down in out on off over under again
 further then once here there when where why how all any both each few more most other some
 such no nor not only own same so than too very s t can will just don should now
-""".split())
+""".split()
+)
 
 # A word as both FTS5's unicode61 tokenizer and our normalised PostgreSQL text see it:
 # a run of letters and digits; every other character (punctuation, `_`, emoji) separates.
@@ -111,17 +113,30 @@ def index_columns(case: Case) -> IndexColumns:
     return IndexColumns(
         title=_join([case.title]),
         tags=_join(term.name for term in case.symptom_tags),
-        main=_join([
-            case.symptoms_description,
-            case.root_cause_description,
-            case.root_cause_trigger,
-            case.root_cause_category.name,
-            *(term.name for term in case.components),
-        ]),
-        rest=_join([
-            case.summary, case.detection, *case.remediation, *case.action_items,
-            *case.lessons, *case.checks, *tables,
-            *(term.name for term in case.topics),
-            case.organization, case.cluster, case.accelerator, case.scope, case.users_affected,
-        ]),
+        main=_join(
+            [
+                case.symptoms_description,
+                case.root_cause_description,
+                case.root_cause_trigger,
+                case.root_cause_category.name,
+                *(term.name for term in case.components),
+            ]
+        ),
+        rest=_join(
+            [
+                case.summary,
+                case.detection,
+                *case.remediation,
+                *case.action_items,
+                *case.lessons,
+                *case.checks,
+                *tables,
+                *(term.name for term in case.topics),
+                case.organization,
+                case.cluster,
+                case.accelerator,
+                case.scope,
+                case.users_affected,
+            ]
+        ),
     )

@@ -15,27 +15,33 @@ def top(query: str) -> str | None:
     return hits[0].case.id if hits else None
 
 
-@pytest.mark.parametrize(("query", "case_id"), [
-    ("Xid 79", "IL-0444"),
-    ("NCCL_IB_GID_INDEX", "IL-0450"),
-    ("NCCL_WORK_FIFO_DEPTH", "IL-0464"),
-    ("CUDA_LAUNCH_BLOCKING", "IL-0428"),
-    ("ncclAllReduce", "IL-0464"),
-    ("c10::CUDAError", "IL-0431"),
-    ("2.22.3", "IL-0464"),            # the NCCL version pinned as the fix
-    ("0.2.7", "IL-0463"),             # the vLLM version that hung
-    ("uncorrectable ECC", "IL-0444"),
-    ("optim_state_dict_to_load", "IL-0452"),
-])
+@pytest.mark.parametrize(
+    ("query", "case_id"),
+    [
+        ("Xid 79", "IL-0444"),
+        ("NCCL_IB_GID_INDEX", "IL-0450"),
+        ("NCCL_WORK_FIFO_DEPTH", "IL-0464"),
+        ("CUDA_LAUNCH_BLOCKING", "IL-0428"),
+        ("ncclAllReduce", "IL-0464"),
+        ("c10::CUDAError", "IL-0431"),
+        ("2.22.3", "IL-0464"),  # the NCCL version pinned as the fix
+        ("0.2.7", "IL-0463"),  # the vLLM version that hung
+        ("uncorrectable ECC", "IL-0444"),
+        ("optim_state_dict_to_load", "IL-0452"),
+    ],
+)
 def test_token_finds_the_case_quoting_it(query, case_id):
     assert top(query) == case_id
 
 
 def test_cuda_error_names_and_env_variables_match_exactly(import_synthetic):
-    import_synthetic(synthetic_case(
-        1, title="Synthetic: cudaErrorIllegalAddress after NCCL_IB_TIMEOUT change",
-        summary="Kernels failed with cudaErrorIllegalAddress once NCCL_IB_TIMEOUT was 22.",
-    ))
+    import_synthetic(
+        synthetic_case(
+            1,
+            title="Synthetic: cudaErrorIllegalAddress after NCCL_IB_TIMEOUT change",
+            summary="Kernels failed with cudaErrorIllegalAddress once NCCL_IB_TIMEOUT was 22.",
+        )
+    )
     assert top("cudaErrorIllegalAddress") == "IL-900001"
     assert top("NCCL_IB_TIMEOUT") == "IL-900001"
 

@@ -25,31 +25,37 @@ def test_facets_for_a_query_match_a_hand_count():
     assert counts(results, "organization") == {"OpenAI": 3}
     assert counts(results, "component")["kubernetes"] == 3
     assert counts(results, "component")["etcd"] == 1
-    assert counts(results, "root_cause") == {"change-rollout": 1, "capacity-exhaustion": 1,
-                                             "configuration-error": 1}
+    assert counts(results, "root_cause") == {
+        "change-rollout": 1,
+        "capacity-exhaustion": 1,
+        "configuration-error": 1,
+    }
     assert counts(results, "symptom")["control-plane-overload"] == 2
     assert counts(results, "accelerator") == {}
 
 
 def test_values_within_a_facet_combine_with_or_and_facets_with_and():
-    either = search_cases(filters=CaseFilters(include={"organization": ("OpenAI", "Anthropic")}),
-                          limit=50)
-    assert either.total == 9     # OpenAI: 0453 0454 0458-0461; Anthropic: 0455-0457
-    both = search_cases(filters=CaseFilters(include={"organization": ("OpenAI", "Anthropic"),
-                                                     "symptom": ("service-outage",)}), limit=50)
+    either = search_cases(filters=CaseFilters(include={"organization": ("OpenAI", "Anthropic")}), limit=50)
+    assert either.total == 9  # OpenAI: 0453 0454 0458-0461; Anthropic: 0455-0457
+    both = search_cases(
+        filters=CaseFilters(
+            include={"organization": ("OpenAI", "Anthropic"), "symptom": ("service-outage",)}
+        ),
+        limit=50,
+    )
     assert sorted(h.case.id for h in both.hits) == ["IL-0453", "IL-0454", "IL-0460", "IL-0461"]
 
 
 def test_exclusion_removes_cases_from_hits_and_counts():
-    results = search_cases(query="outage", filters=CaseFilters(exclude={"organization": ("OpenAI",)}),
-                           limit=50)
+    results = search_cases(
+        query="outage", filters=CaseFilters(exclude={"organization": ("OpenAI",)}), limit=50
+    )
     assert all(h.case.organization != "OpenAI" for h in results.hits)
     assert "OpenAI" not in counts(results, "organization")
     assert results.total == len(results.hits)
 
 
 def test_filters_and_query_together():
-    results = search_cases(query="hang", filters=CaseFilters(include={"topic": ("inference",)}),
-                           limit=50)
+    results = search_cases(query="hang", filters=CaseFilters(include={"topic": ("inference",)}), limit=50)
     assert sorted(h.case.id for h in results.hits) == ["IL-0463", "IL-0464"]
     assert counts(results, "topic")["inference"] == 2

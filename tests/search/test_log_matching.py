@@ -30,10 +30,10 @@ def test_hit_lists_the_lines_and_terms_that_matched():
     by_term = {}
     for match in hit.matched_lines:
         by_term.setdefault(match.term, set()).add(match.line_number)
-    assert by_term["GPU unavailable"] >= {1, 2}       # "fallen off the bus", Xid 79
-    assert by_term["Xid error"] == {1}                 # "NVRM: Xid"
-    assert by_term["Node NotReady"] == {4, 5}          # NODE FAILURE, NODE_FAIL
-    assert by_term["Xid 79"] == {1}                    # extracted token found in the case
+    assert by_term["GPU unavailable"] >= {1, 2}  # "fallen off the bus", Xid 79
+    assert by_term["Xid error"] == {1}  # "NVRM: Xid"
+    assert by_term["Node NotReady"] == {4, 5}  # NODE FAILURE, NODE_FAIL
+    assert by_term["Xid 79"] == {1}  # extracted token found in the case
     assert hit.matched_lines[0].line.startswith("[Mon Jun  3 02:41:17 2024] NVRM: Xid")
     assert {"GPU unavailable", "Xid error", "Node NotReady", "Xid 79"} <= set(hit.matched_terms)
 
@@ -75,5 +75,5 @@ def test_time_grows_linearly_with_hostile_input():
     small, large = unit * 200, unit * 1600
     seconds(small)
     ratio = seconds(large) / max(seconds(small), 1e-3)
-    assert ratio < 8 * 3            # 8x the text: well under 24x the time (linear, not worse)
+    assert ratio < 8 * 3  # 8x the text: well under 24x the time (linear, not worse)
     assert seconds("a" * (MAX_LOG_BYTES - 1)) < 5

@@ -11,14 +11,17 @@ from incidents.vocabulary import load_vocabulary
 from tests.conftest import VOCAB_FILE
 
 
-@pytest.mark.parametrize("pattern", [
-    r"(a)\1",                 # backreference
-    r"foo(?=bar)",            # lookahead
-    r"(?<!x)y",               # lookbehind
-    r"(unclosed",
-    "a" * 301,
-    r"x*",                    # matches every line
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(a)\1",  # backreference
+        r"foo(?=bar)",  # lookahead
+        r"(?<!x)y",  # lookbehind
+        r"(unclosed",
+        "a" * 301,
+        r"x*",  # matches every line
+    ],
+)
 def test_unsafe_or_useless_patterns_are_refused(pattern):
     assert pattern_problem(pattern) is not None
 
@@ -41,9 +44,15 @@ def test_built_in_extractors_are_accepted():
 
 def test_loading_a_vocabulary_with_a_backreference_reports_it(tmp_path):
     path = tmp_path / "vocab.json"
-    path.write_text(json.dumps({"symptom_tags": [
-        {"name": "Bad", "description": "x", "patterns": ["ok", r"(a)\1"]},
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "symptom_tags": [
+                    {"name": "Bad", "description": "x", "patterns": ["ok", r"(a)\1"]},
+                ]
+            }
+        )
+    )
     _, problems = load_vocabulary(path)
     assert [(p.path, p.message.split(":")[0]) for p in problems] == [
         ("$.symptom_tags[0].patterns[1]", "pattern not accepted by RE2 (linear-time matching)"),

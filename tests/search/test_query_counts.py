@@ -22,9 +22,11 @@ MATCH_LOG_QUERIES = 5
 # Neighbour rows with their cases and root causes, their term links, the hand-made links.
 SIMILAR_QUERIES = 3
 
-LOG = ("[E ProcessGroupNCCL.cpp:475] Watchdog caught collective operation timeout: "
-       "WorkNCCL(SeqNum=20518, OpType=ALLREDUCE, Timeout(ms)=1800000)\n"
-       "NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus.\n")
+LOG = (
+    "[E ProcessGroupNCCL.cpp:475] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=20518, OpType=ALLREDUCE, Timeout(ms)=1800000)\n"
+    "NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus.\n"
+)
 
 
 @pytest.fixture(params=[0, 40], ids=["real-cases", "plus-40-synthetic"])

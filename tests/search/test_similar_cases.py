@@ -34,8 +34,8 @@ def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
     assert set(best.score_parts) == {"vocabulary", "text"}
     assert best.score == pytest.approx(sum(best.score_parts.values()), abs=2e-4)
     assert 0 < best.score <= 1
-    assert best.shared_words[:2] == ("graphs", "leak")   # both hang under CUDA graphs, a leak
-    assert best.hand_linked                              # IL-0463 links IL-0464 by hand
+    assert best.shared_words[:2] == ("graphs", "leak")  # both hang under CUDA graphs, a leak
+    assert best.hand_linked  # IL-0463 links IL-0464 by hand
 
 
 def test_scores_are_sorted_and_self_is_never_similar():
@@ -57,12 +57,20 @@ def test_hand_linked_cases_are_flagged_not_added():
 def test_a_new_case_enters_the_neighbour_lists_of_cases_like_it(import_synthetic):
     before = CaseNeighbour.objects.filter(case_id="IL-0463").count()
     twin = synthetic_case(
-        3, title="vLLM tensor-parallel server hangs in NCCL all-reduce under CUDA graphs",
+        3,
+        title="vLLM tensor-parallel server hangs in NCCL all-reduce under CUDA graphs",
         summary="Workers stuck in all_reduce inside CUDA graphs; enforce_eager avoided it.",
-        symptoms={"description": "No tokens generated; ranks stuck in NCCL all-reduce.",
-                  "tags": ["Inference hang", "NCCL timeout"]},
-        environment={"cluster": None, "accelerator": None, "accelerator_count": None,
-                     "node_count": None, "components": ["vLLM", "NCCL", "CUDA", "PyTorch"]},
+        symptoms={
+            "description": "No tokens generated; ranks stuck in NCCL all-reduce.",
+            "tags": ["Inference hang", "NCCL timeout"],
+        },
+        environment={
+            "cluster": None,
+            "accelerator": None,
+            "accelerator_count": None,
+            "node_count": None,
+            "components": ["vLLM", "NCCL", "CUDA", "PyTorch"],
+        },
         root_cause={"category": "Software bug", "description": None, "trigger": None},
         topics=["inference", "ai-infra"],
     )
@@ -73,17 +81,29 @@ def test_a_new_case_enters_the_neighbour_lists_of_cases_like_it(import_synthetic
 
 
 def test_incremental_update_leaves_unrelated_lists_alone(import_synthetic):
-    untouched = list(CaseNeighbour.objects.filter(case_id="IL-0447").values_list(
-        "id", "neighbour_id", "score"))
-    import_synthetic(synthetic_case(
-        4, title="Synthetic vLLM hang", topics=["inference", "ai-infra"],
-        symptoms={"description": "Inference hang under CUDA graphs.", "tags": ["Inference hang"]},
-        environment={"cluster": None, "accelerator": None, "accelerator_count": None,
-                     "node_count": None, "components": ["vLLM"]},
-    ))
+    untouched = list(
+        CaseNeighbour.objects.filter(case_id="IL-0447").values_list("id", "neighbour_id", "score")
+    )
+    import_synthetic(
+        synthetic_case(
+            4,
+            title="Synthetic vLLM hang",
+            topics=["inference", "ai-infra"],
+            symptoms={"description": "Inference hang under CUDA graphs.", "tags": ["Inference hang"]},
+            environment={
+                "cluster": None,
+                "accelerator": None,
+                "accelerator_count": None,
+                "node_count": None,
+                "components": ["vLLM"],
+            },
+        )
+    )
     # Same rows (same primary keys): the list of a CPU silent-corruption case was not rewritten.
-    assert list(CaseNeighbour.objects.filter(case_id="IL-0447").values_list(
-        "id", "neighbour_id", "score")) == untouched
+    assert (
+        list(CaseNeighbour.objects.filter(case_id="IL-0447").values_list("id", "neighbour_id", "score"))
+        == untouched
+    )
 
 
 def test_incremental_lists_match_a_full_recompute(import_synthetic):

@@ -21,10 +21,15 @@ def test_snippet_marks_the_matched_words():
 
 
 def test_snippet_escapes_html_in_case_text(import_synthetic):
-    import_synthetic(synthetic_case(
-        7, symptoms={"description": "The log said <script>alert('zebrafish')</script> & more",
-                     "tags": ["Training hang"]},
-    ))
+    import_synthetic(
+        synthetic_case(
+            7,
+            symptoms={
+                "description": "The log said <script>alert('zebrafish')</script> & more",
+                "tags": ["Training hang"],
+            },
+        )
+    )
     hit = search_cases(query="zebrafish").hits[0]
     assert hit.case.id == "IL-900007"
     assert "<script>" not in hit.snippet

@@ -9,24 +9,32 @@ from incidents.search.query import Atom, VocabTerm, build_lexicon, expand_with_v
 
 pytestmark = pytest.mark.django_db
 
-HANG = VocabTerm(id=1, facet="symptom", name="Training hang",
-                 forms=("Training hang", "hang", "stuck", "deadlock"), weight=0.6)
-NCCL_TIMEOUT = VocabTerm(id=2, facet="symptom", name="NCCL timeout",
-                         forms=("NCCL timeout", "watchdog timeout"), weight=0.5)
+HANG = VocabTerm(
+    id=1,
+    facet="symptom",
+    name="Training hang",
+    forms=("Training hang", "hang", "stuck", "deadlock"),
+    weight=0.6,
+)
+NCCL_TIMEOUT = VocabTerm(
+    id=2, facet="symptom", name="NCCL timeout", forms=("NCCL timeout", "watchdog timeout"), weight=0.5
+)
 NCCL = VocabTerm(id=3, facet="component", name="NCCL", forms=("NCCL", "nccl"), weight=0.1)
-OOM = VocabTerm(id=4, facet="symptom", name="Out of memory",
-                forms=("Out of memory", "OOM"), weight=0.7)
+OOM = VocabTerm(id=4, facet="symptom", name="Out of memory", forms=("Out of memory", "OOM"), weight=0.7)
 
 
 def expand(query: str):
-    return expand_with_vocabulary(parse_query(query),
-                                  build_lexicon([HANG, NCCL_TIMEOUT, NCCL, OOM]))
+    return expand_with_vocabulary(parse_query(query), build_lexicon([HANG, NCCL_TIMEOUT, NCCL, OOM]))
 
 
 def test_a_synonym_becomes_the_term_and_all_its_synonyms():
     parsed = expand("deadlock at eval")
-    assert parsed.groups[0] == [Atom(("deadlock",)), Atom(("Training", "hang")),
-                                Atom(("hang",)), Atom(("stuck",))]
+    assert parsed.groups[0] == [
+        Atom(("deadlock",)),
+        Atom(("Training", "hang")),
+        Atom(("hang",)),
+        Atom(("stuck",)),
+    ]
     assert parsed.literal_groups[0] == [Atom(("deadlock",))]
     assert [t.name for t in parsed.terms] == ["Training hang"]
 
