@@ -15,7 +15,6 @@ Each hit lists the lines that produced its evidence (line number, line, term or 
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -101,17 +100,46 @@ def _term_matcher(terms: list[Term]):
 _EXTRACTORS = [(e, compile_pattern(e.pattern, ignore_case=e.ignore_case)) for e in EXTRACTORS]
 
 
-def _tokens(text: str, line_starts: list[int], lines: list[str]) -> dict[str, _Evidence]:
+def _extractor_set():
+    """One RE2 set of every extractor: which of them can match a line, in one scan."""
+    matcher = re2.Set.SearchSet(options())
+    for extractor in EXTRACTORS:
+        matcher.Add(("(?i)" if extractor.ignore_case else "") + extractor.pattern)
+    matcher.Compile()
+    return matcher
+
+
+_EXTRACTOR_SET = _extractor_set()
+
+
+def _unique_lines(text: str) -> dict[str, list[int]]:
+    """Each distinct non-blank line -> its first line numbers (logs repeat lines a lot)."""
+    seen: dict[str, list[int]] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        numbers = seen.get(line)
+        if numbers is None:
+            seen[line] = [number]
+        elif len(numbers) < LINES_PER_EVIDENCE:
+            numbers.append(number)
+    return seen
+
+
+def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
     found: dict[str, _Evidence] = {}
-    for extractor, compiled in _EXTRACTORS:
-        for match in compiled.finditer(text):
-            value = match.group(1) if match.lastindex else match.group(0)
-            token = extractor.template.format(value.strip())
-            if token in GENERIC_TOKENS:
-                continue
-            key = token if not extractor.ignore_case else token.lower()
-            number = bisect.bisect_right(line_starts, match.start())
-            found.setdefault(key, _Evidence()).add(number, lines[number - 1])
+    for line, numbers in lines.items():
+        for index in _EXTRACTOR_SET.Match(line) or ():
+            extractor, compiled = _EXTRACTORS[index]
+            for match in compiled.finditer(line):
+                value = match.group(1) if match.lastindex else match.group(0)
+                token = extractor.template.format(value.strip())
+                if token in GENERIC_TOKENS:
+                    continue
+                key = token if not extractor.ignore_case else token.lower()
+                evidence = found.setdefault(key, _Evidence())
+                for number in numbers:
+                    evidence.add(number, line)
     return found
 
 
@@ -129,11 +157,7 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     cases and their terms).
     """
     text = decode_log(text)
-    lines = text.split("\n")
-    line_starts, offset = [], 0
-    for line in lines:
-        line_starts.append(offset)
-        offset += len(line) + 1
+    lines = _unique_lines(text)
 
     terms = list(
         Term.objects.with_case_counts().filter(facet__in=[Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
@@ -141,12 +165,12 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     matcher, entries = _term_matcher(terms)
     term_evidence: dict[int, _Evidence] = {}
     if matcher is not None:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        for line, numbers in lines.items():
             for index in matcher.Match(line) or ():
-                term_evidence.setdefault(entries[index].term.id, _Evidence()).add(number, line)
-    token_evidence = _tokens(text, line_starts, lines)
+                evidence = term_evidence.setdefault(entries[index].term.id, _Evidence())
+                for number in numbers:
+                    evidence.add(number, line)
+    token_evidence = _tokens(lines)
     if not term_evidence and not token_evidence:
         return []
 

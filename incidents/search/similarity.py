@@ -52,6 +52,7 @@ FACET_WEIGHTS = {
 }
 FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 MIN_SCORE = 0.02
+VECTOR_WORDS = 100  # words kept per case's TF-IDF vector
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Profile:
     counts: Counter  # stemmed word -> occurrences
     surface: dict[str, str]  # stemmed word -> the word as first written
     vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
+    term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
 
 
 def _text_words(text: str) -> list[tuple[str, str]]:
@@ -74,27 +76,22 @@ def _text_words(text: str) -> list[tuple[str, str]]:
     ]
 
 
+def _profile(case_id: str, terms: dict[tuple[str, str], str], texts) -> Profile:
+    pairs = _text_words("\n".join(t for t in texts if t))
+    surface: dict[str, str] = {}
+    for stemmed, word in pairs:
+        surface.setdefault(stemmed, word)
+    return Profile(id=case_id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
+
+
 def profile_of(case: Case) -> Profile:
     """The profile of a case fetched `with_summary()` (no queries)."""
     terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags, *case.components]}
     cause = case.root_cause_category
     terms[(cause.facet, cause.slug)] = cause.name
-    text = "\n".join(
-        p
-        for p in (
-            case.title,
-            case.symptoms_description,
-            case.root_cause_description,
-            case.root_cause_trigger,
-            case.summary,
-        )
-        if p
-    )
-    pairs = _text_words(text)
-    surface: dict[str, str] = {}
-    for stemmed, word in pairs:
-        surface.setdefault(stemmed, word)
-    return Profile(id=case.id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
+    texts = (case.title, case.symptoms_description, case.root_cause_description,
+             case.root_cause_trigger, case.summary)
+    return _profile(case.id, terms, texts)
 
 
 class _Corpus:
@@ -113,17 +110,21 @@ class _Corpus:
             vector = {
                 w: (1 + math.log(c)) * self.word_idf[w] for w, c in p.counts.items() if w in self.word_idf
             }
+            # The strongest words only: keeps each comparison short at any text length.
+            vector = dict(sorted(vector.items(), key=lambda kv: (-kv[1], kv[0]))[:VECTOR_WORDS])
             norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
             p.vector = {w: v / norm for w, v in vector.items()}
+            p.term_total = sum(self.term_weight[k] for k in p.terms)
 
     def compare(self, a: Profile, b: Profile) -> tuple[float, float, float]:
         """(score, vocabulary part, text part) of a pair, parts already weighted."""
-        shared = a.terms.keys() & b.terms.keys()
-        union = a.terms.keys() | b.terms.keys()
-        total = sum(self.term_weight.get(k, 0.0) for k in union) or 1.0
-        vocabulary = sum(self.term_weight.get(k, 0.0) for k in shared) / total
-        small, large = sorted((a.vector or {}, b.vector or {}), key=len)
-        text = sum(v * large.get(w, 0.0) for w, v in small.items())
+        # Called N times per changed case: set intersections (in C) keep it cheap.
+        weight = self.term_weight
+        shared_weight = sum(weight.get(k, 0.0) for k in a.terms.keys() & b.terms.keys())
+        total = a.term_total + b.term_total - shared_weight
+        vocabulary = shared_weight / total if total > 0 else 0.0
+        av, bv = a.vector or {}, b.vector or {}
+        text = sum(av[w] * bv[w] for w in av.keys() & bv.keys())
         v_part, t_part = VOCABULARY_WEIGHT * vocabulary, TEXT_WEIGHT * min(text, 1.0)
         return v_part + t_part, v_part, t_part
 
@@ -157,8 +158,28 @@ class _Corpus:
         return scored[:NEIGHBOURS]
 
 
+def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
+    return [(other, round(parts[0], 4)) for other, parts in ranked]
+
+
 def _published_profiles() -> list[Profile]:
-    return [profile_of(c) for c in Case.objects.published().order_by("id").with_summary()]
+    """Profiles of every published case from 2 queries of plain values (no model objects)."""
+    published = Case.objects.published()
+    terms: dict[str, dict[tuple[str, str], str]] = {}
+    for case_id, facet, slug, name in CaseTerm.objects.filter(case__in=published).values_list(
+        "case_id", "term__facet", "term__slug", "term__name"
+    ):
+        terms.setdefault(case_id, {})[(facet, slug)] = name
+    profiles = []
+    for row in published.order_by("id").values_list(
+        "id", "root_cause_category__facet", "root_cause_category__slug", "root_cause_category__name",
+        "title", "symptoms_description", "root_cause_description", "root_cause_trigger", "summary",
+    ):
+        case_id, facet, slug, name, *texts = row
+        case_terms = terms.get(case_id, {})
+        case_terms[(facet, slug)] = name
+        profiles.append(_profile(case_id, case_terms, texts))
+    return profiles
 
 
 def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[CaseNeighbour]:
@@ -219,13 +240,10 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
         if len(before) == NEIGHBOURS and len(merged) < NEIGHBOURS and lost:
             merged = corpus.best(profile)  # lost some: recompute this one in full
         merged = merged[:NEIGHBOURS]
-        if [o for o, _ in merged] == [o for o, _ in before] and not fresh:
-            continue
+        if _signature(merged) == _signature(before):
+            continue  # no changed case entered, left or moved in this list
         rewrite.append(owner)
-        # Recompute the reasons of every row written (they are cheap per pair).
-        new_rows.extend(
-            _rows_for(corpus, owner, [(o, corpus.compare(profile, corpus.profiles[o])) for o, _ in merged])
-        )
+        new_rows.extend(_rows_for(corpus, owner, merged))
     CaseNeighbour.objects.filter(case_id__in=rewrite).delete()
     CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
 

@@ -7,6 +7,7 @@ the case's fields. The same columns feed SQLite's FTS5 table and PostgreSQL's we
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -58,6 +59,7 @@ def flatten_punctuation(text: str) -> str:
     return _NON_WORD_RE.sub(" ", text)
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper, used to find vocabulary terms in a query (not for ranking).
 
