@@ -45,10 +45,9 @@ def main() -> None:
     import django
 
     django.setup()
+    import generate
     from django.db import connection
     from django.test.utils import setup_test_environment
-
-    import generate
 
     count = int(os.environ.get("BENCH_CASES", "2000"))
     setup_test_environment()
