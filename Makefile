@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: setup run test lint fix migrations-check data
+.PHONY: setup run test lint fix migrations-check data eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -39,3 +39,20 @@ fix: setup
 # Fail when models and migrations disagree.
 migrations-check: setup
 	$(PY) manage.py makemigrations --check --dry-run
+
+$(VENV)/.eval-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e ".[test,eval]"
+	touch $@
+
+# Search quality (eval/): MRR@10, recall@1/5, precision@3 against a BM25 baseline, on SQLite,
+# then on PostgreSQL when one answers at EVAL_POSTGRES_URL; fails unless search beats BM25.
+EVAL_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/incidentlib
+eval: $(VENV)/.eval-installed
+	env -u DATABASE_URL $(PY) eval/run.py --check
+	if command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q; then \
+		DATABASE_URL=$(EVAL_POSTGRES_URL) $(PY) eval/run.py --check; fi
+
+# Speed and memory of search, log matching and similar cases on BENCH_CASES synthetic cases.
+BENCH_CASES ?= 2000
+bench: setup
+	BENCH_CASES=$(BENCH_CASES) $(PY) bench/run.py

@@ -157,16 +157,20 @@ class Backend:
         return f"({sql})", params
 
     def atom_hits(self, atoms: list[Atom]) -> list[tuple[str, int]]:
-        """One query: (case_id, atom index) for each case whose text contains each atom."""
+        """One query: (case_id, atom index) for each published case containing each atom."""
         if not atoms:
             return []
         branches, params = [], []
         for index, atom in enumerate(atoms):
             sql, atom_params = self.match_sql([atom])
-            branches.append(f"SELECT case_id, {int(index)} FROM ({sql}) AS m{index}")
+            branches.append(f"SELECT case_id, {int(index)} AS atom FROM ({sql}) AS m{index}")
             params.extend(atom_params)
+        sql = (
+            f"SELECT h.case_id, h.atom FROM ({' UNION ALL '.join(branches)}) AS h"
+            " JOIN incidents_case c ON c.id = h.case_id WHERE c.status = %s"
+        )
         with connection.cursor() as cursor:
-            cursor.execute(" UNION ALL ".join(branches), params)
+            cursor.execute(sql, [*params, "published"])
             return [(row[0], row[1]) for row in cursor.fetchall()]
 
 

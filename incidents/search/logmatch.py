@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass, field
 
 import re2
-from django.db.models import Q
 
-from incidents.models import Case, Facet, Term
+from incidents.models import Case, CaseTerm, Facet, Term
 
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
@@ -152,9 +151,9 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     the term or token) and the names of the terms and tokens it shares with the log; an
     empty list when nothing identifying is found. Never raises on odd input.
 
-    Time is linear in the size of the text (RE2). Queries: a fixed 5 (terms with case
-    counts, number of published cases, token look-up in the full-text index, the hits'
-    cases and their terms).
+    Time is linear in the size of the text (RE2). Queries: a fixed 6 (terms with case
+    counts, number of published cases, token look-up in the full-text index of published
+    cases, the (case, term) pairs of the found terms, the hits' cases and their terms).
     """
     text = decode_log(text)
     lines = _unique_lines(text)
@@ -194,32 +193,31 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
             scores[case_id] = scores.get(case_id, 0.0) + weight
             reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
 
-    published_ids = set(scores)
-    cases = {}
-    candidates = (
-        Case.objects.published()
-        .filter(term_links__term_id__in=list(term_evidence))
-        .values_list("id", flat=True)
+    # Which published cases carry the found terms: one query of plain (case, term) pairs,
+    # tags and components unioned with root-cause categories; no case objects yet.
+    found = list(term_evidence)
+    published = Case.objects.published()
+    pairs = (
+        CaseTerm.objects.filter(case__in=published, term_id__in=found)
+        .order_by()
+        .values_list("case_id", "term_id")
+        .union(
+            published.filter(root_cause_category_id__in=found)
+            .order_by()
+            .values_list("id", "root_cause_category_id"),
+            all=True,
+        )
     )
-    # One query for the cases with their terms: token hits and cases carrying found terms.
-    root_terms = [tid for tid in term_evidence if term_by_id[tid].facet == Facet.ROOT_CAUSE]
-    condition = Q(id__in=published_ids) | Q(id__in=candidates) | Q(root_cause_category_id__in=root_terms)
-    for case in Case.objects.published().filter(condition).with_summary():
-        cases[case.id] = case
-        carried = [*case.symptom_tags, *case.components, case.root_cause_category]
-        for term in carried:
-            evidence = term_evidence.get(term.id)
-            if evidence is None:
-                continue
-            weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(
-                1 + total / max(getattr(term_by_id.get(term.id), "case_count", 1), 1)
-            )
-            scores[case.id] = scores.get(case.id, 0.0) + weight
-            reasons.setdefault(case.id, []).append((term.name, evidence))
+    for case_id, term_id in pairs:
+        term = term_by_id[term_id]
+        weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(1 + total / max(term.case_count, 1))
+        scores[case_id] = scores.get(case_id, 0.0) + weight
+        reasons.setdefault(case_id, []).append((term.name, term_evidence[term_id]))
 
-    ranked = sorted((cid for cid in scores if cid in cases), key=lambda c: (-scores[c], c))
+    ranked = sorted(scores, key=lambda c: (-scores[c], c))[: max(0, limit)]
+    cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
     hits = []
-    for case_id in ranked[: max(0, limit)]:
+    for case_id in ranked:
         matched: list[LogLineMatch] = []
         for name, evidence in reasons[case_id]:
             matched.extend(LogLineMatch(n, line.strip()[:300], name) for n, line in evidence.lines)

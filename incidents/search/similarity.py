@@ -21,7 +21,7 @@ other case's stored list is merged with its scores against the m changed cases; 
 case that loses a stored neighbour without a replacement is recomputed in full (O(N)).
 Scores of untouched pairs keep the term rarities of the time they were computed; the
 drift is small as cases are added, and `rebuild_neighbours()` (`manage.py rebuild_search`)
-recomputes everything (O(N²); about a minute at 10k cases on 2 cores). Reading one case's
+recomputes everything (O(N²) pairs). Reading one case's
 neighbours is one indexed query at any N.
 """
 
