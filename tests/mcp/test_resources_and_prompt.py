@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, ResourceTemplateReference
 
 from incidents import selectors
 from tests.conftest import load_fixture
@@ -74,3 +74,14 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
     assert "Symptoms:\nallreduce hangs after adding 64 nodes" in text
     assert "Log excerpt:\n```\nWatchdog caught collective operation timeout\n```" in text
     assert "Environment:" not in text
+
+
+def test_resource_ids_complete(mcp):
+    def complete(uri: str, name: str, value: str):
+        return mcp.run(lambda client: client.complete(
+            ResourceTemplateReference(uri=uri), {"name": name, "value": value})).completion
+
+    ids = complete("incident://{case_id}", "case_id", "il-042")
+    assert ids.values == [f"IL-042{n}" for n in range(8, 10)]
+    assert ids.total == 2 and ids.has_more is False
+    assert complete("topic://{slug}", "slug", "s").values == ["scheduling", "storage"]
