@@ -21,7 +21,7 @@ def test_a_case_reads_as_markdown_with_every_section(mcp):
     for line in ("- Organization: BigScience", "- Published: 2022-03-04", "- Occurred: not known",
                  "- Topics: ai-infra, training, networking", "- Severity: not known",
                  "- Cluster: Jean Zay", "- Accelerator count: 384",
-                 "Tags: Training job failure, NCCL timeout, GPU unavailable, Node NotReady",
+                 f"Tags: {', '.join(fixture['symptoms']['tags'])}",
                  "Category: Root cause unknown"):
         assert f"\n{line}\n" in text
     for heading in ("Summary", "Facts", "Environment", "Symptoms", "Scale observations",
