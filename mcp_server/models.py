@@ -125,13 +125,15 @@ class SimilarIncidents(BaseModel):
 class MatchedLine(BaseModel):
     line_number: int = Field(description="1-based line number in the text sent.")
     line: str = Field(description="The line, at most 300 characters.")
-    term: str = Field(description="The failure signature (vocabulary term) it matched.")
+    terms: list[str] = Field(description="The failure signatures (vocabulary terms or error "
+                                         "tokens) found in it.")
 
 
 class LogMatch(CaseSummary):
     score: float = Field(description="Higher is a better match.")
-    matched_lines: list[MatchedLine] = Field(description="At most 5 lines, first ones first.")
-    more_matched_lines: int = Field(description="Matched lines left out of matched_lines.")
+    matched_lines: list[MatchedLine] = Field(
+        description="At most 5 distinct lines, in the order the search module ranks them.")
+    more_matched_lines: int = Field(description="Distinct matched lines left out.")
 
 
 class LogMatchResult(BaseModel):

@@ -6,9 +6,9 @@ import html
 import re
 
 from incidents.models import Case
-from incidents.search import FacetCount
+from incidents.search import FacetCount, LogLineMatch
 
-from .models import CaseSummary, FacetValue
+from .models import CaseSummary, FacetValue, MatchedLine
 
 SNIPPET_CHARS = 300
 FACET_VALUES = 8
@@ -54,3 +54,17 @@ def facet_values(facets: dict[str, list[FacetCount]]) -> dict[str, list[FacetVal
         name: [FacetValue(value=f.value, label=f.label, count=f.count) for f in counts[:FACET_VALUES]]
         for name, counts in facets.items()
     }
+
+
+def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
+    """One entry per matched line with every term it matched, in first-seen order: the search
+    module lists a line once per term, which repeats long lines for nothing."""
+    grouped: dict[int, MatchedLine] = {}
+    for match in matches:
+        entry = grouped.get(match.line_number)
+        if entry is None:
+            grouped[match.line_number] = MatchedLine(
+                line_number=match.line_number, line=match.line[:300], terms=[match.term])
+        elif match.term not in entry.terms:
+            entry.terms.append(match.term)
+    return list(grouped.values())

@@ -59,6 +59,8 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 60:
+        value = value[:60]  # a pasted megabyte need not be serialised to quote 60 characters
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -35,7 +35,6 @@ from .models import (
     IncidentList,
     LogMatch,
     LogMatchResult,
-    MatchedLine,
     SearchHit,
     SearchResult,
     SimilarIncident,
@@ -45,7 +44,13 @@ from .models import (
     VocabTerm,
     Vocabulary,
 )
-from .shaping import case_summary, facet_values, snippet_text, summary_fields
+from .shaping import (
+    case_summary,
+    facet_values,
+    group_matched_lines,
+    snippet_text,
+    summary_fields,
+)
 from .suggest import closest_case_ids, normalize_case_id, resolve_term
 
 MAX_LIST_RESPONSE_BYTES = 40_000
@@ -61,7 +66,7 @@ CaseId = Annotated[str, Field(
 Cursor = Annotated[str | None, Field(
     max_length=200, description="next_cursor from the previous call with the same arguments.")]
 WithFacets = Annotated[bool, Field(
-    description="Also return the top values of each facet over all matches (adds ~2 KB).")]
+    description="Also return the top values of each facet over all matches (adds 2-4 KB).")]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -311,24 +316,23 @@ def match_log(
 
     Returns `lines_scanned` and up to `limit` cases, best first, each a summary with a
     `score` and `matched_lines` (line number, the line trimmed to 300 characters, and the
-    failure signature it matched; at most 5 per case, `more_matched_lines` counts the
-    rest), plus `notes`. Paste the lines around the failure rather than a whole log when
+    failure signatures found in it; at most 5 lines per case, `more_matched_lines` counts
+    the rest), plus `notes`. Paste the lines around the failure rather than a whole log when
     you can: every byte sent costs context.
 
     Size: about 2 KB per case, at most 40 KB at limit=20.
     Errors: empty text or more than 1,000,000 characters is refused.
     """
     hits = search.match_log(text, limit=limit)
-    matches = [
-        LogMatch(
+    matches = []
+    for hit in hits:
+        lines = group_matched_lines(hit.matched_lines)
+        matches.append(LogMatch(
             **summary_fields(hit.case),
             score=round(hit.score, 4),
-            matched_lines=[MatchedLine(line_number=m.line_number, line=m.line[:300], term=m.term)
-                           for m in hit.matched_lines[:MATCHED_LINES_PER_HIT]],
-            more_matched_lines=max(0, len(hit.matched_lines) - MATCHED_LINES_PER_HIT),
-        )
-        for hit in hits
-    ]
+            matched_lines=lines[:MATCHED_LINES_PER_HIT],
+            more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
+        ))
     notes = [] if matches else [
         "No known failure signature found: try search_incidents with the error message."]
     return LogMatchResult(lines_scanned=len(text.splitlines()), hits=matches, notes=notes)

@@ -92,7 +92,7 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def served_database_url(django_db_blocker, tmp_path_factory) -> str:
+def served_database_url(django_db_setup, django_db_blocker, tmp_path_factory) -> str:
     """A DATABASE_URL another process can open, holding the real cases.
 
     PostgreSQL: the test database itself (the session's import is committed). SQLite: the

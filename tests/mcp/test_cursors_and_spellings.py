@@ -9,8 +9,9 @@ from types import SimpleNamespace
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from incidents.search import LogLineMatch
 from mcp_server.cursors import decode_cursor, encode_cursor, query_key
-from mcp_server.shaping import snippet_text
+from mcp_server.shaping import group_matched_lines, snippet_text
 from mcp_server.suggest import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 
 
@@ -66,3 +67,14 @@ def test_snippets_become_plain_text_with_bold_matches():
     assert snippet_text(None) is None
     long = snippet_text("word " * 200)
     assert len(long) == 300 and long.endswith("…")
+
+
+def test_matched_lines_are_grouped_per_line():
+    grouped = group_matched_lines([
+        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+        LogLineMatch(1, "NCCL error", "NCCL error"),
+        LogLineMatch(3, "Xid 79 fell off the bus", "GPU unavailable"),
+        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+    ])
+    assert [(m.line_number, m.terms) for m in grouped] == [
+        (3, ["Xid error", "GPU unavailable"]), (1, ["NCCL error"])]

@@ -126,6 +126,7 @@ def test_every_tool_answers_over_http(base_url):
     matched = search.match_log(CALLS["match_log"]["text"], limit=5)
     assert [h["id"] for h in out["match_log"]["hits"]] == [h.case.id for h in matched]
     assert out["match_log"]["hits"][0]["matched_lines"][0]["line_number"] == 1
+    assert out["match_log"]["hits"][0]["matched_lines"][0]["terms"]
 
 
 def test_a_case_resource_and_an_error_over_http(base_url):
@@ -172,6 +173,9 @@ def test_a_foreign_origin_or_host_is_refused(base_url):
 
 def test_the_site_and_the_api_are_served_by_the_same_process(base_url):
     with urllib.request.urlopen(f"{base_url}/api/cases/IL-0428", timeout=10) as response:
-        assert json.load(response)["title"] == load_fixture("IL-0428")["title"]
+        payload = json.load(response)
+    assert payload["title"] == load_fixture("IL-0428")["title"]
+    # Django, mounted at "/" inside the Starlette app, still builds its own URLs right.
+    assert payload["url"] == f"{base_url}/api/cases/IL-0428"
     with urllib.request.urlopen(f"{base_url}/cases/IL-0428", timeout=10) as response:
         assert "text/html" in response.headers["Content-Type"]

@@ -18,9 +18,12 @@ def test_cases_come_with_the_lines_they_matched(mcp):
     assert result["hits"] and result["notes"] == []
     assert [(h["id"], h["score"]) for h in result["hits"]] == [
         (h.case.id, round(h.score, 4)) for h in expected]
-    assert [h["matched_lines"] for h in result["hits"]] == [
-        [{"line_number": m.line_number, "line": m.line, "term": m.term}
-         for m in h.matched_lines[:5]] for h in expected]
+    for hit, reference in zip(result["hits"], expected, strict=True):
+        # One entry per line with all its terms; the module lists a line once per term.
+        by_line: dict[int, set[str]] = {}
+        for match in reference.matched_lines:
+            by_line.setdefault(match.line_number, set()).add(match.term)
+        assert {m["line_number"]: set(m["terms"]) for m in hit["matched_lines"]} == by_line
     matched = {m["line_number"]: m["line"] for h in result["hits"] for m in h["matched_lines"]}
     assert matched[1].startswith("[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp")
     assert matched[3] == "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."
@@ -30,8 +33,10 @@ def test_matched_lines_are_capped_per_case(mcp):
     text = "\n".join(["NCCL error: unhandled system error"] * 12)
     result = mcp.ok("match_log", text=text, limit=1)
     (hit,) = result["hits"]
-    assert len(hit["matched_lines"]) == 5
-    assert hit["more_matched_lines"] == len(search.match_log(text, limit=1)[0].matched_lines) - 5
+    assert [m["line_number"] for m in hit["matched_lines"]] == [1, 2, 3, 4, 5]
+    assert "NCCL error" in hit["matched_lines"][0]["terms"]
+    lines = {m.line_number for m in search.match_log(text, limit=1)[0].matched_lines}
+    assert hit["more_matched_lines"] == len(lines) - 5 == 7
 
 
 def test_a_log_without_known_signatures_says_what_to_try(mcp):
