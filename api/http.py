@@ -45,8 +45,13 @@ class ApiView(APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         if request.method in ("GET", "HEAD") and response.status_code in (200, 304):
             patch_cache_control(response, public=True, max_age=settings.API_CACHE_MAX_AGE)
-        elif not response.has_header("Cache-Control"):
-            response["Cache-Control"] = "no-store"
+        else:
+            # Validators describe a successful representation; a redirect or error has none.
+            for header in ("ETag", "Last-Modified"):
+                if response.has_header(header) and response.status_code != 200:
+                    del response[header]
+            if not response.has_header("Cache-Control"):
+                response["Cache-Control"] = "no-store"
         return response
 
 

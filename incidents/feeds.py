@@ -4,22 +4,25 @@ The JSON API uses these for its validators (`ETag` / `Last-Modified`), for
 `GET /api/changes` and for the JSON Lines export. Each is one cheap query (or one query
 per export batch) whatever the number of cases.
 
-Every write goes through `services.write_documents`, which saves each imported case and so
-moves its `Case.modified` (`auto_now`); vocabulary definitions are only written together
-with cases. So the newest `modified` plus the number of cases changes whenever anything a
-response shows can change.
+Every write goes through `services.write_documents`: a case whose document changed is saved
+again, which moves its `Case.modified` (`auto_now`). Vocabulary terms carry no time stamp
+and may change (descriptions, synonyms) without any case changing, so the store version
+also holds a digest of the vocabulary: the two together change whenever anything an API
+answer shows can change.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db.models import Count, Max, Q
 
 from .exporting import iter_documents
-from .models import Case, CaseQuerySet
+from .models import Case, CaseQuerySet, Term
 
 
 @dataclass(frozen=True)
@@ -28,17 +31,24 @@ class StoreVersion:
 
     last_modified: datetime.datetime | None   # newest `Case.modified`, None when empty
     case_count: int                           # cases of every status
+    vocabulary_digest: str                    # digest of every term's fields
 
     @property
     def token(self) -> str:
         stamp = self.last_modified.isoformat() if self.last_modified else "-"
-        return f"{stamp}/{self.case_count}"
+        return f"{stamp}/{self.case_count}/{self.vocabulary_digest}"
 
 
 def store_version() -> StoreVersion:
-    """The newest modification time and the number of cases: one aggregate query."""
+    """Newest case modification, number of cases and a vocabulary digest: two queries (one
+    aggregate over cases, one read of the term table, which stays small).
+    """
     row = Case.objects.aggregate(last=Max("modified"), n=Count("id"))
-    return StoreVersion(last_modified=row["last"], case_count=row["n"])
+    terms = Term.objects.order_by("id").values_list(
+        "id", "facet", "slug", "name", "description", "synonyms", "patterns")
+    digest = hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()
+    return StoreVersion(last_modified=row["last"], case_count=row["n"],
+                        vocabulary_digest=digest[:16])
 
 
 @dataclass(frozen=True)
