@@ -8,6 +8,7 @@ one `InvalidParameters` (400) naming all of them.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Sequence
 
 from django.http import QueryDict
@@ -91,8 +92,10 @@ class ParamReader:
         raw = self.single(name)
         if raw is None:
             return None
+        # An unencoded "+01:00" arrives as " 01:00": read it back as the offset it was.
+        text = re.sub(r" (\d\d:?\d\d)$", r"+\1", raw.strip())
         try:
-            value = parse_datetime(raw.strip())
+            value = parse_datetime(text)
         except ValueError:
             value = None
         if value is None:
