@@ -14,6 +14,8 @@ MAX_MATCH_LIMIT = 50
 
 
 class ParameterErrorSerializer(serializers.Serializer):
+    """One bad parameter or body field."""
+
     parameter = serializers.CharField(
         help_text="Name of the bad query parameter, path parameter or body field "
                   "(`body` for the body as a whole).")
@@ -40,7 +42,7 @@ class CaseSummarySerializer(serializers.Serializer):
     """A case in a list: enough to choose which one to open."""
 
     id = serializers.CharField(help_text="Case id, e.g. `IL-0428`.")
-    title = serializers.CharField()
+    title = serializers.CharField(help_text="One-sentence headline of the incident.")
     organization = serializers.CharField(help_text="Who ran the affected system.")
     published = serializers.DateField(help_text="Date the public account was published.")
     status = serializers.ChoiceField(
@@ -78,6 +80,8 @@ class SearchHitSerializer(CaseSummarySerializer):
 
 
 class FacetCountSerializer(serializers.Serializer):
+    """How many cases of the current result carry one facet value."""
+
     value = serializers.CharField(
         help_text="Filter value: slug for term facets, the name or year otherwise.")
     label = serializers.CharField(help_text="What a person reads.")
@@ -85,13 +89,15 @@ class FacetCountSerializer(serializers.Serializer):
 
 
 class CaseListSerializer(serializers.Serializer):
+    """One page of search or browse results."""
+
     count = serializers.IntegerField(help_text="Cases matching the query and filters.")
     page = serializers.IntegerField(help_text="This page's number, from 1.")
     page_size = serializers.IntegerField(help_text="Cases per page.")
     next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
     previous = serializers.URLField(allow_null=True,
                                     help_text="The previous page; null on the first.")
-    results = SearchHitSerializer(many=True)
+    results = SearchHitSerializer(many=True, help_text="This page's cases, in the asked order.")
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
         help_text="For each facet (topic, symptom, root_cause, component, organization, year, "
@@ -102,6 +108,8 @@ class CaseListSerializer(serializers.Serializer):
 
 
 class SimilarCaseSerializer(CaseSummarySerializer):
+    """A similar case with its score and the reasons for it."""
+
     score = serializers.FloatField(help_text="Similarity from 0 to 1.")
     shared_terms = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
@@ -112,6 +120,8 @@ class SimilarCaseSerializer(CaseSummarySerializer):
 
 
 class SimilarListSerializer(serializers.Serializer):
+    """The cases most similar to one case."""
+
     case = serializers.CharField(help_text="Id of the case the others are similar to.")
     url = serializers.URLField(help_text="That case in the API.")
     results = SimilarCaseSerializer(many=True, help_text="Most similar first.")
@@ -129,25 +139,33 @@ class MatchRequestSerializer(serializers.Serializer):
 
 
 class MatchedLineSerializer(serializers.Serializer):
+    """A line of the pasted text that matched a vocabulary term."""
+
     line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
     line = serializers.CharField(help_text="The line, cut to 300 characters.")
     term = serializers.CharField(help_text="Vocabulary term or token the line matched.")
 
 
 class LogHitSerializer(CaseSummarySerializer):
+    """A case the log points at, with the lines that point there."""
+
     score = serializers.FloatField(help_text="How strongly the log points at this case.")
-    matched_lines = MatchedLineSerializer(many=True)
+    matched_lines = MatchedLineSerializer(many=True, help_text="In line order.")
 
 
 class MatchResponseSerializer(serializers.Serializer):
+    """Cases ranked by what the log text contains."""
+
     results = LogHitSerializer(many=True, help_text="Best match first; empty when nothing "
                                                      "in the text is recognised.")
 
 
 class TermSerializer(serializers.Serializer):
+    """A vocabulary term."""
+
     slug = serializers.CharField(help_text="Filter value for this facet's parameter.")
-    name = serializers.CharField()
-    description = serializers.CharField()
+    name = serializers.CharField(help_text="The term as cases name it.")
+    description = serializers.CharField(help_text="What the term means, one line.")
     synonyms = serializers.ListField(child=serializers.CharField(),
                                      help_text="Other names that search widens to.")
     case_count = serializers.IntegerField(help_text="Published cases with this term.")
@@ -155,56 +173,75 @@ class TermSerializer(serializers.Serializer):
 
 
 class TermListSerializer(serializers.Serializer):
-    facet = serializers.ChoiceField(choices=["topic", "symptom", "root_cause", "component"])
+    """The terms of one facet."""
+
+    facet = serializers.ChoiceField(choices=["topic", "symptom", "root_cause", "component"],
+                                    help_text="The facet.")
     terms = TermSerializer(many=True, help_text="By name.")
 
 
 class VocabularySerializer(serializers.Serializer):
-    topic = TermSerializer(many=True)
-    symptom = TermSerializer(many=True)
-    root_cause = TermSerializer(many=True)
-    component = TermSerializer(many=True)
+    """Every term, by facet, each list by name."""
+
+    topic = TermSerializer(many=True, help_text="Topics (filter `topic`).")
+    symptom = TermSerializer(many=True, help_text="Symptom tags (filter `symptom`).")
+    root_cause = TermSerializer(many=True,
+                                help_text="Root-cause categories (filter `root_cause`).")
+    component = TermSerializer(many=True, help_text="Components (filter `component`).")
 
 
 class TopicSerializer(TermSerializer):
+    """A topic."""
+
     url = serializers.URLField(help_text="This topic's overview in the API.")
 
 
 class TopicListSerializer(serializers.Serializer):
+    """Every topic."""
+
     results = TopicSerializer(many=True, help_text="By name.")
 
 
 class TermCountSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
+    """A term with the number of cases carrying it."""
+
+    slug = serializers.CharField(help_text="Filter value of the term.")
+    name = serializers.CharField(help_text="The term's name.")
     count = serializers.IntegerField(help_text="Published cases.")
     cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
 
 
 class TopicOverviewSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField()
-    synonyms = serializers.ListField(child=serializers.CharField())
+    """What one topic holds."""
+
+    slug = serializers.CharField(help_text="Topic slug (filter `topic`).")
+    name = serializers.CharField(help_text="The topic's name.")
+    description = serializers.CharField(help_text="What the topic covers.")
+    synonyms = serializers.ListField(child=serializers.CharField(),
+                                     help_text="Other names that search widens to.")
     case_count = serializers.IntegerField(help_text="Published cases in the topic.")
-    url = serializers.URLField()
+    url = serializers.URLField(help_text="This overview.")
     cases_url = serializers.URLField(help_text="The API case list of this topic.")
     top_symptoms = TermCountSerializer(many=True, help_text="Most frequent in the topic first.")
-    top_root_causes = TermCountSerializer(many=True)
-    top_components = TermCountSerializer(many=True)
+    top_root_causes = TermCountSerializer(many=True, help_text="Most frequent first.")
+    top_components = TermCountSerializer(many=True, help_text="Most frequent first.")
     latest_cases = CaseSummarySerializer(many=True, help_text="Newest first.")
 
 
 class YearCountSerializer(serializers.Serializer):
-    year = serializers.IntegerField()
-    count = serializers.IntegerField()
-    cases_url = serializers.URLField()
+    """Published cases of one publication year."""
+
+    year = serializers.IntegerField(help_text="Publication year.")
+    count = serializers.IntegerField(help_text="Published cases.")
+    cases_url = serializers.URLField(help_text="The API case list of that year.")
 
 
 class AcceleratorCountSerializer(serializers.Serializer):
-    accelerator = serializers.CharField()
-    count = serializers.IntegerField()
-    cases_url = serializers.URLField()
+    """Published cases on one accelerator."""
+
+    accelerator = serializers.CharField(help_text="Accelerator as the cases name it.")
+    count = serializers.IntegerField(help_text="Published cases.")
+    cases_url = serializers.URLField(help_text="The API case list on that accelerator.")
 
 
 class DistributionSerializer(serializers.Serializer):
@@ -212,27 +249,33 @@ class DistributionSerializer(serializers.Serializer):
 
     known = serializers.IntegerField(help_text="Published cases with a known value.")
     unknown = serializers.IntegerField(help_text="Published cases without one.")
-    min = serializers.IntegerField(allow_null=True)
-    p25 = serializers.IntegerField(allow_null=True)
-    median = serializers.IntegerField(allow_null=True)
-    p75 = serializers.IntegerField(allow_null=True)
-    p90 = serializers.IntegerField(allow_null=True)
-    max = serializers.IntegerField(allow_null=True)
+    min = serializers.IntegerField(allow_null=True, help_text="Smallest; null if none known.")
+    p25 = serializers.IntegerField(allow_null=True, help_text="25th percentile.")
+    median = serializers.IntegerField(allow_null=True, help_text="50th percentile.")
+    p75 = serializers.IntegerField(allow_null=True, help_text="75th percentile.")
+    p90 = serializers.IntegerField(allow_null=True, help_text="90th percentile.")
+    max = serializers.IntegerField(allow_null=True, help_text="Largest; null if none known.")
 
 
 class ResolveBucketSerializer(serializers.Serializer):
+    """Cases whose time to resolve falls in one range."""
+
     label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")
     min_seconds = serializers.IntegerField(help_text="Inclusive lower bound.")
     max_seconds = serializers.IntegerField(allow_null=True,
                                            help_text="Exclusive upper bound; null: none.")
-    count = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Published cases in the range.")
 
 
 class ResolveDistributionSerializer(DistributionSerializer):
-    buckets = ResolveBucketSerializer(many=True)
+    """Time to resolve in seconds: percentiles and a histogram."""
+
+    buckets = ResolveBucketSerializer(many=True, help_text="From short to long.")
 
 
 class StatsSerializer(serializers.Serializer):
+    """Counts and distributions over every published case."""
+
     total = serializers.IntegerField(help_text="Published cases.")
     by_year = YearCountSerializer(many=True, help_text="Publication years in order.")
     by_root_cause = TermCountSerializer(many=True, help_text="Most frequent first.")
@@ -246,13 +289,18 @@ class StatsSerializer(serializers.Serializer):
 
 
 class ChangeSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    status = serializers.ChoiceField(choices=["published", "retracted"])
+    """A case written at `modified`: fetch `url` again."""
+
+    id = serializers.CharField(help_text="Case id.")
+    status = serializers.ChoiceField(choices=["published", "retracted"],
+                                     help_text="`retracted`: remove it from a mirror.")
     modified = serializers.DateTimeField(help_text="When the case was last written (UTC).")
-    url = serializers.URLField()
+    url = serializers.URLField(help_text="The case in the API.")
 
 
 class ChangesPageSerializer(serializers.Serializer):
+    """One page of the change feed."""
+
     next = serializers.URLField(allow_null=True, help_text="Older changes; null at the end.")
     previous = serializers.URLField(allow_null=True, help_text="Newer changes.")
     results = ChangeSerializer(many=True, help_text="Newest first.")

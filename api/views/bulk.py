@@ -103,7 +103,8 @@ class ChangesView(ApiView):
                                          "link."),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: ChangesPageSerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(ChangesPageSerializer, "Changes, newest first."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request="Unknown parameter, malformed `since`, "
                                                         "bad `cursor` or `limit` out of range.")},
     )

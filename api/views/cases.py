@@ -95,7 +95,8 @@ class CaseListView(ApiView):
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
-            200: CaseListSerializer, 304: schema.NOT_MODIFIED,
+            200: OpenApiResponse(CaseListSerializer, "One page of cases with the total and facet counts."),
+            304: schema.NOT_MODIFIED,
             **schema.error_responses(
                 bad_request="Unknown parameter, unknown filter value, malformed date, bad "
                             "ordering or page size out of range.",
@@ -191,7 +192,7 @@ class CaseSimilarView(ApiView):
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
-            200: SimilarListSerializer,
+            200: OpenApiResponse(SimilarListSerializer, "Similar cases, best first."),
             301: OpenApiResponse(description="Redirect to the canonical id."),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(bad_request="Unknown parameter or `limit` out of range.",

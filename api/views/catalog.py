@@ -6,7 +6,7 @@ import re
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -17,7 +17,10 @@ from .. import schema, shapes
 from ..http import ApiView, conditional_on_store
 from ..params import ParamReader, reject_all
 from ..serializers import (
-    StatsSerializer, TermListSerializer, TopicListSerializer, TopicOverviewSerializer,
+    StatsSerializer,
+    TermListSerializer,
+    TopicListSerializer,
+    TopicOverviewSerializer,
     VocabularySerializer,
 )
 
@@ -33,7 +36,8 @@ class TopicListView(ApiView):
         summary="Topics",
         description="Every topic with its description and number of published cases.",
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: TopicListSerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(TopicListSerializer, "Every topic."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
     @conditional_on_store
@@ -60,7 +64,8 @@ class TopicDetailView(ApiView):
                              description=f"Latest cases, 1 to {MAX_LATEST} (default 5)."),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: TopicOverviewSerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(TopicOverviewSerializer, "The topic's overview."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request="Unknown parameter or value out of "
                                                         "range.",
                                             not_found="No topic has this slug.")},
@@ -87,7 +92,8 @@ class VocabularyView(ApiView):
             "slug, name, description, synonyms and number of published cases. A term's "
             "slug is the value of its facet's filter on /api/cases/."),
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: VocabularySerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(VocabularySerializer, "Every term by facet."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
     @conditional_on_store
@@ -105,7 +111,8 @@ class VocabularyFacetView(ApiView):
                              enum=[str(f) for f in Facet], description="The facet."),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: TermListSerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(TermListSerializer, "The facet's terms."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS,
                                             not_found="No such facet.")},
     )
@@ -127,7 +134,8 @@ class StatsView(ApiView):
             "accelerator, and the distribution of time to resolve (seconds) and of the "
             "number of accelerators over the cases where they are known."),
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: StatsSerializer, 304: schema.NOT_MODIFIED,
+        responses={200: OpenApiResponse(StatsSerializer, "The statistics."),
+                   304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
     @conditional_on_store

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -40,7 +40,7 @@ class MatchView(ApiView):
             f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."),
         request=MatchRequestSerializer,
         responses={
-            200: MatchResponseSerializer,
+            200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
             (413, schema.PROBLEM): schema.problem("The request body is too large."),
             (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
             **schema.error_responses(bad_request="Malformed JSON, a missing or empty `text`, "

@@ -12,11 +12,12 @@ from .conftest import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
-LOG = """\
-[2024-05-01 10:00:01] INFO step 1200 loss 2.31
-[2024-05-01 10:30:01] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds before timing out.
-[2024-05-01 10:30:02] NCCL timeout on rank 3
-"""
+LOG = (
+    "[2024-05-01 10:00:01] INFO step 1200 loss 2.31\n"
+    "[2024-05-01 10:30:01] [Rank 3] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds before timing out.\n"
+    "[2024-05-01 10:30:02] NCCL timeout on rank 3\n"
+)
 
 
 def post(client, body, **extra):
