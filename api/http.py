@@ -68,47 +68,40 @@ def _store_version(request: Any) -> feeds.StoreVersion:
     return version
 
 
-def _store_etag(request: Any, *args: Any, **kwargs: Any) -> str:
-    # Host and full path: the body holds absolute URLs and depends on every parameter.
-    return _digest(request.get_host(), request.get_full_path(), _store_version(request).token)
+def _is_conditional(request: Any) -> bool:
+    return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
 
 
-def _store_last_modified(request: Any, *args: Any, **kwargs: Any):
-    return _store_version(request).last_modified
+def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callable:
+    """Conditional GET for an answer that depends only on the store (and the URL).
 
-
-def conditional_on_store(view_method: Callable) -> Callable:
-    """Conditional GET for answers that depend on the whole store (lists, stats, export).
-
-    `ETag` and `Last-Modified` come from one aggregate query; a matching
-    `If-None-Match` / `If-Modified-Since` gets 304 without running the view. Errors
-    raised by the view carry no validators (the decorator only adds them on return).
-    """
-    return method_decorator(condition(etag_func=_store_etag,
-                                      last_modified_func=_store_last_modified))(view_method)
-
-
-def conditional_on(version_of: Callable[..., tuple[str, Any] | None]) -> Callable:
-    """Conditional GET for answers that depend on one record.
-
-    `version_of(request, **url_kwargs)` returns `(token, last_modified)` or None (the view
-    then runs and answers 404 itself); it is called once per request.
+    Decorates the part of a view that runs after its parameters were checked (so a bad
+    request is a 400, never a 304). `ETag` (digest of host, full path and store version)
+    and `Last-Modified` (newest case modification) cost the 2 queries of
+    `feeds.store_version()`; a matching `If-None-Match` / `If-Modified-Since` gets 304
+    without running the view. For one resource, `exists(request, **kwargs)` is asked
+    first, on conditional requests only: when it does not exist the view runs and answers
+    404. Exceptions raised by the view carry no validators (they are added on return).
     """
 
-    def cached(request: Any, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
-        if not hasattr(request, "_record_version"):
-            request._record_version = version_of(request, **kwargs)
-        return request._record_version
+    def found(request: Any, kwargs: dict[str, Any]) -> bool:
+        if exists is None or not _is_conditional(request):
+            return True
+        if not hasattr(request, "_resource_exists"):
+            request._resource_exists = exists(request, **kwargs)
+        return request._resource_exists
 
     def etag(request: Any, *args: Any, **kwargs: Any) -> str | None:
-        version = cached(request, kwargs)
-        if version is None:
+        if not found(request, kwargs):
             return None
-        return _digest(request.get_host(), request.get_full_path(), version[0])
+        # Host and full path: the body holds absolute URLs and depends on every parameter.
+        return _digest(request.get_host(), request.get_full_path(),
+                       _store_version(request).token)
 
     def last_modified(request: Any, *args: Any, **kwargs: Any):
-        version = cached(request, kwargs)
-        return version[1] if version else None
+        if not found(request, kwargs):
+            return None
+        return _store_version(request).last_modified
 
     return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
 

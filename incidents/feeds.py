@@ -98,3 +98,13 @@ def distinct_case_values(field: str) -> list[str]:
         raise ValueError(f"no distinct values for {field!r}")
     return list(Case.objects.published().filter(~Q(**{f"{field}__isnull": True}))
                 .order_by(field).values_list(field, flat=True).distinct())
+
+
+def visible_case_exists(case_id: str) -> bool:
+    """Whether a published or retracted case has exactly this id: one indexed query."""
+    return Case.objects.visible().filter(id=case_id).exists()
+
+
+def topic_exists(slug: str) -> bool:
+    """Whether a topic has this slug: one indexed query."""
+    return Term.objects.filter(facet="topic", slug=slug).exists()

@@ -56,9 +56,12 @@ class ExportView(ApiView):
             **schema.error_responses(bad_request="A query parameter was given."),
         },
     )
-    @conditional_on_store
     def get(self, request: Request) -> StreamingHttpResponse:
         reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> StreamingHttpResponse:
         response = StreamingHttpResponse(streamed(request, export_chunks()),
                                          content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
@@ -108,13 +111,16 @@ class ChangesView(ApiView):
                    **schema.error_responses(bad_request="Unknown parameter, malformed `since`, "
                                                         "bad `cursor` or `limit` out of range.")},
     )
-    @conditional_on_store
     def get(self, request: Request) -> Response:
         reader = ParamReader(request.query_params, allowed=("since", "limit", "cursor"))
         since = reader.timestamp("since")
         limit = reader.integer("limit", default=DEFAULT_CHANGES, minimum=1, maximum=MAX_CHANGES)
         reader.single("cursor")
         reader.finish()
+        return self.answer(request, since=since, limit=limit)
+
+    @conditional_on_store()
+    def answer(self, request: Request, *, since, limit: int) -> Response:
         paginator = ChangesPagination()
         paginator.page_size = limit
         rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self)

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from incidents import selectors
+from incidents import feeds, selectors
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
@@ -40,13 +40,18 @@ CASE_ID_PARAMETER = OpenApiParameter(
                 "canonical id.")
 
 
-def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
-    """The published or retracted case `case_id`, a redirect to its canonical spelling, or 404.
-
-    Ids that cannot exist (wrong shape) are refused without touching the database.
-    """
+def check_case_id(case_id: str) -> None:
+    """404 for ids that cannot exist (wrong shape), without touching the database."""
     if not CASE_ID.match(case_id):
         raise Http404(f"No case with id {case_id!r}: ids look like IL-0428.")
+
+
+def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
+    return feeds.visible_case_exists(case_id)
+
+
+def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
+    """The published or retracted case `case_id`, a redirect to its canonical spelling, or 404."""
     case = selectors.case_by_id(case_id)
     if case is not None:
         return case
@@ -111,7 +116,6 @@ class CaseListView(ApiView):
                                            "count": 1}]},
                    "notes": []})],
     )
-    @conditional_on_store
     def get(self, request: Request) -> Response:
         reader = ParamReader(request.query_params, allowed=LIST_PARAMS)
         query = reader.text("q", max_length=MAX_QUERY_LENGTH) or ""
@@ -123,7 +127,12 @@ class CaseListView(ApiView):
                                    maximum=MAX_PAGE_SIZE)
         fields = reader.field_list("fields", shapes.HIT_FIELDS)
         reader.finish()
+        return self.answer(request, query=query, filters=filters, ordering=ordering, page=page,
+                           page_size=page_size, fields=fields)
 
+    @conditional_on_store()
+    def answer(self, request: Request, *, query: str, filters, ordering: str, page: int,
+               page_size: int, fields: list[str] | None) -> Response:
         offset = (page - 1) * page_size
         results = search_cases(query=query, filters=filters, sort=ORDERINGS[ordering],
                                offset=offset, limit=page_size)
@@ -167,9 +176,13 @@ class CaseDetailView(ApiView):
                                      not_found="No published or retracted case has this id."),
         },
     )
-    @conditional_on_store
     def get(self, request: Request, case_id: str) -> Response:
         reject_all(request.query_params)
+        check_case_id(case_id)
+        return self.answer(request, case_id=case_id)
+
+    @conditional_on_store(exists=case_exists)
+    def answer(self, request: Request, *, case_id: str) -> Response:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
@@ -199,11 +212,15 @@ class CaseSimilarView(ApiView):
                                      not_found="No published or retracted case has this id."),
         },
     )
-    @conditional_on_store
     def get(self, request: Request, case_id: str) -> Response:
         reader = ParamReader(request.query_params, allowed=("limit",))
         limit = reader.integer("limit", default=5, minimum=1, maximum=MAX_SIMILAR)
         reader.finish()
+        check_case_id(case_id)
+        return self.answer(request, case_id=case_id, limit=limit)
+
+    @conditional_on_store(exists=case_exists)
+    def answer(self, request: Request, *, case_id: str, limit: int) -> Response:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case

@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents import selectors
+from incidents import feeds, selectors
 from incidents.models import Facet
 
 from .. import schema, shapes
@@ -40,9 +40,12 @@ class TopicListView(ApiView):
                    304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
-    @conditional_on_store
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
         topics = selectors.vocabulary(Facet.TOPIC)
         return Response({"results": [shapes.topic_entry(t, request) for t in topics]})
 
@@ -70,14 +73,18 @@ class TopicDetailView(ApiView):
                                                         "range.",
                                             not_found="No topic has this slug.")},
     )
-    @conditional_on_store
     def get(self, request: Request, slug: str) -> Response:
         reader = ParamReader(request.query_params, allowed=("top", "latest"))
         top = reader.integer("top", default=5, minimum=1, maximum=MAX_TOP)
         latest = reader.integer("latest", default=5, minimum=1, maximum=MAX_LATEST)
         reader.finish()
-        overview = selectors.topic_overview(slug, top=top, latest=latest) if SLUG.match(
-            slug) and len(slug) <= 120 else None
+        if not (SLUG.match(slug) and len(slug) <= 120):
+            raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
+        return self.answer(request, slug=slug, top=top, latest=latest)
+
+    @conditional_on_store(exists=lambda request, slug, **kwargs: feeds.topic_exists(slug))
+    def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response:
+        overview = selectors.topic_overview(slug, top=top, latest=latest)
         if overview is None:
             raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
         return Response(shapes.topic_overview(overview, request))
@@ -96,9 +103,12 @@ class VocabularyView(ApiView):
                    304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
-    @conditional_on_store
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
         return Response(shapes.vocabulary(selectors.vocabulary(), request))
 
 
@@ -116,11 +126,14 @@ class VocabularyFacetView(ApiView):
                    **schema.error_responses(bad_request=NO_PARAMETERS,
                                             not_found="No such facet.")},
     )
-    @conditional_on_store
     def get(self, request: Request, facet: str) -> Response:
         reject_all(request.query_params)
         if facet not in Facet.values:
             raise Http404(f"No facet {facet!r}; facets: {', '.join(Facet.values)}.")
+        return self.answer(request, facet=facet)
+
+    @conditional_on_store()
+    def answer(self, request: Request, *, facet: str) -> Response:
         terms = selectors.vocabulary(facet)
         return Response({"facet": facet, "terms": [shapes.term_entry(t, request) for t in terms]})
 
@@ -138,7 +151,10 @@ class StatsView(ApiView):
                    304: schema.NOT_MODIFIED,
                    **schema.error_responses(bad_request=NO_PARAMETERS)},
     )
-    @conditional_on_store
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
         return Response(shapes.stats(selectors.case_stats(), request))

@@ -83,3 +83,14 @@ def test_errors_and_posts_carry_no_validators_and_are_not_stored(client):
                                  content_type="application/json")]:
         assert not response.has_header("ETag") and not response.has_header("Last-Modified")
         assert response["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize("url", ["/api/cases/IL-9999", "/api/cases/IL-9999/similar",
+                                 "/api/topics/no-such-topic", "/api/cases/?topic=nope",
+                                 "/api/cases/?page_size=1000", "/api/stats?x=1"])
+def test_a_conditional_request_never_turns_an_error_into_a_304(client, url):
+    future = "Tue, 24 Jun 2200 18:39:08 GMT"
+    etag = client.get("/api/stats")["ETag"]
+    for headers in ({"If-Modified-Since": future}, {"If-None-Match": etag},
+                    {"If-None-Match": "*"}):
+        assert client.get(url, headers=headers).status_code in (400, 404)

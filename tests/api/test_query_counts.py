@@ -50,9 +50,9 @@ COUNTS = {
     # The lower-case id misses, then the canonical id is looked up.
     "/api/cases/il-0428": 2 + 1 + 1,
     "/api/cases/IL-9999": 2 + 1 + 1,
-    # Refused before any read but the validators.
-    "/api/cases/?unknown=1": 2,
-    "/api/cases/not-an-id": 2,
+    # Refused before any read.
+    "/api/cases/?unknown=1": 0,
+    "/api/cases/not-an-id": 0,
 }
 
 
@@ -95,6 +95,15 @@ def test_match_costs_a_fixed_number_of_queries(client, django_assert_num_queries
     with django_assert_num_queries(3):
         client.post("/api/match", data=json.dumps({"text": "NCCL timeout\nXid 79"}),
                     content_type="application/json")
+
+
+def test_a_conditional_request_for_one_case_checks_that_it_exists(client,
+                                                                 django_assert_num_queries):
+    etag = client.get("/api/cases/IL-0428")["ETag"]
+    # Whether IL-0428 exists, then the version: a 304 reads no case.
+    with django_assert_num_queries(1 + 2):
+        assert client.get("/api/cases/IL-0428",
+                          headers={"If-None-Match": etag}).status_code == 304
 
 
 def test_throttling_adds_its_cache_round_trips(client, settings, django_assert_num_queries):
