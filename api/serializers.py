@@ -127,14 +127,36 @@ class SimilarListSerializer(serializers.Serializer):
     results = SimilarCaseSerializer(many=True, help_text="Most similar first.")
 
 
+class StrictCharField(serializers.CharField):
+    """A JSON string, nothing coerced into one (DRF would turn `0` into `"0"`)."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, not a string of digits, a float or a boolean."""
+
+    default_error_messages = {"invalid": "Must be a whole number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class MatchRequestSerializer(serializers.Serializer):
     """Body of `POST /api/match`."""
 
-    text = serializers.CharField(
+    text = StrictCharField(
         max_length=MAX_LOG_CHARS, trim_whitespace=False,
         help_text="Pasted log text: traceback, NCCL or kernel log, dmesg, Slurm output "
                   f"(at most {MAX_LOG_CHARS:,} characters; NUL bytes are read as spaces).")
-    limit = serializers.IntegerField(
+    limit = StrictIntegerField(
         min_value=1, max_value=MAX_MATCH_LIMIT, default=10, help_text="Most cases to return.")
 
 

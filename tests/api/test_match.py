@@ -96,3 +96,16 @@ def test_query_parameters_are_refused(client):
     response = client.post("/api/match?limit=3", data=json.dumps({"text": "x"}),
                            content_type="application/json")
     assert response.json()["errors"][0]["parameter"] == "limit"
+
+
+@pytest.mark.parametrize("body, parameter, detail", [
+    ({"text": 0}, "text", "Must be a string."),
+    ({"text": ["NCCL timeout"]}, "text", "Must be a string."),
+    ({"text": "x", "limit": "10"}, "limit", "Must be a whole number."),
+    ({"text": "x", "limit": 2.5}, "limit", "Must be a whole number."),
+    ({"text": "x", "limit": True}, "limit", "Must be a whole number."),
+])
+def test_values_of_the_wrong_json_type_are_refused_not_coerced(client, body, parameter, detail):
+    response = post(client, body)
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": parameter, "detail": detail}]
