@@ -62,7 +62,9 @@ class ExportView(ApiView):
 
     @conditional_on_store()
     def answer(self, request: Request) -> StreamingHttpResponse:
-        response = StreamingHttpResponse(streamed(request, export_chunks()),
+        # HEAD wants the headers only: do not read the store for a body nobody receives.
+        chunks = export_chunks() if request.method == "GET" else iter(())
+        response = StreamingHttpResponse(streamed(request, chunks),
                                          content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
         return response

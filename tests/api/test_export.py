@@ -64,3 +64,11 @@ def test_under_asgi_the_stream_is_an_async_iterator_read_lazily():
     lines = async_to_sync(fetch)().decode("utf-8").splitlines()
     assert [json.loads(line)["id"] for line in lines] == sorted(
         d["id"] for d in published_documents())
+
+
+def test_head_reads_no_case(client, django_assert_num_queries):
+    # Only the 2 version queries for the validators.
+    with django_assert_num_queries(2):
+        response = client.head("/api/export")
+        assert b"".join(response.streaming_content) == b""
+    assert response["ETag"] == client.get("/api/export")["ETag"]
