@@ -30,8 +30,13 @@ MIN_YEAR, MAX_YEAR = 1900, 2100
 MAX_SUGGESTIONS = 3
 
 
+def _spelling(text: str) -> str:
+    """Lower case, with hyphens and underscores read as spaces (slugs and names compare)."""
+    return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
+
+
 class _Known:
-    """Accepted values of one facet plus spellings that point at them (lower-cased)."""
+    """Accepted values of one facet plus spellings that point at them."""
 
     def __init__(self) -> None:
         self.values: list[str] = []
@@ -40,10 +45,10 @@ class _Known:
     def add(self, value: str, *aliases: str) -> None:
         self.values.append(value)
         for alias in (value, *aliases):
-            self.aliases.setdefault(alias.lower(), value)
+            self.aliases.setdefault(_spelling(alias), value)
 
     def suggestions(self, given: str) -> list[str]:
-        lowered = given.strip().lower()
+        lowered = _spelling(given)
         found: list[str] = []
         if lowered in self.aliases:
             found.append(self.aliases[lowered])
