@@ -37,6 +37,9 @@ def export_chunks() -> Iterator[str]:
 
 
 class ExportView(ApiView):
+    """`GET /api/export`: `feeds.published_documents()` as JSON Lines, streamed in chunks of
+    `EXPORT_LINES_PER_CHUNK` documents (async under ASGI, so memory stays at one batch)."""
+
     throttle_scope = "api-heavy"
 
     @extend_schema(
@@ -86,6 +89,9 @@ class ChangesPagination(CursorPagination):
 
 
 class ChangesView(ApiView):
+    """`GET /api/changes`: `feeds.case_changes(since=...)` paged by an opaque cursor
+    (`ChangesPageSerializer`); `modified` in UTC."""
+
     @extend_schema(
         operation_id="changes_list",
         summary="Change feed for mirrors",

@@ -64,6 +64,9 @@ def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanent
 
 
 class CaseListView(ApiView):
+    """`GET /api/cases/`: `search_cases` with the parsed query, filters, ordering and page;
+    answers `CaseListSerializer`. 400 for bad parameters, 404 past the last page."""
+
     @extend_schema(
         operation_id="cases_list",
         summary="Search and browse published cases",
@@ -158,6 +161,9 @@ class CaseListView(ApiView):
 
 
 class CaseDetailView(ApiView):
+    """`GET /api/cases/{id}`: `selectors.case_by_id` shaped by `documents.case_document` plus
+    links (`schema.CaseDetail`). 301 to the canonical id, 404 for unknown ids."""
+
     @extend_schema(
         operation_id="cases_retrieve",
         summary="One case",
@@ -190,6 +196,9 @@ class CaseDetailView(ApiView):
 
 
 class CaseSimilarView(ApiView):
+    """`GET /api/cases/{id}/similar`: `search.similar_cases` of the case, best first
+    (`SimilarListSerializer`). 400 for a bad `limit`, 404 for unknown ids."""
+
     @extend_schema(
         operation_id="cases_similar",
         summary="Cases similar to one case",

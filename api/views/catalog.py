@@ -31,6 +31,8 @@ NO_PARAMETERS = "A query parameter was given; this endpoint takes none."
 
 
 class TopicListView(ApiView):
+    """`GET /api/topics/`: `selectors.vocabulary("topic")` (`TopicListSerializer`)."""
+
     @extend_schema(
         operation_id="topics_list",
         summary="Topics",
@@ -51,6 +53,9 @@ class TopicListView(ApiView):
 
 
 class TopicDetailView(ApiView):
+    """`GET /api/topics/{slug}`: `selectors.topic_overview` (`TopicOverviewSerializer`);
+    404 for unknown slugs."""
+
     @extend_schema(
         operation_id="topics_retrieve",
         summary="One topic's overview",
@@ -91,6 +96,8 @@ class TopicDetailView(ApiView):
 
 
 class VocabularyView(ApiView):
+    """`GET /api/vocab/`: `selectors.vocabulary()` grouped by facet (`VocabularySerializer`)."""
+
     @extend_schema(
         operation_id="vocab_list",
         summary="The whole vocabulary",
@@ -113,9 +120,14 @@ class VocabularyView(ApiView):
 
 
 class VocabularyFacetView(ApiView):
+    """`GET /api/vocab/{facet}`: `selectors.vocabulary(facet)` (`TermListSerializer`); 404
+    for unknown facets."""
+
     @extend_schema(
         operation_id="vocab_retrieve",
         summary="One facet's terms",
+        description="The terms of one facet with slug, name, description, synonyms and "
+                    "number of published cases, by name.",
         parameters=[
             OpenApiParameter("facet", OpenApiTypes.STR, OpenApiParameter.PATH,
                              enum=[str(f) for f in Facet], description="The facet."),
@@ -139,6 +151,9 @@ class VocabularyFacetView(ApiView):
 
 
 class StatsView(ApiView):
+    """`GET /api/stats`: `selectors.case_stats()` with percentiles and buckets computed in
+    `shapes.stats` (`StatsSerializer`); durations in seconds."""
+
     @extend_schema(
         operation_id="stats_retrieve",
         summary="Statistics over published cases",

@@ -27,6 +27,9 @@ def _clean_text(data: object) -> object:
 
 
 class MatchView(ApiView):
+    """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
+    400 for a bad body, 413 over `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for non-JSON."""
+
     throttle_scope = "api-heavy"
 
     @extend_schema(
