@@ -53,17 +53,24 @@ def import_case_files(
     Raises CaseImportError listing every problem (file, JSON path, message); nothing is
     written then. With `dry_run` everything is validated and nothing is written.
     """
+    paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
     definitions = VocabularyDefinitions()
     for vocab_path in vocab_paths:
         loaded, found = load_vocabulary(Path(vocab_path))
         definitions.terms.extend(loaded.terms)
         problems.extend(found)
+    vocabulary_ok = not problems
     files, found = expand_paths(paths)
     problems.extend(found)
+    if not files and not problems:
+        problems.append(ImportProblem(", ".join(str(p) for p in paths), "$",
+                                      "no case JSON files found"))
     items, found = load_documents(files)
     problems.extend(found)
-    if not problems:
+    # Documents that parsed are checked even when others did not, so one run reports all;
+    # with a broken vocabulary file every term would look unknown, so that waits for a fix.
+    if vocabulary_ok:
         problems.extend(validate_batch(items, definitions))
     if problems:
         raise CaseImportError(problems)
