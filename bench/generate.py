@@ -25,8 +25,18 @@ WORDS = (
     "dataset loader storage network link port thermal power rollout config cluster job "
     "worker queue lock retry deadline token sampling cache eviction leader election"
 ).split()
-TOKENS = ["Xid 79", "Xid 48", "Xid 74", "NCCL_IB_TIMEOUT", "cudaErrorIllegalAddress",
-          "ncclSystemError", "ENOSPC", "NODE_FAIL", "CUDA out of memory", "SIGBUS"]
+TOKENS = [
+    "Xid 79",
+    "Xid 48",
+    "Xid 74",
+    "NCCL_IB_TIMEOUT",
+    "cudaErrorIllegalAddress",
+    "ncclSystemError",
+    "ENOSPC",
+    "NODE_FAIL",
+    "CUDA out of memory",
+    "SIGBUS",
+]
 
 
 def generate_case(number: int) -> dict:
@@ -53,16 +63,28 @@ def generate_case(number: int) -> dict:
         "status": "published",
         "topics": [t["slug"] for t in rng.sample(VOCAB["topics"], 2)],
         "summary": paragraph(8),
-        "facts": {"severity": rng.choice(["critical", "high", "medium", "low", None]),
-                  "scope": None, "users_affected": None, "region": None,
-                  "time_to_detect": None, "time_to_resolve": f"PT{rng.randint(1, 96)}H"},
-        "environment": {"cluster": None, "accelerator": rng.choice(["NVIDIA H100", "NVIDIA A100", None]),
-                        "accelerator_count": rng.choice([8, 64, 512, 4096, None]), "node_count": None,
-                        "components": names("components", rng.randint(1, 5))},
+        "facts": {
+            "severity": rng.choice(["critical", "high", "medium", "low", None]),
+            "scope": None,
+            "users_affected": None,
+            "region": None,
+            "time_to_detect": None,
+            "time_to_resolve": f"PT{rng.randint(1, 96)}H",
+        },
+        "environment": {
+            "cluster": None,
+            "accelerator": rng.choice(["NVIDIA H100", "NVIDIA A100", None]),
+            "accelerator_count": rng.choice([8, 64, 512, 4096, None]),
+            "node_count": None,
+            "components": names("components", rng.randint(1, 5)),
+        },
         "symptoms": {"description": paragraph(3), "tags": names("symptom_tags", rng.randint(1, 4))},
         "scale_tables": [],
-        "root_cause": {"category": names("root_causes", 1)[0], "description": paragraph(2),
-                       "trigger": sentence(12)},
+        "root_cause": {
+            "category": names("root_causes", 1)[0],
+            "description": paragraph(2),
+            "trigger": sentence(12),
+        },
         "detection": sentence(10),
         "remediation": [sentence(10) for _ in range(3)],
         "action_items": [],

@@ -25,9 +25,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
-QUERIES = ["NCCL timeout", "Xid 79", "checkpoint save slow after adding nodes",
-           "allreduce stuck", "cudaErrorIllegalAddress", '"loss spike" -TPU', "straggler OR thermal",
-           "kubernetes api server overload", "the of", "ENOSPC disk full"]
+QUERIES = [
+    "NCCL timeout",
+    "Xid 79",
+    "checkpoint save slow after adding nodes",
+    "allreduce stuck",
+    "cudaErrorIllegalAddress",
+    '"loss spike" -TPU',
+    "straggler OR thermal",
+    "kubernetes api server overload",
+    "the of",
+    "ENOSPC disk full",
+]
 
 
 CPU: list[float] = []
@@ -64,12 +73,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             paths = generate.write(count, Path(folder))
             _, seconds = timed(import_case_files, paths=paths, vocab_paths=vocab)
-            rows.append((f"import {count} cases (index + neighbours)",
-                         f"{seconds:.1f} s (CPU {CPU[-1]:.1f} s)"))
+            rows.append(
+                (f"import {count} cases (index + neighbours)", f"{seconds:.1f} s (CPU {CPU[-1]:.1f} s)")
+            )
             changed = generate.write(10, Path(folder) / "changed", start=count)
             _, seconds = timed(import_case_files, paths=changed, vocab_paths=vocab)
-            rows.append(("import 10 more (incremental neighbours)",
-                         f"{seconds:.2f} s (CPU {CPU[-1]:.2f} s)"))
+            rows.append(("import 10 more (incremental neighbours)", f"{seconds:.2f} s (CPU {CPU[-1]:.2f} s)"))
         total = Case.objects.count()
 
         times, cpu = [], []
@@ -80,13 +89,19 @@ def main() -> None:
                 cpu.append(CPU[-1] * 1000)
         times.sort()
         cpu.sort()
-        rows.append(("search, median", f"{statistics.median(times):.0f} ms"
-                     f" (CPU {statistics.median(cpu):.0f} ms)"))
-        rows.append(("search, 95th percentile", f"{times[int(len(times) * 0.95) - 1]:.0f} ms"
-                     f" (CPU {cpu[int(len(cpu) * 0.95) - 1]:.0f} ms)"))
+        rows.append(
+            ("search, median", f"{statistics.median(times):.0f} ms (CPU {statistics.median(cpu):.0f} ms)")
+        )
+        rows.append(
+            (
+                "search, 95th percentile",
+                f"{times[int(len(times) * 0.95) - 1]:.0f} ms (CPU {cpu[int(len(cpu) * 0.95) - 1]:.0f} ms)",
+            )
+        )
         _, seconds = timed(search_cases, limit=20)
-        rows.append(("browse (no query) with facets", f"{seconds * 1000:.0f} ms"
-                     f" (CPU {CPU[-1] * 1000:.0f} ms)"))
+        rows.append(
+            ("browse (no query) with facets", f"{seconds * 1000:.0f} ms (CPU {CPU[-1] * 1000:.0f} ms)")
+        )
 
         # Every line distinct (a timestamp each), as in a real log: no help from repetition.
         lines, size, n = [], 0, 0
@@ -105,13 +120,18 @@ def main() -> None:
         _, seconds = timed(match_log, log)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        rows.append(("match_log, 1 MB log (distinct lines)",
-                     f"{seconds:.2f} s (CPU {CPU[-1]:.2f} s), peak Python memory {peak / 2**20:.0f} MiB"))
+        rows.append(
+            (
+                "match_log, 1 MB log (distinct lines)",
+                f"{seconds:.2f} s (CPU {CPU[-1]:.2f} s), peak Python memory {peak / 2**20:.0f} MiB",
+            )
+        )
 
         case = Case.objects.get(id="IL-0444")
         _, seconds = timed(similar_cases, case)
-        rows.append(("similar_cases (stored neighbours)", f"{seconds * 1000:.0f} ms"
-                     f" (CPU {CPU[-1] * 1000:.0f} ms)"))
+        rows.append(
+            ("similar_cases (stored neighbours)", f"{seconds * 1000:.0f} ms (CPU {CPU[-1] * 1000:.0f} ms)")
+        )
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rows.append(("process peak RSS", f"{rss:.0f} MiB"))
     finally:

@@ -19,13 +19,14 @@ from typing import Literal
 
 from django.db.models.expressions import RawSQL
 
-from incidents.models import Case, Facet, Term
+from incidents.models import Case, Facet
 from incidents.selectors import CaseFilters, filter_cases
 
 from .backends import get_backend, render_snippet
 from .facets import facet_counts
 from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .results import SearchHit, SearchResults
+from .vocab import terms_with_case_counts
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
@@ -44,7 +45,7 @@ def vocabulary_terms() -> list[VocabTerm]:
     log(N / n) / log(N) for a term on n of N published cases, so 1 for a term on one case
     and 0 for a term on every case (`NVIDIA GPU` or the `Training` topic say little).
     """
-    terms = list(Term.objects.filter(facet__in=EXPAND_FACETS).with_case_counts().order_by("facet", "name"))
+    terms = terms_with_case_counts(EXPAND_FACETS)
     total = max((t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), default=0)
     total = max(sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), total, 2)
     return [

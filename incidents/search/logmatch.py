@@ -28,6 +28,7 @@ from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, patt
 from .query import Atom
 from .results import LogHit, LogLineMatch
 from .text import STOP_WORDS, words
+from .vocab import terms_with_case_counts
 
 MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40
@@ -158,9 +159,7 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     text = decode_log(text)
     lines = _unique_lines(text)
 
-    terms = list(
-        Term.objects.with_case_counts().filter(facet__in=[Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
-    )
+    terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
     matcher, entries = _term_matcher(terms)
     term_evidence: dict[int, _Evidence] = {}
     if matcher is not None:

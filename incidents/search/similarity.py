@@ -89,8 +89,13 @@ def profile_of(case: Case) -> Profile:
     terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags, *case.components]}
     cause = case.root_cause_category
     terms[(cause.facet, cause.slug)] = cause.name
-    texts = (case.title, case.symptoms_description, case.root_cause_description,
-             case.root_cause_trigger, case.summary)
+    texts = (
+        case.title,
+        case.symptoms_description,
+        case.root_cause_description,
+        case.root_cause_trigger,
+        case.summary,
+    )
     return _profile(case.id, terms, texts)
 
 
@@ -172,8 +177,15 @@ def _published_profiles() -> list[Profile]:
         terms.setdefault(case_id, {})[(facet, slug)] = name
     profiles = []
     for row in published.order_by("id").values_list(
-        "id", "root_cause_category__facet", "root_cause_category__slug", "root_cause_category__name",
-        "title", "symptoms_description", "root_cause_description", "root_cause_trigger", "summary",
+        "id",
+        "root_cause_category__facet",
+        "root_cause_category__slug",
+        "root_cause_category__name",
+        "title",
+        "symptoms_description",
+        "root_cause_description",
+        "root_cause_trigger",
+        "summary",
     ):
         case_id, facet, slug, name, *texts = row
         case_terms = terms.get(case_id, {})

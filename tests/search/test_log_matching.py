@@ -73,8 +73,9 @@ def test_time_grows_linearly_with_hostile_input():
 
     def text(lines: int) -> str:
         # Distinct lines (repeated ones are matched once) of near-misses.
-        return "".join(f"{i} NVRM: Xid (PCI:" + "0" * 200 + " " + "a" * 300 + "Error" * 20 + "\n"
-                       for i in range(lines))
+        return "".join(
+            f"{i} NVRM: Xid (PCI:" + "0" * 200 + " " + "a" * 300 + "Error" * 20 + "\n" for i in range(lines)
+        )
 
     small, large = text(200), text(1600)
     seconds(small)
