@@ -27,6 +27,7 @@ neighbours is one indexed query at any N.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -162,6 +163,30 @@ class _Corpus:
         scored.sort(key=lambda s: (-s[1][0], s[0]))
         return scored[:NEIGHBOURS]
 
+    def best_all(self) -> dict[str, list[tuple[str, tuple]]]:
+        """Every case's best neighbours, each pair scored once (the score is symmetric):
+        N²/2 comparisons, a bounded heap per case."""
+        heaps: dict[str, list] = {pid: [] for pid in self.profiles}
+        ordered = sorted(self.profiles.values(), key=lambda p: p.id)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                parts = self.compare(a, b)
+                if parts[0] < MIN_SCORE:
+                    continue
+                for owner, other in ((a.id, b.id), (b.id, a.id)):
+                    # The heap's smallest item is the weakest kept neighbour; among equal
+                    # scores the larger id is weaker (negated code points reverse the order).
+                    item = (parts[0], tuple(-ord(ch) for ch in other), other, parts)
+                    heap = heaps[owner]
+                    if len(heap) < NEIGHBOURS:
+                        heapq.heappush(heap, item)
+                    elif item > heap[0]:
+                        heapq.heapreplace(heap, item)
+        return {
+            owner: [(item[2], item[3]) for item in sorted(heap, reverse=True)]
+            for owner, heap in heaps.items()
+        }
+
 
 def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
     return [(other, round(parts[0], 4)) for other, parts in ranked]
@@ -207,11 +232,7 @@ def rebuild_neighbours() -> int:
     """Recompute every published case's neighbours (O(N²) pairs). Returns rows written."""
     corpus = _Corpus(_published_profiles())
     CaseNeighbour.objects.all().delete()
-    rows = [
-        row
-        for owner in corpus.profiles
-        for row in _rows_for(corpus, owner, corpus.best(corpus.profiles[owner]))
-    ]
+    rows = [row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)]
     CaseNeighbour.objects.bulk_create(rows, batch_size=500)
     return len(rows)
 
@@ -224,6 +245,14 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     """
     changed = set(case_ids)
     corpus = _Corpus(_published_profiles())
+    if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
+        # Most cases changed (a first import): scoring each pair once is cheaper.
+        CaseNeighbour.objects.all().delete()
+        CaseNeighbour.objects.bulk_create(
+            [row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)],
+            batch_size=500,
+        )
+        return
     live_changed = [cid for cid in sorted(changed) if cid in corpus.profiles]
     # Unpublished changed cases lose their lists and leave everybody else's.
     CaseNeighbour.objects.filter(case_id__in=changed).delete()
