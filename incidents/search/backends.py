@@ -24,6 +24,8 @@ from .query import Atom, ParsedQuery
 from .text import MARK_END, MARK_START, IndexColumns, flatten_punctuation
 
 ZWSP = "\u200b"
+# PostgreSQL: index writes of at least this many rows refresh the table's statistics.
+ANALYZE_AFTER = 500
 
 # How much more a case counts for each vocabulary term the query named that it carries.
 TERM_BOOST = 0.5
@@ -303,6 +305,10 @@ class PostgresBackend(Backend):
                     for case_id, columns in rows
                 ],
             )
+            if len(rows) >= ANALYZE_AFTER:
+                # Fresh statistics after a large import: with none, the planner guesses one
+                # matching row and checks each case's vector in a loop (3x slower facets).
+                cursor.execute(f"ANALYZE {POSTGRES_TABLE}")
 
     def delete(self, case_ids: list[str]) -> None:
         if not case_ids:
