@@ -101,7 +101,7 @@ def search_cases(
     Queries (fixed whatever the number of cases): with a query 12 - vocabulary with case
     counts, ranked page with its total, snippets, the page's cases and their terms, 7 facet
     counts (one more if the page is past the end, or for the OR fallback when
-    `MATCH_ALL_FIRST`); a query that only excludes words, or none at all: 10.
+    `MATCH_ALL_FIRST`); a query that only excludes words: 11; no query: 10.
     """
     sort = sort if sort in SORTS else "relevance"
     offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))

@@ -52,6 +52,12 @@ def test_browse_query_count(django_assert_num_queries, extra_cases):
         search_cases(limit=20)
 
 
+def test_exclusion_only_query_count(django_assert_num_queries, extra_cases):
+    # The vocabulary, then what browsing costs.
+    with django_assert_num_queries(1 + BROWSE_QUERIES):
+        search_cases(query="-kubernetes")
+
+
 def test_match_log_query_count(django_assert_num_queries, extra_cases):
     with django_assert_num_queries(MATCH_LOG_QUERIES):
         hits = match_log(LOG)
