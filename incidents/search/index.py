@@ -34,6 +34,7 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
         batch = Case.objects.filter(id__in=ids[start : start + 500]).with_document()
         rows = [(case.id, index_columns(case)) for case in batch]
         backend.write(rows)
+    backend.after_bulk_write(len(ids))
     return len(ids)
 
 
