@@ -15,10 +15,24 @@ from django.db import transaction
 from . import signals
 from .durations import duration_seconds
 from .models import (
-    Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term,
+    Case,
+    CaseRelation,
+    CaseTerm,
+    Facet,
+    ScaleColumn,
+    ScaleRow,
+    ScaleTable,
+    Source,
+    Term,
 )
 from .problems import CaseImportError, ImportProblem
-from .validation import LoadedDocument, expand_paths, load_documents, term_references, validate_batch
+from .validation import (
+    LoadedDocument,
+    expand_paths,
+    load_documents,
+    term_references,
+    validate_batch,
+)
 from .vocabulary import VocabularyDefinitions, load_vocabulary, reference_of
 
 

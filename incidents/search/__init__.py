@@ -4,9 +4,9 @@ HTML views, the JSON API and the MCP tools call these functions and nothing else
 search; the results are plain dataclasses with model instances inside.
 """
 
-from .results import FacetCount, LogHit, LogLineMatch, SearchHit, SearchResults, SimilarCase
 from .engine import search_cases
 from .logmatch import match_log
+from .results import FacetCount, LogHit, LogLineMatch, SearchHit, SearchResults, SimilarCase
 from .similarity import similar_cases
 
 __all__ = [
