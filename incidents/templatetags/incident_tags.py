@@ -42,10 +42,3 @@ def percent(score: float | None) -> str:
         return ""
     return f"{round(score * 100)}%"
 
-
-@register.filter
-def facet_label(facet: str) -> str:
-    """`root_cause` -> `Root cause`; facet names as people read them."""
-    from incidents.views.state import FACET_LABELS
-
-    return FACET_LABELS.get(facet, facet.replace("_", " ").capitalize())

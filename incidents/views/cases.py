@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import browse, selectors
-from incidents.search import FacetCount, search_cases, similar_cases
+from incidents.search import FacetCount, SimilarCase, search_cases, similar_cases
 from incidents.selectors import FILTER_FACETS
 
 from .citation import bibtex
@@ -81,11 +81,16 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
     if state.q and state.has_filters():
         candidates.append(("Search all cases, without the filters", state.without_filters()))
         candidates.append((f"Keep the filters, drop the search “{state.q}”", state.without_query()))
-    suggestions = []
-    for text, other in candidates[:MAX_SUGGESTIONS]:
+    suggestions: list[Suggestion] = []
+    for text, other in candidates:
+        url = other.url(base)
+        if any(s.url == url for s in suggestions):
+            continue
+        if len(suggestions) == MAX_SUGGESTIONS:
+            break
         total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort,
                              limit=0).total
-        suggestions.append(Suggestion(text, other.url(base), total))
+        suggestions.append(Suggestion(text, url, total))
     return suggestions
 
 
@@ -98,6 +103,19 @@ def _page_numbers(current: int, last: int) -> list[int | None]:
             numbers.append(None)
         numbers.append(n)
     return numbers
+
+
+# Reasons read best from the most telling shared term down to the broadest.
+REASON_ORDER = ("symptom", "root_cause", "component", "topic")
+
+
+def _reasons(similar: SimilarCase) -> list[tuple[str, list[str]]]:
+    """(facet label, shared term names) in `REASON_ORDER`, then any other facet the
+    search module reports."""
+    shared = similar.shared_terms
+    order = [f for f in REASON_ORDER if f in shared] + sorted(set(shared) - set(REASON_ORDER))
+    return [(FACET_LABELS.get(f, f.replace("_", " ").capitalize()), shared[f])
+            for f in order if shared[f]]
 
 
 def case_list(request: HttpRequest) -> HttpResponse:
@@ -164,7 +182,7 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
         "case": case,
         "related": related,
         "related_ids": {other.id for other in related},
-        "similar": similar_cases(case, limit=SIMILAR_SHOWN),
+        "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
         "tool_urls": {
             "json": request.build_absolute_uri(json_url),
             # Literal path: the API's similar endpoint is built on another branch.

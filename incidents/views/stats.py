@@ -23,10 +23,13 @@ def stats(request: HttpRequest) -> HttpResponse:
     same numbers for screen readers. Data: `selectors.case_stats` (fixed 8 queries).
     """
     data = selectors.case_stats()
+    per_year = dict(data.by_year)
+    # Years without cases still get a (zero) column: the axis is time.
+    years = range(min(per_year), max(per_year) + 1) if per_year else range(0)
     cases = reverse("incidents:case-list")
     charts = [
         column_chart("years", "Cases per year of publication",
-                     [(str(y), n, f"{cases}?year={y}") for y, n in data.by_year],
+                     [(str(y), per_year.get(y, 0), f"{cases}?year={y}") for y in years],
                      category_label="Year"),
         bar_chart("root-causes", "Root-cause categories",
                   [(t.name, n, f"{cases}?root_cause={t.slug}") for t, n in data.by_root_cause],
