@@ -48,7 +48,8 @@ def stats(request: HttpRequest) -> HttpResponse:
                      note=f"{len(data.accelerator_counts)} of {data.total} cases report an "
                           "accelerator count."),
         bar_chart("accelerators", "Accelerators",
-                  [(name, n, f"{cases}?{urlencode({'accelerator': name})}") for name, n in data.by_accelerator],
+                  [(name, n, f"{cases}?{urlencode({'accelerator': name})}")
+                   for name, n in data.by_accelerator],
                   category_label="Accelerator"),
         column_chart("time-to-resolve", "Time to resolve",
                      [(label, n, None) for label, n in bucket_counts(data.time_to_resolve_seconds,
