@@ -16,7 +16,7 @@ Events:
   Type     Reason     Age                From               Message
   ----     ------     ----               ----               -------
   Normal   Scheduled  12m                default-scheduler  Successfully assigned jobs/w7 to node-17
-  Warning  Failed     11m (x4 over 12m)  kubelet            Failed to pull image "registry.local/train:v3": deadline exceeded
+  Warning  Failed     11m (x4 over 12m)  kubelet            Failed to pull image "reg/train:v3": timeout
   Normal   BackOff    2m (x40 over 11m)  kubelet            Back-off pulling image "registry.local/train:v3"
   Warning  Failed     2m (x40 over 11m)  kubelet            Error: ImagePullBackOff
 """
