@@ -4,7 +4,7 @@ document.querySelectorAll("button.copy[data-copy]").forEach((button) => {
   if (!source || !navigator.clipboard) return;
   button.hidden = false;
   button.addEventListener("click", async () => {
-    await navigator.clipboard.writeText(source.value || source.textContent);
+    await navigator.clipboard.writeText(source.textContent);
     button.textContent = "Copied";
     setTimeout(() => { button.textContent = "Copy citation"; }, 2000);
   });
