@@ -107,3 +107,50 @@ def dumps_document(document: CaseDocument | dict[str, Any], *, indent: int | Non
     """Serialise a document the one way export writes it (UTF-8 text, stable layout)."""
     text = json.dumps(document, indent=indent, ensure_ascii=False)
     return text + "\n" if indent is not None else text
+
+
+def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
+    """An incoming document spelled out the way `case_document` builds it, for comparison:
+    optional sections filled with their empty values, scale-row values in column order."""
+    facts = document.get("facts", {})
+    environment = document.get("environment", {})
+    root_cause = document["root_cause"]
+    tables = []
+    for table in document.get("scale_tables", []):
+        keys = [column["key"] for column in table["columns"]]
+        tables.append({
+            "caption": table["caption"],
+            "columns": [{"key": c["key"], "label": c["label"], "unit": c.get("unit")}
+                        for c in table["columns"]],
+            "rows": [{"values": {k: row["values"][k] for k in keys if k in row["values"]},
+                      "outcome": row["outcome"], "note": row.get("note")}
+                     for row in table["rows"]],
+        })
+    return {
+        "id": document["id"],
+        "title": document["title"],
+        "organization": document["organization"],
+        "published": document["published"],
+        "occurred": document.get("occurred"),
+        "status": document["status"],
+        "topics": list(document["topics"]),
+        "summary": document["summary"],
+        "facts": {key: facts.get(key) for key in (
+            "severity", "scope", "users_affected", "region", "time_to_detect", "time_to_resolve")},
+        "environment": {
+            **{key: environment.get(key) for key in (
+                "cluster", "accelerator", "accelerator_count", "node_count")},
+            "components": list(environment.get("components", [])),
+        },
+        "symptoms": {"description": document["symptoms"]["description"],
+                     "tags": list(document["symptoms"]["tags"])},
+        "scale_tables": tables,
+        "root_cause": {"category": root_cause["category"],
+                       "description": root_cause.get("description"),
+                       "trigger": root_cause.get("trigger")},
+        "detection": document.get("detection"),
+        **{key: list(document.get(key, [])) for key in (
+            "remediation", "action_items", "lessons", "checks")},
+        "sources": [{"title": s.get("title"), "url": s["url"]} for s in document["sources"]],
+        "related": list(document.get("related", [])),
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
 from .models import Case, CaseQuerySet, CaseTerm, Facet, Term
 
@@ -108,6 +108,21 @@ def term_counts(facet: str) -> dict[str, int]:
     return dict(rows)
 
 
+def terms_with_counts(
+    facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None
+) -> list[tuple[Term, int]]:
+    """Terms of `facet` used by the cases in `case_ids` (a `values("id")` queryset) with how
+    many of those cases use each, most frequent first: one query."""
+    if facet == Facet.ROOT_CAUSE:
+        terms = Term.objects.of(facet).filter(root_cause_cases__in=case_ids).annotate(
+            n=Count("root_cause_cases"))
+    else:
+        terms = Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(
+            n=Count("case_links"))
+    terms = terms.order_by("-n", "name")
+    return [(t, t.n) for t in (terms[:limit] if limit else terms)]
+
+
 @dataclass(frozen=True)
 class TopicOverview:
     """What one topic holds: its term, case count, frequent co-occurring terms, latest cases."""
@@ -128,21 +143,12 @@ def topic_overview(slug: str, *, top: int = 5, latest: int = 5) -> TopicOverview
     in_topic = Case.objects.published().filter(term_links__term=topic)
     ids = in_topic.values("id")
 
-    def frequent(facet: str) -> list[tuple[Term, int]]:
-        if facet == Facet.ROOT_CAUSE:
-            terms = (Term.objects.of(facet).filter(root_cause_cases__in=ids)
-                     .annotate(n=Count("root_cause_cases")))
-        else:
-            terms = (Term.objects.of(facet).filter(case_links__case__in=ids)
-                     .annotate(n=Count("case_links")))
-        return [(t, t.n) for t in terms.order_by("-n", "name")[:top]]
-
     return TopicOverview(
         topic=topic,
         case_count=in_topic.count(),
-        top_symptoms=frequent(Facet.SYMPTOM),
-        top_root_causes=frequent(Facet.ROOT_CAUSE),
-        top_components=frequent(Facet.COMPONENT),
+        top_symptoms=terms_with_counts(Facet.SYMPTOM, ids, limit=top),
+        top_root_causes=terms_with_counts(Facet.ROOT_CAUSE, ids, limit=top),
+        top_components=terms_with_counts(Facet.COMPONENT, ids, limit=top),
         latest_cases=list(in_topic.newest_first().with_summary()[:latest]),
     )
 
@@ -170,24 +176,15 @@ def case_stats() -> CaseStats:
     by_year = (published.annotate(year=ExtractYear("published")).values("year")
                .annotate(n=Count("id")).order_by("year").values_list("year", "n"))
 
-    def by_term(facet: str) -> list[tuple[Term, int]]:
-        if facet == Facet.ROOT_CAUSE:
-            terms = Term.objects.of(facet).filter(root_cause_cases__in=ids).annotate(
-                n=Count("root_cause_cases"))
-        else:
-            terms = Term.objects.of(facet).filter(case_links__case__in=ids).annotate(
-                n=Count("case_links"))
-        return [(t, t.n) for t in terms.order_by("-n", "name")]
-
     by_accelerator = (published.exclude(accelerator=None).values("accelerator")
                       .annotate(n=Count("id")).order_by("-n", "accelerator")
                       .values_list("accelerator", "n"))
     return CaseStats(
         total=published.count(),
         by_year=list(by_year),
-        by_root_cause=by_term(Facet.ROOT_CAUSE),
-        by_symptom=by_term(Facet.SYMPTOM),
-        by_component=by_term(Facet.COMPONENT),
+        by_root_cause=terms_with_counts(Facet.ROOT_CAUSE, ids),
+        by_symptom=terms_with_counts(Facet.SYMPTOM, ids),
+        by_component=terms_with_counts(Facet.COMPONENT, ids),
         by_accelerator=list(by_accelerator),
         accelerator_counts=list(published.exclude(accelerator_count=None)
                                 .order_by("accelerator_count")

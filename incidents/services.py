@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 
 from . import signals
+from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .models import (
     Case,
@@ -40,6 +41,7 @@ from .vocabulary import VocabularyDefinitions, load_vocabulary, reference_of
 class ImportResult:
     created: list[str]
     updated: list[str]
+    unchanged: list[str]
     terms_written: int
 
 
@@ -51,55 +53,79 @@ def import_case_files(
     Raises CaseImportError listing every problem (file, JSON path, message); nothing is
     written then. With `dry_run` everything is validated and nothing is written.
     """
+    paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
     definitions = VocabularyDefinitions()
     for vocab_path in vocab_paths:
         loaded, found = load_vocabulary(Path(vocab_path))
         definitions.terms.extend(loaded.terms)
         problems.extend(found)
+    vocabulary_ok = not problems
     files, found = expand_paths(paths)
     problems.extend(found)
+    if not files and not problems:
+        problems.append(ImportProblem(", ".join(str(p) for p in paths), "$",
+                                      "no case JSON files found"))
     items, found = load_documents(files)
     problems.extend(found)
-    if not problems:
+    # Documents that parsed are checked even when others did not, so one run reports all;
+    # with a broken vocabulary file every term would look unknown, so that waits for a fix.
+    if vocabulary_ok:
         problems.extend(validate_batch(items, definitions))
     if problems:
         raise CaseImportError(problems)
     if dry_run:
-        existing = set(Case.objects.filter(id__in=[i.document["id"] for i in items])
-                       .values_list("id", flat=True))
-        ids = [i.document["id"] for i in items]
+        current = _current_documents([i.document["id"] for i in items])
         return ImportResult(
-            created=[i for i in ids if i not in existing],
-            updated=[i for i in ids if i in existing],
+            created=[i.document["id"] for i in items if i.document["id"] not in current],
+            updated=[i.document["id"] for i in items if i.document["id"] in current
+                     and current[i.document["id"]] != normalized_document(i.document)],
+            unchanged=[i.document["id"] for i in items
+                       if current.get(i.document["id"]) == normalized_document(i.document)],
             terms_written=0,
         )
     return write_documents(items, definitions)
+
+
+def _current_documents(ids: list[str]) -> dict[str, dict]:
+    return {case.id: dict(case_document(case))
+            for case in Case.objects.filter(id__in=ids).with_document()}
 
 
 @transaction.atomic
 def write_documents(
     items: list[LoadedDocument], definitions: VocabularyDefinitions
 ) -> ImportResult:
-    """Write validated documents and definitions; the same id again replaces that case."""
+    """Write validated documents and definitions; the same id again replaces that case.
+
+    A document equal to what is stored is left alone, so re-importing the same files keeps
+    each case's `modified` time (the change feed stays meaningful) and sends no signal for it.
+    """
     terms_written = _upsert_terms(definitions)
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in Term.objects.all()}
-    existing = set(Case.objects.filter(id__in=[i.document["id"] for i in items])
-                   .values_list("id", flat=True))
-    created, updated = [], []
+    current = _current_documents([i.document["id"] for i in items])
+    created, updated, unchanged = [], [], []
+    changed_items = []
     for item in items:
+        case_id = item.document["id"]
+        if current.get(case_id) == normalized_document(item.document):
+            unchanged.append(case_id)
+            continue
         _write_case(item.document, terms)
-        (updated if item.document["id"] in existing else created).append(item.document["id"])
-    ids = [item.document["id"] for item in items]
+        (updated if case_id in current else created).append(case_id)
+        changed_items.append(item)
+    ids = [item.document["id"] for item in changed_items]
     CaseRelation.objects.filter(source_id__in=ids).delete()
     CaseRelation.objects.bulk_create(
         CaseRelation(source_id=item.document["id"], target_id=target, position=position)
-        for item in items
+        for item in changed_items
         for position, target in enumerate(item.document.get("related", []))
     )
-    transaction.on_commit(lambda: signals.cases_changed.send(sender=Case, case_ids=ids))
-    signals.cases_written.send(sender=Case, case_ids=ids)
-    return ImportResult(created=created, updated=updated, terms_written=terms_written)
+    if ids:
+        transaction.on_commit(lambda: signals.cases_changed.send(sender=Case, case_ids=ids))
+        signals.cases_written.send(sender=Case, case_ids=ids)
+    return ImportResult(created=created, updated=updated, unchanged=unchanged,
+                        terms_written=terms_written)
 
 
 def _upsert_terms(definitions: VocabularyDefinitions) -> int:

@@ -66,7 +66,8 @@ def test_list_gives_paginated_summaries_newest_first(client):
         "organization": "BigScience",
         "published": "2022-03-04",
         "topics": ["ai-infra", "training", "networking"],
-        "symptom_tags": ["Training job failure", "NCCL timeout", "GPU unavailable", "Node NotReady"],
+        "symptom_tags": ["Training job failure", "NCCL timeout", "GPU unavailable", "Node NotReady",
+                         "Training hang"],
         "root_cause_category": "Root cause unknown",
         "url": "http://testserver/api/cases/IL-0428",
     }

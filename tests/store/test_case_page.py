@@ -61,7 +61,7 @@ def test_summary_and_symptoms_are_rendered_markdown_with_tag_links(page):
     assert "<code>CUDA_LAUNCH_BLOCKING=1</code>" in page
     assert "Ahead of the 176B-parameter tr11 training" in section(page, "summary-h")
     symptoms = section(page, "symptoms-h")
-    assert "Training job failure NCCL timeout GPU unavailable Node NotReady" in symptoms
+    assert "Training job failure NCCL timeout GPU unavailable Node NotReady Training hang" in symptoms
     assert "the ranks had fallen out of step" in symptoms
     assert 'href="/cases/?symptom=nccl-timeout"' in page
 
@@ -95,6 +95,8 @@ def test_action_items_lessons_checks_sources_and_related(page):
     assert ('href="https://github.com/bigscience-workshop/bigscience/blob/master/train/'
             'tr11-176B-ml/hang-debug.md"') in page
     assert "BigScience tr11-176B: debugging the 100B+ test-run hang" in section(page, "sources-h")
+    related = section(page, "related-h")
+    assert "IL-0431: " in related and "IL-0433: " in related
 
 
 def test_it_links_its_json_twin(page, client):

@@ -153,7 +153,7 @@ def test_the_command_prints_each_problem_and_exits_non_zero(tmp_path, capsys):
 def test_dry_run_validates_and_writes_nothing(tmp_path, capsys):
     [path] = write_cases(tmp_path, [synthetic_case(14)])
     call_command("import_cases", str(path), "--dry-run")
-    assert "would import 1 case(s): 1 new, 0 updated" in capsys.readouterr().out
+    assert "would import 1 case(s): 1 new, 0 updated, 0 unchanged" in capsys.readouterr().out
     assert not Case.objects.filter(id="IL-900014").exists()
 
 
@@ -164,9 +164,33 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     [path] = write_cases(tmp_path, [document])
     before = Case.objects.count()
     result = import_case_files(paths=[path], vocab_paths=[VOCAB_FILE])
-    assert (result.created, result.updated) == ([], ["IL-0428"])
+    assert (result.created, result.updated, result.unchanged) == ([], ["IL-0428"], [])
     assert Case.objects.count() == before
     case = Case.objects.get(id="IL-0428")
     assert case.title == "An edited title for the BigScience 100B hang case"
     assert case.remediation == ["First step.", "Second step."]
-    assert CaseTerm.objects.filter(case=case).count() == 3 + 4 + 7  # topics, symptoms, components
+    assert CaseTerm.objects.filter(case=case).count() == 3 + 5 + 7  # topics, symptoms, components
+
+
+def test_problems_in_every_file_are_reported_in_one_run(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    [dangling] = write_cases(tmp_path, [synthetic_case(15, related=["IL-616161"])])
+    problems = problems_of([broken, dangling])
+    assert [(file, path) for file, path, _ in problems] == [
+        (str(broken), "$"), (str(dangling), "$.related[0]"),
+    ]
+
+
+def test_an_empty_folder_is_refused(tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert problems_of([tmp_path / "empty"]) == [
+        (str(tmp_path / "empty"), "$", "no case JSON files found")
+    ]
+
+
+def test_export_refuses_a_target_that_is_a_file(tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("x", encoding="utf-8")
+    with pytest.raises(CommandError, match="exists and is not a folder"):
+        call_command("export_cases", str(target))

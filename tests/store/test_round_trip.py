@@ -51,3 +51,10 @@ def test_unknown_facts_stay_null_in_the_export(tmp_path):
     assert document["facts"]["time_to_resolve"] is None
     assert document["occurred"] is None
     assert document["detection"] is None
+
+
+def test_fixture_files_are_in_export_form(tmp_path):
+    """Exporting over fixtures/cases would change nothing: the files are what export writes."""
+    call_command("export_cases", str(tmp_path))
+    for path in sorted(CASES_DIR.glob("*.json")):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from incidents.exporting import export_to_directory
 
@@ -14,5 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("directory", type=Path)
 
     def handle(self, *args, directory: Path, **options):
+        if directory.exists() and not directory.is_dir():
+            raise CommandError(f"{directory} exists and is not a folder")
         written = export_to_directory(directory)
         self.stdout.write(f"exported {len(written)} case(s) to {directory}")

@@ -30,7 +30,8 @@ class Command(BaseCommand):
                 f"import refused: {len(exc.problems)} problem(s); nothing was written"
             ) from exc
         verb = "would import" if dry_run else "imported"
+        total = len(result.created) + len(result.updated) + len(result.unchanged)
         self.stdout.write(
-            f"{verb} {len(result.created) + len(result.updated)} case(s): "
-            f"{len(result.created)} new, {len(result.updated)} updated"
+            f"{verb} {total} case(s): {len(result.created)} new, {len(result.updated)} updated, "
+            f"{len(result.unchanged)} unchanged"
         )
