@@ -71,7 +71,8 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
 
 
 def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:
-    """Ways out of an empty result: drop one filter, the filters, or the query (with totals)."""
+    """Ways out of an empty result: drop one filter, the filters, or the query; each with its
+    total, those that still find nothing left out, most results first."""
     candidates: list[tuple[str, SearchState]] = []
     for chip in state.chips(base, labels):
         verb = "stop excluding" if chip.excluded else "remove"
@@ -91,7 +92,8 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
         total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort,
                              limit=0).total
         suggestions.append(Suggestion(text, url, total))
-    return suggestions
+    # Only ways out that lead somewhere, the widest first.
+    return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
 
 
 def _page_numbers(current: int, last: int) -> list[int | None]:
