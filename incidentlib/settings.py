@@ -27,6 +27,9 @@ if not SECRET_KEY:
     SECRET_KEY = "incidentlib-development-key-not-for-production"
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Origins besides the site's own (http(s)://<ALLOWED_HOSTS entry>[:port]) whose pages may call
+# /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
+MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
 PORT = env.int("PORT", default=8000)
 
 INSTALLED_APPS = [
@@ -37,6 +40,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "incidents",
     "api",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [

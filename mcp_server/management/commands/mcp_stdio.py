@@ -1,0 +1,18 @@
+"""`python manage.py mcp_stdio`: serve the MCP tools over stdin/stdout for desktop clients."""
+
+from __future__ import annotations
+
+import anyio
+from django.core.management.base import BaseCommand
+
+from mcp_server.server import build_server
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve the incidentlib MCP tools, resources and prompt over stdio (for desktop MCP "
+        "clients). stdout carries only the protocol; logs go to stderr."
+    )
+
+    def handle(self, *args, **options) -> None:
+        anyio.run(build_server().run_stdio_async)

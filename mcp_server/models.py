@@ -1,0 +1,188 @@
+"""Output shapes of the MCP tools (pydantic models: each becomes a tool's output schema).
+
+Lists carry `CaseSummary`-based entries, never whole documents: a summary is a few hundred
+bytes, so a page at the largest `limit` stays under `MAX_LIST_RESPONSE_BYTES`.
+`get_incident` returns the case document itself, whose schema is `case.schema.json`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any, Literal
+
+from django.conf import settings
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+FacetName = Literal["topic", "symptom", "root_cause", "component"]
+FilterFacet = Literal["topic", "symptom", "root_cause", "component", "organization", "year",
+                      "accelerator"]
+
+
+class CaseSummary(BaseModel):
+    """One case in a list: enough to decide whether to open it with get_incident."""
+
+    id: str = Field(description="Case id, e.g. IL-0428; open it with get_incident.")
+    title: str = Field(description="One-sentence headline (at most 300 characters).")
+    organization: str
+    published: str = Field(description="Date the public account was published, YYYY-MM-DD.")
+    topics: list[str] = Field(description="Topic slugs.")
+    symptom_tags: list[str] = Field(description="Symptom tag names.")
+    root_cause_category: str = Field(description="Root-cause category name.")
+
+
+class FacetValue(BaseModel):
+    value: str = Field(description="What to pass as the filter (slug, name or year).")
+    label: str
+    count: int = Field(description="Cases in the whole result set with this value.")
+
+
+class SearchHit(CaseSummary):
+    score: float | None = Field(description="Relevance, higher is better; null when browsing.")
+    snippet: str | None = Field(
+        description="Matching passage, plain text with **bold** around matched words "
+                    "(at most 300 characters), or null.")
+    matched_terms: list[str] = Field(
+        description="Vocabulary terms the query named or was widened to (why it matched).")
+
+
+class SearchResult(BaseModel):
+    total: int = Field(description="Cases matching the query and filters (all pages).")
+    hits: list[SearchHit]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` (same query and filters) for the next page; null on the "
+                    "last page.")
+    notes: list[str] = Field(description="Remarks on the query, e.g. that it had only stop words.")
+    facets: dict[str, list[FacetValue]] | None = Field(
+        default=None, description="Top values per facet over all matches (when facets=true).")
+
+
+class IncidentList(BaseModel):
+    total: int = Field(description="Cases matching the filters (all pages).")
+    incidents: list[CaseSummary]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` (same filters and sort) for the next page; null on the "
+                    "last page.")
+    facets: dict[str, list[FacetValue]] | None = Field(
+        default=None, description="Top values per facet over all matches (when facets=true).")
+
+
+class TermCount(BaseModel):
+    slug: str
+    name: str
+    count: int = Field(description="Published cases in the topic that carry this term.")
+
+
+class TopicOverview(BaseModel):
+    slug: str
+    name: str
+    description: str
+    synonyms: list[str]
+    case_count: int = Field(description="Published cases in the topic.")
+    top_symptoms: list[TermCount]
+    top_root_causes: list[TermCount]
+    top_components: list[TermCount]
+    latest_cases: list[CaseSummary] = Field(description="Newest published cases in the topic.")
+
+
+class VocabTerm(BaseModel):
+    slug: str = Field(description="Pass this as the filter value.")
+    name: str
+    description: str
+    synonyms: list[str]
+    case_count: int = Field(description="Published cases that carry the term.")
+
+
+class Vocabulary(BaseModel):
+    terms: dict[FacetName, list[VocabTerm]] = Field(
+        description="Terms by facet, each list sorted by name. The facet name is the filter "
+                    "parameter of search_incidents and list_incidents.")
+
+
+class CaseRef(BaseModel):
+    id: str
+    title: str
+
+
+class SimilarIncident(CaseSummary):
+    score: float = Field(description="Similarity 0..1, higher is closer.")
+    shared_terms: dict[str, list[str]] = Field(
+        description="Why: vocabulary shared with the case, by facet (term names).")
+    score_parts: dict[str, float] = Field(
+        description="How the score is made up, e.g. {\"vocabulary\": 0.4, \"text\": 0.2}.")
+
+
+class SimilarIncidents(BaseModel):
+    id: str = Field(description="The case the others are similar to.")
+    title: str
+    similar: list[SimilarIncident] = Field(description="Computed neighbours, closest first.")
+    related: list[CaseRef] = Field(description="Cases the editors linked by hand (kept apart).")
+
+
+class MatchedLine(BaseModel):
+    line_number: int = Field(description="1-based line number in the text sent.")
+    line: str = Field(description="The line, at most 300 characters.")
+    terms: list[str] = Field(description="The failure signatures (vocabulary terms or error "
+                                         "tokens) found in it.")
+
+
+class LogMatch(CaseSummary):
+    score: float = Field(description="Higher is a better match.")
+    matched_lines: list[MatchedLine] = Field(
+        description="At most 5 distinct lines, in the order the search module ranks them.")
+    more_matched_lines: int = Field(description="Distinct matched lines left out.")
+
+
+class LogMatchResult(BaseModel):
+    lines_scanned: int
+    hits: list[LogMatch]
+    notes: list[str]
+
+
+@cache
+def incident_document_schema() -> dict[str, Any]:
+    """`case.schema.json` as get_incident's output schema: only `id` is required, since
+    `fields` may leave the others out."""
+    with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    definitions = schema.pop("$defs", {})
+    schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")},
+                          definitions)
+    schema["required"] = ["id"]
+    return schema
+
+
+def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
+    """Replace `{"$ref": "#/$defs/x"}` by the definition (the case schema has no cycles),
+    so the schema stands alone inside a tool listing."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            merged = {**definitions[ref.removeprefix("#/$defs/")],
+                      **{k: v for k, v in node.items() if k != "$ref"}}
+            return _inline_refs(merged, definitions)
+        return {k: _inline_refs(v, definitions) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline_refs(v, definitions) for v in node]
+    return node
+
+
+class IncidentDocument(BaseModel):
+    """A case document (`case.schema.json`), possibly trimmed to some fields.
+
+    Validates loosely (the document comes from `case_document`, already schema-shaped) and
+    publishes the case schema itself, so the tool's output schema never drifts from it.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return copy.deepcopy(incident_document_schema())

@@ -1,0 +1,81 @@
+"""MCP resources: each case as `incident://IL-0428` and each topic as `topic://training`,
+in Markdown, ready to read into an assistant's context; clients can complete the ids."""
+
+from __future__ import annotations
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.types import Completion, CompletionArgument, ResourceTemplateReference
+
+from incidents import lookups, selectors
+from incidents.documents import case_document
+from incidents.models import Facet
+
+from .markdown import case_markdown, topic_markdown
+from .suggest import closest_case_ids, normalize_case_id, resolve_term
+from .toolkit import resource_reader, with_database
+
+INCIDENT_URI = "incident://{case_id}"
+TOPIC_URI = "topic://{slug}"
+MAX_COMPLETIONS = 100  # the protocol's cap per answer
+
+
+def read_incident(case_id: str) -> str:
+    """The case as Markdown. Unknown id: ResourceNotFoundError naming the closest ids."""
+    case = selectors.case_by_id(normalize_case_id(case_id))
+    if case is None:
+        closest = closest_case_ids(case_id, lookups.visible_case_ids())
+        raise ResourceNotFoundError(
+            f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else ""))
+    return case_markdown(case_document(case))
+
+
+def read_topic(slug: str) -> str:
+    """The topic overview as Markdown. Unknown topic: ResourceNotFoundError listing topics."""
+    overview = selectors.topic_overview(slug)
+    if overview is None:
+        topics = selectors.vocabulary(Facet.TOPIC)
+        term = resolve_term(slug, topics)
+        overview = selectors.topic_overview(term.slug) if term else None
+        if overview is None:
+            raise ResourceNotFoundError(
+                f"No topic {slug!r}. Topics: {', '.join(t.slug for t in topics)}.")
+    return topic_markdown(overview)
+
+
+def completions(uri_template: str, argument: str, prefix: str) -> Completion | None:
+    """Case ids or topic slugs starting with `prefix` (ignoring case), for URI templates."""
+    if (uri_template, argument) == (INCIDENT_URI, "case_id"):
+        values = lookups.visible_case_ids()
+    elif (uri_template, argument) == (TOPIC_URI, "slug"):
+        values = [term.slug for term in selectors.vocabulary(Facet.TOPIC)]
+    else:
+        return None
+    matching = [v for v in values if v.casefold().startswith(prefix.strip().casefold())]
+    return Completion(values=matching[:MAX_COMPLETIONS], total=len(matching),
+                      has_more=len(matching) > MAX_COMPLETIONS)
+
+
+def register_resources(server: MCPServer) -> None:
+    complete_in_thread = with_database(completions)
+
+    @server.completion()
+    async def complete(ref: object, argument: CompletionArgument, context: object) -> Completion | None:
+        if not isinstance(ref, ResourceTemplateReference):
+            return None
+        return await anyio.to_thread.run_sync(
+            complete_in_thread, ref.uri, argument.name, argument.value)
+
+    server.resource(
+        INCIDENT_URI, name="incident", title="Incident case",
+        description="One incident case in Markdown: facts, symptoms, scale observations, root "
+                    "cause, remediation, lessons, checks, sources. E.g. incident://IL-0428.",
+        mime_type="text/markdown",
+    )(resource_reader(read_incident))
+    server.resource(
+        TOPIC_URI, name="topic", title="Incident topic",
+        description="One topic in Markdown: description, case count, frequent symptoms, root "
+                    "causes and components, latest cases. E.g. topic://training.",
+        mime_type="text/markdown",
+    )(resource_reader(read_topic))

@@ -1,0 +1,48 @@
+"""The incidentlib MCP server: seven read-only tools, two resource templates, one prompt.
+
+`build_server()` makes a fresh `MCPServer`; the HTTP app (`mcp_server.http`) and the stdio
+command (`manage.py mcp_stdio`) each build their own, since a session manager runs once.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from mcp.server.mcpserver import MCPServer
+
+from .prompts import register_prompts
+from .resources import register_resources
+from .toolkit import read_only_tool
+from .tools import TOOLS
+
+INSTRUCTIONS = """\
+incidentlib is a knowledge base of real, publicly documented AI-infrastructure incidents
+(training hangs, NCCL and fabric faults, GPU errors, checkpoint and storage failures,
+inference outages), each with symptoms, root cause, remediation and sources.
+To answer "have we seen this before?": search_incidents with the symptoms in words, or
+match_log with pasted log lines; then get_incident on the best hits (pass fields to read
+less) and similar_incidents for neighbours. vocab lists the filter values; list_incidents
+browses; get_topic summarises a topic. Every tool only reads; no key is needed."""
+
+
+def _version() -> str:
+    try:
+        return version("incidentlib")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "0"
+
+
+def build_server() -> MCPServer:
+    """A new MCP server with every tool, resource and prompt registered."""
+    server = MCPServer(
+        name="incidentlib",
+        title="incidentlib: AI-infrastructure incidents",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        tools=[read_only_tool(fn, title=title) for fn, title in TOOLS],
+        # Django's LOGGING already configured the root logger; this only sets a floor.
+        log_level="WARNING",
+    )
+    register_resources(server)
+    register_prompts(server)
+    return server

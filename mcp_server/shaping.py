@@ -1,0 +1,70 @@
+"""From selector and search results (model instances, dataclasses) to the tools' output models."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from incidents.models import Case
+from incidents.search import FacetCount, LogLineMatch
+
+from .models import CaseSummary, FacetValue, MatchedLine
+
+SNIPPET_CHARS = 300
+FACET_VALUES = 8
+
+_MARK = re.compile(r"</?mark>", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+
+
+def summary_fields(case: Case) -> dict:
+    """The `CaseSummary` fields of a case fetched with `with_summary()` (no queries)."""
+    return {
+        "id": case.id,
+        "title": case.title,
+        "organization": case.organization,
+        "published": case.published.isoformat(),
+        "topics": [term.slug for term in case.topics],
+        "symptom_tags": [term.name for term in case.symptom_tags],
+        "root_cause_category": case.root_cause_category.name,
+    }
+
+
+def case_summary(case: Case) -> CaseSummary:
+    return CaseSummary(**summary_fields(case))
+
+
+def snippet_text(snippet: str | None) -> str | None:
+    """The search module's HTML snippet as plain text: `<mark>` becomes `**`, other tags go,
+    entities are decoded, whitespace collapses; at most `SNIPPET_CHARS` characters."""
+    if not snippet:
+        return None
+    text = _MARK.sub("**", snippet)
+    text = html.unescape(_TAG.sub("", text))
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) > SNIPPET_CHARS:
+        text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
+    return text or None
+
+
+def facet_values(facets: dict[str, list[FacetCount]]) -> dict[str, list[FacetValue]]:
+    """The first `FACET_VALUES` values of each facet (they come most frequent first)."""
+    return {
+        name: [FacetValue(value=f.value, label=f.label, count=f.count) for f in counts[:FACET_VALUES]]
+        for name, counts in facets.items()
+    }
+
+
+def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
+    """One entry per matched line with every term it matched, in first-seen order: the search
+    module lists a line once per term, which repeats long lines for nothing."""
+    grouped: dict[int, MatchedLine] = {}
+    for match in matches:
+        entry = grouped.get(match.line_number)
+        if entry is None:
+            grouped[match.line_number] = MatchedLine(
+                line_number=match.line_number, line=match.line[:300], terms=[match.term])
+        elif match.term not in entry.terms:
+            entry.terms.append(match.term)
+    return list(grouped.values())

@@ -1,0 +1,80 @@
+"""Pure helpers: page cursors, case-id spellings, nearest terms, snippet text."""
+
+from __future__ import annotations
+
+import base64
+import json
+from types import SimpleNamespace
+
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+
+from incidents.search import LogLineMatch
+from mcp_server.cursors import decode_cursor, encode_cursor, query_key
+from mcp_server.shaping import group_matched_lines, snippet_text
+from mcp_server.suggest import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
+
+
+def test_a_cursor_round_trips_and_is_bound_to_its_query():
+    key = query_key(query="hang", filters={"topic": "training"})
+    assert key == query_key(filters={"topic": "training"}, query="hang")
+    cursor = encode_cursor(40, key)
+    assert decode_cursor(cursor, key) == 40
+    assert decode_cursor(None, key) == 0
+    with pytest.raises(ToolError, match="different query"):
+        decode_cursor(cursor, query_key(query="hang"))
+
+
+@pytest.mark.parametrize("payload", [{"o": -1, "k": "x"}, {"o": "5", "k": "x"},
+                                     {"o": 10**9, "k": "x"}, {"k": "x"}, [1, 2]])
+def test_forged_cursors_are_refused(payload):
+    forged = base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
+    with pytest.raises(ToolError, match="cursor is not valid"):
+        decode_cursor(forged, "x")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("IL-0428", "IL-0428"), ("il-0428", "IL-0428"), ("IL0428", "IL-0428"), ("428", "IL-0428"),
+    ("IL-123456", "IL-123456"), ("nccl hang", "NCCL HANG"),
+])
+def test_case_id_spellings(text, expected):
+    assert normalize_case_id(text) == expected
+
+
+def test_closest_ids_by_number_then_by_spelling():
+    ids = ["IL-0428", "IL-0431", "IL-0439", "IL-0441", "IL-0500"]
+    assert closest_case_ids("IL-0440", ids) == ["IL-0439", "IL-0441", "IL-0431"]
+    assert closest_case_ids("IL-0498", ids, limit=1) == ["IL-0500"]
+    assert len(closest_case_ids("nothing", ids)) == 3
+
+
+def test_terms_resolve_by_slug_name_or_synonym_and_suggest_near_ones():
+    hang = SimpleNamespace(slug="training-hang", name="Training hang", synonyms=["stuck"])
+    timeout = SimpleNamespace(slug="nccl-timeout", name="NCCL timeout",
+                              synonyms=["watchdog timeout"])
+    terms = [hang, timeout]
+    assert resolve_term("Training Hang", terms) is hang
+    assert resolve_term("WATCHDOG timeout", terms) is timeout
+    assert resolve_term("hang", terms) is None
+    assert nearest_terms("hang", terms) == [hang]
+    assert nearest_terms("nccl timout", terms) == [timeout]
+    assert nearest_terms("disk", terms) == []
+
+
+def test_snippets_become_plain_text_with_bold_matches():
+    assert snippet_text("…the <mark>NCCL</mark> watchdog &amp; <b>x</b>\n  timed out") == (
+        "…the **NCCL** watchdog & x timed out")
+    assert snippet_text(None) is None
+    long = snippet_text("word " * 200)
+    assert len(long) == 300 and long.endswith("…")
+
+
+def test_matched_lines_are_grouped_per_line():
+    grouped = group_matched_lines([
+        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+        LogLineMatch(1, "NCCL error", "NCCL error"),
+        LogLineMatch(3, "Xid 79 fell off the bus", "GPU unavailable"),
+        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+    ])
+    assert [(m.line_number, m.terms) for m in grouped] == [
+        (3, ["Xid error", "GPU unavailable"]), (1, ["NCCL error"])]

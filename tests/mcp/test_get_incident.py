@@ -1,0 +1,54 @@
+"""get_incident: the case document (as exported), trimmed by `fields`, ids spelled loosely."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import Case
+from tests.conftest import load_fixture
+from tests.mcp.conftest import InMemoryMcp
+
+
+def test_the_whole_document_is_the_exported_case(mcp):
+    assert mcp.ok("get_incident", id="IL-0428") == load_fixture("IL-0428")
+    assert mcp.ok("get_incident", id="IL-0430") == load_fixture("IL-0430")
+
+
+def test_fields_trim_the_document_and_keep_the_id(mcp):
+    document = mcp.ok("get_incident", id="IL-0428", fields=["root_cause", "title"])
+    fixture = load_fixture("IL-0428")
+    # Schema order, whatever order the fields were asked in.
+    assert list(document) == ["id", "title", "root_cause"]
+    assert mcp.ok("get_incident", id="IL-0428", fields=["id"]) == {"id": "IL-0428"}
+    assert document["root_cause"] == fixture["root_cause"]
+    assert document["root_cause"]["category"] == "Root cause unknown"
+
+
+@pytest.mark.parametrize("spelling", ["il-0428", "IL0428", "428", " IL-0428 "])
+def test_loose_spellings_of_an_id_resolve(mcp, spelling):
+    assert mcp.ok("get_incident", id=spelling, fields=["title"])["id"] == "IL-0428"
+
+
+def test_an_unknown_id_names_the_closest_ids(mcp):
+    assert mcp.error("get_incident", id="IL-0440") == (
+        "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438. "
+        "To find incidents by what happened, use search_incidents.")
+    assert mcp.error("get_incident", id="nccl hang").startswith("No incident 'nccl hang'. ")
+
+
+def test_an_unknown_field_lists_the_valid_fields(mcp):
+    message = mcp.error("get_incident", id="IL-0428", fields=["titel"])
+    assert message.startswith("Invalid arguments: fields[0] must be one of id, title, organization,")
+    assert message.endswith('related (got "titel").')
+    assert mcp.error("get_incident", id="IL-0428", fields=[]) == (
+        "Invalid arguments: fields must not be empty.")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
+    Case.objects.filter(id="IL-0429").update(status=Case.Status.RETRACTED)
+    mcp = InMemoryMcp()
+    assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {
+        "id": "IL-0429", "status": "retracted"}
+    listed = mcp.ok("list_incidents", organization="Meta AI")
+    assert [c["id"] for c in listed["incidents"]] == ["IL-0430"]

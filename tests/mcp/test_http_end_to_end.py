@@ -1,0 +1,181 @@
+"""The real server: uvicorn with two worker processes serving the site, the API and /mcp,
+driven over Streamable HTTP by the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from django.conf import settings
+from mcp import Client
+
+from incidents import search, selectors
+from incidents.models import Case
+from tests.conftest import load_fixture
+from tests.mcp.conftest import TOOL_NAMES, free_port, server_environment
+
+# Marked so these run before transactional tests flush the session's cases (which the
+# server reads from the same database).
+pytestmark = pytest.mark.django_db
+
+WORKERS = 2
+STARTUP_SECONDS = 90
+
+CALLS = {
+    "search_incidents": {"query": "CUDA_LAUNCH_BLOCKING", "limit": 3},
+    "get_incident": {"id": "IL-0428", "fields": ["title", "root_cause"]},
+    "list_incidents": {"organization": "BigScience", "sort": "oldest", "limit": 2},
+    "get_topic": {"slug": "numerics", "latest": 1},
+    "vocab": {"facet": "topic"},
+    "similar_incidents": {"id": "IL-0430", "limit": 2},
+    "match_log": {"text": "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."},
+}
+
+
+def _wait_until_started(process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited:\n{log.read_text()}")
+        if log.read_text().count("Application startup complete.") >= WORKERS:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the server did not start in {STARTUP_SECONDS} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
+    """`make run`'s command on a free port, with two workers, against the test data."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("uvicorn") / "server.log"
+    command = [sys.executable, "-m", "uvicorn", "incidentlib.asgi:application",
+               "--host", "127.0.0.1", "--port", str(port), "--workers", str(WORKERS)]
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            command, cwd=settings.BASE_DIR, stdout=output, stderr=subprocess.STDOUT,
+            env={**os.environ, **server_environment(served_database_url)},
+        )
+    try:
+        _wait_until_started(process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _post(url: str, headers: dict[str, str]) -> tuple[int, str]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    request = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_initialize_then_list_tools_with_input_and_output_schemas(base_url):
+    async def session():
+        async with Client(f"{base_url}/mcp", mode="legacy") as client:  # initialize handshake
+            listed = await client.list_tools()
+            return client.server_info, client.server_capabilities, listed.tools
+
+    info, capabilities, tools = anyio.run(session)
+    assert info.name == "incidentlib"
+    assert capabilities.tools is not None and capabilities.resources is not None
+    assert {tool.name for tool in tools} == TOOL_NAMES
+    for tool in tools:
+        assert tool.input_schema["type"] == "object" and tool.input_schema["properties"]
+        assert tool.output_schema["type"] == "object" and tool.output_schema["properties"]
+        assert tool.annotations.read_only_hint is True
+
+
+def test_every_tool_answers_over_http(base_url):
+    async def session():
+        async with Client(f"{base_url}/mcp", mode="legacy") as client:
+            return {name: await client.call_tool(name, arguments)
+                    for name, arguments in CALLS.items()}
+
+    results = anyio.run(session)
+    assert not any(result.is_error for result in results.values())
+    out = {name: result.structured_content for name, result in results.items()}
+    assert out["search_incidents"]["hits"][0]["id"] == "IL-0428"
+    fixture = load_fixture("IL-0428")
+    assert out["get_incident"] == {"id": "IL-0428", "title": fixture["title"],
+                                   "root_cause": fixture["root_cause"]}
+    oldest = Case.objects.published().filter(organization="BigScience").order_by("published")
+    assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
+    assert out["get_topic"]["slug"] == "numerics" and len(out["get_topic"]["latest_cases"]) == 1
+    assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training", "inference"}
+    similar = search.similar_cases(selectors.case_by_id("IL-0430"), limit=2)
+    assert [s["id"] for s in out["similar_incidents"]["similar"]] == [s.case.id for s in similar]
+    matched = search.match_log(CALLS["match_log"]["text"], limit=5)
+    assert [h["id"] for h in out["match_log"]["hits"]] == [h.case.id for h in matched]
+    assert out["match_log"]["hits"][0]["matched_lines"][0]["line_number"] == 1
+    assert out["match_log"]["hits"][0]["matched_lines"][0]["terms"]
+
+
+def test_a_case_resource_and_an_error_over_http(base_url):
+    async def session():
+        async with Client(f"{base_url}/mcp", mode="legacy") as client:
+            resource = await client.read_resource("incident://IL-0428")
+            missing = await client.call_tool("get_incident", {"id": "IL-0440"})
+            return resource, missing
+
+    resource, missing = anyio.run(session)
+    (content,) = resource.contents
+    assert content.mime_type == "text/markdown"
+    assert content.text.startswith("# IL-0428: Test runs of 100B-200B models")
+    assert missing.is_error
+    assert missing.content[0].text.startswith("No incident 'IL-0440'. Closest ids: IL-0439")
+
+
+def test_stateless_requests_work_across_workers(base_url):
+    async def one_client(results: list) -> None:
+        async with Client(f"{base_url}/mcp") as client:  # the SDK's default mode
+            for _ in range(5):
+                result = await client.call_tool("get_incident", {"id": "428", "fields": ["id"]})
+                results.append(result.structured_content)
+
+    async def many() -> list:
+        results: list = []
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(one_client, results)
+        return results
+
+    assert anyio.run(many) == [{"id": "IL-0428"}] * 20
+
+
+def test_a_foreign_origin_or_host_is_refused(base_url):
+    port = base_url.rsplit(":", 1)[1]
+    assert _post(f"{base_url}/mcp", {"Origin": "http://evil.example"}) == (
+        403, "Invalid Origin header")
+    assert _post(f"{base_url}/mcp", {"Host": f"evil.example:{port}"}) == (
+        421, "Invalid Host header")
+    status, body = _post(f"{base_url}/mcp", {"Origin": f"http://localhost:{port}"})
+    assert status == 200 and json.loads(body)["id"] == 1
+
+
+def test_the_site_and_the_api_are_served_by_the_same_process(base_url):
+    with urllib.request.urlopen(f"{base_url}/api/cases/IL-0428", timeout=10) as response:
+        payload = json.load(response)
+    assert payload["title"] == load_fixture("IL-0428")["title"]
+    # Django, mounted at "/" inside the Starlette app, still builds its own URLs right.
+    assert payload["url"] == f"{base_url}/api/cases/IL-0428"
+    with urllib.request.urlopen(f"{base_url}/cases/IL-0428", timeout=10) as response:
+        assert "text/html" in response.headers["Content-Type"]

@@ -1,0 +1,52 @@
+"""match_log: pasted log lines in, ranked cases with the lines that matched out."""
+
+from __future__ import annotations
+
+from incidents import search
+
+LOG = """\
+[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error
+[rank3]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)
+NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.
+"""
+
+
+def test_cases_come_with_the_lines_they_matched(mcp):
+    result = mcp.ok("match_log", text=LOG, limit=5)
+    expected = search.match_log(LOG, limit=5)
+    assert result["lines_scanned"] == 3
+    assert result["hits"] and result["notes"] == []
+    assert [(h["id"], h["score"]) for h in result["hits"]] == [
+        (h.case.id, round(h.score, 4)) for h in expected]
+    for hit, reference in zip(result["hits"], expected, strict=True):
+        # One entry per line with all its terms; the module lists a line once per term.
+        by_line: dict[int, set[str]] = {}
+        for match in reference.matched_lines:
+            by_line.setdefault(match.line_number, set()).add(match.term)
+        assert {m["line_number"]: set(m["terms"]) for m in hit["matched_lines"]} == by_line
+    matched = {m["line_number"]: m["line"] for h in result["hits"] for m in h["matched_lines"]}
+    assert matched[1].startswith("[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp")
+    assert matched[3] == "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."
+
+
+def test_matched_lines_are_capped_per_case(mcp):
+    text = "\n".join(["NCCL error: unhandled system error"] * 12)
+    result = mcp.ok("match_log", text=text, limit=1)
+    (hit,) = result["hits"]
+    assert [m["line_number"] for m in hit["matched_lines"]] == [1, 2, 3, 4, 5]
+    assert "NCCL error" in hit["matched_lines"][0]["terms"]
+    lines = {m.line_number for m in search.match_log(text, limit=1)[0].matched_lines}
+    assert hit["more_matched_lines"] == len(lines) - 5 == 7
+
+
+def test_a_log_without_known_signatures_says_what_to_try(mcp):
+    assert mcp.ok("match_log", text="all good\nnothing to see") == {
+        "lines_scanned": 2, "hits": [],
+        "notes": ["No known failure signature found: try search_incidents with the error "
+                  "message."]}
+
+
+def test_empty_and_oversized_text_are_refused(mcp):
+    assert mcp.error("match_log", text="") == "Invalid arguments: text must not be empty."
+    assert mcp.error("match_log", text="x" * 1_000_001) == (
+        "Invalid arguments: text is too long: at most 1000000 characters.")

@@ -1,0 +1,87 @@
+"""Resources: cases and topics as Markdown; the triage prompt."""
+
+from __future__ import annotations
+
+from mcp.types import INVALID_PARAMS, ResourceTemplateReference
+
+from incidents import selectors
+from tests.conftest import load_fixture
+
+
+def test_resource_templates_are_listed(mcp):
+    templates = mcp.run(lambda client: client.list_resource_templates()).resource_templates
+    assert {(t.uri_template, t.mime_type) for t in templates} == {
+        ("incident://{case_id}", "text/markdown"), ("topic://{slug}", "text/markdown")}
+
+
+def test_a_case_reads_as_markdown_with_every_section(mcp):
+    text = mcp.read("incident://IL-0428")
+    fixture = load_fixture("IL-0428")
+    assert text.startswith(f"# IL-0428: {fixture['title']}\n")
+    for line in ("- Organization: BigScience", "- Published: 2022-03-04", "- Occurred: not known",
+                 "- Topics: ai-infra, training, networking", "- Severity: not known",
+                 "- Cluster: Jean Zay", "- Accelerator count: 384",
+                 f"Tags: {', '.join(fixture['symptoms']['tags'])}",
+                 "Category: Root cause unknown"):
+        assert f"\n{line}\n" in text
+    for heading in ("Summary", "Facts", "Environment", "Symptoms", "Scale observations",
+                    "Root cause", "Detection", "Remediation", "Lessons", "Checks", "Sources"):
+        assert f"\n## {heading}\n" in text
+    assert f"### {fixture['scale_tables'][0]['caption']}\n" in text
+    assert "| Model size (parameters) | Layers |" in text
+    source = fixture["sources"][0]
+    assert f"- [{source['title'] or source['url']}]({source['url']})" in text
+    assert fixture["remediation"][0] in text
+
+
+def test_related_cases_link_their_resources(mcp):
+    assert "\n## Related cases\n\n- incident://IL-0429\n- incident://IL-0435\n" in mcp.read(
+        "incident://il-0430")
+
+
+def test_a_topic_reads_as_markdown(mcp):
+    text = mcp.read("topic://numerics")
+    overview = selectors.topic_overview("numerics")
+    assert text.startswith("# Topic: Numerics (numerics)\n")
+    assert f"\nPublished cases: {overview.case_count}\n" in text
+    term, count = overview.top_root_causes[0]
+    assert f"\n- {term.name} ({count})\n" in text
+    latest = overview.latest_cases[0]
+    assert f"- [{latest.id}](incident://{latest.id}) {latest.title}" in text
+
+
+def test_unknown_resources_name_what_exists(mcp):
+    error = mcp.read_error("incident://IL-0440")
+    assert error.code == INVALID_PARAMS
+    assert error.message == "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438."
+    assert mcp.read_error("topic://gpus").message.startswith(
+        "No topic 'gpus'. Topics: ai-infra, hardware, ")
+
+
+def test_the_triage_prompt_plans_with_the_tools(mcp):
+    prompts = mcp.run(lambda client: client.list_prompts()).prompts
+    (triage,) = prompts
+    assert triage.name == "triage"
+    assert [(a.name, a.required) for a in triage.arguments] == [
+        ("symptoms", True), ("log_excerpt", False), ("environment", False)]
+    result = mcp.run(lambda client: client.get_prompt("triage", {
+        "symptoms": "allreduce hangs after adding 64 nodes",
+        "log_excerpt": "Watchdog caught collective operation timeout"}))
+    text = result.messages[0].content.text
+    assert result.messages[0].role == "user"
+    for tool in ("match_log", "search_incidents", "get_incident", "similar_incidents"):
+        assert tool in text
+    assert "Symptoms:\nallreduce hangs after adding 64 nodes" in text
+    assert "Log excerpt:\n```\nWatchdog caught collective operation timeout\n```" in text
+    assert "Environment:" not in text
+
+
+def test_resource_ids_complete(mcp):
+    def complete(uri: str, name: str, value: str):
+        return mcp.run(lambda client: client.complete(
+            ResourceTemplateReference(uri=uri), {"name": name, "value": value})).completion
+
+    ids = complete("incident://{case_id}", "case_id", "il-042")
+    assert ids.values == [f"IL-042{n}" for n in range(8, 10)]
+    assert ids.total == 2 and ids.has_more is False
+    assert complete("topic://{slug}", "slug", "s").values == ["scheduling", "storage"]

@@ -1,0 +1,32 @@
+"""similar_incidents: computed neighbours with their reasons, hand-linked cases apart."""
+
+from __future__ import annotations
+
+from incidents import search, selectors
+
+
+def test_neighbours_come_with_scores_and_shared_terms(mcp):
+    result = mcp.ok("similar_incidents", id="IL-0430", limit=3)
+    expected = search.similar_cases(selectors.case_by_id("IL-0430"), limit=3)
+    assert result["id"] == "IL-0430"
+    assert result["title"].startswith("OPT-175B on 1,024 A100s")
+    assert [s["id"] for s in result["similar"]] == [s.case.id for s in expected]
+    first, reference = result["similar"][0], expected[0]
+    assert first["score"] == round(reference.score, 4)
+    assert 0 < first["score"] <= 1
+    assert first["shared_terms"] == reference.shared_terms
+    assert first["shared_terms"]  # the reasons are never empty
+    assert first["score_parts"] == {k: round(v, 4) for k, v in reference.score_parts.items()}
+
+
+def test_hand_linked_cases_are_kept_apart(mcp):
+    result = mcp.ok("similar_incidents", id="il-0430", limit=1)
+    assert [r["id"] for r in result["related"]] == ["IL-0429", "IL-0435", "IL-0436"]
+    assert len(result["similar"]) == 1
+
+
+def test_an_unknown_id_and_a_bad_limit_are_refused(mcp):
+    assert mcp.error("similar_incidents", id="IL-9999").startswith(
+        "No incident 'IL-9999'. Closest ids: ")
+    assert mcp.error("similar_incidents", id="IL-0430", limit=21) == (
+        "Invalid arguments: limit must be between 1 and 20 (got 21).")

@@ -1,0 +1,72 @@
+"""Every tool is listed with its docstring as description, typed and bounded parameters, an
+output schema and read-only annotations."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+from django.conf import settings
+
+from mcp_server import tools
+from tests.mcp.conftest import TOOL_NAMES
+
+
+def test_the_seven_tools_are_listed(mcp):
+    listed = mcp.run(lambda client: client.list_tools()).tools
+    assert {tool.name for tool in listed} == TOOL_NAMES
+
+
+def test_each_description_is_the_docstring_and_each_tool_only_reads(mcp):
+    for tool in mcp.run(lambda client: client.list_tools()).tools:
+        assert tool.description == inspect.cleandoc(getattr(tools, tool.name).__doc__)
+        assert "Size:" in tool.description
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+        assert tool.annotations.idempotent_hint is True
+        assert tool.annotations.open_world_hint is False
+        assert tool.input_schema["type"] == "object"
+        assert tool.input_schema["additionalProperties"] is False
+        assert tool.output_schema["type"] == "object"
+
+
+def test_parameters_carry_ranges_and_closed_sets(mcp):
+    schemas = {t.name: t.input_schema for t in mcp.run(lambda client: client.list_tools()).tools}
+    search = schemas["search_incidents"]["properties"]
+    assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, 25)
+    assert schemas["search_incidents"]["required"] == ["query"]
+    assert search["query"]["minLength"] == 1
+    assert "nccl-timeout" in search["symptom"]["description"]
+    listing = schemas["list_incidents"]["properties"]
+    assert listing["sort"]["enum"] == ["newest", "oldest"]
+    assert (listing["limit"]["minimum"], listing["limit"]["maximum"]) == (1, 50)
+    assert schemas["vocab"]["properties"]["facet"]["anyOf"][0]["enum"] == [
+        "topic", "symptom", "root_cause", "component"]
+    fields = schemas["get_incident"]["properties"]["fields"]["anyOf"][0]["items"]["enum"]
+    assert fields[:3] == ["id", "title", "organization"]
+    assert schemas["match_log"]["properties"]["text"]["maxLength"] == 1_000_000
+
+
+def test_get_incident_output_schema_is_the_case_schema(mcp):
+    listed = {t.name: t for t in mcp.run(lambda client: client.list_tools()).tools}
+    schema = listed["get_incident"].output_schema
+    with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
+        case_schema = json.load(handle)
+    assert list(schema["properties"]) == list(case_schema["properties"])
+    assert schema["required"] == ["id"]
+    assert schema["additionalProperties"] is False
+    # $refs are inlined so the schema stands alone in the listing.
+    assert "$ref" not in json.dumps(schema)
+    # `fields` offers exactly the document's top-level keys.
+    offered = listed["get_incident"].input_schema["properties"]["fields"]["anyOf"][0]["items"]
+    assert offered["enum"] == list(case_schema["properties"])
+
+
+def test_list_outputs_are_described(mcp):
+    listed = {t.name: t for t in mcp.run(lambda client: client.list_tools()).tools}
+    search = listed["search_incidents"].output_schema
+    assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets"}
+    hit = search["$defs"]["SearchHit"]["properties"]
+    assert {"id", "title", "snippet", "score", "matched_terms", "symptom_tags"} <= set(hit)
+    assert set(listed["match_log"].output_schema["properties"]) == {
+        "lines_scanned", "hits", "notes"}
