@@ -29,7 +29,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 DESKTOP = {"width": 1280, "height": 900}
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in the main
+# thread while it is open, and later tests that call `anyio.run` (the MCP tests) fail
+# with "Already running asyncio in this thread" if it outlives this folder's tests.
+@pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
