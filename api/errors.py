@@ -1,51 +1,107 @@
 """One error shape for the whole API: RFC 9457 problem details.
 
-`{"type": "about:blank", "title": "Not Found", "status": 404, "detail": "...",
-"errors": [{"parameter": "page_size", "detail": "..."}]}` with content type
-`application/problem+json`. `errors` appears when specific parameters or fields are wrong.
+Every 4xx and 5xx answer under /api/ is `application/problem+json`:
+
+    {"type": "about:blank", "title": "Bad Request", "status": 400,
+     "detail": "symptom: unknown value 'nccl-timout'", "instance": "/api/cases/",
+     "errors": [{"parameter": "symptom", "detail": "unknown value 'nccl-timout'",
+                 "value": "nccl-timout", "suggestions": ["nccl-timeout", "nccl-error"]}]}
+
+`errors` appears when specific query parameters, path parameters or body fields are wrong
+(one entry per problem; `value` and `suggestions` when there is something to show). DRF
+views answer through `problem_exception_handler`; Django's own 400/403/404/500 handlers
+(`incidentlib.errors`) through `problem_response`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 
+@dataclass(frozen=True)
+class ParameterError:
+    """What is wrong with one parameter: its name, why, and what would be accepted."""
+
+    parameter: str
+    detail: str
+    value: str | None = None
+    suggestions: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"parameter": self.parameter, "detail": self.detail}
+        if self.value is not None:
+            entry["value"] = self.value
+        if self.suggestions:
+            entry["suggestions"] = list(self.suggestions)
+        return entry
+
+
+class InvalidParameters(exceptions.APIException):
+    """400 naming every bad parameter at once (raised by `api.params`)."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid"
+
+    def __init__(self, errors: list[ParameterError]):
+        self.errors = errors
+        super().__init__("; ".join(f"{e.parameter}: {e.detail}" for e in errors))
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "too_large"
+
+
 def problem_body(
-    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None
+    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None,
+    instance: str | None = None,
 ) -> dict[str, Any]:
+    """The problem-details dict; `title` defaults to the status phrase."""
     body: dict[str, Any] = {
         "type": "about:blank",
         "title": title or HTTPStatus(status).phrase,
         "status": status,
         "detail": detail,
     }
+    if instance:
+        body["instance"] = instance
     if errors:
         body["errors"] = errors
     return body
 
 
 def problem_response(
-    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None
+    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None,
+    instance: str | None = None,
 ) -> JsonResponse:
     """A plain Django response in the problem shape (for handlers outside DRF)."""
-    return JsonResponse(
-        problem_body(status, title, detail, errors), status=status, content_type=PROBLEM_CONTENT_TYPE
+    response = JsonResponse(
+        problem_body(status, title, detail, errors, instance),
+        status=status, content_type=PROBLEM_CONTENT_TYPE,
     )
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
+    """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`."""
     if isinstance(data, dict):
         errors = []
         for key, value in data.items():
             name = f"{prefix}.{key}" if prefix else str(key)
+            if name == "non_field_errors":
+                name = "body"
             errors.extend(_field_errors(value, name))
         return errors
     if isinstance(data, list) and all(not isinstance(v, (dict, list)) for v in data):
@@ -56,18 +112,34 @@ def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF exception handler that answers every error in the problem shape."""
+    """DRF exception handler that answers every error in the problem shape.
+
+    Keeps DRF's headers (`Retry-After` on 429, `Allow` on 405). Unexpected exceptions
+    return None, so Django's 500 handler answers (also in the problem shape under /api/).
+    """
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
     response = exception_handler(exc, context)
     if response is None:
         return None
-    errors = None
-    if isinstance(exc, exceptions.ValidationError):
+    errors: list[dict[str, Any]] | None = None
+    if isinstance(exc, InvalidParameters):
+        errors = [e.as_dict() for e in exc.errors]
+        detail = str(exc.detail)
+    elif isinstance(exc, exceptions.ValidationError):
         errors = _field_errors(exc.detail)
         detail = "; ".join(f"{e['parameter']}: {e['detail']}" for e in errors)
+    elif isinstance(exc, exceptions.ParseError):
+        detail = str(exc.detail)
+        errors = [{"parameter": "body", "detail": detail}]
     else:
         detail = str(getattr(exc, "detail", exc))
-    response.data = problem_body(response.status_code, None, detail, errors)
+    request = context.get("request")
+    response.data = problem_body(
+        response.status_code, None, detail, errors, request.path if request else None
+    )
     response.content_type = PROBLEM_CONTENT_TYPE
+    response["Cache-Control"] = "no-store"
     return response

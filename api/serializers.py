@@ -1,39 +1,328 @@
-"""Output shapes of the API. The case document itself comes from `incidents.documents`."""
+"""Serializers that describe the API's shapes in the OpenAPI schema.
+
+Responses are built by `api.shapes`; these classes document them field by field (the
+test suite checks real answers against the generated schema). `MatchRequestSerializer`
+also validates the body of `POST /api/match`.
+"""
 
 from __future__ import annotations
 
-from django.urls import reverse
 from rest_framework import serializers
 
-from incidents.documents import case_document
-from incidents.models import Case
+MAX_LOG_CHARS = 1_000_000
+MAX_MATCH_LIMIT = 50
+
+
+class ParameterErrorSerializer(serializers.Serializer):
+    """One bad parameter or body field."""
+
+    parameter = serializers.CharField(
+        help_text="Name of the bad query parameter, path parameter or body field "
+                  "(`body` for the body as a whole).")
+    detail = serializers.CharField(help_text="What is wrong with it.")
+    value = serializers.CharField(required=False, help_text="The value given, when useful.")
+    suggestions = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="Closest accepted values (for unknown filter values and choices).")
+
+
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details, used for every 4xx and 5xx answer."""
+
+    type = serializers.CharField(help_text="Always `about:blank`: `title` says what happened.")
+    title = serializers.CharField(help_text="The HTTP status phrase, e.g. `Bad Request`.")
+    status = serializers.IntegerField(help_text="The HTTP status code.")
+    detail = serializers.CharField(help_text="What went wrong, for a person.")
+    instance = serializers.CharField(required=False, help_text="The request path.")
+    errors = ParameterErrorSerializer(
+        many=True, required=False, help_text="One entry per bad parameter or body field.")
 
 
 class CaseSummarySerializer(serializers.Serializer):
     """A case in a list: enough to choose which one to open."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
-    organization = serializers.CharField()
-    published = serializers.DateField()
-    topics = serializers.SerializerMethodField()
-    symptom_tags = serializers.SerializerMethodField()
-    root_cause_category = serializers.CharField(source="root_cause_category.name")
-    url = serializers.SerializerMethodField()
+    id = serializers.CharField(help_text="Case id, e.g. `IL-0428`.")
+    title = serializers.CharField(help_text="One-sentence headline of the incident.")
+    organization = serializers.CharField(help_text="Who ran the affected system.")
+    published = serializers.DateField(help_text="Date the public account was published.")
+    status = serializers.ChoiceField(
+        choices=["published", "retracted"],
+        help_text="`retracted` cases appear only on their own detail and in the change feed.")
+    topics = serializers.ListField(child=serializers.CharField(), help_text="Topic slugs.")
+    symptom_tags = serializers.ListField(child=serializers.CharField(),
+                                         help_text="Symptom tag names.")
+    root_cause_category = serializers.CharField(help_text="Root-cause category name.")
+    components = serializers.ListField(child=serializers.CharField(),
+                                       help_text="Component names.")
+    accelerator = serializers.CharField(allow_null=True, help_text="null when not known.")
+    url = serializers.URLField(help_text="This case in the API.")
+    html_url = serializers.URLField(help_text="This case's web page.")
 
-    def get_topics(self, case: Case) -> list[str]:
-        return [term.slug for term in case.topics]
 
-    def get_symptom_tags(self, case: Case) -> list[str]:
-        return [term.name for term in case.symptom_tags]
+class SearchHitSerializer(CaseSummarySerializer):
+    """A case summary with its search score and snippet. With `fields=` only the named
+    fields are present (and `id`, always)."""
 
-    def get_url(self, case: Case) -> str:
-        return self.context["request"].build_absolute_uri(reverse("api:case-detail", args=[case.id]))
+    score = serializers.FloatField(
+        allow_null=True, help_text="Relevance, higher is better; null without `q`.")
+    snippet = serializers.CharField(
+        allow_null=True,
+        help_text="HTML-safe excerpt with `<mark>` around matched words; null without `q`.")
+    matched_terms = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Vocabulary terms the query named or was widened to.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name, field in fields.items():
+            field.required = name == "id"
+        return fields
 
 
-def case_detail_payload(case: Case, request) -> dict:
-    """The schema document plus `url` and `html_url` (absolute)."""
-    document = dict(case_document(case))
-    document["url"] = request.build_absolute_uri(reverse("api:case-detail", args=[case.id]))
-    document["html_url"] = request.build_absolute_uri(case.get_absolute_url())
-    return document
+class FacetCountSerializer(serializers.Serializer):
+    """How many cases of the current result carry one facet value."""
+
+    value = serializers.CharField(
+        help_text="Filter value: slug for term facets, the name or year otherwise.")
+    label = serializers.CharField(help_text="What a person reads.")
+    count = serializers.IntegerField(help_text="Cases in the whole result with this value.")
+
+
+class CaseListSerializer(serializers.Serializer):
+    """One page of search or browse results."""
+
+    count = serializers.IntegerField(help_text="Cases matching the query and filters.")
+    page = serializers.IntegerField(help_text="This page's number, from 1.")
+    page_size = serializers.IntegerField(help_text="Cases per page.")
+    next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
+    previous = serializers.URLField(allow_null=True,
+                                    help_text="The previous page; null on the first.")
+    results = SearchHitSerializer(many=True, help_text="This page's cases, in the asked order.")
+    facets = serializers.DictField(
+        child=FacetCountSerializer(many=True),
+        help_text="For each facet (topic, symptom, root_cause, component, organization, year, "
+                  "accelerator) the counts over the whole result, most frequent first.")
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Remarks about the query, e.g. that it held only stop words.")
+
+
+class SimilarCaseSerializer(CaseSummarySerializer):
+    """A similar case with its score and the reasons for it."""
+
+    score = serializers.FloatField(help_text="Similarity from 0 to 1.")
+    shared_terms = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Facet -> names of the terms both cases carry.")
+    score_parts = serializers.DictField(
+        child=serializers.FloatField(),
+        help_text="What the score is made of, e.g. {\"vocabulary\": 0.4, \"text\": 0.2}.")
+
+
+class SimilarListSerializer(serializers.Serializer):
+    """The cases most similar to one case."""
+
+    case = serializers.CharField(help_text="Id of the case the others are similar to.")
+    url = serializers.URLField(help_text="That case in the API.")
+    results = SimilarCaseSerializer(many=True, help_text="Most similar first.")
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, nothing coerced into one (DRF would turn `0` into `"0"`)."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, not a string of digits, a float or a boolean."""
+
+    default_error_messages = {"invalid": "Must be a whole number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class MatchRequestSerializer(serializers.Serializer):
+    """Body of `POST /api/match`."""
+
+    text = StrictCharField(
+        max_length=MAX_LOG_CHARS, trim_whitespace=False,
+        help_text="Pasted log text: traceback, NCCL or kernel log, dmesg, Slurm output "
+                  f"(at most {MAX_LOG_CHARS:,} characters; NUL bytes are read as spaces).")
+    limit = StrictIntegerField(
+        min_value=1, max_value=MAX_MATCH_LIMIT, default=10, help_text="Most cases to return.")
+
+
+class MatchedLineSerializer(serializers.Serializer):
+    """A line of the pasted text that matched a vocabulary term."""
+
+    line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
+    line = serializers.CharField(help_text="The line, cut to 300 characters.")
+    term = serializers.CharField(help_text="Vocabulary term or token the line matched.")
+
+
+class LogHitSerializer(CaseSummarySerializer):
+    """A case the log points at, with the lines that point there."""
+
+    score = serializers.FloatField(help_text="How strongly the log points at this case.")
+    matched_lines = MatchedLineSerializer(many=True, help_text="In line order.")
+
+
+class MatchResponseSerializer(serializers.Serializer):
+    """Cases ranked by what the log text contains."""
+
+    results = LogHitSerializer(many=True, help_text="Best match first; empty when nothing "
+                                                     "in the text is recognised.")
+
+
+class TermSerializer(serializers.Serializer):
+    """A vocabulary term."""
+
+    slug = serializers.CharField(help_text="Filter value for this facet's parameter.")
+    name = serializers.CharField(help_text="The term as cases name it.")
+    description = serializers.CharField(help_text="What the term means, one line.")
+    synonyms = serializers.ListField(child=serializers.CharField(),
+                                     help_text="Other names that search widens to.")
+    case_count = serializers.IntegerField(help_text="Published cases with this term.")
+    cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
+
+
+class TermListSerializer(serializers.Serializer):
+    """The terms of one facet."""
+
+    facet = serializers.ChoiceField(choices=["topic", "symptom", "root_cause", "component"],
+                                    help_text="The facet.")
+    terms = TermSerializer(many=True, help_text="By name.")
+
+
+class VocabularySerializer(serializers.Serializer):
+    """Every term, by facet, each list by name."""
+
+    topic = TermSerializer(many=True, help_text="Topics (filter `topic`).")
+    symptom = TermSerializer(many=True, help_text="Symptom tags (filter `symptom`).")
+    root_cause = TermSerializer(many=True,
+                                help_text="Root-cause categories (filter `root_cause`).")
+    component = TermSerializer(many=True, help_text="Components (filter `component`).")
+
+
+class TopicSerializer(TermSerializer):
+    """A topic."""
+
+    url = serializers.URLField(help_text="This topic's overview in the API.")
+
+
+class TopicListSerializer(serializers.Serializer):
+    """Every topic."""
+
+    results = TopicSerializer(many=True, help_text="By name.")
+
+
+class TermCountSerializer(serializers.Serializer):
+    """A term with the number of cases carrying it."""
+
+    slug = serializers.CharField(help_text="Filter value of the term.")
+    name = serializers.CharField(help_text="The term's name.")
+    count = serializers.IntegerField(help_text="Published cases.")
+    cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
+
+
+class TopicOverviewSerializer(serializers.Serializer):
+    """What one topic holds."""
+
+    slug = serializers.CharField(help_text="Topic slug (filter `topic`).")
+    name = serializers.CharField(help_text="The topic's name.")
+    description = serializers.CharField(help_text="What the topic covers.")
+    synonyms = serializers.ListField(child=serializers.CharField(),
+                                     help_text="Other names that search widens to.")
+    case_count = serializers.IntegerField(help_text="Published cases in the topic.")
+    url = serializers.URLField(help_text="This overview.")
+    cases_url = serializers.URLField(help_text="The API case list of this topic.")
+    top_symptoms = TermCountSerializer(many=True, help_text="Most frequent in the topic first.")
+    top_root_causes = TermCountSerializer(many=True, help_text="Most frequent first.")
+    top_components = TermCountSerializer(many=True, help_text="Most frequent first.")
+    latest_cases = CaseSummarySerializer(many=True, help_text="Newest first.")
+
+
+class YearCountSerializer(serializers.Serializer):
+    """Published cases of one publication year."""
+
+    year = serializers.IntegerField(help_text="Publication year.")
+    count = serializers.IntegerField(help_text="Published cases.")
+    cases_url = serializers.URLField(help_text="The API case list of that year.")
+
+
+class AcceleratorCountSerializer(serializers.Serializer):
+    """Published cases on one accelerator."""
+
+    accelerator = serializers.CharField(help_text="Accelerator as the cases name it.")
+    count = serializers.IntegerField(help_text="Published cases.")
+    cases_url = serializers.URLField(help_text="The API case list on that accelerator.")
+
+
+class DistributionSerializer(serializers.Serializer):
+    """Nearest-rank percentiles of the known values (each one a value that occurs)."""
+
+    known = serializers.IntegerField(help_text="Published cases with a known value.")
+    unknown = serializers.IntegerField(help_text="Published cases without one.")
+    min = serializers.IntegerField(allow_null=True, help_text="Smallest; null if none known.")
+    p25 = serializers.IntegerField(allow_null=True, help_text="25th percentile.")
+    median = serializers.IntegerField(allow_null=True, help_text="50th percentile.")
+    p75 = serializers.IntegerField(allow_null=True, help_text="75th percentile.")
+    p90 = serializers.IntegerField(allow_null=True, help_text="90th percentile.")
+    max = serializers.IntegerField(allow_null=True, help_text="Largest; null if none known.")
+
+
+class ResolveBucketSerializer(serializers.Serializer):
+    """Cases whose time to resolve falls in one range."""
+
+    label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")
+    min_seconds = serializers.IntegerField(help_text="Inclusive lower bound.")
+    max_seconds = serializers.IntegerField(allow_null=True,
+                                           help_text="Exclusive upper bound; null: none.")
+    count = serializers.IntegerField(help_text="Published cases in the range.")
+
+
+class ResolveDistributionSerializer(DistributionSerializer):
+    """Time to resolve in seconds: percentiles and a histogram."""
+
+    buckets = ResolveBucketSerializer(many=True, help_text="From short to long.")
+
+
+class StatsSerializer(serializers.Serializer):
+    """Counts and distributions over every published case."""
+
+    total = serializers.IntegerField(help_text="Published cases.")
+    by_year = YearCountSerializer(many=True, help_text="Publication years in order.")
+    by_root_cause = TermCountSerializer(many=True, help_text="Most frequent first.")
+    by_symptom = TermCountSerializer(many=True, help_text="Most frequent first.")
+    by_component = TermCountSerializer(many=True, help_text="Most frequent first.")
+    by_accelerator = AcceleratorCountSerializer(many=True, help_text="Most frequent first.")
+    time_to_resolve_seconds = ResolveDistributionSerializer(
+        help_text="Time to resolve in seconds, over the cases where it is known.")
+    accelerator_count = DistributionSerializer(
+        help_text="Accelerators involved, over the cases where it is known.")
+
+
+class ChangeSerializer(serializers.Serializer):
+    """A case written at `modified`: fetch `url` again."""
+
+    id = serializers.CharField(help_text="Case id.")
+    status = serializers.ChoiceField(choices=["published", "retracted"],
+                                     help_text="`retracted`: remove it from a mirror.")
+    modified = serializers.DateTimeField(help_text="When the case was last written (UTC).")
+    url = serializers.URLField(help_text="The case in the API.")
+
+
+class ChangesPageSerializer(serializers.Serializer):
+    """One page of the change feed."""
+
+    next = serializers.URLField(allow_null=True, help_text="Older changes; null at the end.")
+    previous = serializers.URLField(allow_null=True, help_text="Newer changes.")
+    results = ChangeSerializer(many=True, help_text="Newest first.")

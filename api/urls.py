@@ -1,4 +1,5 @@
 from django.urls import path
+from drf_spectacular.views import SpectacularSwaggerView
 
 from . import views
 
@@ -7,4 +8,15 @@ app_name = "api"
 urlpatterns = [
     path("cases/", views.CaseListView.as_view(), name="case-list"),
     path("cases/<str:case_id>", views.CaseDetailView.as_view(), name="case-detail"),
+    path("cases/<str:case_id>/similar", views.CaseSimilarView.as_view(), name="case-similar"),
+    path("topics/", views.TopicListView.as_view(), name="topic-list"),
+    path("topics/<str:slug>", views.TopicDetailView.as_view(), name="topic-detail"),
+    path("vocab/", views.VocabularyView.as_view(), name="vocab"),
+    path("vocab/<str:facet>", views.VocabularyFacetView.as_view(), name="vocab-facet"),
+    path("stats", views.StatsView.as_view(), name="stats"),
+    path("match", views.MatchView.as_view(), name="match"),
+    path("export", views.ExportView.as_view(), name="export"),
+    path("changes", views.ChangesView.as_view(), name="changes"),
+    path("schema/", views.SchemaView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
 ]

@@ -38,6 +38,9 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django.contrib.sitemaps",  # its sitemap.xml template
     "rest_framework",
+    "corsheaders",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "incidents",
     "api",
     "mcp_server",
@@ -46,6 +49,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -93,6 +98,14 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# Shared cache: DRF throttling counts requests here, so every worker process must see the
+# same counts. The database cache needs no extra service (its table is created by the api
+# app's migration); CACHE_URL=redis://127.0.0.1:6379/0 switches to Redis.
+CACHES = {
+    "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
+}
+CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
+
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
@@ -100,8 +113,49 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "api.errors.problem_exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "api.pagination.CasePagination",
-    "PAGE_SIZE": 20,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Requests per client address (REMOTE_ADDR, or the address NUM_PROXIES proxies away in
+    # X-Forwarded-For). "api" covers every endpoint, "api-heavy" log matching and export.
+    # An empty value switches a scope off.
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ClientRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "api": env.str("API_THROTTLE_RATE", default="240/minute") or None,
+        "api-heavy": env.str("API_HEAVY_THROTTLE_RATE", default="30/minute") or None,
+    },
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
+}
+
+# Seconds that browsers and shared caches may reuse a successful API answer before they
+# revalidate it with its ETag (answered by a cheap 304).
+API_CACHE_MAX_AGE = env.int("API_CACHE_MAX_AGE", default=60)
+
+# CORS: any origin may read the API (no credentials, no cookies); HTML pages are not covered.
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
+CORS_ALLOW_HEADERS = (
+    "accept", "content-type", "if-none-match", "if-modified-since", "user-agent",
+)
+CORS_EXPOSE_HEADERS = ("ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition")
+CORS_PREFLIGHT_MAX_AGE = 86400
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "incidentlib API",
+    "VERSION": "1.0.0",
+    "OAS_VERSION": "3.1.0",
+    "DESCRIPTION": (BASE_DIR / "api" / "API.md").read_text(encoding="utf-8"),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # validatorUrl null: Swagger UI would otherwise send the schema to an online validator.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None, "displayRequestDuration": True},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.add_case_document_schemas",
+    ],
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
 }
 
 # Where the case schema and the bundled fixtures live.

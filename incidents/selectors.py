@@ -4,6 +4,7 @@ none of them builds its own queries.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
@@ -19,14 +20,18 @@ class CaseFilters:
 
     Term facets take slugs (`topic`, `symptom`, `root_cause`, `component`); `organization`
     and `accelerator` take exact names; `year` takes publication years. Each has an
-    `exclude` twin whose values remove cases.
+    `exclude` twin whose values remove cases. `published_after` / `published_before` keep
+    cases published on or after / on or before those dates (both ends inclusive).
     """
 
     include: dict[str, tuple[str, ...]] = field(default_factory=dict)
     exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    published_after: datetime.date | None = None
+    published_before: datetime.date | None = None
 
     def is_empty(self) -> bool:
-        return not any(self.include.values()) and not any(self.exclude.values())
+        return (not any(self.include.values()) and not any(self.exclude.values())
+                and self.published_after is None and self.published_before is None)
 
 
 FILTER_FACETS: tuple[str, ...] = (
@@ -59,6 +64,10 @@ def filter_cases(queryset: CaseQuerySet, filters: CaseFilters | None) -> CaseQue
     for facet, values in filters.exclude.items():
         if values:
             queryset = queryset.exclude(_facet_condition(facet, values))
+    if filters.published_after is not None:
+        queryset = queryset.filter(published__gte=filters.published_after)
+    if filters.published_before is not None:
+        queryset = queryset.filter(published__lte=filters.published_before)
     return queryset
 
 

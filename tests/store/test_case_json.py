@@ -18,6 +18,7 @@ def test_detail_json_of_every_fixture_validates_against_the_schema(client, case_
     document = response.json()
     assert document.pop("url") == f"http://testserver/api/cases/{case_id}"
     assert document.pop("html_url") == f"http://testserver/cases/{case_id}"
+    assert document.pop("similar_url") == f"http://testserver/api/cases/{case_id}/similar"
     jsonschema.validate(document, case_schema(), format_checker=jsonschema.FormatChecker())
     fixture = load_fixture(case_id)
     assert document["title"] == fixture["title"]
@@ -48,7 +49,7 @@ def test_unknown_id_is_a_404_problem(client):
     assert response["Content-Type"] == "application/problem+json"
     assert response.json() == {
         "type": "about:blank", "title": "Not Found", "status": 404,
-        "detail": "No case with id 'IL-9999'.",
+        "detail": "No case with id 'IL-9999'.", "instance": "/api/cases/IL-9999",
     }
 
 
@@ -68,6 +69,14 @@ def test_list_gives_paginated_summaries_newest_first(client):
         "topics": ["ai-infra", "training", "networking"],
         "symptom_tags": ["Training job failure", "NCCL timeout", "GPU unavailable", "Node NotReady",
                          "Training hang"],
+        "status": "published",
         "root_cause_category": "Root cause unknown",
+        "components": ["Megatron-LM", "DeepSpeed", "NCCL", "PyTorch", "apex FusedAdam", "Slurm",
+                       "py-spy"],
+        "accelerator": "NVIDIA A100",
         "url": "http://testserver/api/cases/IL-0428",
+        "html_url": "http://testserver/cases/IL-0428",
+        "score": None,
+        "snippet": None,
+        "matched_terms": [],
     }

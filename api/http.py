@@ -1,0 +1,127 @@
+"""HTTP behaviour shared by every API view: JSON only, caching headers, conditional GET,
+and streaming that stays constant-memory under ASGI (throttling: `api.throttling`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest
+from django.utils.cache import patch_cache_control
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import condition
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.views import APIView
+
+from incidents import feeds
+
+# Part of every ETag: bump it when a response shape changes, so cached copies revalidate.
+RESPONSE_FORMAT = "1"
+
+
+class JSONOnlyNegotiation(DefaultContentNegotiation):
+    """The API speaks JSON whatever the `Accept` header says (never a 406)."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ApiView(APIView):
+    """Base of every API view.
+
+    Successful GET/HEAD answers (200 and 304) may be cached by anyone for
+    `API_CACHE_MAX_AGE` seconds and then revalidated; everything else is `no-store`.
+    """
+
+    content_negotiation_class = JSONOnlyNegotiation
+    throttle_scope = "api"
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if request.method in ("GET", "HEAD") and response.status_code in (200, 304):
+            patch_cache_control(response, public=True, max_age=settings.API_CACHE_MAX_AGE)
+        else:
+            # Validators describe a successful representation; a redirect or error has none.
+            for header in ("ETag", "Last-Modified"):
+                if response.has_header(header) and response.status_code != 200:
+                    del response[header]
+            if not response.has_header("Cache-Control"):
+                response["Cache-Control"] = "no-store"
+        return response
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join((RESPONSE_FORMAT, *parts)).encode()).hexdigest()[:32]
+
+
+def _store_version(request: Any) -> feeds.StoreVersion:
+    """The store version, read once per request (ETag and Last-Modified both need it)."""
+    version = getattr(request, "_store_version", None)
+    if version is None:
+        version = feeds.store_version()
+        request._store_version = version
+    return version
+
+
+def _is_conditional(request: Any) -> bool:
+    return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
+
+
+def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callable:
+    """Conditional GET for an answer that depends only on the store (and the URL).
+
+    Decorates the part of a view that runs after its parameters were checked (so a bad
+    request is a 400, never a 304). `ETag` (digest of host, full path and store version)
+    and `Last-Modified` (newest case modification) cost the 2 queries of
+    `feeds.store_version()`; a matching `If-None-Match` / `If-Modified-Since` gets 304
+    without running the view. For one resource, `exists(request, **kwargs)` is asked
+    first, on conditional requests only: when it does not exist the view runs and answers
+    404. Exceptions raised by the view carry no validators (they are added on return).
+    """
+
+    def found(request: Any, kwargs: dict[str, Any]) -> bool:
+        if exists is None or not _is_conditional(request):
+            return True
+        if not hasattr(request, "_resource_exists"):
+            request._resource_exists = exists(request, **kwargs)
+        return request._resource_exists
+
+    def etag(request: Any, *args: Any, **kwargs: Any) -> str | None:
+        if not found(request, kwargs):
+            return None
+        # Host and full path: the body holds absolute URLs and depends on every parameter.
+        return _digest(request.get_host(), request.get_full_path(),
+                       _store_version(request).token)
+
+    def last_modified(request: Any, *args: Any, **kwargs: Any):
+        if not found(request, kwargs):
+            return None
+        return _store_version(request).last_modified
+
+    return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+
+
+def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:
+    """`chunks` in the form the running server consumes lazily.
+
+    Under ASGI Django would read a synchronous iterator whole into memory before sending
+    it, so there each chunk is produced in the sync thread (where the database connection
+    lives) and handed over one at a time; under WSGI the iterator is used as it is.
+    """
+    underlying = getattr(request, "_request", request)
+    if not isinstance(underlying, ASGIRequest):
+        return chunks
+
+    _end = object()
+    next_chunk = sync_to_async(lambda: next(chunks, _end), thread_sensitive=True)
+
+    async def produce() -> AsyncIterator[str]:
+        while (chunk := await next_chunk()) is not _end:
+            yield chunk  # type: ignore[misc]
+
+    return produce()

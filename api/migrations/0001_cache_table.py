@@ -1,0 +1,20 @@
+"""Create the database cache table(s) named in CACHES (throttle counts live there).
+
+`createcachetable` skips tables that exist and caches that are not database caches, so
+this is safe with Redis configured and on databases created before it.
+"""
+
+from django.core.management import call_command
+from django.db import migrations
+
+
+def create_cache_tables(apps, schema_editor):
+    call_command("createcachetable", database=schema_editor.connection.alias, verbosity=0)
+
+
+class Migration(migrations.Migration):
+    dependencies = []
+
+    operations = [
+        migrations.RunPython(create_cache_tables, migrations.RunPython.noop, elidable=False),
+    ]

@@ -1,0 +1,138 @@
+"""Strict parsing of query parameters: every problem becomes a `ParameterError`.
+
+Views build a `ParamReader` with the parameters they accept; a parameter they do not
+accept, a value that does not parse or is out of range, is collected and `finish()` raises
+one `InvalidParameters` (400) naming all of them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable, Sequence
+
+from django.http import QueryDict
+from django.utils.dateparse import parse_datetime
+
+from .errors import InvalidParameters, ParameterError
+
+
+class ParamReader:
+    """Reads typed values from a query string, collecting errors instead of raising."""
+
+    def __init__(self, query: QueryDict, *, allowed: Iterable[str]):
+        self.query = query
+        self.allowed = tuple(allowed)
+        self.errors: list[ParameterError] = []
+        accepted = ", ".join(self.allowed) if self.allowed else "no query parameters"
+        for name in query:
+            if name not in self.allowed:
+                self.errors.append(ParameterError(
+                    name, f"unknown parameter; this endpoint accepts {accepted}",
+                ))
+
+    def error(self, parameter: str, detail: str, value: str | None = None,
+              suggestions: Sequence[str] = ()) -> None:
+        self.errors.append(ParameterError(parameter, detail, value, list(suggestions)))
+
+    def single(self, name: str) -> str | None:
+        """The one value of `name` (None when absent); repeating it is an error."""
+        values = self.query.getlist(name)
+        if not values:
+            return None
+        if len(values) > 1:
+            self.error(name, "given more than once; give it once")
+            return None
+        return values[0]
+
+    def many(self, name: str) -> list[str]:
+        """Every value of a repeatable parameter, blanks dropped, in order, without repeats."""
+        seen: dict[str, None] = {}
+        for value in self.query.getlist(name):
+            value = value.strip()
+            if value:
+                seen.setdefault(value, None)
+        return list(seen)
+
+    def integer(self, name: str, *, default: int, minimum: int, maximum: int) -> int:
+        raw = self.single(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            self.error(name, "must be a whole number", raw)
+            return default
+        if not minimum <= value <= maximum:
+            self.error(name, f"must be between {minimum} and {maximum}", raw)
+            return default
+        return value
+
+    def text(self, name: str, *, max_length: int) -> str | None:
+        raw = self.single(name)
+        if raw is None:
+            return None
+        if len(raw) > max_length:
+            self.error(name, f"must be at most {max_length} characters long")
+            return None
+        return raw.replace("\x00", " ")
+
+    def date(self, name: str) -> datetime.date | None:
+        raw = self.single(name)
+        if raw is None:
+            return None
+        try:
+            return datetime.date.fromisoformat(raw.strip())
+        except ValueError:
+            self.error(name, "must be a date as YYYY-MM-DD", raw)
+            return None
+
+    def timestamp(self, name: str) -> datetime.datetime | None:
+        """An ISO 8601 date-time; without an offset it is taken as UTC."""
+        raw = self.single(name)
+        if raw is None:
+            return None
+        # An unencoded "+01:00" arrives as " 01:00": read it back as the offset it was.
+        text = re.sub(r" (\d\d:?\d\d)$", r"+\1", raw.strip())
+        try:
+            value = parse_datetime(text)
+        except ValueError:
+            value = None
+        if value is None:
+            self.error(name, "must be an ISO 8601 date-time such as 2024-05-01T12:00:00Z", raw)
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.UTC)
+        return value
+
+    def choice(self, name: str, choices: Sequence[str], *, default: str) -> str:
+        raw = self.single(name)
+        if raw is None:
+            return default
+        if raw not in choices:
+            self.error(name, f"must be one of {', '.join(choices)}", raw, list(choices))
+            return default
+        return raw
+
+    def field_list(self, name: str, choices: Sequence[str]) -> list[str] | None:
+        """Comma-separated (or repeated) names out of `choices`; None when absent."""
+        values = [part.strip() for raw in self.query.getlist(name) for part in raw.split(",")]
+        values = [v for v in values if v]
+        if name not in self.query:
+            return None
+        unknown = [v for v in values if v not in choices]
+        for value in unknown:
+            self.error(name, f"unknown field; choose from {', '.join(choices)}", value)
+        if not values:
+            self.error(name, f"name at least one field out of {', '.join(choices)}")
+        return [c for c in choices if c in values]
+
+    def finish(self) -> None:
+        """Raise `InvalidParameters` (400) if anything was wrong."""
+        if self.errors:
+            raise InvalidParameters(self.errors)
+
+
+def reject_all(query: QueryDict) -> None:
+    """For endpoints that take no query parameters at all."""
+    ParamReader(query, allowed=()).finish()

@@ -1,0 +1,151 @@
+"""OpenAPI pieces shared by the views: the case document schema, error responses,
+conditional-request headers and the filter parameters.
+
+The case document's schema is `case.schema.json` itself (JSON Schema 2020-12, which
+OpenAPI 3.1 uses as is): `add_case_document_schemas` copies it into the components with
+its `$defs` inlined, once as `CaseDocument` and once as `CaseDetail` (plus the API's
+`url`, `html_url`, `similar_url`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from incidents.selectors import FILTER_FACETS
+
+from .filters import EXCLUDE_PREFIX
+from .serializers import ProblemSerializer
+
+PROBLEM = "application/problem+json"
+CASE_ID_PATTERN = "^[Ii][Ll]-[0-9]{4,6}$"
+SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+@cache
+def case_schema() -> dict[str, Any]:
+    """`case.schema.json` with `$defs` references inlined and the file-level keys dropped."""
+    raw = json.loads(Path(str(settings.CASE_SCHEMA_PATH)).read_text(encoding="utf-8"))
+    definitions = raw.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                merged = {**copy.deepcopy(definitions[ref.removeprefix("#/$defs/")]),
+                          **{k: v for k, v in node.items() if k != "$ref"}}
+                return inline(merged)
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    for key in ("$schema", "$id"):
+        raw.pop(key, None)
+    return inline(raw)
+
+
+def add_case_document_schemas(result: dict[str, Any], generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: add `CaseDocument` and `CaseDetail`."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    document = copy.deepcopy(case_schema())
+    schemas["CaseDocument"] = document
+    detail = copy.deepcopy(document)
+    detail["title"] = "Case detail"
+    detail["description"] = ("The case document exactly as `case.schema.json` defines it "
+                             "(and `GET /api/export` streams it) plus three API links.")
+    detail["properties"].update({
+        "url": {"type": "string", "format": "uri", "description": "This case in the API."},
+        "html_url": {"type": "string", "format": "uri", "description": "This case's web page."},
+        "similar_url": {"type": "string", "format": "uri",
+                        "description": "Similar cases of this one in the API."},
+    })
+    detail["required"] = [*detail["required"], "url", "html_url", "similar_url"]
+    schemas["CaseDetail"] = detail
+    return result
+
+
+CASE_DETAIL_REF = {"$ref": "#/components/schemas/CaseDetail"}
+
+
+def problem(description: str) -> OpenApiResponse:
+    return OpenApiResponse(response=ProblemSerializer, description=description)
+
+
+def error_responses(*, bad_request: str | None = None, not_found: str | None = None
+                    ) -> dict[Any, OpenApiResponse]:
+    """Problem-details responses every operation documents, plus 400 / 404 when given."""
+    responses: dict[Any, OpenApiResponse] = {}
+    if bad_request:
+        responses[(400, PROBLEM)] = problem(bad_request)
+    if not_found:
+        responses[(404, PROBLEM)] = problem(not_found)
+    responses[(405, PROBLEM)] = problem("Method not allowed (the `Allow` header lists those "
+                                        "that are).")
+    responses[(429, PROBLEM)] = OpenApiResponse(
+        response=ProblemSerializer,
+        description="Too many requests from this client address; wait `Retry-After` seconds.",
+    )
+    responses[(500, PROBLEM)] = problem("The server failed; the body is a problem document.")
+    return responses
+
+
+NOT_MODIFIED = OpenApiResponse(
+    description="Not modified: the `If-None-Match` / `If-Modified-Since` validators still "
+                "match. No body.")
+
+CONDITIONAL_HEADERS = [
+    OpenApiParameter(
+        "If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+        description="An `ETag` from an earlier answer: 304 Not Modified while it still holds."),
+    OpenApiParameter(
+        "If-Modified-Since", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+        description="An HTTP date: 304 Not Modified if nothing changed since then "
+                    "(ignored when If-None-Match is given)."),
+    OpenApiParameter(
+        "ETag", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200], required=False,
+        description="Validator of this answer; changes whenever any case is imported."),
+    OpenApiParameter(
+        "Last-Modified", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200],
+        required=False, description="When a case was last written (HTTP date)."),
+    OpenApiParameter(
+        "Cache-Control", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200, 304],
+        required=False, description="`public, max-age=N`: reuse for N seconds, then revalidate."),
+    OpenApiParameter(
+        "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429],
+        required=False, description="Seconds to wait before the next request."),
+]
+
+_FACET_HELP = {
+    "topic": "Topic slug (see /api/vocab/topic)",
+    "symptom": "Symptom tag slug (see /api/vocab/symptom)",
+    "root_cause": "Root-cause category slug (see /api/vocab/root_cause)",
+    "component": "Component slug (see /api/vocab/component)",
+    "organization": "Organization name exactly as on the cases (see the `organization` facet)",
+    "year": "Publication year",
+    "accelerator": "Accelerator name exactly as on the cases (see the `accelerator` facet)",
+}
+
+
+def filter_parameters() -> list[OpenApiParameter]:
+    """Each facet filter and its `exclude_` twin, repeatable."""
+    parameters = []
+    for facet in FILTER_FACETS:
+        kind = OpenApiTypes.INT if facet == "year" else OpenApiTypes.STR
+        parameters.append(OpenApiParameter(
+            facet, kind, many=True, explode=True, required=False,
+            description=f"{_FACET_HELP[facet]}. Repeat to accept any of several values "
+                        "(OR); different facets combine with AND. An unknown value is "
+                        "refused (400) with the closest known values."))
+        parameters.append(OpenApiParameter(
+            f"{EXCLUDE_PREFIX}{facet}", kind, many=True, explode=True, required=False,
+            description=f"Leave out cases with this {facet.replace('_', ' ')} "
+                        f"(same values as `{facet}`; repeatable)."))
+    return parameters

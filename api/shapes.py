@@ -1,0 +1,215 @@
+"""Output shapes of the API, built from selector and search results.
+
+Plain functions returning JSON-ready dicts; `api.serializers` describes each shape for the
+OpenAPI schema (and tests check real answers against that schema). URLs are absolute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from rest_framework.request import Request
+
+from incidents.models import Case, Facet, Term
+from incidents.search import FacetCount, LogHit, SearchHit, SimilarCase
+from incidents.selectors import CaseStats, TopicOverview
+
+SUMMARY_FIELDS: tuple[str, ...] = (
+    "id", "title", "organization", "published", "status", "topics", "symptom_tags",
+    "root_cause_category", "components", "accelerator", "url", "html_url",
+)
+HIT_FIELDS: tuple[str, ...] = (*SUMMARY_FIELDS, "score", "snippet", "matched_terms")
+
+
+def absolute(request: Request, path: str) -> str:
+    return request.build_absolute_uri(path)
+
+
+def case_url(request: Request, case_id: str) -> str:
+    return absolute(request, reverse("api:case-detail", args=[case_id]))
+
+
+def cases_url(request: Request, **params: str) -> str:
+    """The API case list filtered by `params` (e.g. `symptom="nccl-timeout"`)."""
+    return absolute(request, f'{reverse("api:case-list")}?{urlencode(params)}')
+
+
+def case_summary(case: Case, request: Request) -> dict[str, Any]:
+    """A case in a list (read from a case fetched `with_summary()`: no queries)."""
+    return {
+        "id": case.id,
+        "title": case.title,
+        "organization": case.organization,
+        "published": case.published.isoformat(),
+        "status": case.status,
+        "topics": [term.slug for term in case.topics],
+        "symptom_tags": [term.name for term in case.symptom_tags],
+        "root_cause_category": case.root_cause_category.name,
+        "components": [term.name for term in case.components],
+        "accelerator": case.accelerator,
+        "url": case_url(request, case.id),
+        "html_url": absolute(request, case.get_absolute_url()),
+    }
+
+
+def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
+    """A summary plus `score`, `snippet`, `matched_terms`; only `fields` (and `id`) if given."""
+    entry = case_summary(hit.case, request)
+    entry["score"] = hit.score
+    entry["snippet"] = hit.snippet
+    entry["matched_terms"] = list(hit.matched_terms)
+    if fields is not None:
+        entry = {key: value for key, value in entry.items() if key == "id" or key in fields}
+    return entry
+
+
+def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str, Any]]]:
+    return {
+        name: [{"value": c.value, "label": c.label, "count": c.count} for c in counts]
+        for name, counts in facets.items()
+    }
+
+
+def case_detail(document: dict[str, Any], case: Case, request: Request) -> dict[str, Any]:
+    """The schema document unchanged plus `url`, `html_url` and `similar_url`."""
+    detail = dict(document)
+    detail["url"] = case_url(request, case.id)
+    detail["html_url"] = absolute(request, case.get_absolute_url())
+    detail["similar_url"] = absolute(request, reverse("api:case-similar", args=[case.id]))
+    return detail
+
+
+def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:
+    entry = case_summary(similar.case, request)
+    entry["score"] = similar.score
+    entry["shared_terms"] = {facet: list(names) for facet, names in similar.shared_terms.items()}
+    entry["score_parts"] = dict(similar.score_parts)
+    return entry
+
+
+def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
+    entry = case_summary(hit.case, request)
+    entry["score"] = hit.score
+    entry["matched_lines"] = [
+        {"line_number": m.line_number, "line": m.line, "term": m.term} for m in hit.matched_lines
+    ]
+    return entry
+
+
+def term_entry(term: Term, request: Request) -> dict[str, Any]:
+    """A vocabulary term annotated with `case_count` (published cases using it)."""
+    return {
+        "slug": term.slug,
+        "name": term.name,
+        "description": term.description,
+        "synonyms": list(term.synonyms),
+        "case_count": term.case_count,
+        "cases_url": cases_url(request, **{term.facet: term.slug}),
+    }
+
+
+def term_count(term: Term, count: int, request: Request) -> dict[str, Any]:
+    return {
+        "slug": term.slug,
+        "name": term.name,
+        "count": count,
+        "cases_url": cases_url(request, **{term.facet: term.slug}),
+    }
+
+
+def topic_entry(term: Term, request: Request) -> dict[str, Any]:
+    entry = term_entry(term, request)
+    entry["url"] = absolute(request, reverse("api:topic-detail", args=[term.slug]))
+    return entry
+
+
+def topic_overview(overview: TopicOverview, request: Request) -> dict[str, Any]:
+    topic = overview.topic
+    return {
+        "slug": topic.slug,
+        "name": topic.name,
+        "description": topic.description,
+        "synonyms": list(topic.synonyms),
+        "case_count": overview.case_count,
+        "url": absolute(request, reverse("api:topic-detail", args=[topic.slug])),
+        "cases_url": cases_url(request, topic=topic.slug),
+        "top_symptoms": [term_count(t, n, request) for t, n in overview.top_symptoms],
+        "top_root_causes": [term_count(t, n, request) for t, n in overview.top_root_causes],
+        "top_components": [term_count(t, n, request) for t, n in overview.top_components],
+        "latest_cases": [case_summary(case, request) for case in overview.latest_cases],
+    }
+
+
+def vocabulary(terms: list[Term], request: Request) -> dict[str, list[dict[str, Any]]]:
+    """Terms grouped by facet (every facet present, possibly empty), names in order."""
+    grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in Facet}
+    for term in terms:
+        grouped[term.facet].append(term_entry(term, request))
+    return grouped
+
+
+# Time-to-resolve buckets: (label, lower bound inclusive, upper bound exclusive or None).
+RESOLVE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
+    ("under 1 hour", 0, 3600),
+    ("1 to 6 hours", 3600, 6 * 3600),
+    ("6 to 24 hours", 6 * 3600, 86400),
+    ("1 to 7 days", 86400, 7 * 86400),
+    ("7 days or more", 7 * 86400, None),
+)
+
+
+def _nearest_rank(ordered: Sequence[int], fraction: float) -> int | None:
+    """The nearest-rank percentile of ascending `ordered` (a value that occurs), or None."""
+    if not ordered:
+        return None
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def distribution(ordered: Sequence[int], total: int) -> dict[str, Any]:
+    """`known` / `unknown` counts and min, quartiles, p90, max of ascending values."""
+    return {
+        "known": len(ordered),
+        "unknown": total - len(ordered),
+        "min": ordered[0] if ordered else None,
+        "p25": _nearest_rank(ordered, 0.25),
+        "median": _nearest_rank(ordered, 0.5),
+        "p75": _nearest_rank(ordered, 0.75),
+        "p90": _nearest_rank(ordered, 0.9),
+        "max": ordered[-1] if ordered else None,
+    }
+
+
+def stats(data: CaseStats, request: Request) -> dict[str, Any]:
+    resolve = distribution(data.time_to_resolve_seconds, data.total)
+    resolve["buckets"] = [
+        {"label": label, "min_seconds": low, "max_seconds": high,
+         "count": sum(1 for s in data.time_to_resolve_seconds
+                      if s >= low and (high is None or s < high))}
+        for label, low, high in RESOLVE_BUCKETS
+    ]
+    return {
+        "total": data.total,
+        "by_year": [{"year": year, "count": n,
+                     "cases_url": cases_url(request, year=str(year))} for year, n in data.by_year],
+        "by_root_cause": [term_count(t, n, request) for t, n in data.by_root_cause],
+        "by_symptom": [term_count(t, n, request) for t, n in data.by_symptom],
+        "by_component": [term_count(t, n, request) for t, n in data.by_component],
+        "by_accelerator": [{"accelerator": a, "count": n,
+                            "cases_url": cases_url(request, accelerator=a)}
+                           for a, n in data.by_accelerator],
+        "time_to_resolve_seconds": resolve,
+        "accelerator_count": distribution(data.accelerator_counts, data.total),
+    }
+
+
+def change(row: dict[str, Any], request: Request) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "status": row["status"],
+        "modified": row["modified"].isoformat().replace("+00:00", "Z"),
+        "url": case_url(request, row["id"]),
+    }

@@ -1,0 +1,15 @@
+"""JSON API views. They parse input, call `incidents.selectors` / `incidents.search` /
+`incidents.feeds`, and shape the output with `api.shapes`; no query logic here.
+"""
+
+from .bulk import ChangesView, ExportView
+from .cases import CaseDetailView, CaseListView, CaseSimilarView
+from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
+from .docs import SchemaView
+from .match import MatchView
+
+__all__ = [
+    "CaseDetailView", "CaseListView", "CaseSimilarView", "ChangesView", "ExportView",
+    "MatchView", "SchemaView", "StatsView", "TopicDetailView", "TopicListView",
+    "VocabularyFacetView", "VocabularyView",
+]

@@ -1,0 +1,140 @@
+"""`/api/export` (every published case as JSON Lines) and `/api/changes` (change feed)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents import feeds
+from incidents.documents import dumps_document
+
+from .. import schema, shapes
+from ..errors import InvalidParameters, ParameterError
+from ..http import ApiView, conditional_on_store, streamed
+from ..params import ParamReader, reject_all
+from ..serializers import ChangesPageSerializer
+
+JSONL_CONTENT_TYPE = "application/jsonl"
+EXPORT_LINES_PER_CHUNK = 50
+DEFAULT_CHANGES = 100
+MAX_CHANGES = 1000
+
+
+def export_chunks() -> Iterator[str]:
+    """JSON Lines text, `EXPORT_LINES_PER_CHUNK` documents per chunk, in id order."""
+    lines = (dumps_document(document, indent=None) + "\n"
+             for document in feeds.published_documents())
+    while chunk := "".join(islice(lines, EXPORT_LINES_PER_CHUNK)):
+        yield chunk
+
+
+class ExportView(ApiView):
+    """`GET /api/export`: `feeds.published_documents()` as JSON Lines, streamed in chunks of
+    `EXPORT_LINES_PER_CHUNK` documents (async under ASGI, so memory stays at one batch)."""
+
+    throttle_scope = "api-heavy"
+
+    @extend_schema(
+        operation_id="export_retrieve",
+        summary="Every published case as JSON Lines",
+        description=(
+            "One case document per line (`CaseDocument`, exactly what `manage.py "
+            "export_cases` writes, without indentation), in id order, streamed: the server "
+            "holds one batch of cases at a time whatever the size of the store. Takes no "
+            "query parameters. Counted against the `api-heavy` rate."),
+        parameters=schema.CONDITIONAL_HEADERS,
+        responses={
+            (200, JSONL_CONTENT_TYPE): OpenApiResponse(
+                response=OpenApiTypes.STR,
+                description="JSON Lines: each line a `CaseDocument` (see the components)."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request="A query parameter was given."),
+        },
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> StreamingHttpResponse:
+        # HEAD wants the headers only: do not read the store for a body nobody receives.
+        chunks = export_chunks() if request.method == "GET" else iter(())
+        response = StreamingHttpResponse(streamed(request, chunks),
+                                         content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
+        return response
+
+
+class ChangesPagination(CursorPagination):
+    """Newest first by `Case.modified`; the opaque `cursor` marks a position in the feed."""
+
+    ordering = ("-modified", "-id")
+    page_size = DEFAULT_CHANGES
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise InvalidParameters([ParameterError(
+                "cursor", "not a cursor this feed gave out; follow `next` / `previous` links",
+                request.query_params.get(self.cursor_query_param))]) from None
+
+
+class ChangesView(ApiView):
+    """`GET /api/changes`: `feeds.case_changes(since=...)` paged by an opaque cursor
+    (`ChangesPageSerializer`); `modified` in UTC."""
+
+    @extend_schema(
+        operation_id="changes_list",
+        summary="Change feed for mirrors",
+        description=(
+            "Ids of published and retracted cases with the time each was last written, "
+            "newest first, `limit` per page with `next` links to older changes. A mirror "
+            "asks with `since` set to the newest `modified` it has seen and fetches each "
+            "listed case again (`url`); a retraction arrives as a change with status "
+            "`retracted`. Drafts never appear. Keep a few seconds of overlap: a long import "
+            "commits all of its cases at once."),
+        parameters=[
+            OpenApiParameter("since", OpenApiTypes.DATETIME, required=False,
+                             description="Only cases written after this time (exclusive); "
+                                         "ISO 8601, UTC when no offset is given."),
+            OpenApiParameter("limit", OpenApiTypes.INT, required=False,
+                             description=f"Changes per page, 1 to {MAX_CHANGES} (default "
+                                         f"{DEFAULT_CHANGES})."),
+            OpenApiParameter("cursor", OpenApiTypes.STR, required=False,
+                             description="Position in the feed, from a `next` / `previous` "
+                                         "link."),
+            *schema.CONDITIONAL_HEADERS,
+        ],
+        responses={200: OpenApiResponse(ChangesPageSerializer, "Changes, newest first."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request="Unknown parameter, malformed `since`, "
+                                                        "bad `cursor` or `limit` out of range.")},
+    )
+    def get(self, request: Request) -> Response:
+        reader = ParamReader(request.query_params, allowed=("since", "limit", "cursor"))
+        since = reader.timestamp("since")
+        limit = reader.integer("limit", default=DEFAULT_CHANGES, minimum=1, maximum=MAX_CHANGES)
+        reader.single("cursor")
+        reader.finish()
+        return self.answer(request, since=since, limit=limit)
+
+    @conditional_on_store()
+    def answer(self, request: Request, *, since, limit: int) -> Response:
+        paginator = ChangesPagination()
+        paginator.page_size = limit
+        rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self)
+        return Response({
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
+            "results": [shapes.change(row, request) for row in rows],
+        })
+

@@ -1,0 +1,240 @@
+"""`/api/cases/`, `/api/cases/{id}`, `/api/cases/{id}/similar`."""
+
+from __future__ import annotations
+
+import re
+
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from incidents import feeds, selectors
+from incidents.documents import case_document
+from incidents.models import Case
+from incidents.search import search_cases, similar_cases
+
+from .. import schema, shapes
+from ..filters import FILTER_PARAMS, read_case_filters
+from ..http import ApiView, conditional_on_store
+from ..params import ParamReader, reject_all
+from ..serializers import CaseListSerializer, SimilarListSerializer
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+MAX_PAGE = 100_000
+MAX_QUERY_LENGTH = 10_000
+MAX_SIMILAR = 20
+# `ordering` values and the search module's sort they mean.
+ORDERINGS = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
+LIST_PARAMS = ("q", *FILTER_PARAMS, "published_after", "published_before", "ordering",
+               "page", "page_size", "fields")
+CASE_ID = re.compile(schema.CASE_ID_PATTERN)
+
+CASE_ID_PARAMETER = OpenApiParameter(
+    "case_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=schema.CASE_ID_PATTERN,
+    description="Case id such as `IL-0428`; another letter case redirects (301) to the "
+                "canonical id.")
+
+
+def check_case_id(case_id: str) -> None:
+    """404 for ids that cannot exist (wrong shape), without touching the database."""
+    if not CASE_ID.match(case_id):
+        raise Http404(f"No case with id {case_id!r}: ids look like IL-0428.")
+
+
+def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
+    return feeds.visible_case_exists(case_id)
+
+
+def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
+    """The published or retracted case `case_id`, a redirect to its canonical spelling, or 404."""
+    case = selectors.case_by_id(case_id)
+    if case is not None:
+        return case
+    canonical = selectors.canonical_case_id(case_id)
+    if canonical and canonical != case_id:
+        path = request.path.replace(case_id, canonical, 1)
+        query = request.META.get("QUERY_STRING")
+        return HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)
+    raise Http404(f"No case with id {case_id!r}.")
+
+
+class CaseListView(ApiView):
+    """`GET /api/cases/`: `search_cases` with the parsed query, filters, ordering and page;
+    answers `CaseListSerializer`. 400 for bad parameters, 404 past the last page."""
+
+    @extend_schema(
+        operation_id="cases_list",
+        summary="Search and browse published cases",
+        description=(
+            "Published cases matching `q` (ranked, with snippets) and the facet filters, "
+            "newest first without `q`. The answer holds the total `count`, `next` / "
+            "`previous` page links and facet counts over the whole result.\n\n"
+            "Unknown parameters, unknown filter values (with suggestions), malformed "
+            f"dates, an unknown `ordering` and `page_size` over {MAX_PAGE_SIZE} are refused "
+            "with 400 naming each parameter; a page past the last one is 404."),
+        parameters=[
+            OpenApiParameter("q", OpenApiTypes.STR, required=False,
+                             description="Search text: words, \"quoted phrases\", -excluded "
+                                         f"words, OR; at most {MAX_QUERY_LENGTH} characters."),
+            *schema.filter_parameters(),
+            OpenApiParameter("published_after", OpenApiTypes.DATE, required=False,
+                             description="Only cases published on or after this date."),
+            OpenApiParameter("published_before", OpenApiTypes.DATE, required=False,
+                             description="Only cases published on or before this date."),
+            OpenApiParameter("ordering", OpenApiTypes.STR, enum=list(ORDERINGS), required=False,
+                             description="`relevance` (default with `q`; newest first "
+                                         "without), `-published` (newest first, default "
+                                         "without `q`) or `published` (oldest first)."),
+            OpenApiParameter("page", OpenApiTypes.INT, required=False,
+                             description="Page number from 1."),
+            OpenApiParameter("page_size", OpenApiTypes.INT, required=False,
+                             description=f"Cases per page, 1 to {MAX_PAGE_SIZE} (default "
+                                         f"{DEFAULT_PAGE_SIZE}); more is refused, not "
+                                         "clamped."),
+            OpenApiParameter("fields", OpenApiTypes.STR, many=True, explode=False,
+                             enum=list(shapes.HIT_FIELDS), required=False,
+                             description="Comma-separated fields to return for each case "
+                                         "(`id` always comes). Default: all."),
+            *schema.CONDITIONAL_HEADERS,
+        ],
+        responses={
+            200: OpenApiResponse(CaseListSerializer, "One page of cases with the total and facet counts."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(
+                bad_request="Unknown parameter, unknown filter value, malformed date, bad "
+                            "ordering or page size out of range.",
+                not_found="The page is past the last page."),
+        },
+        examples=[OpenApiExample(
+            "Hangs on NCCL, newest first", response_only=True, status_codes=["200"],
+            value={"count": 1, "page": 1, "page_size": 20, "next": None, "previous": None,
+                   "results": [{"id": "IL-0428", "title": "Test runs of 100B-200B models ...",
+                                "score": None, "snippet": None, "matched_terms": []}],
+                   "facets": {"symptom": [{"value": "nccl-timeout", "label": "NCCL timeout",
+                                           "count": 1}]},
+                   "notes": []})],
+    )
+    def get(self, request: Request) -> Response:
+        reader = ParamReader(request.query_params, allowed=LIST_PARAMS)
+        query = reader.text("q", max_length=MAX_QUERY_LENGTH) or ""
+        filters = read_case_filters(reader)
+        ordering = reader.choice("ordering", list(ORDERINGS),
+                                 default="relevance" if query.strip() else "-published")
+        page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
+        page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1,
+                                   maximum=MAX_PAGE_SIZE)
+        fields = reader.field_list("fields", shapes.HIT_FIELDS)
+        reader.finish()
+        return self.answer(request, query=query, filters=filters, ordering=ordering, page=page,
+                           page_size=page_size, fields=fields)
+
+    @conditional_on_store()
+    def answer(self, request: Request, *, query: str, filters, ordering: str, page: int,
+               page_size: int, fields: list[str] | None) -> Response:
+        offset = (page - 1) * page_size
+        results = search_cases(query=query, filters=filters, sort=ORDERINGS[ordering],
+                               offset=offset, limit=page_size)
+        if page > 1 and offset >= results.total:
+            last = max(1, -(-results.total // page_size))
+            raise Http404(f"Page {page} is past the last page ({last}).")
+        url = request.build_absolute_uri()
+        has_next = offset + page_size < results.total
+        previous = None
+        if page > 1:
+            previous = (replace_query_param(url, "page", page - 1) if page > 2
+                        else remove_query_param(url, "page"))
+        return Response({
+            "count": results.total,
+            "page": page,
+            "page_size": page_size,
+            "next": replace_query_param(url, "page", page + 1) if has_next else None,
+            "previous": previous,
+            "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
+            "facets": shapes.facet_counts(results.facets),
+            "notes": list(results.notes),
+        })
+
+
+class CaseDetailView(ApiView):
+    """`GET /api/cases/{id}`: `selectors.case_by_id` shaped by `documents.case_document` plus
+    links (`schema.CaseDetail`). 301 to the canonical id, 404 for unknown ids."""
+
+    @extend_schema(
+        operation_id="cases_retrieve",
+        summary="One case",
+        description=(
+            "The case document exactly as `case.schema.json` defines it (the same one "
+            "`export_cases` writes) plus `url`, `html_url` and `similar_url`. A retracted "
+            "case still resolves, with `status: \"retracted\"`; drafts do not exist here. "
+            "The answer takes no query parameters."),
+        parameters=[CASE_ID_PARAMETER, *schema.CONDITIONAL_HEADERS],
+        responses={
+            200: OpenApiResponse(response=schema.CASE_DETAIL_REF, description="The case."),
+            301: OpenApiResponse(description="The id in another letter case: `Location` is "
+                                             "the canonical URL."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request="A query parameter was given.",
+                                     not_found="No published or retracted case has this id."),
+        },
+    )
+    def get(self, request: Request, case_id: str) -> Response:
+        reject_all(request.query_params)
+        check_case_id(case_id)
+        return self.answer(request, case_id=case_id)
+
+    @conditional_on_store(exists=case_exists)
+    def answer(self, request: Request, *, case_id: str) -> Response:
+        case = visible_case(request, case_id)
+        if not isinstance(case, Case):
+            return case
+        return Response(shapes.case_detail(case_document(case), case, request))
+
+
+class CaseSimilarView(ApiView):
+    """`GET /api/cases/{id}/similar`: `search.similar_cases` of the case, best first
+    (`SimilarListSerializer`). 400 for a bad `limit`, 404 for unknown ids."""
+
+    @extend_schema(
+        operation_id="cases_similar",
+        summary="Cases similar to one case",
+        description=(
+            "Published cases most like this one, best first, each with its score (0 to 1) "
+            "and its reasons: the shared vocabulary terms by facet and the parts the score "
+            "is made of. Hand-linked `related` cases are in the case document, not here."),
+        parameters=[
+            CASE_ID_PARAMETER,
+            OpenApiParameter("limit", OpenApiTypes.INT, required=False,
+                             description=f"Most cases to return, 1 to {MAX_SIMILAR} "
+                                         "(default 5)."),
+            *schema.CONDITIONAL_HEADERS,
+        ],
+        responses={
+            200: OpenApiResponse(SimilarListSerializer, "Similar cases, best first."),
+            301: OpenApiResponse(description="Redirect to the canonical id."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request="Unknown parameter or `limit` out of range.",
+                                     not_found="No published or retracted case has this id."),
+        },
+    )
+    def get(self, request: Request, case_id: str) -> Response:
+        reader = ParamReader(request.query_params, allowed=("limit",))
+        limit = reader.integer("limit", default=5, minimum=1, maximum=MAX_SIMILAR)
+        reader.finish()
+        check_case_id(case_id)
+        return self.answer(request, case_id=case_id, limit=limit)
+
+    @conditional_on_store(exists=case_exists)
+    def answer(self, request: Request, *, case_id: str, limit: int) -> Response:
+        case = visible_case(request, case_id)
+        if not isinstance(case, Case):
+            return case
+        return Response({
+            "case": case.id,
+            "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
+            "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
+        })

@@ -1,0 +1,175 @@
+"""`/api/topics/`, `/api/topics/{slug}`, `/api/vocab/`, `/api/vocab/{facet}`, `/api/stats`."""
+
+from __future__ import annotations
+
+import re
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents import feeds, selectors
+from incidents.models import Facet
+
+from .. import schema, shapes
+from ..http import ApiView, conditional_on_store
+from ..params import ParamReader, reject_all
+from ..serializers import (
+    StatsSerializer,
+    TermListSerializer,
+    TopicListSerializer,
+    TopicOverviewSerializer,
+    VocabularySerializer,
+)
+
+SLUG = re.compile(schema.SLUG_PATTERN)
+MAX_TOP = 20
+MAX_LATEST = 50
+NO_PARAMETERS = "A query parameter was given; this endpoint takes none."
+
+
+class TopicListView(ApiView):
+    """`GET /api/topics/`: `selectors.vocabulary("topic")` (`TopicListSerializer`)."""
+
+    @extend_schema(
+        operation_id="topics_list",
+        summary="Topics",
+        description="Every topic with its description and number of published cases.",
+        parameters=schema.CONDITIONAL_HEADERS,
+        responses={200: OpenApiResponse(TopicListSerializer, "Every topic."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+    )
+    def get(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
+        topics = selectors.vocabulary(Facet.TOPIC)
+        return Response({"results": [shapes.topic_entry(t, request) for t in topics]})
+
+
+class TopicDetailView(ApiView):
+    """`GET /api/topics/{slug}`: `selectors.topic_overview` (`TopicOverviewSerializer`);
+    404 for unknown slugs."""
+
+    @extend_schema(
+        operation_id="topics_retrieve",
+        summary="One topic's overview",
+        description=(
+            "A topic's description and case count, the symptoms, root causes and components "
+            "most frequent among its published cases (with counts), and its latest cases."),
+        parameters=[
+            OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH,
+                             pattern=schema.SLUG_PATTERN, description="Topic slug."),
+            OpenApiParameter("top", OpenApiTypes.INT, required=False,
+                             description=f"Terms per frequency list, 1 to {MAX_TOP} "
+                                         "(default 5)."),
+            OpenApiParameter("latest", OpenApiTypes.INT, required=False,
+                             description=f"Latest cases, 1 to {MAX_LATEST} (default 5)."),
+            *schema.CONDITIONAL_HEADERS,
+        ],
+        responses={200: OpenApiResponse(TopicOverviewSerializer, "The topic's overview."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request="Unknown parameter or value out of "
+                                                        "range.",
+                                            not_found="No topic has this slug.")},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        reader = ParamReader(request.query_params, allowed=("top", "latest"))
+        top = reader.integer("top", default=5, minimum=1, maximum=MAX_TOP)
+        latest = reader.integer("latest", default=5, minimum=1, maximum=MAX_LATEST)
+        reader.finish()
+        if not (SLUG.match(slug) and len(slug) <= 120):
+            raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
+        return self.answer(request, slug=slug, top=top, latest=latest)
+
+    @conditional_on_store(exists=lambda request, slug, **kwargs: feeds.topic_exists(slug))
+    def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response:
+        overview = selectors.topic_overview(slug, top=top, latest=latest)
+        if overview is None:
+            raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
+        return Response(shapes.topic_overview(overview, request))
+
+
+class VocabularyView(ApiView):
+    """`GET /api/vocab/`: `selectors.vocabulary()` grouped by facet (`VocabularySerializer`)."""
+
+    @extend_schema(
+        operation_id="vocab_list",
+        summary="The whole vocabulary",
+        description=(
+            "Every term of the four facets (topic, symptom, root_cause, component) with "
+            "slug, name, description, synonyms and number of published cases. A term's "
+            "slug is the value of its facet's filter on /api/cases/."),
+        parameters=schema.CONDITIONAL_HEADERS,
+        responses={200: OpenApiResponse(VocabularySerializer, "Every term by facet."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+    )
+    def get(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
+        return Response(shapes.vocabulary(selectors.vocabulary(), request))
+
+
+class VocabularyFacetView(ApiView):
+    """`GET /api/vocab/{facet}`: `selectors.vocabulary(facet)` (`TermListSerializer`); 404
+    for unknown facets."""
+
+    @extend_schema(
+        operation_id="vocab_retrieve",
+        summary="One facet's terms",
+        description="The terms of one facet with slug, name, description, synonyms and "
+                    "number of published cases, by name.",
+        parameters=[
+            OpenApiParameter("facet", OpenApiTypes.STR, OpenApiParameter.PATH,
+                             enum=[str(f) for f in Facet], description="The facet."),
+            *schema.CONDITIONAL_HEADERS,
+        ],
+        responses={200: OpenApiResponse(TermListSerializer, "The facet's terms."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request=NO_PARAMETERS,
+                                            not_found="No such facet.")},
+    )
+    def get(self, request: Request, facet: str) -> Response:
+        reject_all(request.query_params)
+        if facet not in Facet.values:
+            raise Http404(f"No facet {facet!r}; facets: {', '.join(Facet.values)}.")
+        return self.answer(request, facet=facet)
+
+    @conditional_on_store()
+    def answer(self, request: Request, *, facet: str) -> Response:
+        terms = selectors.vocabulary(facet)
+        return Response({"facet": facet, "terms": [shapes.term_entry(t, request) for t in terms]})
+
+
+class StatsView(ApiView):
+    """`GET /api/stats`: `selectors.case_stats()` with percentiles and buckets computed in
+    `shapes.stats` (`StatsSerializer`); durations in seconds."""
+
+    @extend_schema(
+        operation_id="stats_retrieve",
+        summary="Statistics over published cases",
+        description=(
+            "Counts by publication year, root-cause category, symptom, component and "
+            "accelerator, and the distribution of time to resolve (seconds) and of the "
+            "number of accelerators over the cases where they are known."),
+        parameters=schema.CONDITIONAL_HEADERS,
+        responses={200: OpenApiResponse(StatsSerializer, "The statistics."),
+                   304: schema.NOT_MODIFIED,
+                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+    )
+    def get(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
+        return Response(shapes.stats(selectors.case_stats(), request))

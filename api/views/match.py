@@ -1,0 +1,67 @@
+"""`POST /api/match`: log text in, ranked cases with the lines that matched out."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents.search import match_log
+
+from .. import schema, shapes
+from ..errors import PayloadTooLarge
+from ..http import ApiView
+from ..params import reject_all
+from ..serializers import MatchRequestSerializer, MatchResponseSerializer
+
+
+def _clean_text(data: object) -> object:
+    """NUL bytes become spaces and lone surrogates `?`: pasted logs carry such garbage, and
+    neither may reach the database."""
+    if isinstance(data, dict) and isinstance(data.get("text"), str):
+        text = data["text"].replace("\x00", " ")
+        text = text.encode("utf-8", "replace").decode("utf-8")
+        return {**data, "text": text}
+    return data
+
+
+class MatchView(ApiView):
+    """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
+    400 for a bad body, 413 over `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for non-JSON."""
+
+    throttle_scope = "api-heavy"
+
+    @extend_schema(
+        operation_id="match_create",
+        summary="Find the cases a log points at",
+        description=(
+            "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
+            "`{\"text\": \"...\", \"limit\": 10}`; get published cases ranked by the failure "
+            "signatures found in it, each with the lines that matched which term. Read-only "
+            "(POST only because logs are long). Counted against the `api-heavy` rate; a "
+            f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."),
+        request=MatchRequestSerializer,
+        responses={
+            200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
+            (413, schema.PROBLEM): schema.problem("The request body is too large."),
+            (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
+            **schema.error_responses(bad_request="Malformed JSON, a missing or empty `text`, "
+                                                 "`limit` out of range, or a query parameter."),
+        },
+        examples=[OpenApiExample(
+            "NCCL watchdog timeout", request_only=True,
+            value={"text": "[Rank 3] Watchdog caught collective operation timeout: "
+                           "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds",
+                   "limit": 5})],
+    )
+    def post(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            raise PayloadTooLarge(f"The body may hold at most "
+                                  f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")
+        body = MatchRequestSerializer(data=_clean_text(request.data))
+        body.is_valid(raise_exception=True)
+        hits = match_log(body.validated_data["text"], limit=body.validated_data["limit"])
+        return Response({"results": [shapes.log_hit(hit, request) for hit in hits]})

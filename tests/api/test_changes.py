@@ -1,0 +1,69 @@
+"""GET /api/changes: ids with their last-modified time, newest first, for mirrors."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from incidents.models import Case
+from incidents.services import import_case_files
+from tests.factories import synthetic_case, write_cases
+
+from .conftest import assert_matches_schema
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_lists_visible_cases_newest_first(client):
+    response = client.get("/api/changes?limit=1000")
+    assert_matches_schema(response, "/api/changes")
+    body = response.json()
+    expected = list(Case.objects.visible().order_by("-modified", "-id")
+                    .values_list("id", "modified"))
+    assert [(r["id"], r["modified"]) for r in body["results"]] == [
+        (i, m.isoformat().replace("+00:00", "Z")) for i, m in expected]
+    assert body["results"][0]["url"] == f"http://testserver/api/cases/{expected[0][0]}"
+    assert body["next"] is None
+
+
+def test_since_gives_only_later_changes_including_retractions(client, tmp_path):
+    newest = client.get("/api/changes?limit=1").json()["results"][0]["modified"]
+    assert client.get(f"/api/changes?since={newest}").json()["results"] == []
+    import_case_files(paths=write_cases(tmp_path, [
+        synthetic_case(1), synthetic_case(2, status="retracted"), synthetic_case(3, status="draft"),
+    ]))
+    changes = client.get(f"/api/changes?since={newest}").json()["results"]
+    assert [(c["id"], c["status"]) for c in changes] == [
+        ("IL-900002", "retracted"), ("IL-900001", "published")]
+
+
+def test_pages_follow_next_links_without_gaps(client):
+    seen = []
+    url = "/api/changes?limit=7"
+    while url:
+        body = client.get(url).json()
+        assert len(body["results"]) <= 7
+        seen += [r["id"] for r in body["results"]]
+        url = body["next"]
+    assert seen == list(Case.objects.visible().order_by("-modified", "-id")
+                        .values_list("id", flat=True))
+
+
+def test_since_without_offset_is_utc_and_bad_values_are_400(client):
+    later = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).replace(tzinfo=None)
+    assert client.get(f"/api/changes?since={later.isoformat()}").json()["results"] == []
+    for query, parameter in [("since=yesterday", "since"), ("limit=1001", "limit"),
+                             ("cursor=bogus", "cursor"), ("until=2024-01-01", "until")]:
+        response = client.get(f"/api/changes?{query}")
+        assert response.status_code == 400
+        assert [e["parameter"] for e in response.json()["errors"]] == [parameter]
+
+
+def test_an_unencoded_plus_in_the_offset_still_reads(client):
+    newest = client.get("/api/changes?limit=1").json()["results"][0]["modified"]
+    stamp = datetime.datetime.fromisoformat(newest.replace("Z", "+00:00"))
+    local = stamp.astimezone(datetime.timezone(datetime.timedelta(hours=2))).isoformat()
+    assert "+02:00" in local
+    response = client.get(f"/api/changes?since={local}")  # "+" decodes to a space
+    assert (response.status_code, response.json()["results"]) == (200, [])

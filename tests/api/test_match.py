@@ -1,0 +1,111 @@
+"""POST /api/match: log text in, ranked cases with the lines that matched out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from incidents.search import match_log
+
+from .conftest import assert_matches_schema
+
+pytestmark = pytest.mark.django_db
+
+LOG = (
+    "[2024-05-01 10:00:01] INFO step 1200 loss 2.31\n"
+    "[2024-05-01 10:30:01] [Rank 3] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds before timing out.\n"
+    "[2024-05-01 10:30:02] NCCL timeout on rank 3\n"
+)
+
+
+def post(client, body, **extra):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post("/api/match", data=data, content_type="application/json", **extra)
+
+
+def test_it_ranks_cases_and_names_the_matched_lines(client):
+    response = post(client, {"text": LOG, "limit": 3})
+    assert response.status_code == 200
+    assert_matches_schema(response, "/api/match", "post")
+    results = response.json()["results"]
+    expected = match_log(LOG, limit=3)
+    assert [r["id"] for r in results] == [h.case.id for h in expected]
+    assert results, "an NCCL timeout log matches fixture cases"
+    first = results[0]
+    assert first["score"] == expected[0].score
+    assert {(m["line_number"], m["term"]) for m in first["matched_lines"]} == {
+        (m.line_number, m.term) for m in expected[0].matched_lines}
+    assert any(m["line"].endswith("NCCL timeout on rank 3") for m in first["matched_lines"])
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_text_with_nothing_known_gives_no_cases(client):
+    response = post(client, {"text": "all good\nnothing to see"})
+    assert (response.status_code, response.json()) == (200, {"results": []})
+
+
+def test_nul_bytes_and_lone_surrogates_are_tolerated(client):
+    response = post(client, '{"text": "NCCL timeout\\u0000 here \\ud800 and there"}')
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("body, parameter, detail", [
+    ({}, "text", "This field is required."),
+    ({"text": ""}, "text", "This field may not be blank."),
+    ({"text": "x", "limit": 0}, "limit", "Ensure this value is greater than or equal to 1."),
+    ({"text": "x", "limit": 51}, "limit", "Ensure this value is less than or equal to 50."),
+    (["text"], "body", "Invalid data. Expected a dictionary, but got list."),
+])
+def test_a_bad_body_is_a_400_naming_the_field(client, body, parameter, detail):
+    response = post(client, body)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["errors"] == [{"parameter": parameter, "detail": detail}]
+
+
+def test_malformed_json_is_a_400_about_the_body(client):
+    response = post(client, '{"text": ')
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["parameter"] == "body"
+    assert error["detail"].startswith("JSON parse error")
+
+
+def test_text_over_a_million_characters_is_refused(client):
+    response = post(client, {"text": "x" * 1_000_001})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["parameter"] == "text"
+
+
+def test_a_body_over_the_upload_limit_is_a_413(client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = post(client, {"text": "y" * 2000})
+    assert response.status_code == 413
+    assert response.json()["detail"] == "The body may hold at most 1,000 bytes."
+
+
+def test_another_media_type_is_a_415(client):
+    response = client.post("/api/match", data="NCCL timeout", content_type="text/plain")
+    assert response.status_code == 415
+    assert response.json()["title"] == "Unsupported Media Type"
+
+
+def test_query_parameters_are_refused(client):
+    response = client.post("/api/match?limit=3", data=json.dumps({"text": "x"}),
+                           content_type="application/json")
+    assert response.json()["errors"][0]["parameter"] == "limit"
+
+
+@pytest.mark.parametrize("body, parameter, detail", [
+    ({"text": 0}, "text", "Must be a string."),
+    ({"text": ["NCCL timeout"]}, "text", "Must be a string."),
+    ({"text": "x", "limit": "10"}, "limit", "Must be a whole number."),
+    ({"text": "x", "limit": 2.5}, "limit", "Must be a whole number."),
+    ({"text": "x", "limit": True}, "limit", "Must be a whole number."),
+])
+def test_values_of_the_wrong_json_type_are_refused_not_coerced(client, body, parameter, detail):
+    response = post(client, body)
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": parameter, "detail": detail}]

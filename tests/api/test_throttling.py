@@ -1,0 +1,74 @@
+"""Rate limits per client address, counted in the shared database cache: 429 + Retry-After."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from .conftest import assert_matches_schema, set_throttle_rates
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small_limits(settings):
+    set_throttle_rates(settings, {"api": "3/minute", "api-heavy": "2/minute"})
+    cache.clear()
+
+
+def get(client, url, address="10.0.0.1"):
+    return client.get(url, REMOTE_ADDR=address)
+
+
+def test_the_request_over_the_limit_gets_429_with_retry_after(client, small_limits):
+    assert [get(client, "/api/stats").status_code for _ in range(3)] == [200, 200, 200]
+    response = get(client, "/api/stats")
+    assert response.status_code == 429
+    assert_matches_schema(response, "/api/stats")
+    assert 0 < int(response["Retry-After"]) <= 60
+    body = response.json()
+    assert (body["title"], body["status"]) == ("Too Many Requests", 429)
+    assert body["detail"].startswith("Request was throttled. Expected available in ")
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_every_endpoint_shares_the_count_and_conditional_requests_count_too(client, small_limits):
+    etag = get(client, "/api/cases/")["ETag"]
+    assert get(client, "/api/topics/").status_code == 200
+    assert client.get("/api/cases/", headers={"If-None-Match": etag},
+                      REMOTE_ADDR="10.0.0.1").status_code == 304
+    assert get(client, "/api/vocab/").status_code == 429
+
+
+def test_other_addresses_have_their_own_count(client, small_limits):
+    for _ in range(3):
+        get(client, "/api/stats", "10.0.0.2")
+    assert get(client, "/api/stats", "10.0.0.2").status_code == 429
+    assert get(client, "/api/stats", "10.0.0.3").status_code == 200
+
+
+def test_a_forged_forwarded_for_header_does_not_reset_the_count(client, small_limits):
+    for n in range(3):
+        client.get("/api/stats", REMOTE_ADDR="10.0.0.4", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}")
+    response = client.get("/api/stats", REMOTE_ADDR="10.0.0.4", HTTP_X_FORWARDED_FOR="192.0.2.9")
+    assert response.status_code == 429
+
+
+def test_match_and_export_have_their_own_lower_limit(client, small_limits):
+    def match():
+        return client.post("/api/match", data=json.dumps({"text": "NCCL timeout"}),
+                           content_type="application/json", REMOTE_ADDR="10.0.0.5")
+    assert [match().status_code, match().status_code, match().status_code] == [200, 200, 429]
+    assert get(client, "/api/export", "10.0.0.5").status_code == 429
+    assert get(client, "/api/stats", "10.0.0.5").status_code == 200
+
+
+def test_counts_live_in_the_database_cache_that_every_worker_shares(client, small_limits):
+    get(client, "/api/stats", "10.0.0.6")
+    assert cache.get("throttle_api_10.0.0.6") is not None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM incidentlib_cache")
+        assert cursor.fetchone()[0] >= 1
