@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -96,6 +97,16 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
     return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
 
 
+# The API names the sort `ordering`, with Django-style values.
+API_ORDERINGS = {"relevance": "relevance", "newest": "-published", "oldest": "published"}
+
+
+def _api_twin(state: SearchState) -> str:
+    """`/api/cases/` with the same query, filters, order and page as this page."""
+    params = [("ordering", API_ORDERINGS[v]) if k == "sort" else (k, v) for k, v in state.params()]
+    return reverse("api:case-list") + ("?" + urlencode(params) if params else "")
+
+
 def _page_numbers(current: int, last: int) -> list[int | None]:
     """Page links to show: first, last and two either side of `current`; None marks a gap."""
     wanted = sorted({1, last, *range(max(1, current - 2), min(last, current + 2) + 1)})
@@ -142,7 +153,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     labels = browse.term_labels(active)
     suggestions = _suggestions(state, labels, base) if not results.total else []
 
-    json_url = reverse("api:case-list") + state.query_string(page=False)
+    json_url = _api_twin(state)
     return render_page(request, "incidents/case_list.html", {
         "state": state,
         "results": results,
@@ -187,8 +198,7 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
         "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
         "tool_urls": {
             "json": request.build_absolute_uri(json_url),
-            # Literal path: the API's similar endpoint is built on another branch.
-            "similar": request.build_absolute_uri(f"/api/cases/{case.id}/similar"),
+            "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),
             "mcp": request.build_absolute_uri(MCP_PATH),
         },
         "page_url": page_url,

@@ -59,4 +59,4 @@ def stats(request: HttpRequest) -> HttpResponse:
                           "a time to resolve."),
     ]
     return render_page(request, "incidents/stats.html", {"stats": data, "charts": charts},
-                       json_url="/api/stats")
+                       json_url=reverse("api:stats"))

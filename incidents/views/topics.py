@@ -21,7 +21,7 @@ def topic_list(request: HttpRequest) -> HttpResponse:
     topics = selectors.vocabulary("topic")
     topics.sort(key=lambda t: (-t.case_count, t.name))
     return render_page(request, "incidents/topic_list.html", {"topics": topics},
-                       json_url="/api/topics/")
+                       json_url=reverse("api:topic-list"))
 
 
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -45,4 +45,4 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
                    for title, facet, pairs in groups],
         "all_url": in_topic,
         "feed_url": reverse("incidents:feed-topic", args=[overview.topic.slug]),
-    }, json_url=f"/api/topics/{overview.topic.slug}")
+    }, json_url=reverse("api:topic-detail", args=[overview.topic.slug]))

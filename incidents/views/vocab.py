@@ -31,7 +31,7 @@ def vocab_index(request: HttpRequest) -> HttpResponse:
     sections = [(facet, FACET_TITLES[facet], browse.FACET_URL_SEGMENTS[facet], terms)
                 for facet, terms in by_facet.items()]
     return render_page(request, "incidents/vocab_index.html", {"sections": sections},
-                       json_url="/api/vocab/")
+                       json_url=reverse("api:vocab"))
 
 
 def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
@@ -64,4 +64,4 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
         "co_occurring": co_occurring,
         "filter_url": filter_url,
         "feed_url": feed_url,
-    }, json_url=f"/api/vocab/{facet_value}")
+    }, json_url=reverse("api:vocab-facet", args=[facet_value]))

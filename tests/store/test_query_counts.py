@@ -45,9 +45,9 @@ def test_list_query_count_is_fixed(django_assert_num_queries, number, many_more_
 def test_detail_query_count_is_fixed(django_assert_num_queries, case_id, many_more_cases):
     with django_assert_num_queries(DETAIL_QUERIES):
         case = selectors.case_by_id(case_id)
-        assert [*case.sources.all(), *case.scale_tables.all(), *case.related_links.all()] is not None
+        assert [*case.sources.all(), *case.scale_tables.all(), *case.related_links.all()] != None
         for table in case.scale_tables.all():
-            assert [*table.columns.all(), *table.rows.all()] is not None
+            assert [*table.columns.all(), *table.rows.all()] != None
 
 
 def test_list_query_count_does_not_grow_with_cases(django_assert_num_queries, tmp_path):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .html import meta_description, title_of
 
 pytestmark = pytest.mark.django_db
 
-# page -> its JSON twin (literal API paths: some endpoints live on the API branch).
+# page -> its JSON twin.
 TWINS = {
     "/": "/api/cases/",
     "/cases/": "/api/cases/",
     "/cases/?symptom=nccl-timeout": "/api/cases/?symptom=nccl-timeout",
+    "/cases/?topic=training&sort=oldest&page=2": "/api/cases/?topic=training&ordering=published&page=2",
     "/cases/IL-0428": "/api/cases/IL-0428",
     "/topics/": "/api/topics/",
     "/topics/training": "/api/topics/training",
@@ -28,8 +31,20 @@ def test_every_page_links_its_json_twin(client, url, twin):
     assert response.status_code == 200
     assert response["Link"] == f'<{twin}>; rel="alternate"; type="application/json"'
     html = response.content.decode()
-    assert f'<link rel="alternate" type="application/json" href="{twin}">' in html
-    assert f'<a href="{twin}" rel="alternate" type="application/json">This page as JSON</a>' in html
+    escaped = twin.replace("&", "&amp;")
+    assert f'<link rel="alternate" type="application/json" href="{escaped}">' in html
+    assert f'<a href="{escaped}" rel="alternate" type="application/json">This page as JSON</a>' in html
+    assert client.get(twin).status_code == 200
+
+
+def test_the_search_pages_twin_asks_the_api_for_the_same_cases(client):
+    url = "/cases/?q=nccl&topic=training&exclude_component=deepspeed&sort=oldest&page=1"
+    twin = client.get(url)["Link"][1:].split(">")[0]
+    assert twin == "/api/cases/?q=nccl&topic=training&exclude_component=deepspeed&ordering=published"
+    html = client.get(url).content.decode()
+    api = client.get(twin).json()
+    assert [r["id"] for r in api["results"]] == re.findall(
+        r'<span class="case-id">(IL-\d+)</span>', html.split('class="results"')[1])
 
 
 def test_titles_and_descriptions_differ_from_page_to_page(client):
