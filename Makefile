@@ -3,8 +3,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
+NPM_DIR := var/npm
+AXE_VERSION := 4.14.1
+AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
+export AXE_JS
 
-.PHONY: setup run test lint fix migrations-check data eval bench
+.PHONY: setup run test lint fix migrations-check data browser eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -24,8 +28,17 @@ data: setup
 run: data
 	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT)
 
+# Debian's Chromium for the browser tests (Playwright cannot download its own browser here).
+CHROMIUM ?= /usr/bin/chromium
+browser: $(AXE_JS)
+	@test -x $(CHROMIUM) || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+# axe-core from the npm registry, for the accessibility check of the browser tests.
+$(AXE_JS):
+	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) axe-core@$(AXE_VERSION)
+
 # Run the whole test suite (on SQLite, or on PostgreSQL when DATABASE_URL is set).
-test: setup
+test: setup browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Lint with ruff.

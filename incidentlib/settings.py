@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.contrib.sitemaps",  # its sitemap.xml template
     "rest_framework",
     "corsheaders",
     "drf_spectacular",

@@ -61,7 +61,14 @@ class Term(models.Model):
         return f"{self.get_facet_display()}: {self.name}"
 
     def get_absolute_url(self) -> str:
-        """The case list filtered by this term."""
+        """The term's own page: `/topics/<slug>` for topics, `/vocab/<facet>/<slug>` otherwise."""
+        if self.facet == Facet.TOPIC:
+            return reverse("incidents:topic-detail", args=[self.slug])
+        segment = self.facet.replace("_", "-")
+        return reverse("incidents:vocab-term", args=[segment, self.slug])
+
+    def get_filter_url(self) -> str:
+        """The case list filtered by this term (`/cases/?symptom=nccl-timeout`)."""
         return f'{reverse("incidents:case-list")}?{self.facet}={self.slug}'
 
 

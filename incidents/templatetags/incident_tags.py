@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import nh3
 from django import template
 from django.utils.safestring import mark_safe
 
@@ -24,3 +25,20 @@ def duration(value: str | None) -> str | None:
 def known(value: object) -> dict[str, object]:
     """Show a fact, or "not known" when it is null."""
     return {"value": value}
+
+
+@register.filter
+def snippet(html: str | None) -> str:
+    """A search snippet as HTML: only `<mark>` survives, everything else is escaped text."""
+    if not html:
+        return ""
+    return mark_safe(nh3.clean(html, tags={"mark"}, attributes={}))  # noqa: S308
+
+
+@register.filter
+def percent(score: float | None) -> str:
+    """0..1 score as a whole percentage (`0.4271` -> `43%`)."""
+    if score is None:
+        return ""
+    return f"{round(score * 100)}%"
+

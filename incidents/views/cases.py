@@ -1,0 +1,206 @@
+"""`/cases/` (search and browse in one page) and `/cases/<id>` (one case)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from incidents import browse, selectors
+from incidents.search import FacetCount, SimilarCase, search_cases, similar_cases
+from incidents.selectors import FILTER_FACETS
+
+from .citation import bibtex
+from .common import render_page
+from .state import FACET_LABELS, SORTS, SearchState
+
+CASES_PER_PAGE = 20
+FACET_VALUES_SHOWN = 8      # more values of a facet fold into a "more" disclosure
+MAX_SUGGESTIONS = 5         # each costs a count: keep an empty page cheap
+SIMILAR_SHOWN = 5
+MCP_PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class FacetValue:
+    value: str
+    label: str
+    count: int
+    selected: bool
+    toggle_url: str     # adds the value, or removes it when selected
+    exclude_url: str
+
+
+@dataclass(frozen=True)
+class FacetGroup:
+    facet: str
+    label: str
+    values: list[FacetValue]
+    shown: list[FacetValue]
+    folded: list[FacetValue]
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    text: str
+    url: str
+    total: int
+
+
+def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base: str) -> list[FacetGroup]:
+    groups = []
+    for facet in FILTER_FACETS:
+        selected = state.include.get(facet, ())
+        values = [
+            FacetValue(
+                value=fc.value, label=fc.label, count=fc.count, selected=fc.value in selected,
+                toggle_url=(state.without_inclusion(facet, fc.value) if fc.value in selected
+                            else state.adding(facet, fc.value)).url(base),
+                exclude_url=state.excluding(facet, fc.value).url(base),
+            )
+            for fc in facets.get(facet, [])
+        ]
+        # Selected values stay visible even when they are not among the most frequent.
+        shown = [v for i, v in enumerate(values) if i < FACET_VALUES_SHOWN or v.selected]
+        folded = [v for v in values if v not in shown]
+        groups.append(FacetGroup(facet, FACET_LABELS[facet], values, shown, folded))
+    return groups
+
+
+def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:
+    """Ways out of an empty result: drop one filter, the filters, or the query; each with its
+    total, those that still find nothing left out, most results first."""
+    candidates: list[tuple[str, SearchState]] = []
+    for chip in state.chips(base, labels):
+        verb = "stop excluding" if chip.excluded else "remove"
+        undo = (state.without_exclusion if chip.excluded else state.without_inclusion)
+        candidates.append((f"{verb.capitalize()} {chip.facet_label.lower()} “{chip.label}”",
+                           undo(chip.facet, chip.value)))
+    if state.q and state.has_filters():
+        candidates.append(("Search all cases, without the filters", state.without_filters()))
+        candidates.append((f"Keep the filters, drop the search “{state.q}”", state.without_query()))
+    suggestions: list[Suggestion] = []
+    for text, other in candidates:
+        url = other.url(base)
+        if any(s.url == url for s in suggestions):
+            continue
+        if len(suggestions) == MAX_SUGGESTIONS:
+            break
+        total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort,
+                             limit=0).total
+        suggestions.append(Suggestion(text, url, total))
+    # Only ways out that lead somewhere, the widest first.
+    return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
+
+
+# The API names the sort `ordering`, with Django-style values.
+API_ORDERINGS = {"relevance": "relevance", "newest": "-published", "oldest": "published"}
+
+
+def _api_twin(state: SearchState) -> str:
+    """`/api/cases/` with the same query, filters, order and page as this page."""
+    params = [("ordering", API_ORDERINGS[v]) if k == "sort" else (k, v) for k, v in state.params()]
+    return reverse("api:case-list") + ("?" + urlencode(params) if params else "")
+
+
+def _page_numbers(current: int, last: int) -> list[int | None]:
+    """Page links to show: first, last and two either side of `current`; None marks a gap."""
+    wanted = sorted({1, last, *range(max(1, current - 2), min(last, current + 2) + 1)})
+    numbers: list[int | None] = []
+    for n in wanted:
+        if numbers and n - (numbers[-1] or 0) > 1:
+            numbers.append(None)
+        numbers.append(n)
+    return numbers
+
+
+# Reasons read best from the most telling shared term down to the broadest.
+REASON_ORDER = ("symptom", "root_cause", "component", "topic")
+
+
+def _reasons(similar: SimilarCase) -> list[tuple[str, list[str]]]:
+    """(facet label, shared term names) in `REASON_ORDER`, then any other facet the
+    search module reports."""
+    shared = similar.shared_terms
+    order = [f for f in REASON_ORDER if f in shared] + sorted(set(shared) - set(REASON_ORDER))
+    return [(FACET_LABELS.get(f, f.replace("_", " ").capitalize()), shared[f])
+            for f in order if shared[f]]
+
+
+def case_list(request: HttpRequest) -> HttpResponse:
+    """`/cases/`: ranked search with snippets when `q` is given, newest first otherwise.
+
+    Query parameters are described in `incidents.views.state`. Renders `CASES_PER_PAGE` hits,
+    facet counts over the whole result, active filters as removable chips, sort choices and
+    pagination that keeps the state. A page past the last redirects to the last page; an
+    empty result lists ways out (each with its total). Data: `incidents.search.search_cases`.
+    """
+    base = reverse("incidents:case-list")
+    state = SearchState.from_query(request.GET)
+    results = search_cases(
+        query=state.q, filters=state.filters(), sort=state.effective_sort,
+        offset=(state.page - 1) * CASES_PER_PAGE, limit=CASES_PER_PAGE,
+    )
+    last_page = max(1, math.ceil(results.total / CASES_PER_PAGE))
+    if state.page > last_page:
+        return redirect(state.with_page(last_page).url(base))
+
+    active = {f: (*state.include.get(f, ()), *state.exclude.get(f, ())) for f in FILTER_FACETS}
+    labels = browse.term_labels(active)
+    suggestions = _suggestions(state, labels, base) if not results.total else []
+
+    json_url = _api_twin(state)
+    return render_page(request, "incidents/case_list.html", {
+        "state": state,
+        "results": results,
+        "hits": results.hits,
+        "facet_groups": _facet_groups(state, results.facets, base),
+        "chips": state.chips(base, labels),
+        "clear_url": state.without_filters().url(base),
+        "sorts": [(key, label, state.sorted_by(key).url(base), key == state.effective_sort)
+                  for key, label in SORTS.items() if key != "relevance" or state.q],
+        "suggestions": suggestions,
+        "first_number": (state.page - 1) * CASES_PER_PAGE + 1,
+        "last_number": (state.page - 1) * CASES_PER_PAGE + len(results.hits),
+        "page_links": [(n, state.with_page(n).url(base) if n else None)
+                       for n in _page_numbers(state.page, last_page)],
+        "prev_url": state.with_page(state.page - 1).url(base) if state.page > 1 else None,
+        "next_url": state.with_page(state.page + 1).url(base) if state.page < last_page else None,
+        "last_page": last_page,
+        "feed_url": reverse("incidents:feed-all"),
+    }, json_url=json_url)
+
+
+def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
+    """`/cases/<id>`: every section of one case, its hand-linked related cases, the computed
+    similar cases with their reasons, URLs for tools, and a BibTeX citation.
+
+    Other spellings of the id (`il-0428`) redirect permanently; unknown ids give 404.
+    Data: `selectors.case_by_id`, `selectors.related_cases`, `search.similar_cases`.
+    """
+    case = selectors.case_by_id(case_id)
+    if case is None:
+        canonical = selectors.canonical_case_id(case_id)
+        if canonical and canonical != case_id:
+            return redirect("incidents:case-detail", case_id=canonical, permanent=True)
+        raise Http404(f"No case {case_id}")
+    json_url = reverse("api:case-detail", args=[case.id])
+    page_url = request.build_absolute_uri(case.get_absolute_url())
+    related = selectors.related_cases(case)
+    return render_page(request, "incidents/case_detail.html", {
+        "case": case,
+        "related": related,
+        "related_ids": {other.id for other in related},
+        "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
+        "tool_urls": {
+            "json": request.build_absolute_uri(json_url),
+            "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),
+            "mcp": request.build_absolute_uri(MCP_PATH),
+        },
+        "page_url": page_url,
+        "bibtex": bibtex(case, page_url),
+    }, json_url=json_url)

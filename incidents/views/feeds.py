@@ -1,0 +1,102 @@
+"""Atom feeds: every case, the cases of one topic, the cases with one symptom tag."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+from django.contrib.syndication.views import Feed
+from django.http import Http404, HttpRequest
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from incidents import browse
+from incidents.models import Case, Facet, Term
+from incidents.rendering import render_markdown
+
+FEED_LENGTH = 50
+
+
+class AllCasesFeed(Feed):
+    """`/feeds/cases.atom`: the `FEED_LENGTH` newest published cases (summary as HTML)."""
+
+    feed_type = Atom1Feed
+    title = "incidentlib: new incident cases"
+    subtitle = "Structured post-incident cases about AI and ML infrastructure, newest first."
+
+    def link(self) -> str:
+        return reverse("incidents:case-list")
+
+    def feed_url(self) -> str:
+        return reverse("incidents:feed-all")
+
+    def items(self) -> list[Case]:
+        return browse.feed_cases(limit=FEED_LENGTH)
+
+    def item_title(self, item: Case) -> str:
+        return f"{item.id}: {item.title}"
+
+    def item_description(self, item: Case) -> str:
+        return render_markdown(item.summary)
+
+    def item_link(self, item: Case) -> str:
+        return item.get_absolute_url()
+
+    def item_guid(self, item: Case) -> str:
+        return item.get_absolute_url()
+
+    def item_pubdate(self, item: Case) -> datetime:
+        return datetime.combine(item.published, time(), tzinfo=UTC)
+
+    def item_updateddate(self, item: Case) -> datetime:
+        return item.modified
+
+    def item_author_name(self, item: Case) -> str:
+        return item.organization
+
+    def item_categories(self, item: Case) -> list[str]:
+        return [t.name for t in (*item.topics, *item.symptom_tags)]
+
+
+class TermFeed(AllCasesFeed):
+    """Cases using one term of `facet`; 404 for an unknown slug."""
+
+    facet: str = ""
+
+    def get_object(self, request: HttpRequest, slug: str) -> Term:
+        term = browse.feed_term(self.facet, slug)
+        if term is None:
+            raise Http404(f"No {self.facet} {slug}")
+        return term
+
+    def title(self, obj: Term) -> str:
+        return f"incidentlib: cases about {obj.name}"
+
+    def subtitle(self, obj: Term) -> str:
+        return obj.description
+
+    def link(self, obj: Term) -> str:
+        return obj.get_absolute_url()
+
+    def items(self, obj: Term) -> list[Case]:
+        return browse.feed_cases(obj, limit=FEED_LENGTH)
+
+
+class TopicFeed(TermFeed):
+    """`/feeds/topics/<slug>.atom`: newest cases of one topic."""
+
+    facet = Facet.TOPIC
+
+    def feed_url(self, obj: Term) -> str:
+        return reverse("incidents:feed-topic", args=[obj.slug])
+
+
+class SymptomFeed(TermFeed):
+    """`/feeds/symptoms/<slug>.atom`: newest cases carrying one symptom tag."""
+
+    facet = Facet.SYMPTOM
+
+    def title(self, obj: Term) -> str:
+        return f"incidentlib: cases with the symptom {obj.name}"
+
+    def feed_url(self, obj: Term) -> str:
+        return reverse("incidents:feed-symptom", args=[obj.slug])

@@ -1,0 +1,70 @@
+"""`/` (home) and `/match/` (paste a log, get the cases that look like it)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from incidents import browse, selectors
+from incidents.search import match_log
+from incidents.search.logmatch import MAX_LOG_BYTES
+
+from .common import render_page
+
+# Written the way engineers type them: error tokens, symptoms, components.
+EXAMPLE_QUERIES = (
+    "NCCL timeout",
+    "training hang after adding nodes",
+    "ECC error",
+    "loss spike",
+    "Kubernetes DNS",
+    "corrupted output on TPU",
+)
+LATEST_SHOWN = 5
+LOG_HITS_SHOWN = 10
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """`/`: search box with example queries, the log box, latest cases, topics, a stats summary.
+
+    Data: `browse.latest_cases`, `selectors.vocabulary("topic")`, `selectors.case_stats`.
+    """
+    stats = selectors.case_stats()
+    topics = [t for t in selectors.vocabulary("topic") if t.case_count]
+    topics.sort(key=lambda t: (-t.case_count, t.name))
+    return render_page(request, "incidents/home.html", {
+        "examples": [(q, f'{reverse("incidents:case-list")}?{urlencode({"q": q})}')
+                     for q in EXAMPLE_QUERIES],
+        "latest": browse.latest_cases(limit=LATEST_SHOWN),
+        "topics": topics,
+        "stats": stats,
+    }, json_url=reverse("api:case-list"))
+
+
+# The form only reads (nothing is stored or changed), so a forged cross-site POST gains
+# nothing; exempt it explicitly so enabling CsrfViewMiddleware later does not break it.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def match(request: HttpRequest) -> HttpResponse:
+    """`/match/`: GET shows the log form; POST (`log`: text up to 1 MB) ranks cases by the
+    failure signatures found in the log, each with the lines that matched.
+
+    A blank log re-shows the form with an error (status 400). Data: `search.match_log`.
+    POST rather than GET because a pasted log is far longer than a URL may be.
+    """
+    context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "error": None}
+    status = 200
+    if request.method == "POST":
+        log = request.POST.get("log", "")
+        context["log"] = log
+        if not log.strip():
+            context["error"] = "Paste some log lines first: the box was empty."
+            status = 400
+        else:
+            context["hits"] = match_log(log, limit=LOG_HITS_SHOWN)
+    # The JSON twin (`POST /api/match`) takes a body, so the page names it instead of linking it.
+    return render_page(request, "incidents/match.html", context, json_url=None, status=status)

@@ -1,0 +1,184 @@
+"""The whole state of the search page, read from and written back to its query string.
+
+`/cases/?q=hang&symptom=nccl-timeout&symptom=training-hang&exclude_component=dns&sort=newest&page=2`
+
+- `q`: search text (blank: browse everything);
+- `<facet>` (repeatable): keep cases with one of these values (`topic`, `symptom`,
+  `root_cause`, `component` take slugs; `organization`, `accelerator` exact names; `year`);
+- `exclude_<facet>` (repeatable): drop cases with any of these values;
+- `sort`: `relevance` (only meaningful with `q`), `newest` or `oldest`;
+- `page`: 1-based page number.
+
+Every link on the page (facet values, chips, sort, pages) is built from this state with one
+thing changed, so a copied URL always reproduces the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
+from incidents.selectors import FILTER_FACETS, CaseFilters
+
+FACET_LABELS: dict[str, str] = {
+    "topic": "Topic",
+    "symptom": "Symptom",
+    "root_cause": "Root cause",
+    "component": "Component",
+    "organization": "Organization",
+    "year": "Year",
+    "accelerator": "Accelerator",
+}
+SORTS: dict[str, str] = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest first"}
+MAX_QUERY_CHARS = 500
+MAX_VALUES_PER_FACET = 20
+EXCLUDE_PREFIX = "exclude_"
+
+
+def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
+    """Distinct non-blank values in given order; years must be numbers (others are dropped)."""
+    values: list[str] = []
+    for value in raw:
+        value = value.strip()[:200]
+        if not value or value in values:
+            continue
+        if facet == "year" and not (value.isdigit() and len(value) == 4):
+            continue
+        values.append(value)
+    return tuple(values[:MAX_VALUES_PER_FACET])
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One active filter as shown above the results, with the URL that removes it."""
+
+    facet: str
+    value: str
+    label: str
+    excluded: bool
+    remove_url: str
+
+    @property
+    def facet_label(self) -> str:
+        return FACET_LABELS[self.facet]
+
+
+@dataclass(frozen=True)
+class SearchState:
+    """Query text, included and excluded facet values, sort and page of `/cases/`."""
+
+    q: str = ""
+    include: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sort: str = ""
+    page: int = 1
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> SearchState:
+        """Parse a request's GET parameters; anything malformed is dropped, never an error."""
+        q = query.get("q", "").replace("\x00", " ").strip()[:MAX_QUERY_CHARS]
+        include = {f: v for f in FILTER_FACETS if (v := _clean_values(f, query.getlist(f)))}
+        exclude = {f: v for f in FILTER_FACETS
+                   if (v := _clean_values(f, query.getlist(EXCLUDE_PREFIX + f)))}
+        sort = query.get("sort", "")
+        if sort not in SORTS or (sort == "relevance" and not q):
+            sort = ""
+        try:
+            page = max(1, int(query.get("page", "1")))
+        except ValueError:
+            page = 1
+        return cls(q=q, include=include, exclude=exclude, sort=sort, page=page)
+
+    # What the search module receives.
+    @property
+    def effective_sort(self) -> str:
+        """The sort actually used: best match with a query, newest first without one."""
+        return self.sort or ("relevance" if self.q else "newest")
+
+    def filters(self) -> CaseFilters:
+        return CaseFilters(include=dict(self.include), exclude=dict(self.exclude))
+
+    def has_filters(self) -> bool:
+        return any(self.include.values()) or any(self.exclude.values())
+
+    def is_blank(self) -> bool:
+        return not self.q and not self.has_filters()
+
+    # Building URLs.
+    def params(self, *, page: bool = True) -> list[tuple[str, str]]:
+        """The state as ordered query parameters (defaults left out, so URLs stay short)."""
+        pairs: list[tuple[str, str]] = []
+        if self.q:
+            pairs.append(("q", self.q))
+        for facet in FILTER_FACETS:
+            pairs += [(facet, v) for v in self.include.get(facet, ())]
+        for facet in FILTER_FACETS:
+            pairs += [(EXCLUDE_PREFIX + facet, v) for v in self.exclude.get(facet, ())]
+        if self.sort:
+            pairs.append(("sort", self.sort))
+        if page and self.page > 1:
+            pairs.append(("page", str(self.page)))
+        return pairs
+
+    def query_string(self, *, page: bool = True) -> str:
+        params = self.params(page=page)
+        return "?" + urlencode(params) if params else ""
+
+    def url(self, base: str) -> str:
+        return base + self.query_string()
+
+    def with_page(self, page: int) -> SearchState:
+        return replace(self, page=page)
+
+    def _with(self, which: str, facet: str, values: tuple[str, ...]) -> SearchState:
+        mapping = dict(getattr(self, which))
+        if values:
+            mapping[facet] = values
+        else:
+            mapping.pop(facet, None)
+        # A changed filter changes the result set: start again at page 1.
+        return replace(self, **{which: mapping}, page=1)
+
+    def adding(self, facet: str, value: str) -> SearchState:
+        """Also keep cases with `value` (and stop excluding it)."""
+        current = self.include.get(facet, ())
+        state = self._with("include", facet, current if value in current else (*current, value))
+        return state.without_exclusion(facet, value)
+
+    def excluding(self, facet: str, value: str) -> SearchState:
+        """Drop cases with `value` (and stop requiring it)."""
+        current = self.exclude.get(facet, ())
+        state = self._with("exclude", facet, current if value in current else (*current, value))
+        return state.without_inclusion(facet, value)
+
+    def without_inclusion(self, facet: str, value: str) -> SearchState:
+        values = tuple(v for v in self.include.get(facet, ()) if v != value)
+        return self._with("include", facet, values)
+
+    def without_exclusion(self, facet: str, value: str) -> SearchState:
+        values = tuple(v for v in self.exclude.get(facet, ()) if v != value)
+        return self._with("exclude", facet, values)
+
+    def without_query(self) -> SearchState:
+        return replace(self, q="", sort="" if self.sort == "relevance" else self.sort, page=1)
+
+    def without_filters(self) -> SearchState:
+        return replace(self, include={}, exclude={}, page=1)
+
+    def sorted_by(self, sort: str) -> SearchState:
+        return replace(self, sort=sort, page=1)
+
+    def chips(self, base: str, labels: dict[tuple[str, str], str]) -> list[Chip]:
+        """Active filters in URL order, each with its remove URL; `labels` names term slugs."""
+        chips = []
+        for facet in FILTER_FACETS:
+            for value in self.include.get(facet, ()):
+                chips.append(Chip(facet, value, labels.get((facet, value), value), False,
+                                  self.without_inclusion(facet, value).url(base)))
+        for facet in FILTER_FACETS:
+            for value in self.exclude.get(facet, ()):
+                chips.append(Chip(facet, value, labels.get((facet, value), value), True,
+                                  self.without_exclusion(facet, value).url(base)))
+        return chips

@@ -1,0 +1,67 @@
+"""`/vocab/` and `/vocab/<facet>/<slug>`: the vocabulary cases are described with."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from incidents import browse, selectors
+from incidents.models import Facet
+
+from .common import render_page
+
+FACET_TITLES = {
+    Facet.TOPIC: "Topics",
+    Facet.SYMPTOM: "Symptom tags",
+    Facet.ROOT_CAUSE: "Root-cause categories",
+    Facet.COMPONENT: "Components",
+}
+CASES_SHOWN = 20
+
+
+def vocab_index(request: HttpRequest) -> HttpResponse:
+    """`/vocab/`: every term of every facet with its description and case count.
+
+    Data: `selectors.vocabulary()` (one query).
+    """
+    by_facet: dict[str, list] = {facet: [] for facet in FACET_TITLES}
+    for term in selectors.vocabulary():
+        by_facet[term.facet].append(term)
+    sections = [(facet, FACET_TITLES[facet], browse.FACET_URL_SEGMENTS[facet], terms)
+                for facet, terms in by_facet.items()]
+    return render_page(request, "incidents/vocab_index.html", {"sections": sections},
+                       json_url=reverse("api:vocab"))
+
+
+def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
+    """`/vocab/<facet>/<slug>` (`facet`: symptom, root-cause, component): the term's
+    description, synonyms, latest cases and the terms that most often occur with it.
+
+    Topics redirect to `/topics/<slug>`; an unknown facet or slug gives 404.
+    Data: `browse.term_detail`.
+    """
+    facet_value = browse.FACETS_BY_SEGMENT.get(facet)
+    if facet_value is None:
+        raise Http404(f"No vocabulary {facet}")
+    if facet_value == Facet.TOPIC:
+        return redirect("incidents:topic-detail", slug=slug, permanent=True)
+    detail = browse.term_detail(facet_value, slug, limit=CASES_SHOWN)
+    if detail is None:
+        raise Http404(f"No {facet} {slug}")
+    filter_url = detail.term.get_filter_url()
+    co_occurring = [
+        (FACET_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])
+        for f, pairs in detail.co_occurring.items() if pairs
+    ]
+    feed_url = (reverse("incidents:feed-symptom", args=[slug])
+                if facet_value == Facet.SYMPTOM else None)
+    return render_page(request, "incidents/vocab_term.html", {
+        "detail": detail,
+        "term": detail.term,
+        "facet_title": FACET_TITLES[facet_value],
+        "facet_singular": Facet(facet_value).label,
+        "co_occurring": co_occurring,
+        "filter_url": filter_url,
+        "feed_url": feed_url,
+    }, json_url=reverse("api:vocab-facet", args=[facet_value]))

@@ -1,0 +1,91 @@
+"""A person searches a symptom, narrows with a facet, excludes a value, opens a case and
+follows a similar case; another pastes a log on the home page and lands on its case."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from incidents.models import Case
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# `kubectl describe pod` of a job whose image cannot be pulled: IL-0459's signature.
+PULL_LOG = """Events:
+  Warning  Failed     11m (x4 over 12m)  kubelet  Failed to pull image "reg/train:v3": timeout
+  Normal   BackOff    2m (x40 over 11m)  kubelet  Back-off pulling image "reg/train:v3"
+  Warning  Failed     2m (x40 over 11m)  kubelet  Error: ImagePullBackOff
+"""
+
+
+def result_ids(page) -> list[str]:
+    return page.locator("section.results .case-id").all_inner_texts()
+
+
+def test_search_narrow_exclude_open_and_follow_a_similar_case(open_page):
+    page = open_page("/")
+    page.get_by_label("Describe what you see").fill("NCCL timeout")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_url(re.compile(r"/cases/\?q=NCCL\+timeout$"))
+    searched = result_ids(page)
+    assert "IL-0428" in searched
+
+    # Narrow: keep only training cases.
+    page.locator("#facet-topic-h + ul").get_by_role("link", name=re.compile(r"^Training \d+")).click()
+    page.wait_for_url(re.compile(r"topic=training"))
+    narrowed = result_ids(page)
+    training = set(Case.objects.filter(term_links__term__slug="training").values_list("id", flat=True))
+    assert narrowed and set(narrowed) <= training and set(narrowed) <= set(searched)
+    assert page.get_by_role("link", name="Remove filter Topic: Training", exact=True).is_visible()
+
+    # Exclude: drop the cases that involve DeepSpeed.
+    page.locator("section.facet", has=page.locator("#facet-component-h")).get_by_role(
+        "link", name="exclude DeepSpeed").click()
+    page.wait_for_url(re.compile(r"exclude_component=deepspeed"))
+    excluded = result_ids(page)
+    deepspeed = set(Case.objects.filter(term_links__term__slug="deepspeed").values_list("id", flat=True))
+    assert excluded and not set(excluded) & deepspeed
+    assert page.get_by_role("link", name="Remove filter Not component: DeepSpeed", exact=True).is_visible()
+    assert "q=NCCL+timeout&topic=training&exclude_component=deepspeed" in page.url
+
+    # Open the first case, then follow its most similar case.
+    first = excluded[0]
+    page.locator("section.results .case-card h3 a").first.click()
+    page.wait_for_url(re.compile(rf"/cases/{first}$"))
+    assert page.locator("h1").inner_text() == Case.objects.get(id=first).title
+    similar = page.locator("#similar-h ~ ol a.similar-link").first
+    target = re.match(r"(IL-\d+):", similar.inner_text()).group(1)
+    similar.click()
+    page.wait_for_url(re.compile(rf"/cases/{target}$"))
+    assert page.locator("p.case-id").first.inner_text().startswith(target)
+
+
+def test_removing_a_chip_brings_the_cases_back(open_page):
+    page = open_page("/cases/?symptom=inference-hang&exclude_organization=vLLM+project")
+    assert result_ids(page) == ["IL-0464"]
+    page.get_by_role("link", name="Remove filter Not organization: vLLM project", exact=True).click()
+    page.wait_for_url(re.compile(r"/cases/\?symptom=inference-hang$"))
+    assert sorted(result_ids(page)) == ["IL-0463", "IL-0464"]
+
+
+def test_paste_a_log_on_the_home_page_and_land_on_the_right_case(open_page):
+    page = open_page("/")
+    page.get_by_label(re.compile("^Log lines")).fill(PULL_LOG)
+    page.get_by_role("button", name="Find matching cases").click()
+    page.wait_for_url(re.compile(r"/match/$"))
+    assert page.locator("section.log-hits .case-id").first.inner_text() == "IL-0459"
+    assert "ImagePullBackOff" in page.locator("table.matched-lines").first.inner_text()
+    page.locator("section.log-hits .case-card h3 a").first.click()
+    page.wait_for_url(re.compile(r"/cases/IL-0459$"))
+    assert "IL-0459" in page.title()
+
+
+def test_the_keyboard_reaches_the_content_first(open_page):
+    page = open_page("/cases/")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "q"   # the search box comes first

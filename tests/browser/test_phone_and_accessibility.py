@@ -1,0 +1,52 @@
+"""Pages at phone width (360 px) scroll only vertically; axe-core finds no serious or
+critical accessibility violation on any page."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import SCREENSHOTS, run_axe
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PAGES = [
+    "/",
+    "/cases/?q=nccl&topic=training&exclude_component=deepspeed",
+    "/cases/?topic=storage&symptom=data-exposure",
+    "/cases/IL-0428",
+    "/topics/",
+    "/topics/training",
+    "/vocab/",
+    "/vocab/symptom/nccl-timeout",
+    "/stats",
+    "/match/",
+]
+
+
+def test_pages_fit_a_360px_phone_without_horizontal_scrolling(open_page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for number, path in enumerate(PAGES):
+        page = open_page(path, width=360, height=740)
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]")
+        assert widths[0] <= 360 and widths[1] <= 360, f"{path} scrolls sideways: {widths}"
+        page.screenshot(path=str(SCREENSHOTS / f"phone-{number:02d}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_axe_finds_no_serious_violations(open_page, width):
+    found = {}
+    for path in PAGES:
+        page = open_page(path, width=width, height=900)
+        serious = [v for v in run_axe(page) if v["impact"] in ("serious", "critical")]
+        if serious:
+            found[path] = serious
+    assert found == {}
+
+
+def test_axe_checks_the_log_results_page_too(open_page):
+    page = open_page("/match/")
+    page.get_by_label("Log text").fill("NCCL WARN Timeout\nXid 79: GPU has fallen off the bus")
+    page.get_by_role("button", name="Find matching cases").click()
+    page.wait_for_url("**/match/")
+    assert [v for v in run_axe(page) if v["impact"] in ("serious", "critical")] == []

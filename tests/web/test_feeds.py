@@ -1,0 +1,59 @@
+"""Atom feeds: all cases, per topic, per symptom tag."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from incidents.models import Case
+
+pytestmark = pytest.mark.django_db
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def entries(client, url: str) -> tuple[ET.Element, list[ET.Element]]:
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/atom+xml")
+    feed = ET.fromstring(response.content)
+    return feed, feed.findall(f"{ATOM}entry")
+
+
+def test_the_all_cases_feed_lists_published_cases_newest_first(client):
+    feed, items = entries(client, "/feeds/cases.atom")
+    assert feed.find(f"{ATOM}title").text == "incidentlib: new incident cases"
+    newest = list(Case.objects.published().order_by("-published", "-id").values_list("id", flat=True)[:50])
+    assert [e.find(f"{ATOM}title").text.split(":")[0] for e in items] == newest
+    first = items[0]
+    case = Case.objects.get(id=newest[0])
+    assert first.find(f"{ATOM}link").get("href") == f"http://testserver/cases/{case.id}"
+    assert first.find(f"{ATOM}published").text.startswith(case.published.isoformat())
+    assert first.find(f"{ATOM}author/{ATOM}name").text == case.organization
+    assert first.find(f"{ATOM}summary").get("type") == "html"
+    assert {c.get("term") for c in first.findall(f"{ATOM}category")} == {
+        t.name for t in (*case.topics, *case.symptom_tags)}
+
+
+def test_a_topic_feed_holds_only_that_topics_cases(client):
+    feed, items = entries(client, "/feeds/topics/storage.atom")
+    expected = Case.objects.published().filter(term_links__term__slug="storage").order_by("-published", "-id")
+    assert [e.find(f"{ATOM}title").text.split(":")[0] for e in items] == [c.id for c in expected]
+    assert feed.find(f"{ATOM}title").text == "incidentlib: cases about Storage"
+
+
+def test_a_symptom_feed_holds_only_cases_with_that_symptom(client):
+    _, items = entries(client, "/feeds/symptoms/inference-hang.atom")
+    assert sorted(e.find(f"{ATOM}title").text.split(":")[0] for e in items) == ["IL-0463", "IL-0464"]
+
+
+@pytest.mark.parametrize("url", ["/feeds/topics/nope.atom", "/feeds/symptoms/nope.atom",
+                                 "/feeds/symptoms/training.atom"])
+def test_unknown_feeds_are_404(client, url):
+    assert client.get(url).status_code == 404
+
+
+def test_pages_announce_the_feed(client):
+    html = client.get("/").content.decode()
+    assert ('<link rel="alternate" type="application/atom+xml" title="All new cases" '
+            'href="/feeds/cases.atom">') in html

@@ -1,0 +1,51 @@
+"""`/match/`: paste a log, get the cases with the same failure signatures."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .html import element, text_of
+
+pytestmark = pytest.mark.django_db
+
+# kubectl describe output from a cluster whose pods cannot pull their images (IL-0459).
+PULL_LOG = """\
+Events:
+  Type     Reason     Age                From               Message
+  ----     ------     ----               ----               -------
+  Normal   Scheduled  12m                default-scheduler  Successfully assigned jobs/w7 to node-17
+  Warning  Failed     11m (x4 over 12m)  kubelet            Failed to pull image "reg/train:v3": timeout
+  Normal   BackOff    2m (x40 over 11m)  kubelet            Back-off pulling image "registry.local/train:v3"
+  Warning  Failed     2m (x40 over 11m)  kubelet            Error: ImagePullBackOff
+"""
+
+
+def test_the_form_is_shown_on_get(client):
+    html = client.get("/match/").content.decode()
+    assert '<form method="post" action="/match/"' in html
+    assert '<label for="log">Log text</label>' in html
+
+
+def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
+    response = client.post("/match/", {"log": PULL_LOG})
+    assert response.status_code == 200
+    html = response.content.decode()
+    hits = element(html, "section", class_="log-hits")
+    assert re.findall(r'<span class="case-id">(IL-\d+)</span>', hits)[0] == "IL-0459"
+    lines = text_of(element(hits, "table"))
+    assert "7 Warning Failed 2m (x40 over 11m) kubelet Error: ImagePullBackOff" in lines
+    assert "ImagePullBackOff" in html.split("<textarea")[1]   # the log stays in the box
+
+
+def test_an_empty_log_is_refused_with_a_message(client):
+    response = client.post("/match/", {"log": "  \n "})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Paste some log lines first" in html and 'aria-invalid="true"' in html
+
+
+def test_a_log_without_known_signatures_says_so(client):
+    html = client.post("/match/", {"log": "all good\nnothing to see"}).content.decode()
+    assert "No known signature found" in html

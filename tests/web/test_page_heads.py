@@ -1,0 +1,73 @@
+"""Every page: its own title and meta description, its JSON twin, landmarks, the stylesheet."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .html import meta_description, title_of
+
+pytestmark = pytest.mark.django_db
+
+# page -> its JSON twin.
+TWINS = {
+    "/": "/api/cases/",
+    "/cases/": "/api/cases/",
+    "/cases/?symptom=nccl-timeout": "/api/cases/?symptom=nccl-timeout",
+    "/cases/?topic=training&sort=oldest&page=2": "/api/cases/?topic=training&ordering=published&page=2",
+    "/cases/IL-0428": "/api/cases/IL-0428",
+    "/topics/": "/api/topics/",
+    "/topics/training": "/api/topics/training",
+    "/vocab/": "/api/vocab/",
+    "/vocab/symptom/nccl-timeout": "/api/vocab/symptom",
+    "/stats": "/api/stats",
+}
+
+
+@pytest.mark.parametrize(("url", "twin"), TWINS.items())
+def test_every_page_links_its_json_twin(client, url, twin):
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Link"] == f'<{twin}>; rel="alternate"; type="application/json"'
+    html = response.content.decode()
+    escaped = twin.replace("&", "&amp;")
+    assert f'<link rel="alternate" type="application/json" href="{escaped}">' in html
+    assert f'<a href="{escaped}" rel="alternate" type="application/json">This page as JSON</a>' in html
+    assert client.get(twin).status_code == 200
+
+
+def test_the_search_pages_twin_asks_the_api_for_the_same_cases(client):
+    url = "/cases/?q=nccl&topic=training&exclude_component=deepspeed&sort=oldest&page=1"
+    twin = client.get(url)["Link"][1:].split(">")[0]
+    assert twin == "/api/cases/?q=nccl&topic=training&exclude_component=deepspeed&ordering=published"
+    html = client.get(url).content.decode()
+    api = client.get(twin).json()
+    assert [r["id"] for r in api["results"]] == re.findall(
+        r'<span class="case-id">(IL-\d+)</span>', html.split('class="results"')[1])
+
+
+def test_titles_and_descriptions_differ_from_page_to_page(client):
+    pages = [*TWINS, "/match/", "/vocab/component/nccl"]
+    heads = {url: client.get(url).content.decode() for url in pages}
+    titles = {url: title_of(html) for url, html in heads.items()}
+    descriptions = {url: meta_description(html) for url, html in heads.items()}
+    assert len(set(titles.values())) == len(pages), titles
+    assert len(set(descriptions.values())) == len(pages), descriptions
+    assert titles["/cases/IL-0428"].startswith("IL-0428: Test runs of 100B-200B models")
+    assert titles["/cases/?symptom=nccl-timeout"] == "Cases (NCCL timeout) · incidentlib"
+    assert all(40 <= len(d) for d in descriptions.values()), descriptions
+
+
+@pytest.mark.parametrize("url", ["/", "/cases/", "/cases/IL-0428", "/stats", "/match/"])
+def test_pages_have_a_skip_link_main_landmark_and_labelled_navigation(client, url):
+    html = client.get(url).content.decode()
+    assert '<a class="skip" href="#main">Skip to content</a>' in html
+    assert '<main id="main"' in html and '<nav aria-label="Main">' in html
+    assert '<html lang="en">' in html
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+
+
+def test_the_current_section_is_marked_in_the_navigation(client):
+    html = client.get("/stats").content.decode()
+    assert '<a href="/stats" aria-current="page">Stats</a>' in html

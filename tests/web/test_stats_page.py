@@ -1,0 +1,89 @@
+"""`/stats`: SVG charts drawn on the server, each with a table of the same numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from incidents.selectors import case_stats
+from incidents.views.charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, column_chart
+
+from .html import element, text_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def html(client) -> str:
+    response = client.get("/stats")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def table_rows(figure: str) -> list[tuple[str, str]]:
+    table = element(figure, "table")
+    return [(text_of(th), text_of(td)) for th, td in
+            re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table)]
+
+
+def test_every_chart_is_an_svg_with_a_table_fallback(html):
+    titles = ["Cases per year of publication", "Root-cause categories", "Most frequent symptoms",
+              "Most frequent components", "Scale at which failures were reported", "Accelerators",
+              "Time to resolve"]
+    for title in titles:
+        assert f">{title}</h2>" in html
+    assert html.count('<svg class="chart-svg') == len(titles)
+    assert html.count('aria-hidden="true" focusable="false"') == len(titles)
+    assert html.count('<table class="chart-table">') == len(titles)
+
+
+def test_years_count_every_year_including_empty_ones(html):
+    stats = case_stats()
+    per_year = dict(stats.by_year)
+    figure = element(html, "figure", aria_labelledby="chart-years-h")
+    first, last = min(per_year), max(per_year)
+    assert table_rows(figure) == [(str(y), str(per_year.get(y, 0))) for y in range(first, last + 1)]
+
+
+def test_root_causes_and_symptoms_match_the_counts(html):
+    stats = case_stats()
+    causes = element(html, "figure", aria_labelledby="chart-root-causes-h")
+    assert table_rows(causes) == [(t.name, str(n)) for t, n in stats.by_root_cause]
+    assert 'href="/cases/?root_cause=hardware-fault"' in causes
+    symptoms = element(html, "figure", aria_labelledby="chart-symptoms-h")
+    assert table_rows(symptoms) == [(t.name, str(n)) for t, n in stats.by_symptom[:12]]
+
+
+def test_scale_chart_buckets_reported_accelerator_counts(html):
+    stats = case_stats()
+    scale = element(html, "figure", aria_labelledby="chart-scale-h")
+    expected = bucket_counts(stats.accelerator_counts, SCALE_BUCKETS)
+    assert table_rows(scale) == [(label, str(n)) for label, n in expected]
+    assert f"{len(stats.accelerator_counts)} of {stats.total} cases report an accelerator count." in (
+        text_of(scale))
+
+
+def test_nothing_is_loaded_from_elsewhere(html):
+    assert "<script" not in html
+    assert not re.search(r'(src|href)="(https?:)?//', html.split("<main")[0])
+
+
+def test_the_json_twin_is_api_stats(client):
+    assert client.get("/stats")["Link"] == '</api/stats>; rel="alternate"; type="application/json"'
+
+
+def test_buckets_put_each_value_in_exactly_one_bucket():
+    assert bucket_counts([1, 8, 9, 384, 1024, 16384, 100000], SCALE_BUCKETS) == [
+        ("1–8", 2), ("9–64", 1), ("65–512", 1), ("513–4,096", 1), ("4,097–32,768", 1),
+        ("over 32,768", 1)]
+    assert bucket_counts([59 * 60, 3600, 86400 * 8], DURATION_BUCKETS)[0] == ("under 1 hour", 1)
+
+
+def test_bars_scale_to_the_largest_value_and_columns_share_the_width():
+    bars = bar_chart("x", "X", [("a", 10, None), ("b", 5, "/b"), ("c", 0, None)], category_label="c")
+    assert [b.percent for b in bars.bars] == [100.0, 50.0, 0.0]
+    assert bars.height == 3 * 44
+    columns = column_chart("y", "Y", [("2020", 4, None), ("2021", 2, None)], category_label="Year")
+    assert [(c.x, c.width, c.height) for c in columns.bars] == [(7.5, 35.0, 160.0), (57.5, 35.0, 80.0)]
+    assert bar_chart("e", "E", [], category_label="c").bars == []
