@@ -42,7 +42,8 @@ class AllCasesFeed(Feed):
         return item.get_absolute_url()
 
     def item_guid(self, item: Case) -> str:
-        return item.get_absolute_url()
+        # Atom ids must be absolute IRIs; a tag URI stays the same whatever host serves the feed.
+        return f"tag:incidentlib,2026:{item.id}"
 
     def item_pubdate(self, item: Case) -> datetime:
         return datetime.combine(item.published, time(), tzinfo=UTC)

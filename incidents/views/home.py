@@ -64,6 +64,14 @@ def match(request: HttpRequest) -> HttpResponse:
         if not log.strip():
             context["error"] = "Paste some log lines first: the box was empty."
             status = 400
+        elif len(log.encode("utf-8", "replace")) > MAX_LOG_BYTES:
+            # Refuse rather than cut: a cut log would silently lose its last (failing) lines.
+            context["error"] = (
+                f"The log is {len(log.encode('utf-8', 'replace')) / 1_000_000:.1f} MB; paste at most "
+                f"{MAX_LOG_BYTES // 1_000_000} MB, the lines around the failure are enough."
+            )
+            context["log"] = ""
+            status = 400
         else:
             context["hits"] = match_log(log, limit=LOG_HITS_SHOWN)
     # The JSON twin (`POST /api/match`) takes a body, so the page names it instead of linking it.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -57,3 +58,10 @@ def test_pages_announce_the_feed(client):
     html = client.get("/").content.decode()
     assert ('<link rel="alternate" type="application/atom+xml" title="All new cases" '
             'href="/feeds/cases.atom">') in html
+
+
+def test_entry_ids_are_absolute_tag_uris(client):
+    _feed, items = entries(client, "/feeds/cases.atom")
+    ids = [entry.find(f"{ATOM}id").text for entry in items]
+    assert len(ids) == len(set(ids)) > 30
+    assert all(re.fullmatch(r"tag:incidentlib,2026:IL-\d{4}", i) for i in ids)

@@ -49,3 +49,20 @@ def test_an_empty_log_is_refused_with_a_message(client):
 def test_a_log_without_known_signatures_says_so(client):
     html = client.post("/match/", {"log": "all good\nnothing to see"}).content.decode()
     assert "No known signature found" in html
+
+
+def test_a_log_over_the_limit_is_refused_with_its_size_not_cut(client):
+    # The failing line sits at the end, where a cut would have dropped it.
+    log = "filler line\n" * 130_000 + "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+    response = client.post("/match/", {"log": log})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "The log is 1.6 MB; paste at most 1 MB, the lines around the failure are enough." in html
+    assert 'class="log-hits"' not in html
+
+
+def test_a_bare_net_ib_completion_error_finds_the_roce_case(client):
+    line = "NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129"
+    html = client.post("/match/", {"log": line}).content.decode()
+    hits = element(html, "section", class_="log-hits")
+    assert "IL-0450" in re.findall(r'<span class="case-id">(IL-\d+)</span>', hits)[:5]
