@@ -24,14 +24,22 @@ def normalize_case_id(text: str) -> str:
 
 
 def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list[str]:
-    """The `limit` ids nearest to `wanted`: by number when it has digits, else by spelling."""
+    """The `limit` ids nearest to `wanted`: by number when it has digits, else by spelling.
+
+    An id with the same digits in another order (`IL-4500` for `IL-0450`, a transposition
+    typo) comes before the numeric neighbours.
+    """
     digits = _DIGITS.findall(wanted)
     if digits:
         number = int(digits[-1])
+        wanted_digits = sorted(f"{number:04d}")
 
-        def distance(case_id: str) -> tuple[int, str]:
+        def distance(case_id: str) -> tuple[bool, int, str]:
             found = _DIGITS.findall(case_id)
-            return (abs(int(found[-1]) - number) if found else 10**9, case_id)
+            if not found:
+                return (True, 10**9, case_id)
+            transposed = sorted(f"{int(found[-1]):04d}") == wanted_digits
+            return (not transposed, abs(int(found[-1]) - number), case_id)
 
         return sorted(ids, key=distance)[:limit]
     return difflib.get_close_matches(wanted.upper(), list(ids), n=limit, cutoff=0.0)
@@ -70,10 +78,14 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
         best = 0.0
         for spelling in _spellings(term):
             candidate = spelling.casefold()
-            if wanted and (wanted in candidate or candidate in wanted):
-                best = max(best, 1.0)
-            else:
-                best = max(best, difflib.SequenceMatcher(None, wanted, candidate).ratio())
+            score = difflib.SequenceMatcher(None, wanted, candidate).ratio()
+            # Containment counts, but less than a near-identical spelling: "nccl-timeouts"
+            # contains the synonym "timeouts" of another term, yet means "nccl-timeout".
+            if wanted and wanted in candidate:
+                score = max(score, 0.9)
+            elif wanted and len(candidate) >= 4 and candidate in wanted:
+                score = max(score, 0.8)
+            best = max(best, score)
         if best >= 0.6:
             scored.append((best, term.name, term))
     scored.sort(key=lambda item: (-item[0], item[1]))

@@ -45,6 +45,7 @@ def test_closest_ids_by_number_then_by_spelling():
     ids = ["IL-0428", "IL-0431", "IL-0439", "IL-0441", "IL-0500"]
     assert closest_case_ids("IL-0440", ids) == ["IL-0439", "IL-0441", "IL-0431"]
     assert closest_case_ids("IL-0498", ids, limit=1) == ["IL-0500"]
+    assert closest_case_ids("IL-4500", ["IL-0449", "IL-0450", "IL-0464"])[0] == "IL-0450"
     assert len(closest_case_ids("nothing", ids)) == 3
 
 
@@ -59,6 +60,12 @@ def test_terms_resolve_by_slug_name_or_synonym_and_suggest_near_ones():
     assert nearest_terms("hang", terms) == [hang]
     assert nearest_terms("nccl timout", terms) == [timeout]
     assert nearest_terms("disk", terms) == []
+
+
+def test_a_near_identical_slug_beats_a_term_whose_synonym_it_contains():
+    latency = SimpleNamespace(slug="elevated-latency", name="Elevated latency", synonyms=["timeouts"])
+    timeout = SimpleNamespace(slug="nccl-timeout", name="NCCL timeout", synonyms=[])
+    assert nearest_terms("nccl-timeouts", [latency, timeout]) == [timeout, latency]
 
 
 def test_snippets_become_plain_text_with_bold_matches():
