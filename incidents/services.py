@@ -75,21 +75,34 @@ def import_case_files(
     if problems:
         raise CaseImportError(problems)
     if dry_run:
-        current = _current_documents([i.document["id"] for i in items])
-        return ImportResult(
-            created=[i.document["id"] for i in items if i.document["id"] not in current],
-            updated=[i.document["id"] for i in items if i.document["id"] in current
-                     and current[i.document["id"]] != normalized_document(i.document)],
-            unchanged=[i.document["id"] for i in items
-                       if current.get(i.document["id"]) == normalized_document(i.document)],
-            terms_written=0,
-        )
+        plan = _plan(items)
+        return ImportResult(created=plan.created, updated=plan.updated,
+                            unchanged=plan.unchanged, terms_written=0)
     return write_documents(items, definitions)
 
 
-def _current_documents(ids: list[str]) -> dict[str, dict]:
-    return {case.id: dict(case_document(case))
-            for case in Case.objects.filter(id__in=ids).with_document()}
+@dataclass(frozen=True)
+class _ImportPlan:
+    """Which documents create a case, replace one, or equal what is stored already."""
+
+    created: list[str]
+    updated: list[str]
+    unchanged: list[str]
+    to_write: list[LoadedDocument]
+
+
+def _plan(items: list[LoadedDocument]) -> _ImportPlan:
+    stored = {case.id: dict(case_document(case)) for case in
+              Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document()}
+    plan = _ImportPlan(created=[], updated=[], unchanged=[], to_write=[])
+    for item in items:
+        case_id = item.document["id"]
+        if stored.get(case_id) == normalized_document(item.document):
+            plan.unchanged.append(case_id)
+            continue
+        (plan.updated if case_id in stored else plan.created).append(case_id)
+        plan.to_write.append(item)
+    return plan
 
 
 @transaction.atomic
@@ -103,17 +116,10 @@ def write_documents(
     """
     terms_written = _upsert_terms(definitions)
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in Term.objects.all()}
-    current = _current_documents([i.document["id"] for i in items])
-    created, updated, unchanged = [], [], []
-    changed_items = []
-    for item in items:
-        case_id = item.document["id"]
-        if current.get(case_id) == normalized_document(item.document):
-            unchanged.append(case_id)
-            continue
+    plan = _plan(items)
+    for item in plan.to_write:
         _write_case(item.document, terms)
-        (updated if case_id in current else created).append(case_id)
-        changed_items.append(item)
+    changed_items = plan.to_write
     ids = [item.document["id"] for item in changed_items]
     CaseRelation.objects.filter(source_id__in=ids).delete()
     CaseRelation.objects.bulk_create(
@@ -124,7 +130,7 @@ def write_documents(
     if ids:
         transaction.on_commit(lambda: signals.cases_changed.send(sender=Case, case_ids=ids))
         signals.cases_written.send(sender=Case, case_ids=ids)
-    return ImportResult(created=created, updated=updated, unchanged=unchanged,
+    return ImportResult(created=plan.created, updated=plan.updated, unchanged=plan.unchanged,
                         terms_written=terms_written)
 
 
