@@ -64,7 +64,10 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 def problem_body(
-    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None,
+    status: int,
+    title: str | None,
+    detail: str,
+    errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
 ) -> dict[str, Any]:
     """The problem-details dict; `title` defaults to the status phrase."""
@@ -82,13 +85,17 @@ def problem_body(
 
 
 def problem_response(
-    status: int, title: str | None, detail: str, errors: list[dict[str, Any]] | None = None,
+    status: int,
+    title: str | None,
+    detail: str,
+    errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
 ) -> JsonResponse:
     """A plain Django response in the problem shape (for handlers outside DRF)."""
     response = JsonResponse(
         problem_body(status, title, detail, errors, instance),
-        status=status, content_type=PROBLEM_CONTENT_TYPE,
+        status=status,
+        content_type=PROBLEM_CONTENT_TYPE,
     )
     response["Cache-Control"] = "no-store"
     return response

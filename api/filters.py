@@ -24,7 +24,8 @@ from .params import ParamReader
 TERM_FILTERS: tuple[str, ...] = (Facet.TOPIC, Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT)
 EXCLUDE_PREFIX = "exclude_"
 FILTER_PARAMS: tuple[str, ...] = (
-    *FILTER_FACETS, *(f"{EXCLUDE_PREFIX}{facet}" for facet in FILTER_FACETS),
+    *FILTER_FACETS,
+    *(f"{EXCLUDE_PREFIX}{facet}" for facet in FILTER_FACETS),
 )
 MIN_YEAR, MAX_YEAR = 1900, 2100
 MAX_SUGGESTIONS = 3
@@ -107,15 +108,16 @@ def read_case_filters(reader: ParamReader) -> CaseFilters:
                 if value in choices.values:
                     accepted.append(value)
                 else:
-                    reader.error(name, f"unknown {facet.replace('_', ' ')} {value!r}", value,
-                                 choices.suggestions(value))
+                    reader.error(
+                        name,
+                        f"unknown {facet.replace('_', ' ')} {value!r}",
+                        value,
+                        choices.suggestions(value),
+                    )
         target = exclude if name.startswith(EXCLUDE_PREFIX) else include
         target[facet] = tuple(accepted)
     after = reader.date("published_after")
     before = reader.date("published_before")
     if after and before and after > before:
-        reader.error("published_before", "must not be earlier than published_after",
-                     before.isoformat())
-    return CaseFilters(include=include, exclude=exclude,
-                       published_after=after, published_before=before)
-
+        reader.error("published_before", "must not be earlier than published_after", before.isoformat())
+    return CaseFilters(include=include, exclude=exclude, published_after=after, published_before=before)

@@ -95,8 +95,7 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
         if not found(request, kwargs):
             return None
         # Host and full path: the body holds absolute URLs and depends on every parameter.
-        return _digest(request.get_host(), request.get_full_path(),
-                       _store_version(request).token)
+        return _digest(request.get_host(), request.get_full_path(), _store_version(request).token)
 
     def last_modified(request: Any, *args: Any, **kwargs: Any):
         if not found(request, kwargs):

@@ -27,12 +27,16 @@ class ParamReader:
         accepted = ", ".join(self.allowed) if self.allowed else "no query parameters"
         for name in query:
             if name not in self.allowed:
-                self.errors.append(ParameterError(
-                    name, f"unknown parameter; this endpoint accepts {accepted}",
-                ))
+                self.errors.append(
+                    ParameterError(
+                        name,
+                        f"unknown parameter; this endpoint accepts {accepted}",
+                    )
+                )
 
-    def error(self, parameter: str, detail: str, value: str | None = None,
-              suggestions: Sequence[str] = ()) -> None:
+    def error(
+        self, parameter: str, detail: str, value: str | None = None, suggestions: Sequence[str] = ()
+    ) -> None:
         self.errors.append(ParameterError(parameter, detail, value, list(suggestions)))
 
     def single(self, name: str) -> str | None:

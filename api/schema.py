@@ -39,8 +39,10 @@ def case_schema() -> dict[str, Any]:
         if isinstance(node, dict):
             ref = node.get("$ref", "")
             if ref.startswith("#/$defs/"):
-                merged = {**copy.deepcopy(definitions[ref.removeprefix("#/$defs/")]),
-                          **{k: v for k, v in node.items() if k != "$ref"}}
+                merged = {
+                    **copy.deepcopy(definitions[ref.removeprefix("#/$defs/")]),
+                    **{k: v for k, v in node.items() if k != "$ref"},
+                }
                 return inline(merged)
             return {key: inline(value) for key, value in node.items()}
         if isinstance(node, list):
@@ -59,14 +61,21 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     schemas["CaseDocument"] = document
     detail = copy.deepcopy(document)
     detail["title"] = "Case detail"
-    detail["description"] = ("The case document exactly as `case.schema.json` defines it "
-                             "(and `GET /api/export` streams it) plus three API links.")
-    detail["properties"].update({
-        "url": {"type": "string", "format": "uri", "description": "This case in the API."},
-        "html_url": {"type": "string", "format": "uri", "description": "This case's web page."},
-        "similar_url": {"type": "string", "format": "uri",
-                        "description": "Similar cases of this one in the API."},
-    })
+    detail["description"] = (
+        "The case document exactly as `case.schema.json` defines it "
+        "(and `GET /api/export` streams it) plus three API links."
+    )
+    detail["properties"].update(
+        {
+            "url": {"type": "string", "format": "uri", "description": "This case in the API."},
+            "html_url": {"type": "string", "format": "uri", "description": "This case's web page."},
+            "similar_url": {
+                "type": "string",
+                "format": "uri",
+                "description": "Similar cases of this one in the API.",
+            },
+        }
+    )
     detail["required"] = [*detail["required"], "url", "html_url", "similar_url"]
     schemas["CaseDetail"] = detail
     return result
@@ -79,16 +88,16 @@ def problem(description: str) -> OpenApiResponse:
     return OpenApiResponse(response=ProblemSerializer, description=description)
 
 
-def error_responses(*, bad_request: str | None = None, not_found: str | None = None
-                    ) -> dict[Any, OpenApiResponse]:
+def error_responses(
+    *, bad_request: str | None = None, not_found: str | None = None
+) -> dict[Any, OpenApiResponse]:
     """Problem-details responses every operation documents, plus 400 / 404 when given."""
     responses: dict[Any, OpenApiResponse] = {}
     if bad_request:
         responses[(400, PROBLEM)] = problem(bad_request)
     if not_found:
         responses[(404, PROBLEM)] = problem(not_found)
-    responses[(405, PROBLEM)] = problem("Method not allowed (the `Allow` header lists those "
-                                        "that are).")
+    responses[(405, PROBLEM)] = problem("Method not allowed (the `Allow` header lists those that are).")
     responses[(429, PROBLEM)] = OpenApiResponse(
         response=ProblemSerializer,
         description="Too many requests from this client address; wait `Retry-After` seconds.",
@@ -98,29 +107,57 @@ def error_responses(*, bad_request: str | None = None, not_found: str | None = N
 
 
 NOT_MODIFIED = OpenApiResponse(
-    description="Not modified: the `If-None-Match` / `If-Modified-Since` validators still "
-                "match. No body.")
+    description="Not modified: the `If-None-Match` / `If-Modified-Since` validators still match. No body."
+)
 
 CONDITIONAL_HEADERS = [
     OpenApiParameter(
-        "If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
-        description="An `ETag` from an earlier answer: 304 Not Modified while it still holds."),
+        "If-None-Match",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        required=False,
+        description="An `ETag` from an earlier answer: 304 Not Modified while it still holds.",
+    ),
     OpenApiParameter(
-        "If-Modified-Since", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+        "If-Modified-Since",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        required=False,
         description="An HTTP date: 304 Not Modified if nothing changed since then "
-                    "(ignored when If-None-Match is given)."),
+        "(ignored when If-None-Match is given).",
+    ),
     OpenApiParameter(
-        "ETag", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200], required=False,
-        description="Validator of this answer; changes whenever any case is imported."),
+        "ETag",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200],
+        required=False,
+        description="Validator of this answer; changes whenever any case is imported.",
+    ),
     OpenApiParameter(
-        "Last-Modified", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200],
-        required=False, description="When a case was last written (HTTP date)."),
+        "Last-Modified",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200],
+        required=False,
+        description="When a case was last written (HTTP date).",
+    ),
     OpenApiParameter(
-        "Cache-Control", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200, 304],
-        required=False, description="`public, max-age=N`: reuse for N seconds, then revalidate."),
+        "Cache-Control",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200, 304],
+        required=False,
+        description="`public, max-age=N`: reuse for N seconds, then revalidate.",
+    ),
     OpenApiParameter(
-        "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429],
-        required=False, description="Seconds to wait before the next request."),
+        "Retry-After",
+        OpenApiTypes.INT,
+        OpenApiParameter.HEADER,
+        response=[429],
+        required=False,
+        description="Seconds to wait before the next request.",
+    ),
 ]
 
 _FACET_HELP = {
@@ -139,13 +176,27 @@ def filter_parameters() -> list[OpenApiParameter]:
     parameters = []
     for facet in FILTER_FACETS:
         kind = OpenApiTypes.INT if facet == "year" else OpenApiTypes.STR
-        parameters.append(OpenApiParameter(
-            facet, kind, many=True, explode=True, required=False,
-            description=f"{_FACET_HELP[facet]}. Repeat to accept any of several values "
-                        "(OR); different facets combine with AND. An unknown value is "
-                        "refused (400) with the closest known values."))
-        parameters.append(OpenApiParameter(
-            f"{EXCLUDE_PREFIX}{facet}", kind, many=True, explode=True, required=False,
-            description=f"Leave out cases with this {facet.replace('_', ' ')} "
-                        f"(same values as `{facet}`; repeatable)."))
+        parameters.append(
+            OpenApiParameter(
+                facet,
+                kind,
+                many=True,
+                explode=True,
+                required=False,
+                description=f"{_FACET_HELP[facet]}. Repeat to accept any of several values "
+                "(OR); different facets combine with AND. An unknown value is "
+                "refused (400) with the closest known values.",
+            )
+        )
+        parameters.append(
+            OpenApiParameter(
+                f"{EXCLUDE_PREFIX}{facet}",
+                kind,
+                many=True,
+                explode=True,
+                required=False,
+                description=f"Leave out cases with this {facet.replace('_', ' ')} "
+                f"(same values as `{facet}`; repeatable).",
+            )
+        )
     return parameters

@@ -18,12 +18,15 @@ class ParameterErrorSerializer(serializers.Serializer):
 
     parameter = serializers.CharField(
         help_text="Name of the bad query parameter, path parameter or body field "
-                  "(`body` for the body as a whole).")
+        "(`body` for the body as a whole)."
+    )
     detail = serializers.CharField(help_text="What is wrong with it.")
     value = serializers.CharField(required=False, help_text="The value given, when useful.")
     suggestions = serializers.ListField(
-        child=serializers.CharField(), required=False,
-        help_text="Closest accepted values (for unknown filter values and choices).")
+        child=serializers.CharField(),
+        required=False,
+        help_text="Closest accepted values (for unknown filter values and choices).",
+    )
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -35,7 +38,8 @@ class ProblemSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="What went wrong, for a person.")
     instance = serializers.CharField(required=False, help_text="The request path.")
     errors = ParameterErrorSerializer(
-        many=True, required=False, help_text="One entry per bad parameter or body field.")
+        many=True, required=False, help_text="One entry per bad parameter or body field."
+    )
 
 
 class CaseSummarySerializer(serializers.Serializer):
@@ -47,13 +51,12 @@ class CaseSummarySerializer(serializers.Serializer):
     published = serializers.DateField(help_text="Date the public account was published.")
     status = serializers.ChoiceField(
         choices=["published", "retracted"],
-        help_text="`retracted` cases appear only on their own detail and in the change feed.")
+        help_text="`retracted` cases appear only on their own detail and in the change feed.",
+    )
     topics = serializers.ListField(child=serializers.CharField(), help_text="Topic slugs.")
-    symptom_tags = serializers.ListField(child=serializers.CharField(),
-                                         help_text="Symptom tag names.")
+    symptom_tags = serializers.ListField(child=serializers.CharField(), help_text="Symptom tag names.")
     root_cause_category = serializers.CharField(help_text="Root-cause category name.")
-    components = serializers.ListField(child=serializers.CharField(),
-                                       help_text="Component names.")
+    components = serializers.ListField(child=serializers.CharField(), help_text="Component names.")
     accelerator = serializers.CharField(allow_null=True, help_text="null when not known.")
     url = serializers.URLField(help_text="This case in the API.")
     html_url = serializers.URLField(help_text="This case's web page.")
@@ -64,13 +67,14 @@ class SearchHitSerializer(CaseSummarySerializer):
     fields are present (and `id`, always)."""
 
     score = serializers.FloatField(
-        allow_null=True, help_text="Relevance, higher is better; null without `q`.")
+        allow_null=True, help_text="Relevance, higher is better; null without `q`."
+    )
     snippet = serializers.CharField(
-        allow_null=True,
-        help_text="HTML-safe excerpt with `<mark>` around matched words; null without `q`.")
+        allow_null=True, help_text="HTML-safe excerpt with `<mark>` around matched words; null without `q`."
+    )
     matched_terms = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Vocabulary terms the query named or was widened to.")
+        child=serializers.CharField(), help_text="Vocabulary terms the query named or was widened to."
+    )
 
     def get_fields(self):
         fields = super().get_fields()
@@ -82,8 +86,7 @@ class SearchHitSerializer(CaseSummarySerializer):
 class FacetCountSerializer(serializers.Serializer):
     """How many cases of the current result carry one facet value."""
 
-    value = serializers.CharField(
-        help_text="Filter value: slug for term facets, the name or year otherwise.")
+    value = serializers.CharField(help_text="Filter value: slug for term facets, the name or year otherwise.")
     label = serializers.CharField(help_text="What a person reads.")
     count = serializers.IntegerField(help_text="Cases in the whole result with this value.")
 
@@ -95,16 +98,16 @@ class CaseListSerializer(serializers.Serializer):
     page = serializers.IntegerField(help_text="This page's number, from 1.")
     page_size = serializers.IntegerField(help_text="Cases per page.")
     next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
-    previous = serializers.URLField(allow_null=True,
-                                    help_text="The previous page; null on the first.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page; null on the first.")
     results = SearchHitSerializer(many=True, help_text="This page's cases, in the asked order.")
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
         help_text="For each facet (topic, symptom, root_cause, component, organization, year, "
-                  "accelerator) the counts over the whole result, most frequent first.")
+        "accelerator) the counts over the whole result, most frequent first.",
+    )
     notes = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Remarks about the query, e.g. that it held only stop words.")
+        child=serializers.CharField(), help_text="Remarks about the query, e.g. that it held only stop words."
+    )
 
 
 class SimilarCaseSerializer(CaseSummarySerializer):
@@ -113,10 +116,12 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     score = serializers.FloatField(help_text="Similarity from 0 to 1.")
     shared_terms = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
-        help_text="Facet -> names of the terms both cases carry.")
+        help_text="Facet -> names of the terms both cases carry.",
+    )
     score_parts = serializers.DictField(
         child=serializers.FloatField(),
-        help_text="What the score is made of, e.g. {\"vocabulary\": 0.4, \"text\": 0.2}.")
+        help_text='What the score is made of, e.g. {"vocabulary": 0.4, "text": 0.2}.',
+    )
 
 
 class SimilarListSerializer(serializers.Serializer):
@@ -153,11 +158,14 @@ class MatchRequestSerializer(serializers.Serializer):
     """Body of `POST /api/match`."""
 
     text = StrictCharField(
-        max_length=MAX_LOG_CHARS, trim_whitespace=False,
+        max_length=MAX_LOG_CHARS,
+        trim_whitespace=False,
         help_text="Pasted log text: traceback, NCCL or kernel log, dmesg, Slurm output "
-                  f"(at most {MAX_LOG_CHARS:,} characters; NUL bytes are read as spaces).")
+        f"(at most {MAX_LOG_CHARS:,} characters; NUL bytes are read as spaces).",
+    )
     limit = StrictIntegerField(
-        min_value=1, max_value=MAX_MATCH_LIMIT, default=10, help_text="Most cases to return.")
+        min_value=1, max_value=MAX_MATCH_LIMIT, default=10, help_text="Most cases to return."
+    )
 
 
 class MatchedLineSerializer(serializers.Serializer):
@@ -178,8 +186,9 @@ class LogHitSerializer(CaseSummarySerializer):
 class MatchResponseSerializer(serializers.Serializer):
     """Cases ranked by what the log text contains."""
 
-    results = LogHitSerializer(many=True, help_text="Best match first; empty when nothing "
-                                                     "in the text is recognised.")
+    results = LogHitSerializer(
+        many=True, help_text="Best match first; empty when nothing in the text is recognised."
+    )
 
 
 class TermSerializer(serializers.Serializer):
@@ -188,8 +197,9 @@ class TermSerializer(serializers.Serializer):
     slug = serializers.CharField(help_text="Filter value for this facet's parameter.")
     name = serializers.CharField(help_text="The term as cases name it.")
     description = serializers.CharField(help_text="What the term means, one line.")
-    synonyms = serializers.ListField(child=serializers.CharField(),
-                                     help_text="Other names that search widens to.")
+    synonyms = serializers.ListField(
+        child=serializers.CharField(), help_text="Other names that search widens to."
+    )
     case_count = serializers.IntegerField(help_text="Published cases with this term.")
     cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
 
@@ -197,8 +207,9 @@ class TermSerializer(serializers.Serializer):
 class TermListSerializer(serializers.Serializer):
     """The terms of one facet."""
 
-    facet = serializers.ChoiceField(choices=["topic", "symptom", "root_cause", "component"],
-                                    help_text="The facet.")
+    facet = serializers.ChoiceField(
+        choices=["topic", "symptom", "root_cause", "component"], help_text="The facet."
+    )
     terms = TermSerializer(many=True, help_text="By name.")
 
 
@@ -207,8 +218,7 @@ class VocabularySerializer(serializers.Serializer):
 
     topic = TermSerializer(many=True, help_text="Topics (filter `topic`).")
     symptom = TermSerializer(many=True, help_text="Symptom tags (filter `symptom`).")
-    root_cause = TermSerializer(many=True,
-                                help_text="Root-cause categories (filter `root_cause`).")
+    root_cause = TermSerializer(many=True, help_text="Root-cause categories (filter `root_cause`).")
     component = TermSerializer(many=True, help_text="Components (filter `component`).")
 
 
@@ -239,8 +249,9 @@ class TopicOverviewSerializer(serializers.Serializer):
     slug = serializers.CharField(help_text="Topic slug (filter `topic`).")
     name = serializers.CharField(help_text="The topic's name.")
     description = serializers.CharField(help_text="What the topic covers.")
-    synonyms = serializers.ListField(child=serializers.CharField(),
-                                     help_text="Other names that search widens to.")
+    synonyms = serializers.ListField(
+        child=serializers.CharField(), help_text="Other names that search widens to."
+    )
     case_count = serializers.IntegerField(help_text="Published cases in the topic.")
     url = serializers.URLField(help_text="This overview.")
     cases_url = serializers.URLField(help_text="The API case list of this topic.")
@@ -284,8 +295,7 @@ class ResolveBucketSerializer(serializers.Serializer):
 
     label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")
     min_seconds = serializers.IntegerField(help_text="Inclusive lower bound.")
-    max_seconds = serializers.IntegerField(allow_null=True,
-                                           help_text="Exclusive upper bound; null: none.")
+    max_seconds = serializers.IntegerField(allow_null=True, help_text="Exclusive upper bound; null: none.")
     count = serializers.IntegerField(help_text="Published cases in the range.")
 
 
@@ -305,17 +315,20 @@ class StatsSerializer(serializers.Serializer):
     by_component = TermCountSerializer(many=True, help_text="Most frequent first.")
     by_accelerator = AcceleratorCountSerializer(many=True, help_text="Most frequent first.")
     time_to_resolve_seconds = ResolveDistributionSerializer(
-        help_text="Time to resolve in seconds, over the cases where it is known.")
+        help_text="Time to resolve in seconds, over the cases where it is known."
+    )
     accelerator_count = DistributionSerializer(
-        help_text="Accelerators involved, over the cases where it is known.")
+        help_text="Accelerators involved, over the cases where it is known."
+    )
 
 
 class ChangeSerializer(serializers.Serializer):
     """A case written at `modified`: fetch `url` again."""
 
     id = serializers.CharField(help_text="Case id.")
-    status = serializers.ChoiceField(choices=["published", "retracted"],
-                                     help_text="`retracted`: remove it from a mirror.")
+    status = serializers.ChoiceField(
+        choices=["published", "retracted"], help_text="`retracted`: remove it from a mirror."
+    )
     modified = serializers.DateTimeField(help_text="When the case was last written (UTC).")
     url = serializers.URLField(help_text="The case in the API.")
 

@@ -19,8 +19,18 @@ from incidents.search import FacetCount, LogHit, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, TopicOverview
 
 SUMMARY_FIELDS: tuple[str, ...] = (
-    "id", "title", "organization", "published", "status", "topics", "symptom_tags",
-    "root_cause_category", "components", "accelerator", "url", "html_url",
+    "id",
+    "title",
+    "organization",
+    "published",
+    "status",
+    "topics",
+    "symptom_tags",
+    "root_cause_category",
+    "components",
+    "accelerator",
+    "url",
+    "html_url",
 )
 HIT_FIELDS: tuple[str, ...] = (*SUMMARY_FIELDS, "score", "snippet", "matched_terms")
 
@@ -35,7 +45,7 @@ def case_url(request: Request, case_id: str) -> str:
 
 def cases_url(request: Request, **params: str) -> str:
     """The API case list filtered by `params` (e.g. `symptom="nccl-timeout"`)."""
-    return absolute(request, f'{reverse("api:case-list")}?{urlencode(params)}')
+    return absolute(request, f"{reverse('api:case-list')}?{urlencode(params)}")
 
 
 def case_summary(case: Case, request: Request) -> dict[str, Any]:
@@ -186,21 +196,27 @@ def distribution(ordered: Sequence[int], total: int) -> dict[str, Any]:
 def stats(data: CaseStats, request: Request) -> dict[str, Any]:
     resolve = distribution(data.time_to_resolve_seconds, data.total)
     resolve["buckets"] = [
-        {"label": label, "min_seconds": low, "max_seconds": high,
-         "count": sum(1 for s in data.time_to_resolve_seconds
-                      if s >= low and (high is None or s < high))}
+        {
+            "label": label,
+            "min_seconds": low,
+            "max_seconds": high,
+            "count": sum(1 for s in data.time_to_resolve_seconds if s >= low and (high is None or s < high)),
+        }
         for label, low, high in RESOLVE_BUCKETS
     ]
     return {
         "total": data.total,
-        "by_year": [{"year": year, "count": n,
-                     "cases_url": cases_url(request, year=str(year))} for year, n in data.by_year],
+        "by_year": [
+            {"year": year, "count": n, "cases_url": cases_url(request, year=str(year))}
+            for year, n in data.by_year
+        ],
         "by_root_cause": [term_count(t, n, request) for t, n in data.by_root_cause],
         "by_symptom": [term_count(t, n, request) for t, n in data.by_symptom],
         "by_component": [term_count(t, n, request) for t, n in data.by_component],
-        "by_accelerator": [{"accelerator": a, "count": n,
-                            "cases_url": cases_url(request, accelerator=a)}
-                           for a, n in data.by_accelerator],
+        "by_accelerator": [
+            {"accelerator": a, "count": n, "cases_url": cases_url(request, accelerator=a)}
+            for a, n in data.by_accelerator
+        ],
         "time_to_resolve_seconds": resolve,
         "accelerator_count": distribution(data.accelerator_counts, data.total),
     }

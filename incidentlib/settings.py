@@ -134,7 +134,11 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
 CORS_ALLOW_HEADERS = (
-    "accept", "content-type", "if-none-match", "if-modified-since", "user-agent",
+    "accept",
+    "content-type",
+    "if-none-match",
+    "if-modified-since",
+    "user-agent",
 )
 CORS_EXPOSE_HEADERS = ("ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition")
 CORS_PREFLIGHT_MAX_AGE = 86400

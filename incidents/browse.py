@@ -38,7 +38,7 @@ class TermDetail:
 
     term: Term
     case_count: int
-    cases: list[Case]                           # newest first, at most `limit`
+    cases: list[Case]  # newest first, at most `limit`
     co_occurring: dict[str, list[tuple[Term, int]]]  # facet -> (term, shared cases), most first
 
 
@@ -58,11 +58,15 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
     co_occurring: dict[str, list[tuple[Term, int]]] = {}
     for other_facet in TERM_FACETS:
         if other_facet == Facet.ROOT_CAUSE:
-            terms = (Term.objects.of(other_facet).filter(root_cause_cases__in=ids)
-                     .annotate(n=Count("root_cause_cases")))
+            terms = (
+                Term.objects.of(other_facet)
+                .filter(root_cause_cases__in=ids)
+                .annotate(n=Count("root_cause_cases"))
+            )
         else:
-            terms = (Term.objects.of(other_facet).filter(case_links__case__in=ids)
-                     .annotate(n=Count("case_links")))
+            terms = (
+                Term.objects.of(other_facet).filter(case_links__case__in=ids).annotate(n=Count("case_links"))
+            )
         terms = terms.exclude(id=term.id).order_by("-n", "name")[:top]
         co_occurring[other_facet] = [(t, t.n) for t in terms]
     return TermDetail(
@@ -85,8 +89,10 @@ def term_labels(slugs_by_facet: dict[str, tuple[str, ...]]) -> dict[tuple[str, s
             condition |= Q(facet=facet, slug__in=slugs)
     if not condition:
         return {}
-    return {(facet, slug): name
-            for facet, slug, name in Term.objects.filter(condition).values_list("facet", "slug", "name")}
+    return {
+        (facet, slug): name
+        for facet, slug, name in Term.objects.filter(condition).values_list("facet", "slug", "name")
+    }
 
 
 def latest_cases(*, limit: int = 5) -> list[Case]:

@@ -118,14 +118,22 @@ def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
     tables = []
     for table in document.get("scale_tables", []):
         keys = [column["key"] for column in table["columns"]]
-        tables.append({
-            "caption": table["caption"],
-            "columns": [{"key": c["key"], "label": c["label"], "unit": c.get("unit")}
-                        for c in table["columns"]],
-            "rows": [{"values": {k: row["values"][k] for k in keys if k in row["values"]},
-                      "outcome": row["outcome"], "note": row.get("note")}
-                     for row in table["rows"]],
-        })
+        tables.append(
+            {
+                "caption": table["caption"],
+                "columns": [
+                    {"key": c["key"], "label": c["label"], "unit": c.get("unit")} for c in table["columns"]
+                ],
+                "rows": [
+                    {
+                        "values": {k: row["values"][k] for k in keys if k in row["values"]},
+                        "outcome": row["outcome"],
+                        "note": row.get("note"),
+                    }
+                    for row in table["rows"]
+                ],
+            }
+        )
     return {
         "id": document["id"],
         "title": document["title"],
@@ -135,22 +143,29 @@ def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
         "status": document["status"],
         "topics": list(document["topics"]),
         "summary": document["summary"],
-        "facts": {key: facts.get(key) for key in (
-            "severity", "scope", "users_affected", "region", "time_to_detect", "time_to_resolve")},
+        "facts": {
+            key: facts.get(key)
+            for key in ("severity", "scope", "users_affected", "region", "time_to_detect", "time_to_resolve")
+        },
         "environment": {
-            **{key: environment.get(key) for key in (
-                "cluster", "accelerator", "accelerator_count", "node_count")},
+            **{
+                key: environment.get(key)
+                for key in ("cluster", "accelerator", "accelerator_count", "node_count")
+            },
             "components": list(environment.get("components", [])),
         },
-        "symptoms": {"description": document["symptoms"]["description"],
-                     "tags": list(document["symptoms"]["tags"])},
+        "symptoms": {
+            "description": document["symptoms"]["description"],
+            "tags": list(document["symptoms"]["tags"]),
+        },
         "scale_tables": tables,
-        "root_cause": {"category": root_cause["category"],
-                       "description": root_cause.get("description"),
-                       "trigger": root_cause.get("trigger")},
+        "root_cause": {
+            "category": root_cause["category"],
+            "description": root_cause.get("description"),
+            "trigger": root_cause.get("trigger"),
+        },
         "detection": document.get("detection"),
-        **{key: list(document.get(key, [])) for key in (
-            "remediation", "action_items", "lessons", "checks")},
+        **{key: list(document.get(key, [])) for key in ("remediation", "action_items", "lessons", "checks")},
         "sources": [{"title": s.get("title"), "url": s["url"]} for s in document["sources"]],
         "related": list(document.get("related", [])),
     }

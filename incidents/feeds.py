@@ -29,9 +29,9 @@ from .models import Case, CaseQuerySet, Term
 class StoreVersion:
     """What identifies the state of the whole case store."""
 
-    last_modified: datetime.datetime | None   # newest `Case.modified`, None when empty
-    case_count: int                           # cases of every status
-    vocabulary_digest: str                    # digest of every term's fields
+    last_modified: datetime.datetime | None  # newest `Case.modified`, None when empty
+    case_count: int  # cases of every status
+    vocabulary_digest: str  # digest of every term's fields
 
     @property
     def token(self) -> str:
@@ -45,10 +45,10 @@ def store_version() -> StoreVersion:
     """
     row = Case.objects.aggregate(last=Max("modified"), n=Count("id"))
     terms = Term.objects.order_by("id").values_list(
-        "id", "facet", "slug", "name", "description", "synonyms", "patterns")
+        "id", "facet", "slug", "name", "description", "synonyms", "patterns"
+    )
     digest = hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()
-    return StoreVersion(last_modified=row["last"], case_count=row["n"],
-                        vocabulary_digest=digest[:16])
+    return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=digest[:16])
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,7 @@ def case_version(case_id: str) -> CaseVersion | None:
 
     One query on the primary key; `case_id` must be the exact stored id.
     """
-    row = (Case.objects.visible().filter(id=case_id)
-           .values_list("id", "status", "modified").first())
+    row = Case.objects.visible().filter(id=case_id).values_list("id", "status", "modified").first()
     return CaseVersion(*row) if row else None
 
 
@@ -96,8 +95,13 @@ def distinct_case_values(field: str) -> list[str]:
     """
     if field not in ("organization", "accelerator"):
         raise ValueError(f"no distinct values for {field!r}")
-    return list(Case.objects.published().filter(~Q(**{f"{field}__isnull": True}))
-                .order_by(field).values_list(field, flat=True).distinct())
+    return list(
+        Case.objects.published()
+        .filter(~Q(**{f"{field}__isnull": True}))
+        .order_by(field)
+        .values_list(field, flat=True)
+        .distinct()
+    )
 
 
 def visible_case_exists(case_id: str) -> bool:

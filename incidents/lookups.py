@@ -18,6 +18,11 @@ def visible_case_ids() -> list[str]:
 
 def organizations() -> list[tuple[str, int]]:
     """(organization, number of published cases), most cases first, then by name. One query."""
-    rows = (Case.objects.published().values("organization").annotate(n=Count("id"))
-            .order_by("-n", "organization").values_list("organization", "n"))
+    rows = (
+        Case.objects.published()
+        .values("organization")
+        .annotate(n=Count("id"))
+        .order_by("-n", "organization")
+        .values_list("organization", "n")
+    )
     return list(rows)

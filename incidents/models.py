@@ -28,7 +28,8 @@ class TermQuerySet(models.QuerySet["Term"]):
         published = models.Q(case_links__case__status=Case.Status.PUBLISHED)
         by_link = models.Count("case_links__case", filter=published, distinct=True)
         by_root_cause = models.Count(
-            "root_cause_cases", filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
+            "root_cause_cases",
+            filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
             distinct=True,
         )
         return self.annotate(case_count=by_link + by_root_cause)
@@ -69,7 +70,7 @@ class Term(models.Model):
 
     def get_filter_url(self) -> str:
         """The case list filtered by this term (`/cases/?symptom=nccl-timeout`)."""
-        return f'{reverse("incidents:case-list")}?{self.facet}={self.slug}'
+        return f"{reverse('incidents:case-list')}?{self.facet}={self.slug}"
 
 
 class CaseQuerySet(models.QuerySet["Case"]):
@@ -149,7 +150,9 @@ class Case(models.Model):
 
     symptoms_description = models.TextField()
     root_cause_category = models.ForeignKey(
-        Term, on_delete=models.PROTECT, related_name="root_cause_cases",
+        Term,
+        on_delete=models.PROTECT,
+        related_name="root_cause_cases",
         limit_choices_to={"facet": Facet.ROOT_CAUSE},
     )
     root_cause_description = models.TextField(null=True, blank=True)

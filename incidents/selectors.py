@@ -30,12 +30,22 @@ class CaseFilters:
     published_before: datetime.date | None = None
 
     def is_empty(self) -> bool:
-        return (not any(self.include.values()) and not any(self.exclude.values())
-                and self.published_after is None and self.published_before is None)
+        return (
+            not any(self.include.values())
+            and not any(self.exclude.values())
+            and self.published_after is None
+            and self.published_before is None
+        )
 
 
 FILTER_FACETS: tuple[str, ...] = (
-    "topic", "symptom", "root_cause", "component", "organization", "year", "accelerator",
+    "topic",
+    "symptom",
+    "root_cause",
+    "component",
+    "organization",
+    "year",
+    "accelerator",
 )
 
 
@@ -109,11 +119,19 @@ def vocabulary(facet: Facet | str | None = None) -> list[Term]:
 def term_counts(facet: str) -> dict[str, int]:
     """slug -> number of published cases, for one term facet (one query)."""
     if facet == Facet.ROOT_CAUSE:
-        rows = (Case.objects.published().values("root_cause_category__slug")
-                .annotate(n=Count("id")).values_list("root_cause_category__slug", "n"))
+        rows = (
+            Case.objects.published()
+            .values("root_cause_category__slug")
+            .annotate(n=Count("id"))
+            .values_list("root_cause_category__slug", "n")
+        )
     else:
-        rows = (CaseTerm.objects.filter(term__facet=facet, case__status=Case.Status.PUBLISHED)
-                .values("term__slug").annotate(n=Count("case_id")).values_list("term__slug", "n"))
+        rows = (
+            CaseTerm.objects.filter(term__facet=facet, case__status=Case.Status.PUBLISHED)
+            .values("term__slug")
+            .annotate(n=Count("case_id"))
+            .values_list("term__slug", "n")
+        )
     return dict(rows)
 
 
@@ -123,11 +141,11 @@ def terms_with_counts(
     """Terms of `facet` used by the cases in `case_ids` (a `values("id")` queryset) with how
     many of those cases use each, most frequent first: one query."""
     if facet == Facet.ROOT_CAUSE:
-        terms = Term.objects.of(facet).filter(root_cause_cases__in=case_ids).annotate(
-            n=Count("root_cause_cases"))
+        terms = (
+            Term.objects.of(facet).filter(root_cause_cases__in=case_ids).annotate(n=Count("root_cause_cases"))
+        )
     else:
-        terms = Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(
-            n=Count("case_links"))
+        terms = Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(n=Count("case_links"))
     terms = terms.order_by("-n", "name")
     return [(t, t.n) for t in (terms[:limit] if limit else terms)]
 
@@ -172,8 +190,8 @@ class CaseStats:
     by_symptom: list[tuple[Term, int]]
     by_component: list[tuple[Term, int]]
     by_accelerator: list[tuple[str, int]]
-    accelerator_counts: list[int]             # reported accelerator counts, ascending
-    time_to_resolve_seconds: list[int]        # known TTRs, ascending
+    accelerator_counts: list[int]  # reported accelerator counts, ascending
+    time_to_resolve_seconds: list[int]  # known TTRs, ascending
 
 
 def case_stats() -> CaseStats:
@@ -182,12 +200,21 @@ def case_stats() -> CaseStats:
 
     published = Case.objects.published()
     ids = published.values("id")
-    by_year = (published.annotate(year=ExtractYear("published")).values("year")
-               .annotate(n=Count("id")).order_by("year").values_list("year", "n"))
+    by_year = (
+        published.annotate(year=ExtractYear("published"))
+        .values("year")
+        .annotate(n=Count("id"))
+        .order_by("year")
+        .values_list("year", "n")
+    )
 
-    by_accelerator = (published.exclude(accelerator=None).values("accelerator")
-                      .annotate(n=Count("id")).order_by("-n", "accelerator")
-                      .values_list("accelerator", "n"))
+    by_accelerator = (
+        published.exclude(accelerator=None)
+        .values("accelerator")
+        .annotate(n=Count("id"))
+        .order_by("-n", "accelerator")
+        .values_list("accelerator", "n")
+    )
     return CaseStats(
         total=published.count(),
         by_year=list(by_year),
@@ -195,10 +222,14 @@ def case_stats() -> CaseStats:
         by_symptom=terms_with_counts(Facet.SYMPTOM, ids),
         by_component=terms_with_counts(Facet.COMPONENT, ids),
         by_accelerator=list(by_accelerator),
-        accelerator_counts=list(published.exclude(accelerator_count=None)
-                                .order_by("accelerator_count")
-                                .values_list("accelerator_count", flat=True)),
-        time_to_resolve_seconds=list(published.exclude(time_to_resolve_seconds=None)
-                                     .order_by("time_to_resolve_seconds")
-                                     .values_list("time_to_resolve_seconds", flat=True)),
+        accelerator_counts=list(
+            published.exclude(accelerator_count=None)
+            .order_by("accelerator_count")
+            .values_list("accelerator_count", flat=True)
+        ),
+        time_to_resolve_seconds=list(
+            published.exclude(time_to_resolve_seconds=None)
+            .order_by("time_to_resolve_seconds")
+            .values_list("time_to_resolve_seconds", flat=True)
+        ),
     )

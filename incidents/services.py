@@ -64,8 +64,7 @@ def import_case_files(
     files, found = expand_paths(paths)
     problems.extend(found)
     if not files and not problems:
-        problems.append(ImportProblem(", ".join(str(p) for p in paths), "$",
-                                      "no case JSON files found"))
+        problems.append(ImportProblem(", ".join(str(p) for p in paths), "$", "no case JSON files found"))
     items, found = load_documents(files)
     problems.extend(found)
     # Documents that parsed are checked even when others did not, so one run reports all;
@@ -76,8 +75,9 @@ def import_case_files(
         raise CaseImportError(problems)
     if dry_run:
         plan = _plan(items)
-        return ImportResult(created=plan.created, updated=plan.updated,
-                            unchanged=plan.unchanged, terms_written=0)
+        return ImportResult(
+            created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=0
+        )
     return write_documents(items, definitions)
 
 
@@ -92,8 +92,10 @@ class _ImportPlan:
 
 
 def _plan(items: list[LoadedDocument]) -> _ImportPlan:
-    stored = {case.id: dict(case_document(case)) for case in
-              Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document()}
+    stored = {
+        case.id: dict(case_document(case))
+        for case in Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document()
+    }
     plan = _ImportPlan(created=[], updated=[], unchanged=[], to_write=[])
     for item in items:
         case_id = item.document["id"]
@@ -106,9 +108,7 @@ def _plan(items: list[LoadedDocument]) -> _ImportPlan:
 
 
 @transaction.atomic
-def write_documents(
-    items: list[LoadedDocument], definitions: VocabularyDefinitions
-) -> ImportResult:
+def write_documents(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> ImportResult:
     """Write validated documents and definitions; the same id again replaces that case.
 
     A document equal to what is stored is left alone, so re-importing the same files keeps
@@ -130,8 +130,9 @@ def write_documents(
     if ids:
         transaction.on_commit(lambda: signals.cases_changed.send(sender=Case, case_ids=ids))
         signals.cases_written.send(sender=Case, case_ids=ids)
-    return ImportResult(created=plan.created, updated=plan.updated, unchanged=plan.unchanged,
-                        terms_written=terms_written)
+    return ImportResult(
+        created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=terms_written
+    )
 
 
 def _upsert_terms(definitions: VocabularyDefinitions) -> int:
@@ -209,8 +210,7 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term]) ->
             for i, c in enumerate(table_doc["columns"])
         )
         ScaleRow.objects.bulk_create(
-            ScaleRow(table=table, position=i, values=r["values"], outcome=r["outcome"],
-                     note=r.get("note"))
+            ScaleRow(table=table, position=i, values=r["values"], outcome=r["outcome"], note=r.get("note"))
             for i, r in enumerate(table_doc["rows"])
         )
     return case

@@ -68,9 +68,11 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
             problems.append(ImportProblem(str(path), "$", f"cannot read file: {exc}"))
             continue
         except json.JSONDecodeError as exc:
-            problems.append(ImportProblem(
-                str(path), "$", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-            ))
+            problems.append(
+                ImportProblem(
+                    str(path), "$", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                )
+            )
             continue
         loaded.append(LoadedDocument(str(path), data))
     return loaded, problems
@@ -81,9 +83,7 @@ def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
     return [ImportProblem(item.file, e.json_path, e.message) for e in errors]
 
 
-def validate_batch(
-    items: list[LoadedDocument], definitions: VocabularyDefinitions
-) -> list[ImportProblem]:
+def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> list[ImportProblem]:
     """Every problem in the batch; an empty list means it can be written."""
     problems: list[ImportProblem] = []
     valid: list[LoadedDocument] = []
@@ -97,9 +97,9 @@ def validate_batch(
     for item in valid:
         case_id = item.document["id"]
         if case_id in batch_ids:
-            problems.append(ImportProblem(
-                item.file, "$.id", f"duplicate id {case_id!r}: also in {batch_ids[case_id]}"
-            ))
+            problems.append(
+                ImportProblem(item.file, "$.id", f"duplicate id {case_id!r}: also in {batch_ids[case_id]}")
+            )
         else:
             batch_ids[case_id] = item.file
 
@@ -117,10 +117,7 @@ def validate_batch(
 def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
     """(facet, reference, JSON path) for every vocabulary term a document uses."""
     refs = [(Facet.TOPIC, t, f"$.topics[{i}]") for i, t in enumerate(document["topics"])]
-    refs += [
-        (Facet.SYMPTOM, t, f"$.symptoms.tags[{i}]")
-        for i, t in enumerate(document["symptoms"]["tags"])
-    ]
+    refs += [(Facet.SYMPTOM, t, f"$.symptoms.tags[{i}]") for i, t in enumerate(document["symptoms"]["tags"])]
     refs.append((Facet.ROOT_CAUSE, document["root_cause"]["category"], "$.root_cause.category"))
     refs += [
         (Facet.COMPONENT, t, f"$.environment.components[{i}]")
@@ -138,9 +135,7 @@ def _known_references(definitions: VocabularyDefinitions) -> dict[Facet, set[str
     return known
 
 
-def _vocabulary_problems(
-    item: LoadedDocument, known: dict[Facet, set[str]]
-) -> list[ImportProblem]:
+def _vocabulary_problems(item: LoadedDocument, known: dict[Facet, set[str]]) -> list[ImportProblem]:
     problems = []
     for facet, reference, path in term_references(item.document):
         if reference in known[facet]:
@@ -162,10 +157,13 @@ def _related_problems(item: LoadedDocument, known_ids: set[str]) -> list[ImportP
         if related_id == item.document["id"]:
             problems.append(ImportProblem(item.file, path, "a case cannot be related to itself"))
         elif related_id not in known_ids:
-            problems.append(ImportProblem(
-                item.file, path,
-                f"related case {related_id!r} is neither in this import nor in the database",
-            ))
+            problems.append(
+                ImportProblem(
+                    item.file,
+                    path,
+                    f"related case {related_id!r} is neither in this import nor in the database",
+                )
+            )
     return problems
 
 
@@ -176,17 +174,22 @@ def _scale_problems(item: LoadedDocument) -> list[ImportProblem]:
         seen: set[str] = set()
         for c, key in enumerate(keys):
             if key in seen:
-                problems.append(ImportProblem(
-                    item.file, f"$.scale_tables[{t}].columns[{c}].key", f"duplicate column key {key!r}"
-                ))
+                problems.append(
+                    ImportProblem(
+                        item.file, f"$.scale_tables[{t}].columns[{c}].key", f"duplicate column key {key!r}"
+                    )
+                )
             seen.add(key)
         for r, row in enumerate(table["rows"]):
             for key in row["values"]:
                 if key not in seen:
-                    problems.append(ImportProblem(
-                        item.file, f"$.scale_tables[{t}].rows[{r}].values.{key}",
-                        f"{key!r} is not a column of this table (columns: {', '.join(keys)})",
-                    ))
+                    problems.append(
+                        ImportProblem(
+                            item.file,
+                            f"$.scale_tables[{t}].rows[{r}].values.{key}",
+                            f"{key!r} is not a column of this table (columns: {', '.join(keys)})",
+                        )
+                    )
     return problems
 
 

@@ -102,17 +102,22 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
             for kind, value in (("slug", slug), ("name", raw["name"])):
                 earlier = seen.get((facet, f"{kind}:{value}"))
                 if earlier:
-                    problems.append(ImportProblem(
-                        str(path), json_path, f"duplicate {kind} {value!r} (also at {earlier})"
-                    ))
+                    problems.append(
+                        ImportProblem(str(path), json_path, f"duplicate {kind} {value!r} (also at {earlier})")
+                    )
                 seen[(facet, f"{kind}:{value}")] = json_path
             for p_index, pattern in enumerate(raw.get("patterns", [])):
                 problem = pattern_problem(pattern)
                 if problem:
-                    problems.append(ImportProblem(
-                        str(path), f"{json_path}.patterns[{p_index}]", problem))
-            definitions.terms.append(TermDefinition(
-                facet=facet, name=raw["name"], slug=slug, description=raw["description"],
-                synonyms=tuple(raw.get("synonyms", [])), patterns=tuple(raw.get("patterns", [])),
-            ))
+                    problems.append(ImportProblem(str(path), f"{json_path}.patterns[{p_index}]", problem))
+            definitions.terms.append(
+                TermDefinition(
+                    facet=facet,
+                    name=raw["name"],
+                    slug=slug,
+                    description=raw["description"],
+                    synonyms=tuple(raw.get("synonyms", [])),
+                    patterns=tuple(raw.get("patterns", [])),
+                )
+            )
     return definitions, problems

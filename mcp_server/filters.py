@@ -19,19 +19,29 @@ from .suggest import nearest_strings, nearest_terms, resolve_term
 
 LIST_ALL_BELOW = 15
 
-Topic = Annotated[str | None, Field(
-    max_length=120, description="Topic slug or name, e.g. training, networking (see vocab).")]
-Symptom = Annotated[str | None, Field(
-    max_length=120,
-    description="Symptom tag slug, name or synonym, e.g. nccl-timeout or 'Training hang'.")]
-RootCause = Annotated[str | None, Field(
-    max_length=120, description="Root-cause category slug or name, e.g. hardware-fault.")]
-Component = Annotated[str | None, Field(
-    max_length=120, description="Component slug or name, e.g. nccl, InfiniBand, Kubernetes.")]
-Organization = Annotated[str | None, Field(
-    max_length=200, description="Organization that ran the system, e.g. Meta (any case).")]
-Year = Annotated[int | None, Field(
-    ge=1990, le=2100, description="Year the public account was published, e.g. 2023.")]
+Topic = Annotated[
+    str | None,
+    Field(max_length=120, description="Topic slug or name, e.g. training, networking (see vocab)."),
+]
+Symptom = Annotated[
+    str | None,
+    Field(
+        max_length=120, description="Symptom tag slug, name or synonym, e.g. nccl-timeout or 'Training hang'."
+    ),
+]
+RootCause = Annotated[
+    str | None, Field(max_length=120, description="Root-cause category slug or name, e.g. hardware-fault.")
+]
+Component = Annotated[
+    str | None,
+    Field(max_length=120, description="Component slug or name, e.g. nccl, InfiniBand, Kubernetes."),
+]
+Organization = Annotated[
+    str | None, Field(max_length=200, description="Organization that ran the system, e.g. Meta (any case).")
+]
+Year = Annotated[
+    int | None, Field(ge=1990, le=2100, description="Year the public account was published, e.g. 2023.")
+]
 
 
 def _unknown_term(facet: str, value: str, terms: list[Term]) -> ToolError:
@@ -56,8 +66,13 @@ def _unknown_organization(value: str, known: list[str]) -> ToolError:
 
 
 def build_filters(
-    *, topic: str | None = None, symptom: str | None = None, root_cause: str | None = None,
-    component: str | None = None, organization: str | None = None, year: int | None = None,
+    *,
+    topic: str | None = None,
+    symptom: str | None = None,
+    root_cause: str | None = None,
+    component: str | None = None,
+    organization: str | None = None,
+    year: int | None = None,
 ) -> CaseFilters:
     """`CaseFilters` for the given values (slugs resolved from names and synonyms).
 
@@ -65,8 +80,12 @@ def build_filters(
     query when a term filter is given and one when an organization is.
     """
     include: dict[str, tuple[str, ...]] = {}
-    term_values = {Facet.TOPIC: topic, Facet.SYMPTOM: symptom, Facet.ROOT_CAUSE: root_cause,
-                   Facet.COMPONENT: component}
+    term_values = {
+        Facet.TOPIC: topic,
+        Facet.SYMPTOM: symptom,
+        Facet.ROOT_CAUSE: root_cause,
+        Facet.COMPONENT: component,
+    }
     if any(v is not None and v.strip() for v in term_values.values()):
         by_facet: dict[str, list[Term]] = {}
         for term in selectors.vocabulary():

@@ -43,7 +43,9 @@ def transport_security() -> TransportSecuritySettings:
         hosts += [name, f"{name}:*"]
         origins += [f"{scheme}://{name}{port}" for scheme in ("http", "https") for port in ("", ":*")]
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins,
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=origins,
     )
 
 

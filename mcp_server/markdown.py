@@ -35,13 +35,15 @@ def _items(values: list[str], *, numbered: bool = False) -> str:
 def _scale_table(table: dict[str, Any]) -> list[str]:
     columns = table["columns"]
     headers = [c["label"] + (f" ({c['unit']})" if c["unit"] else "") for c in columns]
-    lines = [f"### {table['caption']}", "",
-             "| " + " | ".join(_cell(h) for h in [*headers, "Outcome", "Note"]) + " |",
-             "|" + "---|" * (len(headers) + 2)]
+    lines = [
+        f"### {table['caption']}",
+        "",
+        "| " + " | ".join(_cell(h) for h in [*headers, "Outcome", "Note"]) + " |",
+        "|" + "---|" * (len(headers) + 2),
+    ]
     for row in table["rows"]:
         values = [row["values"].get(c["key"]) for c in columns]
-        lines.append("| " + " | ".join(_cell(v) for v in [*values, row["outcome"], row["note"]])
-                     + " |")
+        lines.append("| " + " | ".join(_cell(v) for v in [*values, row["outcome"], row["note"]]) + " |")
     return [*lines, ""]
 
 
@@ -98,8 +100,12 @@ def case_markdown(document: CaseDocument) -> str:
         "",
         *_section("Detection", document["detection"]),
     ]
-    for key, title in (("remediation", "Remediation"), ("action_items", "Action items"),
-                       ("lessons", "Lessons"), ("checks", "Checks")):
+    for key, title in (
+        ("remediation", "Remediation"),
+        ("action_items", "Action items"),
+        ("lessons", "Lessons"),
+        ("checks", "Checks"),
+    ):
         lines += _section(title, _items(document[key], numbered=key == "remediation"))
     sources = [f"- [{s['title'] or s['url']}]({s['url']})" for s in document["sources"]]
     lines += _section("Sources", "\n".join(sources))
@@ -121,12 +127,15 @@ def topic_markdown(overview: TopicOverview) -> str:
         f"Published cases: {overview.case_count}",
         "",
     ]
-    for title, pairs in (("Frequent symptoms", overview.top_symptoms),
-                         ("Frequent root causes", overview.top_root_causes),
-                         ("Frequent components", overview.top_components)):
-        lines += _section(title, _items([f"{term.name} ({count})" for term, count in pairs])
-                          or "None.")
-    latest = [f"[{c.id}](incident://{c.id}) {c.title} ({c.organization}, "
-              f"{c.published.isoformat()})" for c in overview.latest_cases]
+    for title, pairs in (
+        ("Frequent symptoms", overview.top_symptoms),
+        ("Frequent root causes", overview.top_root_causes),
+        ("Frequent components", overview.top_components),
+    ):
+        lines += _section(title, _items([f"{term.name} ({count})" for term, count in pairs]) or "None.")
+    latest = [
+        f"[{c.id}](incident://{c.id}) {c.title} ({c.organization}, {c.published.isoformat()})"
+        for c in overview.latest_cases
+    ]
     lines += _section("Latest cases", _items(latest) or "None.")
     return "\n".join(lines).rstrip() + "\n"

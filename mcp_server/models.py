@@ -18,8 +18,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 FacetName = Literal["topic", "symptom", "root_cause", "component"]
-FilterFacet = Literal["topic", "symptom", "root_cause", "component", "organization", "year",
-                      "accelerator"]
+FilterFacet = Literal["topic", "symptom", "root_cause", "component", "organization", "year", "accelerator"]
 
 
 class CaseSummary(BaseModel):
@@ -44,30 +43,34 @@ class SearchHit(CaseSummary):
     score: float | None = Field(description="Relevance, higher is better; null when browsing.")
     snippet: str | None = Field(
         description="Matching passage, plain text with **bold** around matched words "
-                    "(at most 300 characters), or null.")
+        "(at most 300 characters), or null."
+    )
     matched_terms: list[str] = Field(
-        description="Vocabulary terms the query named or was widened to (why it matched).")
+        description="Vocabulary terms the query named or was widened to (why it matched)."
+    )
 
 
 class SearchResult(BaseModel):
     total: int = Field(description="Cases matching the query and filters (all pages).")
     hits: list[SearchHit]
     next_cursor: str | None = Field(
-        description="Pass as `cursor` (same query and filters) for the next page; null on the "
-                    "last page.")
+        description="Pass as `cursor` (same query and filters) for the next page; null on the last page."
+    )
     notes: list[str] = Field(description="Remarks on the query, e.g. that it had only stop words.")
     facets: dict[str, list[FacetValue]] | None = Field(
-        default=None, description="Top values per facet over all matches (when facets=true).")
+        default=None, description="Top values per facet over all matches (when facets=true)."
+    )
 
 
 class IncidentList(BaseModel):
     total: int = Field(description="Cases matching the filters (all pages).")
     incidents: list[CaseSummary]
     next_cursor: str | None = Field(
-        description="Pass as `cursor` (same filters and sort) for the next page; null on the "
-                    "last page.")
+        description="Pass as `cursor` (same filters and sort) for the next page; null on the last page."
+    )
     facets: dict[str, list[FacetValue]] | None = Field(
-        default=None, description="Top values per facet over all matches (when facets=true).")
+        default=None, description="Top values per facet over all matches (when facets=true)."
+    )
 
 
 class TermCount(BaseModel):
@@ -99,7 +102,8 @@ class VocabTerm(BaseModel):
 class Vocabulary(BaseModel):
     terms: dict[FacetName, list[VocabTerm]] = Field(
         description="Terms by facet, each list sorted by name. The facet name is the filter "
-                    "parameter of search_incidents and list_incidents.")
+        "parameter of search_incidents and list_incidents."
+    )
 
 
 class CaseRef(BaseModel):
@@ -110,9 +114,11 @@ class CaseRef(BaseModel):
 class SimilarIncident(CaseSummary):
     score: float = Field(description="Similarity 0..1, higher is closer.")
     shared_terms: dict[str, list[str]] = Field(
-        description="Why: vocabulary shared with the case, by facet (term names).")
+        description="Why: vocabulary shared with the case, by facet (term names)."
+    )
     score_parts: dict[str, float] = Field(
-        description="How the score is made up, e.g. {\"vocabulary\": 0.4, \"text\": 0.2}.")
+        description='How the score is made up, e.g. {"vocabulary": 0.4, "text": 0.2}.'
+    )
 
 
 class SimilarIncidents(BaseModel):
@@ -125,14 +131,16 @@ class SimilarIncidents(BaseModel):
 class MatchedLine(BaseModel):
     line_number: int = Field(description="1-based line number in the text sent.")
     line: str = Field(description="The line, at most 300 characters.")
-    terms: list[str] = Field(description="The failure signatures (vocabulary terms or error "
-                                         "tokens) found in it.")
+    terms: list[str] = Field(
+        description="The failure signatures (vocabulary terms or error tokens) found in it."
+    )
 
 
 class LogMatch(CaseSummary):
     score: float = Field(description="Higher is a better match.")
     matched_lines: list[MatchedLine] = Field(
-        description="At most 5 distinct lines, in the order the search module ranks them.")
+        description="At most 5 distinct lines, in the order the search module ranks them."
+    )
     more_matched_lines: int = Field(description="Distinct matched lines left out.")
 
 
@@ -149,8 +157,7 @@ def incident_document_schema() -> dict[str, Any]:
     with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
         schema = json.load(handle)
     definitions = schema.pop("$defs", {})
-    schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")},
-                          definitions)
+    schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
     schema["required"] = ["id"]
     return schema
 
@@ -161,8 +168,10 @@ def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            merged = {**definitions[ref.removeprefix("#/$defs/")],
-                      **{k: v for k, v in node.items() if k != "$ref"}}
+            merged = {
+                **definitions[ref.removeprefix("#/$defs/")],
+                **{k: v for k, v in node.items() if k != "$ref"},
+            }
             return _inline_refs(merged, definitions)
         return {k: _inline_refs(v, definitions) for k, v in node.items()}
     if isinstance(node, list):

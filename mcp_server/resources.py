@@ -27,7 +27,8 @@ def read_incident(case_id: str) -> str:
     if case is None:
         closest = closest_case_ids(case_id, lookups.visible_case_ids())
         raise ResourceNotFoundError(
-            f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else ""))
+            f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else "")
+        )
     return case_markdown(case_document(case))
 
 
@@ -39,8 +40,7 @@ def read_topic(slug: str) -> str:
         term = resolve_term(slug, topics)
         overview = selectors.topic_overview(term.slug) if term else None
         if overview is None:
-            raise ResourceNotFoundError(
-                f"No topic {slug!r}. Topics: {', '.join(t.slug for t in topics)}.")
+            raise ResourceNotFoundError(f"No topic {slug!r}. Topics: {', '.join(t.slug for t in topics)}.")
     return topic_markdown(overview)
 
 
@@ -53,8 +53,9 @@ def completions(uri_template: str, argument: str, prefix: str) -> Completion | N
     else:
         return None
     matching = [v for v in values if v.casefold().startswith(prefix.strip().casefold())]
-    return Completion(values=matching[:MAX_COMPLETIONS], total=len(matching),
-                      has_more=len(matching) > MAX_COMPLETIONS)
+    return Completion(
+        values=matching[:MAX_COMPLETIONS], total=len(matching), has_more=len(matching) > MAX_COMPLETIONS
+    )
 
 
 def register_resources(server: MCPServer) -> None:
@@ -64,18 +65,21 @@ def register_resources(server: MCPServer) -> None:
     async def complete(ref: object, argument: CompletionArgument, context: object) -> Completion | None:
         if not isinstance(ref, ResourceTemplateReference):
             return None
-        return await anyio.to_thread.run_sync(
-            complete_in_thread, ref.uri, argument.name, argument.value)
+        return await anyio.to_thread.run_sync(complete_in_thread, ref.uri, argument.name, argument.value)
 
     server.resource(
-        INCIDENT_URI, name="incident", title="Incident case",
+        INCIDENT_URI,
+        name="incident",
+        title="Incident case",
         description="One incident case in Markdown: facts, symptoms, scale observations, root "
-                    "cause, remediation, lessons, checks, sources. E.g. incident://IL-0428.",
+        "cause, remediation, lessons, checks, sources. E.g. incident://IL-0428.",
         mime_type="text/markdown",
     )(resource_reader(read_incident))
     server.resource(
-        TOPIC_URI, name="topic", title="Incident topic",
+        TOPIC_URI,
+        name="topic",
+        title="Incident topic",
         description="One topic in Markdown: description, case count, frequent symptoms, root "
-                    "causes and components, latest cases. E.g. topic://training.",
+        "causes and components, latest cases. E.g. topic://training.",
         mime_type="text/markdown",
     )(resource_reader(read_topic))

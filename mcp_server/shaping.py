@@ -64,7 +64,8 @@ def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
         entry = grouped.get(match.line_number)
         if entry is None:
             grouped[match.line_number] = MatchedLine(
-                line_number=match.line_number, line=match.line[:300], terms=[match.term])
+                line_number=match.line_number, line=match.line[:300], terms=[match.term]
+            )
         elif match.term not in entry.terms:
             entry.terms.append(match.term)
     return list(grouped.values())

@@ -31,7 +31,10 @@ from .suggest import nearest_strings
 logger = logging.getLogger(__name__)
 
 READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False,
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
 )
 
 
@@ -119,9 +122,7 @@ class IncidentTool(Tool):
             for name in unknown:
                 near = nearest_strings(name, known, limit=1)
                 hints.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
-            raise ToolError(
-                f"Unknown argument {', '.join(hints)}; {self.name} takes: {', '.join(known)}."
-            )
+            raise ToolError(f"Unknown argument {', '.join(hints)}; {self.name} takes: {', '.join(known)}.")
         try:
             self.fn_metadata.validate_arguments(arguments)
         except ValidationError as exc:

@@ -57,16 +57,37 @@ MAX_LIST_RESPONSE_BYTES = 40_000
 MATCHED_LINES_PER_HIT = 5
 
 DocumentField = Literal[
-    "id", "title", "organization", "published", "occurred", "status", "topics", "summary", "facts",
-    "environment", "symptoms", "scale_tables", "root_cause", "detection", "remediation",
-    "action_items", "lessons", "checks", "sources", "related",
+    "id",
+    "title",
+    "organization",
+    "published",
+    "occurred",
+    "status",
+    "topics",
+    "summary",
+    "facts",
+    "environment",
+    "symptoms",
+    "scale_tables",
+    "root_cause",
+    "detection",
+    "remediation",
+    "action_items",
+    "lessons",
+    "checks",
+    "sources",
+    "related",
 ]
-CaseId = Annotated[str, Field(
-    min_length=1, max_length=40, description="Case id, e.g. IL-0428 (il-0428 or 428 work too).")]
-Cursor = Annotated[str | None, Field(
-    max_length=200, description="next_cursor from the previous call with the same arguments.")]
-WithFacets = Annotated[bool, Field(
-    description="Also return the top values of each facet over all matches (adds 2-4 KB).")]
+CaseId = Annotated[
+    str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (il-0428 or 428 work too).")
+]
+Cursor = Annotated[
+    str | None,
+    Field(max_length=200, description="next_cursor from the previous call with the same arguments."),
+]
+WithFacets = Annotated[
+    bool, Field(description="Also return the top values of each facet over all matches (adds 2-4 KB).")
+]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -88,10 +109,15 @@ def _case_or_error(raw_id: str) -> Case:
 
 
 def search_incidents(
-    query: Annotated[str, Field(
-        min_length=1, max_length=2000,
-        description="What happened, in words or as error text, e.g. 'allreduce hangs after "
-                    "adding nodes', 'Xid 79', 'NCCL_IB_TIMEOUT'. Quotes, -word and OR work.")],
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="What happened, in words or as error text, e.g. 'allreduce hangs after "
+            "adding nodes', 'Xid 79', 'NCCL_IB_TIMEOUT'. Quotes, -word and OR work.",
+        ),
+    ],
     topic: Topic = None,
     symptom: Symptom = None,
     root_cause: RootCause = None,
@@ -116,12 +142,17 @@ def search_incidents(
     Errors: an unknown filter value names the nearest valid values; limit outside 1-25 and
     a cursor from a different query are refused.
     """
-    filters = build_filters(topic=topic, symptom=symptom, root_cause=root_cause,
-                            component=component, organization=organization, year=year)
+    filters = build_filters(
+        topic=topic,
+        symptom=symptom,
+        root_cause=root_cause,
+        component=component,
+        organization=organization,
+        year=year,
+    )
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
-    results = search.search_cases(query=query, filters=filters, sort="relevance",
-                                  offset=offset, limit=limit)
+    results = search.search_cases(query=query, filters=filters, sort="relevance", offset=offset, limit=limit)
     hits = [
         SearchHit(
             **summary_fields(hit.case),
@@ -133,8 +164,10 @@ def search_incidents(
     ]
     notes = list(results.notes)
     if results.total == 0:
-        notes.append("Nothing matched: try fewer or other words (vocab lists synonyms)"
-                     + (", or drop a filter." if filters.include else "."))
+        notes.append(
+            "Nothing matched: try fewer or other words (vocab lists synonyms)"
+            + (", or drop a filter." if filters.include else ".")
+        )
     end = offset + len(hits)
     return SearchResult(
         total=results.total,
@@ -152,8 +185,7 @@ def list_incidents(
     component: Component = None,
     organization: Organization = None,
     year: Year = None,
-    sort: Annotated[Literal["newest", "oldest"], Field(
-        description="Order by publication date.")] = "newest",
+    sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
     limit: Annotated[int, Field(ge=1, le=50, description="Cases per page, 1-50.")] = 20,
     cursor: Cursor = None,
     facets: WithFacets = False,
@@ -169,12 +201,17 @@ def list_incidents(
     Errors: an unknown filter value names the nearest valid values; limit outside 1-50 and
     a cursor from different filters are refused.
     """
-    filters = build_filters(topic=topic, symptom=symptom, root_cause=root_cause,
-                            component=component, organization=organization, year=year)
+    filters = build_filters(
+        topic=topic,
+        symptom=symptom,
+        root_cause=root_cause,
+        component=component,
+        organization=organization,
+        year=year,
+    )
     key = query_key(tool="list", sort=sort, filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
-    results = search.search_cases(query="", filters=filters, sort=sort, offset=offset,
-                                  limit=limit)
+    results = search.search_cases(query="", filters=filters, sort=sort, offset=offset, limit=limit)
     incidents = [case_summary(hit.case) for hit in results.hits]
     end = offset + len(incidents)
     return IncidentList(
@@ -187,10 +224,14 @@ def list_incidents(
 
 def get_incident(
     id: CaseId,  # noqa: A002 - the name clients expect
-    fields: Annotated[list[DocumentField] | None, Field(
-        min_length=1,
-        description="Only these top-level fields (id is always included), e.g. "
-                    "['summary', 'root_cause', 'remediation'] to save context.")] = None,
+    fields: Annotated[
+        list[DocumentField] | None,
+        Field(
+            min_length=1,
+            description="Only these top-level fields (id is always included), e.g. "
+            "['summary', 'root_cause', 'remediation'] to save context.",
+        ),
+    ] = None,
 ) -> IncidentDocument:
     """Read one incident case: the whole case document, or the fields asked for.
 
@@ -214,9 +255,14 @@ def get_incident(
 
 
 def get_topic(
-    slug: Annotated[str, Field(
-        min_length=1, max_length=120,
-        description="Topic slug or name, e.g. training, networking, storage (see vocab).")],
+    slug: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=120,
+            description="Topic slug or name, e.g. training, networking, storage (see vocab).",
+        ),
+    ],
     latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list, 1-20.")] = 5,
 ) -> TopicOverview:
     """Overview of one topic: what it covers and what its incidents have in common.
@@ -256,8 +302,10 @@ def get_topic(
 
 
 def vocab(
-    facet: Annotated[Literal["topic", "symptom", "root_cause", "component"] | None, Field(
-        description="One facet, or leave out for all four.")] = None,
+    facet: Annotated[
+        Literal["topic", "symptom", "root_cause", "component"] | None,
+        Field(description="One facet, or leave out for all four."),
+    ] = None,
 ) -> Vocabulary:
     """The vocabulary: the terms an assistant may use as filter values.
 
@@ -270,10 +318,15 @@ def vocab(
     """
     grouped: dict[str, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
-        grouped.setdefault(term.facet, []).append(VocabTerm(
-            slug=term.slug, name=term.name, description=term.description,
-            synonyms=list(term.synonyms), case_count=term.case_count,
-        ))
+        grouped.setdefault(term.facet, []).append(
+            VocabTerm(
+                slug=term.slug,
+                name=term.name,
+                description=term.description,
+                synonyms=list(term.synonyms),
+                case_count=term.case_count,
+            )
+        )
     return Vocabulary(terms=grouped)
 
 
@@ -306,10 +359,15 @@ def similar_incidents(
 
 
 def match_log(
-    text: Annotated[str, Field(
-        min_length=1, max_length=1_000_000,
-        description="Pasted log text: a traceback, NCCL or kernel log, dmesg, Slurm output "
-                    "(up to 1,000,000 characters).")],
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=1_000_000,
+            description="Pasted log text: a traceback, NCCL or kernel log, dmesg, Slurm output "
+            "(up to 1,000,000 characters).",
+        ),
+    ],
     limit: Annotated[int, Field(ge=1, le=20, description="Cases to return, 1-20.")] = 5,
 ) -> LogMatchResult:
     """Match pasted log text against known failure signatures and rank the cases.
@@ -327,14 +385,17 @@ def match_log(
     matches = []
     for hit in hits:
         lines = group_matched_lines(hit.matched_lines)
-        matches.append(LogMatch(
-            **summary_fields(hit.case),
-            score=round(hit.score, 4),
-            matched_lines=lines[:MATCHED_LINES_PER_HIT],
-            more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
-        ))
-    notes = [] if matches else [
-        "No known failure signature found: try search_incidents with the error message."]
+        matches.append(
+            LogMatch(
+                **summary_fields(hit.case),
+                score=round(hit.score, 4),
+                matched_lines=lines[:MATCHED_LINES_PER_HIT],
+                more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
+            )
+        )
+    notes = (
+        [] if matches else ["No known failure signature found: try search_incidents with the error message."]
+    )
     return LogMatchResult(lines_scanned=len(text.splitlines()), hits=matches, notes=notes)
 
 

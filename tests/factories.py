@@ -10,13 +10,22 @@ from pathlib import Path
 from typing import Any
 
 TOPICS = ["ai-infra", "training", "inference", "networking", "storage", "scheduling"]
-SYMPTOMS = ["Training hang", "NCCL timeout", "Xid error", "Loss spike", "Checkpoint failure",
-            "Service outage", "Out of memory", "Throughput degradation"]
-ROOT_CAUSES = ["Hardware fault", "Software bug", "Configuration error", "Network fault",
-               "Root cause unknown"]
+SYMPTOMS = [
+    "Training hang",
+    "NCCL timeout",
+    "Xid error",
+    "Loss spike",
+    "Checkpoint failure",
+    "Service outage",
+    "Out of memory",
+    "Throughput degradation",
+]
+ROOT_CAUSES = ["Hardware fault", "Software bug", "Configuration error", "Network fault", "Root cause unknown"]
 COMPONENTS = ["NCCL", "PyTorch", "InfiniBand", "Slurm", "Kubernetes", "DeepSpeed", "CUDA"]
-WORDS = ("allreduce rank straggler watchdog fabric switch cable firmware driver kernel "
-         "checkpoint shard bucket latency replica router quota scheduler pod node").split()
+WORDS = (
+    "allreduce rank straggler watchdog fabric switch cable firmware driver kernel "
+    "checkpoint shard bucket latency replica router quota scheduler pod node"
+).split()
 
 
 def synthetic_case(number: int, *, seed: int | None = None, **overrides: Any) -> dict[str, Any]:
@@ -32,19 +41,32 @@ def synthetic_case(number: int, *, seed: int | None = None, **overrides: Any) ->
         "status": "published",
         "topics": rng.sample(TOPICS, 2),
         "summary": f"Synthetic summary. {words}",
-        "facts": {"severity": rng.choice(["high", "low", None]), "scope": None,
-                  "users_affected": None, "region": None,
-                  "time_to_detect": None, "time_to_resolve": f"PT{rng.randint(1, 90)}M"},
-        "environment": {"cluster": None, "accelerator": "NVIDIA H100",
-                        "accelerator_count": rng.randint(8, 4096), "node_count": None,
-                        "components": rng.sample(COMPONENTS, 2)},
+        "facts": {
+            "severity": rng.choice(["high", "low", None]),
+            "scope": None,
+            "users_affected": None,
+            "region": None,
+            "time_to_detect": None,
+            "time_to_resolve": f"PT{rng.randint(1, 90)}M",
+        },
+        "environment": {
+            "cluster": None,
+            "accelerator": "NVIDIA H100",
+            "accelerator_count": rng.randint(8, 4096),
+            "node_count": None,
+            "components": rng.sample(COMPONENTS, 2),
+        },
         "symptoms": {"description": f"Operators saw {words[:80]}", "tags": rng.sample(SYMPTOMS, 2)},
-        "scale_tables": [{
-            "caption": "Synthetic scales",
-            "columns": [{"key": "gpus", "label": "GPUs", "unit": None}],
-            "rows": [{"values": {"gpus": 8}, "outcome": "worked", "note": None},
-                     {"values": {"gpus": 512}, "outcome": "failed", "note": "synthetic"}],
-        }],
+        "scale_tables": [
+            {
+                "caption": "Synthetic scales",
+                "columns": [{"key": "gpus", "label": "GPUs", "unit": None}],
+                "rows": [
+                    {"values": {"gpus": 8}, "outcome": "worked", "note": None},
+                    {"values": {"gpus": 512}, "outcome": "failed", "note": "synthetic"},
+                ],
+            }
+        ],
         "root_cause": {"category": rng.choice(ROOT_CAUSES), "description": None, "trigger": None},
         "detection": None,
         "remediation": ["Restart the job."],

@@ -9,7 +9,16 @@ from .docs import SchemaView
 from .match import MatchView
 
 __all__ = [
-    "CaseDetailView", "CaseListView", "CaseSimilarView", "ChangesView", "ExportView",
-    "MatchView", "SchemaView", "StatsView", "TopicDetailView", "TopicListView",
-    "VocabularyFacetView", "VocabularyView",
+    "CaseDetailView",
+    "CaseListView",
+    "CaseSimilarView",
+    "ChangesView",
+    "ExportView",
+    "MatchView",
+    "SchemaView",
+    "StatsView",
+    "TopicDetailView",
+    "TopicListView",
+    "VocabularyFacetView",
+    "VocabularyView",
 ]

@@ -30,8 +30,7 @@ MAX_CHANGES = 1000
 
 def export_chunks() -> Iterator[str]:
     """JSON Lines text, `EXPORT_LINES_PER_CHUNK` documents per chunk, in id order."""
-    lines = (dumps_document(document, indent=None) + "\n"
-             for document in feeds.published_documents())
+    lines = (dumps_document(document, indent=None) + "\n" for document in feeds.published_documents())
     while chunk := "".join(islice(lines, EXPORT_LINES_PER_CHUNK)):
         yield chunk
 
@@ -49,12 +48,14 @@ class ExportView(ApiView):
             "One case document per line (`CaseDocument`, exactly what `manage.py "
             "export_cases` writes, without indentation), in id order, streamed: the server "
             "holds one batch of cases at a time whatever the size of the store. Takes no "
-            "query parameters. Counted against the `api-heavy` rate."),
+            "query parameters. Counted against the `api-heavy` rate."
+        ),
         parameters=schema.CONDITIONAL_HEADERS,
         responses={
             (200, JSONL_CONTENT_TYPE): OpenApiResponse(
                 response=OpenApiTypes.STR,
-                description="JSON Lines: each line a `CaseDocument` (see the components)."),
+                description="JSON Lines: each line a `CaseDocument` (see the components).",
+            ),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(bad_request="A query parameter was given."),
         },
@@ -67,8 +68,9 @@ class ExportView(ApiView):
     def answer(self, request: Request) -> StreamingHttpResponse:
         # HEAD wants the headers only: do not read the store for a body nobody receives.
         chunks = export_chunks() if request.method == "GET" else iter(())
-        response = StreamingHttpResponse(streamed(request, chunks),
-                                         content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8")
+        response = StreamingHttpResponse(
+            streamed(request, chunks), content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8"
+        )
         response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
         return response
 
@@ -83,9 +85,15 @@ class ChangesPagination(CursorPagination):
         try:
             return super().decode_cursor(request)
         except NotFound:
-            raise InvalidParameters([ParameterError(
-                "cursor", "not a cursor this feed gave out; follow `next` / `previous` links",
-                request.query_params.get(self.cursor_query_param))]) from None
+            raise InvalidParameters(
+                [
+                    ParameterError(
+                        "cursor",
+                        "not a cursor this feed gave out; follow `next` / `previous` links",
+                        request.query_params.get(self.cursor_query_param),
+                    )
+                ]
+            ) from None
 
 
 class ChangesView(ApiView):
@@ -101,23 +109,37 @@ class ChangesView(ApiView):
             "asks with `since` set to the newest `modified` it has seen and fetches each "
             "listed case again (`url`); a retraction arrives as a change with status "
             "`retracted`. Drafts never appear. Keep a few seconds of overlap: a long import "
-            "commits all of its cases at once."),
+            "commits all of its cases at once."
+        ),
         parameters=[
-            OpenApiParameter("since", OpenApiTypes.DATETIME, required=False,
-                             description="Only cases written after this time (exclusive); "
-                                         "ISO 8601, UTC when no offset is given."),
-            OpenApiParameter("limit", OpenApiTypes.INT, required=False,
-                             description=f"Changes per page, 1 to {MAX_CHANGES} (default "
-                                         f"{DEFAULT_CHANGES})."),
-            OpenApiParameter("cursor", OpenApiTypes.STR, required=False,
-                             description="Position in the feed, from a `next` / `previous` "
-                                         "link."),
+            OpenApiParameter(
+                "since",
+                OpenApiTypes.DATETIME,
+                required=False,
+                description="Only cases written after this time (exclusive); "
+                "ISO 8601, UTC when no offset is given.",
+            ),
+            OpenApiParameter(
+                "limit",
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Changes per page, 1 to {MAX_CHANGES} (default {DEFAULT_CHANGES}).",
+            ),
+            OpenApiParameter(
+                "cursor",
+                OpenApiTypes.STR,
+                required=False,
+                description="Position in the feed, from a `next` / `previous` link.",
+            ),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: OpenApiResponse(ChangesPageSerializer, "Changes, newest first."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request="Unknown parameter, malformed `since`, "
-                                                        "bad `cursor` or `limit` out of range.")},
+        responses={
+            200: OpenApiResponse(ChangesPageSerializer, "Changes, newest first."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(
+                bad_request="Unknown parameter, malformed `since`, bad `cursor` or `limit` out of range."
+            ),
+        },
     )
     def get(self, request: Request) -> Response:
         reader = ParamReader(request.query_params, allowed=("since", "limit", "cursor"))
@@ -132,9 +154,10 @@ class ChangesView(ApiView):
         paginator = ChangesPagination()
         paginator.page_size = limit
         rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self)
-        return Response({
-            "next": paginator.get_next_link(),
-            "previous": paginator.get_previous_link(),
-            "results": [shapes.change(row, request) for row in rows],
-        })
-
+        return Response(
+            {
+                "next": paginator.get_next_link(),
+                "previous": paginator.get_previous_link(),
+                "results": [shapes.change(row, request) for row in rows],
+            }
+        )

@@ -30,14 +30,25 @@ MAX_QUERY_LENGTH = 10_000
 MAX_SIMILAR = 20
 # `ordering` values and the search module's sort they mean.
 ORDERINGS = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
-LIST_PARAMS = ("q", *FILTER_PARAMS, "published_after", "published_before", "ordering",
-               "page", "page_size", "fields")
+LIST_PARAMS = (
+    "q",
+    *FILTER_PARAMS,
+    "published_after",
+    "published_before",
+    "ordering",
+    "page",
+    "page_size",
+    "fields",
+)
 CASE_ID = re.compile(schema.CASE_ID_PATTERN)
 
 CASE_ID_PARAMETER = OpenApiParameter(
-    "case_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=schema.CASE_ID_PATTERN,
-    description="Case id such as `IL-0428`; another letter case redirects (301) to the "
-                "canonical id.")
+    "case_id",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    pattern=schema.CASE_ID_PATTERN,
+    description="Case id such as `IL-0428`; another letter case redirects (301) to the canonical id.",
+)
 
 
 def check_case_id(case_id: str) -> None:
@@ -76,30 +87,57 @@ class CaseListView(ApiView):
             "`previous` page links and facet counts over the whole result.\n\n"
             "Unknown parameters, unknown filter values (with suggestions), malformed "
             f"dates, an unknown `ordering` and `page_size` over {MAX_PAGE_SIZE} are refused "
-            "with 400 naming each parameter; a page past the last one is 404."),
+            "with 400 naming each parameter; a page past the last one is 404."
+        ),
         parameters=[
-            OpenApiParameter("q", OpenApiTypes.STR, required=False,
-                             description="Search text: words, \"quoted phrases\", -excluded "
-                                         f"words, OR; at most {MAX_QUERY_LENGTH} characters."),
+            OpenApiParameter(
+                "q",
+                OpenApiTypes.STR,
+                required=False,
+                description='Search text: words, "quoted phrases", -excluded '
+                f"words, OR; at most {MAX_QUERY_LENGTH} characters.",
+            ),
             *schema.filter_parameters(),
-            OpenApiParameter("published_after", OpenApiTypes.DATE, required=False,
-                             description="Only cases published on or after this date."),
-            OpenApiParameter("published_before", OpenApiTypes.DATE, required=False,
-                             description="Only cases published on or before this date."),
-            OpenApiParameter("ordering", OpenApiTypes.STR, enum=list(ORDERINGS), required=False,
-                             description="`relevance` (default with `q`; newest first "
-                                         "without), `-published` (newest first, default "
-                                         "without `q`) or `published` (oldest first)."),
-            OpenApiParameter("page", OpenApiTypes.INT, required=False,
-                             description="Page number from 1."),
-            OpenApiParameter("page_size", OpenApiTypes.INT, required=False,
-                             description=f"Cases per page, 1 to {MAX_PAGE_SIZE} (default "
-                                         f"{DEFAULT_PAGE_SIZE}); more is refused, not "
-                                         "clamped."),
-            OpenApiParameter("fields", OpenApiTypes.STR, many=True, explode=False,
-                             enum=list(shapes.HIT_FIELDS), required=False,
-                             description="Comma-separated fields to return for each case "
-                                         "(`id` always comes). Default: all."),
+            OpenApiParameter(
+                "published_after",
+                OpenApiTypes.DATE,
+                required=False,
+                description="Only cases published on or after this date.",
+            ),
+            OpenApiParameter(
+                "published_before",
+                OpenApiTypes.DATE,
+                required=False,
+                description="Only cases published on or before this date.",
+            ),
+            OpenApiParameter(
+                "ordering",
+                OpenApiTypes.STR,
+                enum=list(ORDERINGS),
+                required=False,
+                description="`relevance` (default with `q`; newest first "
+                "without), `-published` (newest first, default "
+                "without `q`) or `published` (oldest first).",
+            ),
+            OpenApiParameter("page", OpenApiTypes.INT, required=False, description="Page number from 1."),
+            OpenApiParameter(
+                "page_size",
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Cases per page, 1 to {MAX_PAGE_SIZE} (default "
+                f"{DEFAULT_PAGE_SIZE}); more is refused, not "
+                "clamped.",
+            ),
+            OpenApiParameter(
+                "fields",
+                OpenApiTypes.STR,
+                many=True,
+                explode=False,
+                enum=list(shapes.HIT_FIELDS),
+                required=False,
+                description="Comma-separated fields to return for each case "
+                "(`id` always comes). Default: all.",
+            ),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -107,38 +145,73 @@ class CaseListView(ApiView):
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
                 bad_request="Unknown parameter, unknown filter value, malformed date, bad "
-                            "ordering or page size out of range.",
-                not_found="The page is past the last page."),
+                "ordering or page size out of range.",
+                not_found="The page is past the last page.",
+            ),
         },
-        examples=[OpenApiExample(
-            "Hangs on NCCL, newest first", response_only=True, status_codes=["200"],
-            value={"count": 1, "page": 1, "page_size": 20, "next": None, "previous": None,
-                   "results": [{"id": "IL-0428", "title": "Test runs of 100B-200B models ...",
-                                "score": None, "snippet": None, "matched_terms": []}],
-                   "facets": {"symptom": [{"value": "nccl-timeout", "label": "NCCL timeout",
-                                           "count": 1}]},
-                   "notes": []})],
+        examples=[
+            OpenApiExample(
+                "Hangs on NCCL, newest first",
+                response_only=True,
+                status_codes=["200"],
+                value={
+                    "count": 1,
+                    "page": 1,
+                    "page_size": 20,
+                    "next": None,
+                    "previous": None,
+                    "results": [
+                        {
+                            "id": "IL-0428",
+                            "title": "Test runs of 100B-200B models ...",
+                            "score": None,
+                            "snippet": None,
+                            "matched_terms": [],
+                        }
+                    ],
+                    "facets": {"symptom": [{"value": "nccl-timeout", "label": "NCCL timeout", "count": 1}]},
+                    "notes": [],
+                },
+            )
+        ],
     )
     def get(self, request: Request) -> Response:
         reader = ParamReader(request.query_params, allowed=LIST_PARAMS)
         query = reader.text("q", max_length=MAX_QUERY_LENGTH) or ""
         filters = read_case_filters(reader)
-        ordering = reader.choice("ordering", list(ORDERINGS),
-                                 default="relevance" if query.strip() else "-published")
+        ordering = reader.choice(
+            "ordering", list(ORDERINGS), default="relevance" if query.strip() else "-published"
+        )
         page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
-        page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1,
-                                   maximum=MAX_PAGE_SIZE)
+        page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
         fields = reader.field_list("fields", shapes.HIT_FIELDS)
         reader.finish()
-        return self.answer(request, query=query, filters=filters, ordering=ordering, page=page,
-                           page_size=page_size, fields=fields)
+        return self.answer(
+            request,
+            query=query,
+            filters=filters,
+            ordering=ordering,
+            page=page,
+            page_size=page_size,
+            fields=fields,
+        )
 
     @conditional_on_store()
-    def answer(self, request: Request, *, query: str, filters, ordering: str, page: int,
-               page_size: int, fields: list[str] | None) -> Response:
+    def answer(
+        self,
+        request: Request,
+        *,
+        query: str,
+        filters,
+        ordering: str,
+        page: int,
+        page_size: int,
+        fields: list[str] | None,
+    ) -> Response:
         offset = (page - 1) * page_size
-        results = search_cases(query=query, filters=filters, sort=ORDERINGS[ordering],
-                               offset=offset, limit=page_size)
+        results = search_cases(
+            query=query, filters=filters, sort=ORDERINGS[ordering], offset=offset, limit=page_size
+        )
         if page > 1 and offset >= results.total:
             last = max(1, -(-results.total // page_size))
             raise Http404(f"Page {page} is past the last page ({last}).")
@@ -146,18 +219,21 @@ class CaseListView(ApiView):
         has_next = offset + page_size < results.total
         previous = None
         if page > 1:
-            previous = (replace_query_param(url, "page", page - 1) if page > 2
-                        else remove_query_param(url, "page"))
-        return Response({
-            "count": results.total,
-            "page": page,
-            "page_size": page_size,
-            "next": replace_query_param(url, "page", page + 1) if has_next else None,
-            "previous": previous,
-            "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
-            "facets": shapes.facet_counts(results.facets),
-            "notes": list(results.notes),
-        })
+            previous = (
+                replace_query_param(url, "page", page - 1) if page > 2 else remove_query_param(url, "page")
+            )
+        return Response(
+            {
+                "count": results.total,
+                "page": page,
+                "page_size": page_size,
+                "next": replace_query_param(url, "page", page + 1) if has_next else None,
+                "previous": previous,
+                "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
+                "facets": shapes.facet_counts(results.facets),
+                "notes": list(results.notes),
+            }
+        )
 
 
 class CaseDetailView(ApiView):
@@ -170,16 +246,20 @@ class CaseDetailView(ApiView):
         description=(
             "The case document exactly as `case.schema.json` defines it (the same one "
             "`export_cases` writes) plus `url`, `html_url` and `similar_url`. A retracted "
-            "case still resolves, with `status: \"retracted\"`; drafts do not exist here. "
-            "The answer takes no query parameters."),
+            'case still resolves, with `status: "retracted"`; drafts do not exist here. '
+            "The answer takes no query parameters."
+        ),
         parameters=[CASE_ID_PARAMETER, *schema.CONDITIONAL_HEADERS],
         responses={
             200: OpenApiResponse(response=schema.CASE_DETAIL_REF, description="The case."),
-            301: OpenApiResponse(description="The id in another letter case: `Location` is "
-                                             "the canonical URL."),
+            301: OpenApiResponse(
+                description="The id in another letter case: `Location` is the canonical URL."
+            ),
             304: schema.NOT_MODIFIED,
-            **schema.error_responses(bad_request="A query parameter was given.",
-                                     not_found="No published or retracted case has this id."),
+            **schema.error_responses(
+                bad_request="A query parameter was given.",
+                not_found="No published or retracted case has this id.",
+            ),
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
@@ -205,20 +285,26 @@ class CaseSimilarView(ApiView):
         description=(
             "Published cases most like this one, best first, each with its score (0 to 1) "
             "and its reasons: the shared vocabulary terms by facet and the parts the score "
-            "is made of. Hand-linked `related` cases are in the case document, not here."),
+            "is made of. Hand-linked `related` cases are in the case document, not here."
+        ),
         parameters=[
             CASE_ID_PARAMETER,
-            OpenApiParameter("limit", OpenApiTypes.INT, required=False,
-                             description=f"Most cases to return, 1 to {MAX_SIMILAR} "
-                                         "(default 5)."),
+            OpenApiParameter(
+                "limit",
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Most cases to return, 1 to {MAX_SIMILAR} (default 5).",
+            ),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
             200: OpenApiResponse(SimilarListSerializer, "Similar cases, best first."),
             301: OpenApiResponse(description="Redirect to the canonical id."),
             304: schema.NOT_MODIFIED,
-            **schema.error_responses(bad_request="Unknown parameter or `limit` out of range.",
-                                     not_found="No published or retracted case has this id."),
+            **schema.error_responses(
+                bad_request="Unknown parameter or `limit` out of range.",
+                not_found="No published or retracted case has this id.",
+            ),
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
@@ -233,8 +319,10 @@ class CaseSimilarView(ApiView):
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
-        return Response({
-            "case": case.id,
-            "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
-            "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
-        })
+        return Response(
+            {
+                "case": case.id,
+                "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
+                "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
+            }
+        )

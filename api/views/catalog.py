@@ -38,9 +38,11 @@ class TopicListView(ApiView):
         summary="Topics",
         description="Every topic with its description and number of published cases.",
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: OpenApiResponse(TopicListSerializer, "Every topic."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+        responses={
+            200: OpenApiResponse(TopicListSerializer, "Every topic."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request=NO_PARAMETERS),
+        },
     )
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)
@@ -61,22 +63,37 @@ class TopicDetailView(ApiView):
         summary="One topic's overview",
         description=(
             "A topic's description and case count, the symptoms, root causes and components "
-            "most frequent among its published cases (with counts), and its latest cases."),
+            "most frequent among its published cases (with counts), and its latest cases."
+        ),
         parameters=[
-            OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH,
-                             pattern=schema.SLUG_PATTERN, description="Topic slug."),
-            OpenApiParameter("top", OpenApiTypes.INT, required=False,
-                             description=f"Terms per frequency list, 1 to {MAX_TOP} "
-                                         "(default 5)."),
-            OpenApiParameter("latest", OpenApiTypes.INT, required=False,
-                             description=f"Latest cases, 1 to {MAX_LATEST} (default 5)."),
+            OpenApiParameter(
+                "slug",
+                OpenApiTypes.STR,
+                OpenApiParameter.PATH,
+                pattern=schema.SLUG_PATTERN,
+                description="Topic slug.",
+            ),
+            OpenApiParameter(
+                "top",
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Terms per frequency list, 1 to {MAX_TOP} (default 5).",
+            ),
+            OpenApiParameter(
+                "latest",
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Latest cases, 1 to {MAX_LATEST} (default 5).",
+            ),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: OpenApiResponse(TopicOverviewSerializer, "The topic's overview."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request="Unknown parameter or value out of "
-                                                        "range.",
-                                            not_found="No topic has this slug.")},
+        responses={
+            200: OpenApiResponse(TopicOverviewSerializer, "The topic's overview."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(
+                bad_request="Unknown parameter or value out of range.", not_found="No topic has this slug."
+            ),
+        },
     )
     def get(self, request: Request, slug: str) -> Response:
         reader = ParamReader(request.query_params, allowed=("top", "latest"))
@@ -104,11 +121,14 @@ class VocabularyView(ApiView):
         description=(
             "Every term of the four facets (topic, symptom, root_cause, component) with "
             "slug, name, description, synonyms and number of published cases. A term's "
-            "slug is the value of its facet's filter on /api/cases/."),
+            "slug is the value of its facet's filter on /api/cases/."
+        ),
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: OpenApiResponse(VocabularySerializer, "Every term by facet."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+        responses={
+            200: OpenApiResponse(VocabularySerializer, "Every term by facet."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request=NO_PARAMETERS),
+        },
     )
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)
@@ -127,16 +147,22 @@ class VocabularyFacetView(ApiView):
         operation_id="vocab_retrieve",
         summary="One facet's terms",
         description="The terms of one facet with slug, name, description, synonyms and "
-                    "number of published cases, by name.",
+        "number of published cases, by name.",
         parameters=[
-            OpenApiParameter("facet", OpenApiTypes.STR, OpenApiParameter.PATH,
-                             enum=[str(f) for f in Facet], description="The facet."),
+            OpenApiParameter(
+                "facet",
+                OpenApiTypes.STR,
+                OpenApiParameter.PATH,
+                enum=[str(f) for f in Facet],
+                description="The facet.",
+            ),
             *schema.CONDITIONAL_HEADERS,
         ],
-        responses={200: OpenApiResponse(TermListSerializer, "The facet's terms."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request=NO_PARAMETERS,
-                                            not_found="No such facet.")},
+        responses={
+            200: OpenApiResponse(TermListSerializer, "The facet's terms."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request=NO_PARAMETERS, not_found="No such facet."),
+        },
     )
     def get(self, request: Request, facet: str) -> Response:
         reject_all(request.query_params)
@@ -160,11 +186,14 @@ class StatsView(ApiView):
         description=(
             "Counts by publication year, root-cause category, symptom, component and "
             "accelerator, and the distribution of time to resolve (seconds) and of the "
-            "number of accelerators over the cases where they are known."),
+            "number of accelerators over the cases where they are known."
+        ),
         parameters=schema.CONDITIONAL_HEADERS,
-        responses={200: OpenApiResponse(StatsSerializer, "The statistics."),
-                   304: schema.NOT_MODIFIED,
-                   **schema.error_responses(bad_request=NO_PARAMETERS)},
+        responses={
+            200: OpenApiResponse(StatsSerializer, "The statistics."),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request=NO_PARAMETERS),
+        },
     )
     def get(self, request: Request) -> Response:
         reject_all(request.query_params)

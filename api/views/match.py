@@ -37,30 +37,40 @@ class MatchView(ApiView):
         summary="Find the cases a log points at",
         description=(
             "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
-            "`{\"text\": \"...\", \"limit\": 10}`; get published cases ranked by the failure "
+            '`{"text": "...", "limit": 10}`; get published cases ranked by the failure '
             "signatures found in it, each with the lines that matched which term. Read-only "
             "(POST only because logs are long). Counted against the `api-heavy` rate; a "
-            f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."),
+            f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."
+        ),
         request=MatchRequestSerializer,
         responses={
             200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
             (413, schema.PROBLEM): schema.problem("The request body is too large."),
             (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
-            **schema.error_responses(bad_request="Malformed JSON, a missing or empty `text`, "
-                                                 "`limit` out of range, or a query parameter."),
+            **schema.error_responses(
+                bad_request="Malformed JSON, a missing or empty `text`, "
+                "`limit` out of range, or a query parameter."
+            ),
         },
-        examples=[OpenApiExample(
-            "NCCL watchdog timeout", request_only=True,
-            value={"text": "[Rank 3] Watchdog caught collective operation timeout: "
-                           "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds",
-                   "limit": 5})],
+        examples=[
+            OpenApiExample(
+                "NCCL watchdog timeout",
+                request_only=True,
+                value={
+                    "text": "[Rank 3] Watchdog caught collective operation timeout: "
+                    "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds",
+                    "limit": 5,
+                },
+            )
+        ],
     )
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            raise PayloadTooLarge(f"The body may hold at most "
-                                  f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")
+            raise PayloadTooLarge(
+                f"The body may hold at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes."
+            )
         body = MatchRequestSerializer(data=_clean_text(request.data))
         body.is_valid(raise_exception=True)
         hits = match_log(body.validated_data["text"], limit=body.validated_data["limit"])

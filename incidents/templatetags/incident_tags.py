@@ -41,4 +41,3 @@ def percent(score: float | None) -> str:
     if score is None:
         return ""
     return f"{round(score * 100)}%"
-

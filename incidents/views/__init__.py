@@ -10,6 +10,14 @@ from .topics import topic_detail, topic_list
 from .vocab import vocab_index, vocab_term
 
 __all__ = [
-    "case_detail", "case_list", "home", "match", "robots_txt", "stats", "topic_detail",
-    "topic_list", "vocab_index", "vocab_term",
+    "case_detail",
+    "case_list",
+    "home",
+    "match",
+    "robots_txt",
+    "stats",
+    "topic_detail",
+    "topic_list",
+    "vocab_index",
+    "vocab_term",
 ]

@@ -19,8 +19,8 @@ from .common import render_page
 from .state import FACET_LABELS, SORTS, SearchState
 
 CASES_PER_PAGE = 20
-FACET_VALUES_SHOWN = 8      # more values of a facet fold into a "more" disclosure
-MAX_SUGGESTIONS = 5         # each costs a count: keep an empty page cheap
+FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
+MAX_SUGGESTIONS = 5  # each costs a count: keep an empty page cheap
 SIMILAR_SHOWN = 5
 MCP_PATH = "/mcp"
 
@@ -31,7 +31,7 @@ class FacetValue:
     label: str
     count: int
     selected: bool
-    toggle_url: str     # adds the value, or removes it when selected
+    toggle_url: str  # adds the value, or removes it when selected
     exclude_url: str
 
 
@@ -57,9 +57,15 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
         selected = state.include.get(facet, ())
         values = [
             FacetValue(
-                value=fc.value, label=fc.label, count=fc.count, selected=fc.value in selected,
-                toggle_url=(state.without_inclusion(facet, fc.value) if fc.value in selected
-                            else state.adding(facet, fc.value)).url(base),
+                value=fc.value,
+                label=fc.label,
+                count=fc.count,
+                selected=fc.value in selected,
+                toggle_url=(
+                    state.without_inclusion(facet, fc.value)
+                    if fc.value in selected
+                    else state.adding(facet, fc.value)
+                ).url(base),
                 exclude_url=state.excluding(facet, fc.value).url(base),
             )
             for fc in facets.get(facet, [])
@@ -77,9 +83,10 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
     candidates: list[tuple[str, SearchState]] = []
     for chip in state.chips(base, labels):
         verb = "stop excluding" if chip.excluded else "remove"
-        undo = (state.without_exclusion if chip.excluded else state.without_inclusion)
-        candidates.append((f"{verb.capitalize()} {chip.facet_label.lower()} “{chip.label}”",
-                           undo(chip.facet, chip.value)))
+        undo = state.without_exclusion if chip.excluded else state.without_inclusion
+        candidates.append(
+            (f"{verb.capitalize()} {chip.facet_label.lower()} “{chip.label}”", undo(chip.facet, chip.value))
+        )
     if state.q and state.has_filters():
         candidates.append(("Search all cases, without the filters", state.without_filters()))
         candidates.append((f"Keep the filters, drop the search “{state.q}”", state.without_query()))
@@ -90,8 +97,7 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
             continue
         if len(suggestions) == MAX_SUGGESTIONS:
             break
-        total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort,
-                             limit=0).total
+        total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort, limit=0).total
         suggestions.append(Suggestion(text, url, total))
     # Only ways out that lead somewhere, the widest first.
     return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
@@ -127,8 +133,7 @@ def _reasons(similar: SimilarCase) -> list[tuple[str, list[str]]]:
     search module reports."""
     shared = similar.shared_terms
     order = [f for f in REASON_ORDER if f in shared] + sorted(set(shared) - set(REASON_ORDER))
-    return [(FACET_LABELS.get(f, f.replace("_", " ").capitalize()), shared[f])
-            for f in order if shared[f]]
+    return [(FACET_LABELS.get(f, f.replace("_", " ").capitalize()), shared[f]) for f in order if shared[f]]
 
 
 def case_list(request: HttpRequest) -> HttpResponse:
@@ -142,8 +147,11 @@ def case_list(request: HttpRequest) -> HttpResponse:
     base = reverse("incidents:case-list")
     state = SearchState.from_query(request.GET)
     results = search_cases(
-        query=state.q, filters=state.filters(), sort=state.effective_sort,
-        offset=(state.page - 1) * CASES_PER_PAGE, limit=CASES_PER_PAGE,
+        query=state.q,
+        filters=state.filters(),
+        sort=state.effective_sort,
+        offset=(state.page - 1) * CASES_PER_PAGE,
+        limit=CASES_PER_PAGE,
     )
     last_page = max(1, math.ceil(results.total / CASES_PER_PAGE))
     if state.page > last_page:
@@ -154,25 +162,34 @@ def case_list(request: HttpRequest) -> HttpResponse:
     suggestions = _suggestions(state, labels, base) if not results.total else []
 
     json_url = _api_twin(state)
-    return render_page(request, "incidents/case_list.html", {
-        "state": state,
-        "results": results,
-        "hits": results.hits,
-        "facet_groups": _facet_groups(state, results.facets, base),
-        "chips": state.chips(base, labels),
-        "clear_url": state.without_filters().url(base),
-        "sorts": [(key, label, state.sorted_by(key).url(base), key == state.effective_sort)
-                  for key, label in SORTS.items() if key != "relevance" or state.q],
-        "suggestions": suggestions,
-        "first_number": (state.page - 1) * CASES_PER_PAGE + 1,
-        "last_number": (state.page - 1) * CASES_PER_PAGE + len(results.hits),
-        "page_links": [(n, state.with_page(n).url(base) if n else None)
-                       for n in _page_numbers(state.page, last_page)],
-        "prev_url": state.with_page(state.page - 1).url(base) if state.page > 1 else None,
-        "next_url": state.with_page(state.page + 1).url(base) if state.page < last_page else None,
-        "last_page": last_page,
-        "feed_url": reverse("incidents:feed-all"),
-    }, json_url=json_url)
+    return render_page(
+        request,
+        "incidents/case_list.html",
+        {
+            "state": state,
+            "results": results,
+            "hits": results.hits,
+            "facet_groups": _facet_groups(state, results.facets, base),
+            "chips": state.chips(base, labels),
+            "clear_url": state.without_filters().url(base),
+            "sorts": [
+                (key, label, state.sorted_by(key).url(base), key == state.effective_sort)
+                for key, label in SORTS.items()
+                if key != "relevance" or state.q
+            ],
+            "suggestions": suggestions,
+            "first_number": (state.page - 1) * CASES_PER_PAGE + 1,
+            "last_number": (state.page - 1) * CASES_PER_PAGE + len(results.hits),
+            "page_links": [
+                (n, state.with_page(n).url(base) if n else None) for n in _page_numbers(state.page, last_page)
+            ],
+            "prev_url": state.with_page(state.page - 1).url(base) if state.page > 1 else None,
+            "next_url": state.with_page(state.page + 1).url(base) if state.page < last_page else None,
+            "last_page": last_page,
+            "feed_url": reverse("incidents:feed-all"),
+        },
+        json_url=json_url,
+    )
 
 
 def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
@@ -191,16 +208,21 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
     json_url = reverse("api:case-detail", args=[case.id])
     page_url = request.build_absolute_uri(case.get_absolute_url())
     related = selectors.related_cases(case)
-    return render_page(request, "incidents/case_detail.html", {
-        "case": case,
-        "related": related,
-        "related_ids": {other.id for other in related},
-        "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
-        "tool_urls": {
-            "json": request.build_absolute_uri(json_url),
-            "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),
-            "mcp": request.build_absolute_uri(MCP_PATH),
+    return render_page(
+        request,
+        "incidents/case_detail.html",
+        {
+            "case": case,
+            "related": related,
+            "related_ids": {other.id for other in related},
+            "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
+            "tool_urls": {
+                "json": request.build_absolute_uri(json_url),
+                "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),
+                "mcp": request.build_absolute_uri(MCP_PATH),
+            },
+            "page_url": page_url,
+            "bibtex": bibtex(case, page_url),
         },
-        "page_url": page_url,
-        "bibtex": bibtex(case, page_url),
-    }, json_url=json_url)
+        json_url=json_url,
+    )

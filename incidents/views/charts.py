@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-BAR_ROW_HEIGHT = 44     # px per horizontal bar: a label line, then the bar
+BAR_ROW_HEIGHT = 44  # px per horizontal bar: a label line, then the bar
 COLUMN_AREA_HEIGHT = 160  # px of the tallest column
 
 
@@ -18,26 +18,26 @@ COLUMN_AREA_HEIGHT = 160  # px of the tallest column
 class Bar:
     label: str
     value: int
-    percent: float          # of the largest value, 0..100
+    percent: float  # of the largest value, 0..100
     url: str | None = None
     # Filled in by the chart builders for the templates:
-    x: float = 0.0          # percent of chart width (columns)
-    width: float = 0.0      # percent of chart width (columns)
-    y: float = 0.0          # px from the top of the bar or column
-    height: float = 0.0     # px
-    label_y: float = 0.0    # px: baseline of the label (bars) or of the value (columns)
-    cx: float = 0.0         # percent: centre of a column, for its labels
+    x: float = 0.0  # percent of chart width (columns)
+    width: float = 0.0  # percent of chart width (columns)
+    y: float = 0.0  # px from the top of the bar or column
+    height: float = 0.0  # px
+    label_y: float = 0.0  # px: baseline of the label (bars) or of the value (columns)
+    cx: float = 0.0  # percent: centre of a column, for its labels
 
 
 @dataclass(frozen=True)
 class Chart:
-    slug: str               # id stem for headings and aria
+    slug: str  # id stem for headings and aria
     title: str
-    value_label: str        # the table's value column header
-    category_label: str     # the table's category column header
-    kind: str               # "bars" (horizontal) or "columns" (vertical)
+    value_label: str  # the table's value column header
+    category_label: str  # the table's category column header
+    kind: str  # "bars" (horizontal) or "columns" (vertical)
     bars: list[Bar]
-    height: int             # px
+    height: int  # px
     note: str = ""
 
     @property
@@ -50,20 +50,51 @@ def _percent(value: int, largest: int) -> float:
     return round(100 * value / largest, 2) if largest else 0.0
 
 
-def bar_chart(slug: str, title: str, rows: Iterable[tuple[str, int, str | None]], *,
-              category_label: str, value_label: str = "Cases", note: str = "") -> Chart:
+def bar_chart(
+    slug: str,
+    title: str,
+    rows: Iterable[tuple[str, int, str | None]],
+    *,
+    category_label: str,
+    value_label: str = "Cases",
+    note: str = "",
+) -> Chart:
     """Horizontal bars, one row each, in the given order; `rows` are (label, value, url)."""
     rows = list(rows)
     largest = max((v for _, v, _ in rows), default=0)
-    bars = [Bar(label, value, _percent(value, largest), url, y=i * BAR_ROW_HEIGHT + 22,
-                height=14, label_y=i * BAR_ROW_HEIGHT + 16)
-            for i, (label, value, url) in enumerate(rows)]
-    return Chart(slug, title, value_label, category_label, "bars", bars,
-                 height=max(1, len(bars)) * BAR_ROW_HEIGHT, note=note)
+    bars = [
+        Bar(
+            label,
+            value,
+            _percent(value, largest),
+            url,
+            y=i * BAR_ROW_HEIGHT + 22,
+            height=14,
+            label_y=i * BAR_ROW_HEIGHT + 16,
+        )
+        for i, (label, value, url) in enumerate(rows)
+    ]
+    return Chart(
+        slug,
+        title,
+        value_label,
+        category_label,
+        "bars",
+        bars,
+        height=max(1, len(bars)) * BAR_ROW_HEIGHT,
+        note=note,
+    )
 
 
-def column_chart(slug: str, title: str, rows: Sequence[tuple[str, int, str | None]], *,
-                 category_label: str, value_label: str = "Cases", note: str = "") -> Chart:
+def column_chart(
+    slug: str,
+    title: str,
+    rows: Sequence[tuple[str, int, str | None]],
+    *,
+    category_label: str,
+    value_label: str = "Cases",
+    note: str = "",
+) -> Chart:
     """Vertical columns in the given order (years, buckets); room above for value labels."""
     largest = max((v for _, v, _ in rows), default=0)
     slot = 100 / max(1, len(rows))
@@ -72,11 +103,30 @@ def column_chart(slug: str, title: str, rows: Sequence[tuple[str, int, str | Non
     for i, (label, value, url) in enumerate(rows):
         height = round(COLUMN_AREA_HEIGHT * value / largest, 1) if largest else 0.0
         y = top + COLUMN_AREA_HEIGHT - height
-        bars.append(Bar(label, value, _percent(value, largest), url,
-                        x=round(i * slot + slot * 0.15, 3), width=round(slot * 0.7, 3),
-                        y=y, height=height, label_y=y - 6, cx=round(i * slot + slot / 2, 3)))
-    return Chart(slug, title, value_label, category_label, "columns", bars,
-                 height=top + COLUMN_AREA_HEIGHT + 24, note=note)
+        bars.append(
+            Bar(
+                label,
+                value,
+                _percent(value, largest),
+                url,
+                x=round(i * slot + slot * 0.15, 3),
+                width=round(slot * 0.7, 3),
+                y=y,
+                height=height,
+                label_y=y - 6,
+                cx=round(i * slot + slot / 2, 3),
+            )
+        )
+    return Chart(
+        slug,
+        title,
+        value_label,
+        category_label,
+        "columns",
+        bars,
+        height=top + COLUMN_AREA_HEIGHT + 24,
+        note=note,
+    )
 
 
 # Accelerators per reported job, in powers of eight: single node, rack, pod, cluster.
@@ -98,8 +148,9 @@ DURATION_BUCKETS: tuple[tuple[int, int | None, str], ...] = (
 )
 
 
-def bucket_counts(values: Iterable[int], buckets: Sequence[tuple[int, int | None, str]]
-                  ) -> list[tuple[str, int]]:
+def bucket_counts(
+    values: Iterable[int], buckets: Sequence[tuple[int, int | None, str]]
+) -> list[tuple[str, int]]:
     """How many `values` fall in each (low, high or None, label) bucket, in bucket order."""
     counts = {label: 0 for _, _, label in buckets}
     for value in values:

@@ -5,8 +5,16 @@ from __future__ import annotations
 from incidents.models import Case
 
 _BIBTEX_ESCAPES = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$",
-    "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -33,7 +41,6 @@ def bibtex(case: Case, url: str) -> str:
         ("note", "Written from public sources linked on the case page"),
     ]
     body = ",\n".join(
-        f"  {name} = {value}" if name == "month" else f"  {name} = {{{value}}}"
-        for name, value in fields
+        f"  {name} = {value}" if name == "month" else f"  {name} = {{{value}}}" for name, value in fields
     )
     return f"@misc{{incidentlib-{case.id},\n{body}\n}}"

@@ -9,8 +9,12 @@ from django.shortcuts import render
 
 
 def render_page(
-    request: HttpRequest, template: str, context: dict[str, Any], *,
-    json_url: str | None, status: int = 200,
+    request: HttpRequest,
+    template: str,
+    context: dict[str, Any],
+    *,
+    json_url: str | None,
+    status: int = 200,
 ) -> HttpResponse:
     """Render `template`; `json_url` (the page's API twin) goes in the head, footer and header.
 

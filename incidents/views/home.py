@@ -36,13 +36,19 @@ def home(request: HttpRequest) -> HttpResponse:
     stats = selectors.case_stats()
     topics = [t for t in selectors.vocabulary("topic") if t.case_count]
     topics.sort(key=lambda t: (-t.case_count, t.name))
-    return render_page(request, "incidents/home.html", {
-        "examples": [(q, f'{reverse("incidents:case-list")}?{urlencode({"q": q})}')
-                     for q in EXAMPLE_QUERIES],
-        "latest": browse.latest_cases(limit=LATEST_SHOWN),
-        "topics": topics,
-        "stats": stats,
-    }, json_url=reverse("api:case-list"))
+    return render_page(
+        request,
+        "incidents/home.html",
+        {
+            "examples": [
+                (q, f"{reverse('incidents:case-list')}?{urlencode({'q': q})}") for q in EXAMPLE_QUERIES
+            ],
+            "latest": browse.latest_cases(limit=LATEST_SHOWN),
+            "topics": topics,
+            "stats": stats,
+        },
+        json_url=reverse("api:case-list"),
+    )
 
 
 # The form only reads (nothing is stored or changed), so a forged cross-site POST gains

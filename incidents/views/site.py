@@ -34,8 +34,13 @@ class PagesSitemap(Sitemap):
     changefreq = "daily"
 
     def items(self) -> list[str]:
-        return ["incidents:home", "incidents:case-list", "incidents:topic-list",
-                "incidents:vocab-index", "incidents:stats"]
+        return [
+            "incidents:home",
+            "incidents:case-list",
+            "incidents:topic-list",
+            "incidents:vocab-index",
+            "incidents:stats",
+        ]
 
     def location(self, item: str) -> str:
         return reverse(item)

@@ -80,8 +80,7 @@ class SearchState:
         """Parse a request's GET parameters; anything malformed is dropped, never an error."""
         q = query.get("q", "").replace("\x00", " ").strip()[:MAX_QUERY_CHARS]
         include = {f: v for f in FILTER_FACETS if (v := _clean_values(f, query.getlist(f)))}
-        exclude = {f: v for f in FILTER_FACETS
-                   if (v := _clean_values(f, query.getlist(EXCLUDE_PREFIX + f)))}
+        exclude = {f: v for f in FILTER_FACETS if (v := _clean_values(f, query.getlist(EXCLUDE_PREFIX + f)))}
         sort = query.get("sort", "")
         if sort not in SORTS or (sort == "relevance" and not q):
             sort = ""
@@ -175,10 +174,24 @@ class SearchState:
         chips = []
         for facet in FILTER_FACETS:
             for value in self.include.get(facet, ()):
-                chips.append(Chip(facet, value, labels.get((facet, value), value), False,
-                                  self.without_inclusion(facet, value).url(base)))
+                chips.append(
+                    Chip(
+                        facet,
+                        value,
+                        labels.get((facet, value), value),
+                        False,
+                        self.without_inclusion(facet, value).url(base),
+                    )
+                )
         for facet in FILTER_FACETS:
             for value in self.exclude.get(facet, ()):
-                chips.append(Chip(facet, value, labels.get((facet, value), value), True,
-                                  self.without_exclusion(facet, value).url(base)))
+                chips.append(
+                    Chip(
+                        facet,
+                        value,
+                        labels.get((facet, value), value),
+                        True,
+                        self.without_exclusion(facet, value).url(base),
+                    )
+                )
         return chips

@@ -20,8 +20,9 @@ def topic_list(request: HttpRequest) -> HttpResponse:
     """
     topics = selectors.vocabulary("topic")
     topics.sort(key=lambda t: (-t.case_count, t.name))
-    return render_page(request, "incidents/topic_list.html", {"topics": topics},
-                       json_url=reverse("api:topic-list"))
+    return render_page(
+        request, "incidents/topic_list.html", {"topics": topics}, json_url=reverse("api:topic-list")
+    )
 
 
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -32,17 +33,24 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     overview = selectors.topic_overview(slug, top=TOP_TERMS, latest=LATEST_SHOWN)
     if overview is None:
         raise Http404(f"No topic {slug}")
-    in_topic = f'{reverse("incidents:case-list")}?topic={overview.topic.slug}'
+    in_topic = f"{reverse('incidents:case-list')}?topic={overview.topic.slug}"
     groups = [
         ("Most frequent symptoms", "symptom", overview.top_symptoms),
         ("Most frequent root causes", "root_cause", overview.top_root_causes),
         ("Most frequent components", "component", overview.top_components),
     ]
-    return render_page(request, "incidents/topic_detail.html", {
-        "overview": overview,
-        "topic": overview.topic,
-        "groups": [(title, [(term, n, f"{in_topic}&{facet}={term.slug}") for term, n in pairs])
-                   for title, facet, pairs in groups],
-        "all_url": in_topic,
-        "feed_url": reverse("incidents:feed-topic", args=[overview.topic.slug]),
-    }, json_url=reverse("api:topic-detail", args=[overview.topic.slug]))
+    return render_page(
+        request,
+        "incidents/topic_detail.html",
+        {
+            "overview": overview,
+            "topic": overview.topic,
+            "groups": [
+                (title, [(term, n, f"{in_topic}&{facet}={term.slug}") for term, n in pairs])
+                for title, facet, pairs in groups
+            ],
+            "all_url": in_topic,
+            "feed_url": reverse("incidents:feed-topic", args=[overview.topic.slug]),
+        },
+        json_url=reverse("api:topic-detail", args=[overview.topic.slug]),
+    )

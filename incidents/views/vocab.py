@@ -28,10 +28,13 @@ def vocab_index(request: HttpRequest) -> HttpResponse:
     by_facet: dict[str, list] = {facet: [] for facet in FACET_TITLES}
     for term in selectors.vocabulary():
         by_facet[term.facet].append(term)
-    sections = [(facet, FACET_TITLES[facet], browse.FACET_URL_SEGMENTS[facet], terms)
-                for facet, terms in by_facet.items()]
-    return render_page(request, "incidents/vocab_index.html", {"sections": sections},
-                       json_url=reverse("api:vocab"))
+    sections = [
+        (facet, FACET_TITLES[facet], browse.FACET_URL_SEGMENTS[facet], terms)
+        for facet, terms in by_facet.items()
+    ]
+    return render_page(
+        request, "incidents/vocab_index.html", {"sections": sections}, json_url=reverse("api:vocab")
+    )
 
 
 def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
@@ -52,16 +55,21 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
     filter_url = detail.term.get_filter_url()
     co_occurring = [
         (FACET_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])
-        for f, pairs in detail.co_occurring.items() if pairs
+        for f, pairs in detail.co_occurring.items()
+        if pairs
     ]
-    feed_url = (reverse("incidents:feed-symptom", args=[slug])
-                if facet_value == Facet.SYMPTOM else None)
-    return render_page(request, "incidents/vocab_term.html", {
-        "detail": detail,
-        "term": detail.term,
-        "facet_title": FACET_TITLES[facet_value],
-        "facet_singular": Facet(facet_value).label,
-        "co_occurring": co_occurring,
-        "filter_url": filter_url,
-        "feed_url": feed_url,
-    }, json_url=reverse("api:vocab-facet", args=[facet_value]))
+    feed_url = reverse("incidents:feed-symptom", args=[slug]) if facet_value == Facet.SYMPTOM else None
+    return render_page(
+        request,
+        "incidents/vocab_term.html",
+        {
+            "detail": detail,
+            "term": detail.term,
+            "facet_title": FACET_TITLES[facet_value],
+            "facet_singular": Facet(facet_value).label,
+            "co_occurring": co_occurring,
+            "filter_url": filter_url,
+            "feed_url": feed_url,
+        },
+        json_url=reverse("api:vocab-facet", args=[facet_value]),
+    )

@@ -27,10 +27,17 @@ def test_it_rejects_an_unknown_query_parameter(client):
     assert error["detail"].startswith("unknown parameter; this endpoint accepts q, topic, symptom")
 
 
-@pytest.mark.parametrize("url", [
-    "/api/cases/IL-0428?expand=1", "/api/stats?x=1", "/api/vocab/?facet=topic",
-    "/api/topics/?page=2", "/api/export?format=json", "/api/cases/IL-0428/similar?page=1",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/cases/IL-0428?expand=1",
+        "/api/stats?x=1",
+        "/api/vocab/?facet=topic",
+        "/api/topics/?page=2",
+        "/api/export?format=json",
+        "/api/cases/IL-0428/similar?page=1",
+    ],
+)
 def test_strict_endpoints_reject_parameters_they_do_not_take(client, url):
     name = url.split("?")[1].split("=")[0]
     assert [e["parameter"] for e in problem(client, url)["errors"]] == [name]
@@ -53,17 +60,29 @@ def test_a_term_name_instead_of_its_slug_suggests_the_slug(client):
 
 def test_an_organization_in_the_wrong_case_suggests_the_stored_spelling(client):
     [error] = problem(client, "/api/cases/?organization=bigscience")["errors"]
-    assert error == {"parameter": "organization", "detail": "unknown organization 'bigscience'",
-                     "value": "bigscience", "suggestions": ["BigScience"]}
+    assert error == {
+        "parameter": "organization",
+        "detail": "unknown organization 'bigscience'",
+        "value": "bigscience",
+        "suggestions": ["BigScience"],
+    }
 
 
 def test_every_bad_parameter_is_named_at_once(client):
-    body = problem(client, "/api/cases/?topic=nope&year=20x4&published_after=2024-13-01"
-                           "&ordering=title&page_size=500&page=0&fields=title,body")
+    body = problem(
+        client,
+        "/api/cases/?topic=nope&year=20x4&published_after=2024-13-01"
+        "&ordering=title&page_size=500&page=0&fields=title,body",
+    )
     named = [(e["parameter"], e.get("value")) for e in body["errors"]]
     assert named == [
-        ("topic", "nope"), ("year", "20x4"), ("published_after", "2024-13-01"),
-        ("ordering", "title"), ("page", "0"), ("page_size", "500"), ("fields", "body"),
+        ("topic", "nope"),
+        ("year", "20x4"),
+        ("published_after", "2024-13-01"),
+        ("ordering", "title"),
+        ("page", "0"),
+        ("page_size", "500"),
+        ("fields", "body"),
     ]
     details = {e["parameter"]: e["detail"] for e in body["errors"]}
     assert details["page_size"] == "must be between 1 and 100"
@@ -73,8 +92,7 @@ def test_every_bad_parameter_is_named_at_once(client):
 
 
 def test_a_range_that_ends_before_it_starts_is_refused(client):
-    [error] = problem(client, "/api/cases/?published_after=2024-01-01"
-                              "&published_before=2023-01-01")["errors"]
+    [error] = problem(client, "/api/cases/?published_after=2024-01-01&published_before=2023-01-01")["errors"]
     assert error["parameter"] == "published_before"
 
 
@@ -88,24 +106,32 @@ def test_a_page_past_the_last_is_a_404(client):
     assert body["detail"].startswith("Page 99 is past the last page (")
 
 
-@pytest.mark.parametrize("url, detail", [
-    ("/api/cases/IL-9999", "No case with id 'IL-9999'."),
-    ("/api/cases/not-an-id", "No case with id 'not-an-id': ids look like IL-0428."),
-    ("/api/cases/IL-9999/similar", "No case with id 'IL-9999'."),
-    ("/api/topics/no-such-topic", "No topic 'no-such-topic'; /api/topics/ lists them."),
-    ("/api/vocab/colour", "No facet 'colour'; facets: topic, symptom, root_cause, component."),
-    ("/api/nothing-here", "No resource at /api/nothing-here"),
-])
+@pytest.mark.parametrize(
+    "url, detail",
+    [
+        ("/api/cases/IL-9999", "No case with id 'IL-9999'."),
+        ("/api/cases/not-an-id", "No case with id 'not-an-id': ids look like IL-0428."),
+        ("/api/cases/IL-9999/similar", "No case with id 'IL-9999'."),
+        ("/api/topics/no-such-topic", "No topic 'no-such-topic'; /api/topics/ lists them."),
+        ("/api/vocab/colour", "No facet 'colour'; facets: topic, symptom, root_cause, component."),
+        ("/api/nothing-here", "No resource at /api/nothing-here"),
+    ],
+)
 def test_unknown_resources_are_404_problems(client, url, detail):
     body = problem(client, url, 404)
-    assert (body["title"], body["detail"], body["instance"]) == ("Not Found", detail,
-                                                                 url.split("?")[0])
+    assert (body["title"], body["detail"], body["instance"]) == ("Not Found", detail, url.split("?")[0])
 
 
-@pytest.mark.parametrize("method, url", [
-    ("post", "/api/cases/"), ("delete", "/api/cases/IL-0428"), ("put", "/api/stats"),
-    ("get", "/api/match"), ("patch", "/api/export"),
-])
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("post", "/api/cases/"),
+        ("delete", "/api/cases/IL-0428"),
+        ("put", "/api/stats"),
+        ("get", "/api/match"),
+        ("patch", "/api/export"),
+    ],
+)
 def test_a_wrong_method_is_a_405_problem_with_allow(client, method, url):
     response = getattr(client, method)(url)
     assert response.status_code == 405
@@ -128,6 +154,10 @@ def test_a_crash_is_a_500_problem(client, monkeypatch):
     response = client.get("/api/stats")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/problem+json"
-    assert response.json() == {"type": "about:blank", "title": "Internal Server Error",
-                               "status": 500, "detail": "The server failed to answer.",
-                               "instance": "/api/stats"}
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Internal Server Error",
+        "status": 500,
+        "detail": "The server failed to answer.",
+        "instance": "/api/stats",
+    }

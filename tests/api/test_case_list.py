@@ -26,10 +26,20 @@ def test_it_lists_every_published_case_newest_first_with_facets(client):
     assert body["count"] == len(expected)
     assert (body["page"], body["page_size"], body["next"], body["previous"]) == (1, 100, None, None)
     [nccl] = [f for f in body["facets"]["symptom"] if f["value"] == "nccl-timeout"]
-    assert nccl == {"value": "nccl-timeout", "label": "NCCL timeout",
-                    "count": len(ids_where(has_symptom("NCCL timeout")))}
-    assert set(body["facets"]) == {"topic", "symptom", "root_cause", "component",
-                                   "organization", "year", "accelerator"}
+    assert nccl == {
+        "value": "nccl-timeout",
+        "label": "NCCL timeout",
+        "count": len(ids_where(has_symptom("NCCL timeout"))),
+    }
+    assert set(body["facets"]) == {
+        "topic",
+        "symptom",
+        "root_cause",
+        "component",
+        "organization",
+        "year",
+        "accelerator",
+    }
 
 
 def test_it_filters_by_one_symptom(client):
@@ -42,31 +52,41 @@ def test_repeated_values_of_one_facet_combine_with_or(client):
 
 
 def test_different_facets_combine_with_and(client):
-    expected = ids_where(lambda d: "Training job failure" in d["symptoms"]["tags"]
-                         and d["root_cause"]["category"] == "Hardware fault")
+    expected = ids_where(
+        lambda d: (
+            "Training job failure" in d["symptoms"]["tags"]
+            and d["root_cause"]["category"] == "Hardware fault"
+        )
+    )
     assert expected  # the fixtures hold such cases
     found = all_ids(client, "symptom=training-job-failure&root_cause=hardware-fault")
     assert sorted(found) == expected
 
 
 def test_exclusion_removes_cases_with_the_value(client):
-    expected = ids_where(lambda d: "training" in d["topics"]
-                         and d["root_cause"]["category"] != "Hardware fault")
+    expected = ids_where(
+        lambda d: "training" in d["topics"] and d["root_cause"]["category"] != "Hardware fault"
+    )
     found = all_ids(client, "topic=training&exclude_root_cause=hardware-fault")
     assert sorted(found) == expected
 
 
 def test_it_filters_by_organization_accelerator_component_and_year(client):
     assert sorted(all_ids(client, "organization=BigScience")) == ids_where(
-        lambda d: d["organization"] == "BigScience")
+        lambda d: d["organization"] == "BigScience"
+    )
     assert sorted(all_ids(client, "accelerator=TPU+v4")) == ids_where(
-        lambda d: d["environment"].get("accelerator") == "TPU v4")
+        lambda d: d["environment"].get("accelerator") == "TPU v4"
+    )
     assert sorted(all_ids(client, "component=nccl")) == ids_where(
-        lambda d: "NCCL" in d["environment"].get("components", []))
+        lambda d: "NCCL" in d["environment"].get("components", [])
+    )
     assert sorted(all_ids(client, "year=2018&year=2020")) == ids_where(
-        lambda d: d["published"][:4] in ("2018", "2020"))
+        lambda d: d["published"][:4] in ("2018", "2020")
+    )
     assert sorted(all_ids(client, "exclude_year=2024")) == ids_where(
-        lambda d: not d["published"].startswith("2024"))
+        lambda d: not d["published"].startswith("2024")
+    )
 
 
 def test_published_range_is_inclusive(client):
@@ -99,17 +119,22 @@ def test_pages_report_the_total_and_link_each_other(client):
 
 
 def test_fields_picks_fields_and_always_keeps_the_id(client):
-    response = client.get("/api/cases/?fields=title,published&organization=BigScience"
-                          "&ordering=published&page_size=1")
+    response = client.get(
+        "/api/cases/?fields=title,published&organization=BigScience&ordering=published&page_size=1"
+    )
     assert_matches_schema(response, "/api/cases/")
-    assert response.json()["results"] == [{
-        "id": "IL-0435", "published": "2021-11-04",
-        "title": load_title("IL-0435"),
-    }]
+    assert response.json()["results"] == [
+        {
+            "id": "IL-0435",
+            "published": "2021-11-04",
+            "title": load_title("IL-0435"),
+        }
+    ]
 
 
 def load_title(case_id: str) -> str:
     from tests.conftest import load_fixture
+
     return load_fixture(case_id)["title"]
 
 

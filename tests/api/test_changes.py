@@ -19,10 +19,10 @@ def test_it_lists_visible_cases_newest_first(client):
     response = client.get("/api/changes?limit=1000")
     assert_matches_schema(response, "/api/changes")
     body = response.json()
-    expected = list(Case.objects.visible().order_by("-modified", "-id")
-                    .values_list("id", "modified"))
+    expected = list(Case.objects.visible().order_by("-modified", "-id").values_list("id", "modified"))
     assert [(r["id"], r["modified"]) for r in body["results"]] == [
-        (i, m.isoformat().replace("+00:00", "Z")) for i, m in expected]
+        (i, m.isoformat().replace("+00:00", "Z")) for i, m in expected
+    ]
     assert body["results"][0]["url"] == f"http://testserver/api/cases/{expected[0][0]}"
     assert body["next"] is None
 
@@ -30,12 +30,21 @@ def test_it_lists_visible_cases_newest_first(client):
 def test_since_gives_only_later_changes_including_retractions(client, tmp_path):
     newest = client.get("/api/changes?limit=1").json()["results"][0]["modified"]
     assert client.get(f"/api/changes?since={newest}").json()["results"] == []
-    import_case_files(paths=write_cases(tmp_path, [
-        synthetic_case(1), synthetic_case(2, status="retracted"), synthetic_case(3, status="draft"),
-    ]))
+    import_case_files(
+        paths=write_cases(
+            tmp_path,
+            [
+                synthetic_case(1),
+                synthetic_case(2, status="retracted"),
+                synthetic_case(3, status="draft"),
+            ],
+        )
+    )
     changes = client.get(f"/api/changes?since={newest}").json()["results"]
     assert [(c["id"], c["status"]) for c in changes] == [
-        ("IL-900002", "retracted"), ("IL-900001", "published")]
+        ("IL-900002", "retracted"),
+        ("IL-900001", "published"),
+    ]
 
 
 def test_pages_follow_next_links_without_gaps(client):
@@ -46,15 +55,18 @@ def test_pages_follow_next_links_without_gaps(client):
         assert len(body["results"]) <= 7
         seen += [r["id"] for r in body["results"]]
         url = body["next"]
-    assert seen == list(Case.objects.visible().order_by("-modified", "-id")
-                        .values_list("id", flat=True))
+    assert seen == list(Case.objects.visible().order_by("-modified", "-id").values_list("id", flat=True))
 
 
 def test_since_without_offset_is_utc_and_bad_values_are_400(client):
     later = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).replace(tzinfo=None)
     assert client.get(f"/api/changes?since={later.isoformat()}").json()["results"] == []
-    for query, parameter in [("since=yesterday", "since"), ("limit=1001", "limit"),
-                             ("cursor=bogus", "cursor"), ("until=2024-01-01", "until")]:
+    for query, parameter in [
+        ("since=yesterday", "since"),
+        ("limit=1001", "limit"),
+        ("cursor=bogus", "cursor"),
+        ("until=2024-01-01", "until"),
+    ]:
         response = client.get(f"/api/changes?{query}")
         assert response.status_code == 400
         assert [e["parameter"] for e in response.json()["errors"]] == [parameter]

@@ -12,9 +12,17 @@ from tests.factories import synthetic_case, write_cases
 pytestmark = pytest.mark.django_db
 
 URLS = [
-    "/api/cases/", "/api/cases/?q=NCCL&symptom=nccl-timeout", "/api/cases/IL-0428",
-    "/api/cases/IL-0428/similar", "/api/topics/", "/api/topics/training", "/api/vocab/",
-    "/api/vocab/symptom", "/api/stats", "/api/export", "/api/changes",
+    "/api/cases/",
+    "/api/cases/?q=NCCL&symptom=nccl-timeout",
+    "/api/cases/IL-0428",
+    "/api/cases/IL-0428/similar",
+    "/api/topics/",
+    "/api/topics/training",
+    "/api/vocab/",
+    "/api/vocab/symptom",
+    "/api/stats",
+    "/api/export",
+    "/api/changes",
 ]
 
 
@@ -67,8 +75,7 @@ def test_a_304_runs_only_the_version_queries(client, django_assert_num_queries):
     etag = client.get("/api/cases/?q=NCCL")["ETag"]
     # Newest case modification and count; the vocabulary digest.
     with django_assert_num_queries(2):
-        assert client.get("/api/cases/?q=NCCL",
-                          headers={"If-None-Match": etag}).status_code == 304
+        assert client.get("/api/cases/?q=NCCL", headers={"If-None-Match": etag}).status_code == 304
 
 
 def test_head_answers_like_get_without_a_body(client):
@@ -78,19 +85,28 @@ def test_head_answers_like_get_without_a_body(client):
 
 
 def test_errors_and_posts_carry_no_validators_and_are_not_stored(client):
-    for response in [client.get("/api/cases/IL-9999"), client.get("/api/cases/?x=1"),
-                     client.post("/api/match", data={"text": "x"},
-                                 content_type="application/json")]:
+    for response in [
+        client.get("/api/cases/IL-9999"),
+        client.get("/api/cases/?x=1"),
+        client.post("/api/match", data={"text": "x"}, content_type="application/json"),
+    ]:
         assert not response.has_header("ETag") and not response.has_header("Last-Modified")
         assert response["Cache-Control"] == "no-store"
 
 
-@pytest.mark.parametrize("url", ["/api/cases/IL-9999", "/api/cases/IL-9999/similar",
-                                 "/api/topics/no-such-topic", "/api/cases/?topic=nope",
-                                 "/api/cases/?page_size=1000", "/api/stats?x=1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/cases/IL-9999",
+        "/api/cases/IL-9999/similar",
+        "/api/topics/no-such-topic",
+        "/api/cases/?topic=nope",
+        "/api/cases/?page_size=1000",
+        "/api/stats?x=1",
+    ],
+)
 def test_a_conditional_request_never_turns_an_error_into_a_304(client, url):
     future = "Tue, 24 Jun 2200 18:39:08 GMT"
     etag = client.get("/api/stats")["ETag"]
-    for headers in ({"If-Modified-Since": future}, {"If-None-Match": etag},
-                    {"If-None-Match": "*"}):
+    for headers in ({"If-Modified-Since": future}, {"If-None-Match": etag}, {"If-None-Match": "*"}):
         assert client.get(url, headers=headers).status_code in (400, 404)

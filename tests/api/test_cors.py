@@ -23,17 +23,27 @@ def test_errors_are_readable_across_origins_too(client):
 
 
 def test_a_preflight_allows_get_and_json_posts(client):
-    response = client.options("/api/match", headers={
-        **ORIGIN, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type"})
+    response = client.options(
+        "/api/match",
+        headers={
+            **ORIGIN,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
     assert response.status_code == 200
     assert response["Access-Control-Allow-Origin"] == "*"
     methods = {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
     assert {"GET", "HEAD", "POST"} <= methods and "DELETE" not in methods
     assert "content-type" in response["Access-Control-Allow-Headers"]
-    conditional = client.options("/api/cases/", headers={
-        **ORIGIN, "Access-Control-Request-Method": "GET",
-        "Access-Control-Request-Headers": "if-none-match"})
+    conditional = client.options(
+        "/api/cases/",
+        headers={
+            **ORIGIN,
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "if-none-match",
+        },
+    )
     assert "if-none-match" in conditional["Access-Control-Allow-Headers"]
 
 

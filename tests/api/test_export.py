@@ -62,8 +62,7 @@ def test_under_asgi_the_stream_is_an_async_iterator_read_lazily():
         return b"".join([chunk async for chunk in response.streaming_content])
 
     lines = async_to_sync(fetch)().decode("utf-8").splitlines()
-    assert [json.loads(line)["id"] for line in lines] == sorted(
-        d["id"] for d in published_documents())
+    assert [json.loads(line)["id"] for line in lines] == sorted(d["id"] for d in published_documents())
 
 
 def test_head_reads_no_case(client, django_assert_num_queries):

@@ -36,7 +36,8 @@ def test_it_ranks_cases_and_names_the_matched_lines(client):
     first = results[0]
     assert first["score"] == expected[0].score
     assert {(m["line_number"], m["term"]) for m in first["matched_lines"]} == {
-        (m.line_number, m.term) for m in expected[0].matched_lines}
+        (m.line_number, m.term) for m in expected[0].matched_lines
+    }
     assert any(m["line"].endswith("NCCL timeout on rank 3") for m in first["matched_lines"])
     assert response["Cache-Control"] == "no-store"
 
@@ -51,13 +52,16 @@ def test_nul_bytes_and_lone_surrogates_are_tolerated(client):
     assert response.status_code == 200
 
 
-@pytest.mark.parametrize("body, parameter, detail", [
-    ({}, "text", "This field is required."),
-    ({"text": ""}, "text", "This field may not be blank."),
-    ({"text": "x", "limit": 0}, "limit", "Ensure this value is greater than or equal to 1."),
-    ({"text": "x", "limit": 51}, "limit", "Ensure this value is less than or equal to 50."),
-    (["text"], "body", "Invalid data. Expected a dictionary, but got list."),
-])
+@pytest.mark.parametrize(
+    "body, parameter, detail",
+    [
+        ({}, "text", "This field is required."),
+        ({"text": ""}, "text", "This field may not be blank."),
+        ({"text": "x", "limit": 0}, "limit", "Ensure this value is greater than or equal to 1."),
+        ({"text": "x", "limit": 51}, "limit", "Ensure this value is less than or equal to 50."),
+        (["text"], "body", "Invalid data. Expected a dictionary, but got list."),
+    ],
+)
 def test_a_bad_body_is_a_400_naming_the_field(client, body, parameter, detail):
     response = post(client, body)
     assert response.status_code == 400
@@ -93,18 +97,22 @@ def test_another_media_type_is_a_415(client):
 
 
 def test_query_parameters_are_refused(client):
-    response = client.post("/api/match?limit=3", data=json.dumps({"text": "x"}),
-                           content_type="application/json")
+    response = client.post(
+        "/api/match?limit=3", data=json.dumps({"text": "x"}), content_type="application/json"
+    )
     assert response.json()["errors"][0]["parameter"] == "limit"
 
 
-@pytest.mark.parametrize("body, parameter, detail", [
-    ({"text": 0}, "text", "Must be a string."),
-    ({"text": ["NCCL timeout"]}, "text", "Must be a string."),
-    ({"text": "x", "limit": "10"}, "limit", "Must be a whole number."),
-    ({"text": "x", "limit": 2.5}, "limit", "Must be a whole number."),
-    ({"text": "x", "limit": True}, "limit", "Must be a whole number."),
-])
+@pytest.mark.parametrize(
+    "body, parameter, detail",
+    [
+        ({"text": 0}, "text", "Must be a string."),
+        ({"text": ["NCCL timeout"]}, "text", "Must be a string."),
+        ({"text": "x", "limit": "10"}, "limit", "Must be a whole number."),
+        ({"text": "x", "limit": 2.5}, "limit", "Must be a whole number."),
+        ({"text": "x", "limit": True}, "limit", "Must be a whole number."),
+    ],
+)
 def test_values_of_the_wrong_json_type_are_refused_not_coerced(client, body, parameter, detail):
     response = post(client, body)
     assert response.status_code == 400

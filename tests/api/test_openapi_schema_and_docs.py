@@ -13,10 +13,16 @@ from .conftest import openapi_schema
 pytestmark = pytest.mark.django_db
 
 PATHS = {
-    "/api/cases/": {"get"}, "/api/cases/{case_id}": {"get"},
-    "/api/cases/{case_id}/similar": {"get"}, "/api/topics/": {"get"},
-    "/api/topics/{slug}": {"get"}, "/api/vocab/": {"get"}, "/api/vocab/{facet}": {"get"},
-    "/api/stats": {"get"}, "/api/match": {"post"}, "/api/export": {"get"},
+    "/api/cases/": {"get"},
+    "/api/cases/{case_id}": {"get"},
+    "/api/cases/{case_id}/similar": {"get"},
+    "/api/topics/": {"get"},
+    "/api/topics/{slug}": {"get"},
+    "/api/vocab/": {"get"},
+    "/api/vocab/{facet}": {"get"},
+    "/api/stats": {"get"},
+    "/api/match": {"post"},
+    "/api/export": {"get"},
     "/api/changes": {"get"},
 }
 
@@ -28,13 +34,11 @@ def test_schema_is_served_as_openapi_3_1_json(client):
     body = response.json()
     assert body["openapi"] == "3.1.0"
     assert body == openapi_schema()
-    assert client.get("/api/schema/?format=yaml")["Content-Type"].startswith(
-        "application/vnd.oai.openapi")
+    assert client.get("/api/schema/?format=yaml")["Content-Type"].startswith("application/vnd.oai.openapi")
 
 
 def test_schema_generates_without_warnings_and_validates(tmp_path):
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file",
-                 str(tmp_path / "schema.yaml"))
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
 
 
 def test_every_endpoint_parameter_and_response_is_described():
@@ -64,8 +68,7 @@ def test_every_endpoint_parameter_and_response_is_described():
 
 def test_filters_and_their_exclusion_form_are_documented():
     parameters = {p["name"]: p for p in openapi_schema()["paths"]["/api/cases/"]["get"]["parameters"]}
-    for facet in ("topic", "symptom", "root_cause", "component", "organization", "year",
-                  "accelerator"):
+    for facet in ("topic", "symptom", "root_cause", "component", "organization", "year", "accelerator"):
         for name in (facet, f"exclude_{facet}"):
             assert parameters[name]["schema"]["type"] == "array", name
             assert parameters[name]["explode"] is True
@@ -76,8 +79,7 @@ def test_filters_and_their_exclusion_form_are_documented():
 def test_the_case_detail_schema_is_the_case_schema_plus_links():
     components = openapi_schema()["components"]["schemas"]
     detail, document = components["CaseDetail"], components["CaseDocument"]
-    assert set(detail["properties"]) == set(document["properties"]) | {
-        "url", "html_url", "similar_url"}
+    assert set(detail["properties"]) == set(document["properties"]) | {"url", "html_url", "similar_url"}
     assert detail["additionalProperties"] is False
     assert "$ref" not in str(document)  # the case schema's $defs are inlined
 

@@ -46,6 +46,7 @@ def similar(case_id: str, limit: int):
     def cost() -> int:
         case = Case.objects.with_document().get(id=case_id)
         return measured(lambda: similar_cases(case, limit=limit))
+
     return cost
 
 
@@ -59,13 +60,19 @@ COUNTS = {
     "/api/cases/?page=2&ordering=published": (2, search(sort="oldest", offset=20)),
     "/api/cases/?q=NCCL+timeout": (2, search(query="NCCL timeout")),
     # Checking term values: the vocabulary (one query for every term facet).
-    "/api/cases/?symptom=nccl-timeout&exclude_topic=inference": (2 + 1, search(filters=filters(
-        {"symptom": ("nccl-timeout",)}, {"topic": ("inference",)}))),
+    "/api/cases/?symptom=nccl-timeout&exclude_topic=inference": (
+        2 + 1,
+        search(filters=filters({"symptom": ("nccl-timeout",)}, {"topic": ("inference",)})),
+    ),
     # ... and the distinct organizations.
-    "/api/cases/?symptom=nccl-timeout&organization=BigScience": (2 + 1 + 1, search(
-        filters=filters({"symptom": ("nccl-timeout",), "organization": ("BigScience",)}))),
-    "/api/cases/?year=2024&published_after=2024-03-01": (2, search(filters=filters(
-        {"year": ("2024",)}, published_after=datetime.date(2024, 3, 1)))),
+    "/api/cases/?symptom=nccl-timeout&organization=BigScience": (
+        2 + 1 + 1,
+        search(filters=filters({"symptom": ("nccl-timeout",), "organization": ("BigScience",)})),
+    ),
+    "/api/cases/?year=2024&published_after=2024-03-01": (
+        2,
+        search(filters=filters({"year": ("2024",)}, published_after=datetime.date(2024, 3, 1))),
+    ),
     "/api/cases/IL-0428": (2 + CASE, None),
     "/api/cases/IL-0428/similar": (2 + CASE, similar("IL-0428", 5)),
     # The topics with counts.
@@ -105,20 +112,18 @@ def test_query_count_is_fixed(client, django_assert_num_queries, url):
         client.get(url)
 
 
-def test_query_counts_do_not_grow_with_the_number_of_cases(
-    client, django_assert_num_queries, tmp_path
-):
+def test_query_counts_do_not_grow_with_the_number_of_cases(client, django_assert_num_queries, tmp_path):
     before = {url: expected_queries(url) for url in COUNTS}
-    import_case_files(paths=write_cases(tmp_path, [
-        synthetic_case(n, related=["IL-0428"]) for n in range(60)]))
+    import_case_files(
+        paths=write_cases(tmp_path, [synthetic_case(n, related=["IL-0428"]) for n in range(60)])
+    )
     for url in COUNTS:  # one import of sixty cases for every URL
         assert expected_queries(url) == before[url], url
         with django_assert_num_queries(before[url]):
             client.get(url)
 
 
-def test_export_reads_one_batch_at_a_time(client, django_assert_num_queries, sixty_more_cases,
-                                          monkeypatch):
+def test_export_reads_one_batch_at_a_time(client, django_assert_num_queries, sixty_more_cases, monkeypatch):
     from incidents import exporting
 
     monkeypatch.setattr(exporting, "EXPORT_BATCH_SIZE", 50)
@@ -130,23 +135,21 @@ def test_export_reads_one_batch_at_a_time(client, django_assert_num_queries, six
         assert len(b"".join(response.streaming_content).splitlines()) == published
 
 
-def test_match_costs_a_fixed_number_of_queries(client, django_assert_num_queries,
-                                               sixty_more_cases):
+def test_match_costs_a_fixed_number_of_queries(client, django_assert_num_queries, sixty_more_cases):
     # match_log (pinned in tests/search/test_query_counts.py): terms with case counts, the
     # number of published cases, the token look-up in the full-text index, the (case, term)
     # pairs of the found terms, the hits' cases, their term links.
     with django_assert_num_queries(6):
-        client.post("/api/match", data=json.dumps({"text": "NCCL timeout\nXid 79"}),
-                    content_type="application/json")
+        client.post(
+            "/api/match", data=json.dumps({"text": "NCCL timeout\nXid 79"}), content_type="application/json"
+        )
 
 
-def test_a_conditional_request_for_one_case_checks_that_it_exists(client,
-                                                                 django_assert_num_queries):
+def test_a_conditional_request_for_one_case_checks_that_it_exists(client, django_assert_num_queries):
     etag = client.get("/api/cases/IL-0428")["ETag"]
     # Whether IL-0428 exists, then the version: a 304 reads no case.
     with django_assert_num_queries(1 + 2):
-        assert client.get("/api/cases/IL-0428",
-                          headers={"If-None-Match": etag}).status_code == 304
+        assert client.get("/api/cases/IL-0428", headers={"If-None-Match": etag}).status_code == 304
 
 
 def test_throttling_adds_its_cache_round_trips(client, settings, django_assert_num_queries):

@@ -27,13 +27,18 @@ from incidentlib.wsgi import application
 from .conftest import openapi_schema
 
 # A body over the upload limit is refused with 413, which is a rejection too.
-CONFIG = SchemathesisConfig.from_dict({"checks": {"negative_data_rejection": {
-    "expected-statuses": [400, 404, 405, 406, 413, 415, 422, 429]}}})
+CONFIG = SchemathesisConfig.from_dict(
+    {"checks": {"negative_data_rejection": {"expected-statuses": [400, 404, 405, 406, 413, 415, 422, 429]}}}
+)
 schema = schemathesis.openapi.from_dict(openapi_schema(), config=CONFIG)
 
 CHECKS = [
-    not_a_server_error, status_code_conformance, content_type_conformance,
-    response_headers_conformance, response_schema_conformance, negative_data_rejection,
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
 ]
 
 

@@ -38,8 +38,9 @@ def test_the_request_over_the_limit_gets_429_with_retry_after(client, small_limi
 def test_every_endpoint_shares_the_count_and_conditional_requests_count_too(client, small_limits):
     etag = get(client, "/api/cases/")["ETag"]
     assert get(client, "/api/topics/").status_code == 200
-    assert client.get("/api/cases/", headers={"If-None-Match": etag},
-                      REMOTE_ADDR="10.0.0.1").status_code == 304
+    assert (
+        client.get("/api/cases/", headers={"If-None-Match": etag}, REMOTE_ADDR="10.0.0.1").status_code == 304
+    )
     assert get(client, "/api/vocab/").status_code == 429
 
 
@@ -59,8 +60,13 @@ def test_a_forged_forwarded_for_header_does_not_reset_the_count(client, small_li
 
 def test_match_and_export_have_their_own_lower_limit(client, small_limits):
     def match():
-        return client.post("/api/match", data=json.dumps({"text": "NCCL timeout"}),
-                           content_type="application/json", REMOTE_ADDR="10.0.0.5")
+        return client.post(
+            "/api/match",
+            data=json.dumps({"text": "NCCL timeout"}),
+            content_type="application/json",
+            REMOTE_ADDR="10.0.0.5",
+        )
+
     assert [match().status_code, match().status_code, match().status_code] == [200, 200, 429]
     assert get(client, "/api/export", "10.0.0.5").status_code == 429
     assert get(client, "/api/stats", "10.0.0.5").status_code == 200

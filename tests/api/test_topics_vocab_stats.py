@@ -29,7 +29,8 @@ def test_topics_list_every_topic_with_its_case_count(client):
     assert training["url"] == "http://testserver/api/topics/training"
     assert training["cases_url"] == "http://testserver/api/cases/?topic=training"
     assert training["description"] == next(
-        t["description"] for t in VOCAB["topics"] if t["slug"] == "training")
+        t["description"] for t in VOCAB["topics"] if t["slug"] == "training"
+    )
 
 
 def test_a_topic_overview_counts_what_its_cases_share(client):
@@ -43,10 +44,12 @@ def test_a_topic_overview_counts_what_its_cases_share(client):
     top = body["top_symptoms"]
     assert len(top) == 3
     assert [(s["name"], s["count"]) for s in top] == sorted(
-        ((name, n) for name, n in symptoms.items()), key=lambda p: (-p[1], p[0]))[:3]
+        ((name, n) for name, n in symptoms.items()), key=lambda p: (-p[1], p[0])
+    )[:3]
     causes = Counter(d["root_cause"]["category"] for d in in_topic)
     assert {c["name"]: c["count"] for c in body["top_root_causes"]} == dict(
-        sorted(causes.items(), key=lambda p: (-p[1], p[0]))[:3])
+        sorted(causes.items(), key=lambda p: (-p[1], p[0]))[:3]
+    )
     newest = sorted(in_topic, key=lambda d: (d["published"], d["id"]), reverse=True)[:2]
     assert [c["id"] for c in body["latest_cases"]] == [d["id"] for d in newest]
 
@@ -59,8 +62,11 @@ def test_vocab_lists_terms_of_every_facet_with_counts(client):
     [nccl] = [t for t in body["symptom"] if t["slug"] == "nccl-timeout"]
     defined = next(t for t in VOCAB["symptom_tags"] if t["name"] == "NCCL timeout")
     assert nccl == {
-        "slug": "nccl-timeout", "name": "NCCL timeout", "description": defined["description"],
-        "synonyms": defined.get("synonyms", []), "case_count": symptom_counts()["nccl-timeout"],
+        "slug": "nccl-timeout",
+        "name": "NCCL timeout",
+        "description": defined["description"],
+        "synonyms": defined.get("synonyms", []),
+        "case_count": symptom_counts()["nccl-timeout"],
         "cases_url": "http://testserver/api/cases/?symptom=nccl-timeout",
     }
 
@@ -70,8 +76,9 @@ def test_vocab_of_one_facet(client):
     assert_matches_schema(response, "/api/vocab/{facet}")
     body = response.json()
     assert body["facet"] == "component"
-    counts = Counter(slugify(c) for d in published_documents()
-                     for c in d["environment"].get("components", []))
+    counts = Counter(
+        slugify(c) for d in published_documents() for c in d["environment"].get("components", [])
+    )
     assert {t["slug"]: t["case_count"] for t in body["terms"] if t["case_count"]} == dict(counts)
 
 
@@ -86,16 +93,25 @@ def test_stats_count_by_year_cause_symptom_accelerator_and_resolve_time(client):
     causes = Counter(d["root_cause"]["category"] for d in documents)
     assert {c["name"]: c["count"] for c in body["by_root_cause"]} == dict(causes)
     assert {s["slug"]: s["count"] for s in body["by_symptom"]} == dict(symptom_counts())
-    accelerators = Counter(d["environment"]["accelerator"] for d in documents
-                           if d["environment"].get("accelerator"))
+    accelerators = Counter(
+        d["environment"]["accelerator"] for d in documents if d["environment"].get("accelerator")
+    )
     assert {a["accelerator"]: a["count"] for a in body["by_accelerator"]} == dict(accelerators)
-    resolve = sorted(duration_seconds(d["facts"]["time_to_resolve"]) for d in documents
-                     if d["facts"].get("time_to_resolve"))
+    resolve = sorted(
+        duration_seconds(d["facts"]["time_to_resolve"])
+        for d in documents
+        if d["facts"].get("time_to_resolve")
+    )
     ttr = body["time_to_resolve_seconds"]
     assert (ttr["known"], ttr["unknown"]) == (len(resolve), len(documents) - len(resolve))
     assert (ttr["min"], ttr["max"]) == (resolve[0], resolve[-1])
     assert ttr["median"] == resolve[(len(resolve) + 1) // 2 - 1]
     assert sum(b["count"] for b in ttr["buckets"]) == len(resolve)
     assert [b["label"] for b in ttr["buckets"]] == [
-        "under 1 hour", "1 to 6 hours", "6 to 24 hours", "1 to 7 days", "7 days or more"]
+        "under 1 hour",
+        "1 to 6 hours",
+        "6 to 24 hours",
+        "1 to 7 days",
+        "7 days or more",
+    ]
     assert ttr["buckets"][0]["count"] == sum(1 for s in resolve if s < 3600)

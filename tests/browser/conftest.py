@@ -23,9 +23,16 @@ if not AXE_JS.is_absolute():
     AXE_JS = Path(settings.BASE_DIR) / AXE_JS
 SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
 # Quiet, offline Chromium: no sandbox (root in CI), no GPU, no calls home.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-default-apps", "--disable-extensions"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
 DESKTOP = {"width": 1280, "height": 900}
 
 

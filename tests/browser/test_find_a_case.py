@@ -41,7 +41,8 @@ def test_search_narrow_exclude_open_and_follow_a_similar_case(open_page):
 
     # Exclude: drop the cases that involve DeepSpeed.
     page.locator("section.facet", has=page.locator("#facet-component-h")).get_by_role(
-        "link", name="exclude DeepSpeed").click()
+        "link", name="exclude DeepSpeed"
+    ).click()
     page.wait_for_url(re.compile(r"exclude_component=deepspeed"))
     excluded = result_ids(page)
     deepspeed = set(Case.objects.filter(term_links__term__slug="deepspeed").values_list("id", flat=True))
@@ -88,4 +89,4 @@ def test_the_keyboard_reaches_the_content_first(open_page):
     page.keyboard.press("Enter")
     assert page.evaluate("location.hash") == "#main"
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "q"   # the search box comes first
+    assert page.evaluate("document.activeElement.id") == "q"  # the search box comes first

@@ -28,7 +28,8 @@ def test_pages_fit_a_360px_phone_without_horizontal_scrolling(open_page):
     for number, path in enumerate(PAGES):
         page = open_page(path, width=360, height=740)
         widths = page.evaluate(
-            "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]")
+            "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"
+        )
         assert widths[0] <= 360 and widths[1] <= 360, f"{path} scrolls sideways: {widths}"
         page.screenshot(path=str(SCREENSHOTS / f"phone-{number:02d}.png"), full_page=True)
 

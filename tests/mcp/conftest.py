@@ -27,8 +27,15 @@ from mcp_server.server import build_server
 
 T = TypeVar("T")
 
-TOOL_NAMES = {"search_incidents", "get_incident", "list_incidents", "get_topic", "vocab",
-              "similar_incidents", "match_log"}
+TOOL_NAMES = {
+    "search_incidents",
+    "get_incident",
+    "list_incidents",
+    "get_topic",
+    "vocab",
+    "similar_incidents",
+    "match_log",
+}
 
 
 class InMemoryMcp:
@@ -117,6 +124,11 @@ def served_database_url(django_db_setup, django_db_blocker, tmp_path_factory) ->
 
 def server_environment(database_url: str) -> dict[str, str]:
     """Environment for a server subprocess: the given database, default hosts, no extras."""
-    return {"DATABASE_URL": database_url, "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "MCP_ALLOWED_ORIGINS": "", "DEBUG": "false", "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1"}
+    return {
+        "DATABASE_URL": database_url,
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "MCP_ALLOWED_ORIGINS": "",
+        "DEBUG": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }

@@ -25,18 +25,26 @@ def test_a_cursor_round_trips_and_is_bound_to_its_query():
         decode_cursor(cursor, query_key(query="hang"))
 
 
-@pytest.mark.parametrize("payload", [{"o": -1, "k": "x"}, {"o": "5", "k": "x"},
-                                     {"o": 10**9, "k": "x"}, {"k": "x"}, [1, 2]])
+@pytest.mark.parametrize(
+    "payload", [{"o": -1, "k": "x"}, {"o": "5", "k": "x"}, {"o": 10**9, "k": "x"}, {"k": "x"}, [1, 2]]
+)
 def test_forged_cursors_are_refused(payload):
     forged = base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
     with pytest.raises(ToolError, match="cursor is not valid"):
         decode_cursor(forged, "x")
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("IL-0428", "IL-0428"), ("il-0428", "IL-0428"), ("IL0428", "IL-0428"), ("428", "IL-0428"),
-    ("IL-123456", "IL-123456"), ("nccl hang", "NCCL HANG"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("IL-0428", "IL-0428"),
+        ("il-0428", "IL-0428"),
+        ("IL0428", "IL-0428"),
+        ("428", "IL-0428"),
+        ("IL-123456", "IL-123456"),
+        ("nccl hang", "NCCL HANG"),
+    ],
+)
 def test_case_id_spellings(text, expected):
     assert normalize_case_id(text) == expected
 
@@ -51,8 +59,7 @@ def test_closest_ids_by_number_then_by_spelling():
 
 def test_terms_resolve_by_slug_name_or_synonym_and_suggest_near_ones():
     hang = SimpleNamespace(slug="training-hang", name="Training hang", synonyms=["stuck"])
-    timeout = SimpleNamespace(slug="nccl-timeout", name="NCCL timeout",
-                              synonyms=["watchdog timeout"])
+    timeout = SimpleNamespace(slug="nccl-timeout", name="NCCL timeout", synonyms=["watchdog timeout"])
     terms = [hang, timeout]
     assert resolve_term("Training Hang", terms) is hang
     assert resolve_term("WATCHDOG timeout", terms) is timeout
@@ -70,18 +77,23 @@ def test_a_near_identical_slug_beats_a_term_whose_synonym_it_contains():
 
 def test_snippets_become_plain_text_with_bold_matches():
     assert snippet_text("…the <mark>NCCL</mark> watchdog &amp; <b>x</b>\n  timed out") == (
-        "…the **NCCL** watchdog & x timed out")
+        "…the **NCCL** watchdog & x timed out"
+    )
     assert snippet_text(None) is None
     long = snippet_text("word " * 200)
     assert len(long) == 300 and long.endswith("…")
 
 
 def test_matched_lines_are_grouped_per_line():
-    grouped = group_matched_lines([
-        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
-        LogLineMatch(1, "NCCL error", "NCCL error"),
-        LogLineMatch(3, "Xid 79 fell off the bus", "GPU unavailable"),
-        LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
-    ])
+    grouped = group_matched_lines(
+        [
+            LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+            LogLineMatch(1, "NCCL error", "NCCL error"),
+            LogLineMatch(3, "Xid 79 fell off the bus", "GPU unavailable"),
+            LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
+        ]
+    )
     assert [(m.line_number, m.terms) for m in grouped] == [
-        (3, ["Xid error", "GPU unavailable"]), (1, ["NCCL error"])]
+        (3, ["Xid error", "GPU unavailable"]),
+        (1, ["NCCL error"]),
+    ]

@@ -28,10 +28,14 @@ def test_a_database_failure_says_to_retry(mcp, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(TOOL_NAMES))
-@pytest.mark.parametrize("arguments", [
-    {"limit": "many"}, {"id": 428, "slug": ["x"], "query": None, "text": {"a": 1}},
-    {"facet": 3, "fields": "title"},
-])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"limit": "many"},
+        {"id": 428, "slug": ["x"], "query": None, "text": {"a": 1}},
+        {"facet": 3, "fields": "title"},
+    ],
+)
 def test_wrong_types_are_tool_errors(mcp, name, arguments):
     assert mcp.error(name, **arguments).startswith(("Invalid arguments: ", "Unknown argument"))
 

@@ -32,7 +32,8 @@ def test_loose_spellings_of_an_id_resolve(mcp, spelling):
 def test_an_unknown_id_names_the_closest_ids(mcp):
     assert mcp.error("get_incident", id="IL-0440") == (
         "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438. "
-        "To find incidents by what happened, use search_incidents.")
+        "To find incidents by what happened, use search_incidents."
+    )
     assert mcp.error("get_incident", id="nccl hang").startswith("No incident 'nccl hang'. ")
 
 
@@ -41,14 +42,14 @@ def test_an_unknown_field_lists_the_valid_fields(mcp):
     assert message.startswith("Invalid arguments: fields[0] must be one of id, title, organization,")
     assert message.endswith('related (got "titel").')
     assert mcp.error("get_incident", id="IL-0428", fields=[]) == (
-        "Invalid arguments: fields must not be empty.")
+        "Invalid arguments: fields must not be empty."
+    )
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
     Case.objects.filter(id="IL-0429").update(status=Case.Status.RETRACTED)
     mcp = InMemoryMcp()
-    assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {
-        "id": "IL-0429", "status": "retracted"}
+    assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {"id": "IL-0429", "status": "retracted"}
     listed = mcp.ok("list_incidents", organization="Meta AI")
     assert [c["id"] for c in listed["incidents"]] == ["IL-0430"]

@@ -9,8 +9,10 @@ from tests.conftest import fixture_ids
 
 def test_every_case_agrees_field_for_field(mcp, client):
     async def documents(session: Client) -> dict[str, dict]:
-        return {case_id: (await session.call_tool("get_incident", {"id": case_id}))
-                .structured_content for case_id in fixture_ids()}
+        return {
+            case_id: (await session.call_tool("get_incident", {"id": case_id})).structured_content
+            for case_id in fixture_ids()
+        }
 
     for case_id, from_tool in mcp.run(documents).items():
         response = client.get(f"/api/cases/{case_id}")

@@ -57,11 +57,24 @@ def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
     """`make run`'s command on a free port, with two workers, against the test data."""
     port = free_port()
     log = tmp_path_factory.mktemp("uvicorn") / "server.log"
-    command = [sys.executable, "-m", "uvicorn", "incidentlib.asgi:application",
-               "--host", "127.0.0.1", "--port", str(port), "--workers", str(WORKERS)]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "incidentlib.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(WORKERS),
+    ]
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            command, cwd=settings.BASE_DIR, stdout=output, stderr=subprocess.STDOUT,
+            command,
+            cwd=settings.BASE_DIR,
+            stdout=output,
+            stderr=subprocess.STDOUT,
             env={**os.environ, **server_environment(served_database_url)},
         )
     try:
@@ -78,9 +91,16 @@ def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
 
 def _post(url: str, headers: dict[str, str]) -> tuple[int, str]:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-        **headers})
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.read().decode()
@@ -107,16 +127,18 @@ def test_initialize_then_list_tools_with_input_and_output_schemas(base_url):
 def test_every_tool_answers_over_http(base_url):
     async def session():
         async with Client(f"{base_url}/mcp", mode="legacy") as client:
-            return {name: await client.call_tool(name, arguments)
-                    for name, arguments in CALLS.items()}
+            return {name: await client.call_tool(name, arguments) for name, arguments in CALLS.items()}
 
     results = anyio.run(session)
     assert not any(result.is_error for result in results.values())
     out = {name: result.structured_content for name, result in results.items()}
     assert out["search_incidents"]["hits"][0]["id"] == "IL-0428"
     fixture = load_fixture("IL-0428")
-    assert out["get_incident"] == {"id": "IL-0428", "title": fixture["title"],
-                                   "root_cause": fixture["root_cause"]}
+    assert out["get_incident"] == {
+        "id": "IL-0428",
+        "title": fixture["title"],
+        "root_cause": fixture["root_cause"],
+    }
     oldest = Case.objects.published().filter(organization="BigScience").order_by("published")
     assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
     assert out["get_topic"]["slug"] == "numerics" and len(out["get_topic"]["latest_cases"]) == 1
@@ -163,10 +185,8 @@ def test_stateless_requests_work_across_workers(base_url):
 
 def test_a_foreign_origin_or_host_is_refused(base_url):
     port = base_url.rsplit(":", 1)[1]
-    assert _post(f"{base_url}/mcp", {"Origin": "http://evil.example"}) == (
-        403, "Invalid Origin header")
-    assert _post(f"{base_url}/mcp", {"Host": f"evil.example:{port}"}) == (
-        421, "Invalid Host header")
+    assert _post(f"{base_url}/mcp", {"Origin": "http://evil.example"}) == (403, "Invalid Origin header")
+    assert _post(f"{base_url}/mcp", {"Host": f"evil.example:{port}"}) == (421, "Invalid Host header")
     status, body = _post(f"{base_url}/mcp", {"Origin": f"http://localhost:{port}"})
     assert status == 200 and json.loads(body)["id"] == 1
 

@@ -15,8 +15,15 @@ def test_newest_first_with_the_total(mcp):
     assert result["total"] == Case.objects.published().count() >= 36
     assert [c["id"] for c in result["incidents"]] == published_newest_first()[:5]
     assert result["next_cursor"] is not None
-    assert set(result["incidents"][0]) == {"id", "title", "organization", "published", "topics",
-                                           "symptom_tags", "root_cause_category"}
+    assert set(result["incidents"][0]) == {
+        "id",
+        "title",
+        "organization",
+        "published",
+        "topics",
+        "symptom_tags",
+        "root_cause_category",
+    }
 
 
 def test_oldest_first(mcp):
@@ -28,16 +35,18 @@ def test_oldest_first(mcp):
 
 def test_filters_combine_and_accept_names_in_any_case(mcp):
     result = mcp.ok("list_incidents", organization="bigscience", root_cause="Hardware fault")
-    expected = Case.objects.published().filter(
-        organization="BigScience", root_cause_category__slug="hardware-fault").newest_first()
+    expected = (
+        Case.objects.published()
+        .filter(organization="BigScience", root_cause_category__slug="hardware-fault")
+        .newest_first()
+    )
     assert [c["id"] for c in result["incidents"]] == [case.id for case in expected]
     assert {"IL-0431", "IL-0432"} <= {c["id"] for c in result["incidents"]}
     assert all(c["organization"] == "BigScience" for c in result["incidents"])
     assert result["total"] == len(expected) and result["next_cursor"] is None
     by_topic = mcp.ok("list_incidents", topic="Storage", year=2024)
     assert "IL-0452" in [c["id"] for c in by_topic["incidents"]]
-    assert all("storage" in c["topics"] and c["published"].startswith("2024")
-               for c in by_topic["incidents"])
+    assert all("storage" in c["topics"] and c["published"].startswith("2024") for c in by_topic["incidents"])
 
 
 def test_pages_follow_the_cursor_to_the_end(mcp):
@@ -53,20 +62,23 @@ def test_pages_follow_the_cursor_to_the_end(mcp):
 def test_an_unknown_organization_names_the_nearest(mcp):
     assert mcp.error("list_incidents", organization="metta") == (
         "Unknown organization 'metta'. Nearest: Meta, Meta AI. "
-        "Or use search_incidents with the name as the query.")
+        "Or use search_incidents with the name as the query."
+    )
 
 
 def test_an_unknown_component_names_the_nearest(mcp):
     message = mcp.error("list_incidents", component="infiniband hca")
-    assert message.startswith("Unknown component 'infiniband hca'. Nearest: infiniband "
-                              "(InfiniBand)")
+    assert message.startswith("Unknown component 'infiniband hca'. Nearest: infiniband (InfiniBand)")
 
 
 def test_bad_sort_limit_and_argument_names_are_refused(mcp):
     assert mcp.error("list_incidents", sort="best") == (
-        'Invalid arguments: sort must be one of newest, oldest (got "best").')
+        'Invalid arguments: sort must be one of newest, oldest (got "best").'
+    )
     assert mcp.error("list_incidents", limit=51) == (
-        "Invalid arguments: limit must be between 1 and 50 (got 51).")
+        "Invalid arguments: limit must be between 1 and 50 (got 51)."
+    )
     assert mcp.error("list_incidents", symptoms="Training hang") == (
         "Unknown argument 'symptoms' (did you mean 'symptom'?); list_incidents takes: topic, "
-        "symptom, root_cause, component, organization, year, sort, limit, cursor, facets.")
+        "symptom, root_cause, component, organization, year, sort, limit, cursor, facets."
+    )

@@ -17,7 +17,8 @@ def test_cases_come_with_the_lines_they_matched(mcp):
     assert result["lines_scanned"] == 3
     assert result["hits"] and result["notes"] == []
     assert [(h["id"], h["score"]) for h in result["hits"]] == [
-        (h.case.id, round(h.score, 4)) for h in expected]
+        (h.case.id, round(h.score, 4)) for h in expected
+    ]
     for hit, reference in zip(result["hits"], expected, strict=True):
         # One entry per line with all its terms; the module lists a line once per term.
         by_line: dict[int, set[str]] = {}
@@ -41,12 +42,14 @@ def test_matched_lines_are_capped_per_case(mcp):
 
 def test_a_log_without_known_signatures_says_what_to_try(mcp):
     assert mcp.ok("match_log", text="all good\nnothing to see") == {
-        "lines_scanned": 2, "hits": [],
-        "notes": ["No known failure signature found: try search_incidents with the error "
-                  "message."]}
+        "lines_scanned": 2,
+        "hits": [],
+        "notes": ["No known failure signature found: try search_incidents with the error message."],
+    }
 
 
 def test_empty_and_oversized_text_are_refused(mcp):
     assert mcp.error("match_log", text="") == "Invalid arguments: text must not be empty."
     assert mcp.error("match_log", text="x" * 1_000_001) == (
-        "Invalid arguments: text is too long: at most 1000000 characters.")
+        "Invalid arguments: text is too long: at most 1000000 characters."
+    )

@@ -11,21 +11,40 @@ from tests.conftest import load_fixture
 def test_resource_templates_are_listed(mcp):
     templates = mcp.run(lambda client: client.list_resource_templates()).resource_templates
     assert {(t.uri_template, t.mime_type) for t in templates} == {
-        ("incident://{case_id}", "text/markdown"), ("topic://{slug}", "text/markdown")}
+        ("incident://{case_id}", "text/markdown"),
+        ("topic://{slug}", "text/markdown"),
+    }
 
 
 def test_a_case_reads_as_markdown_with_every_section(mcp):
     text = mcp.read("incident://IL-0428")
     fixture = load_fixture("IL-0428")
     assert text.startswith(f"# IL-0428: {fixture['title']}\n")
-    for line in ("- Organization: BigScience", "- Published: 2022-03-04", "- Occurred: not known",
-                 "- Topics: ai-infra, training, networking", "- Severity: not known",
-                 "- Cluster: Jean Zay", "- Accelerator count: 384",
-                 f"Tags: {', '.join(fixture['symptoms']['tags'])}",
-                 "Category: Root cause unknown"):
+    for line in (
+        "- Organization: BigScience",
+        "- Published: 2022-03-04",
+        "- Occurred: not known",
+        "- Topics: ai-infra, training, networking",
+        "- Severity: not known",
+        "- Cluster: Jean Zay",
+        "- Accelerator count: 384",
+        f"Tags: {', '.join(fixture['symptoms']['tags'])}",
+        "Category: Root cause unknown",
+    ):
         assert f"\n{line}\n" in text
-    for heading in ("Summary", "Facts", "Environment", "Symptoms", "Scale observations",
-                    "Root cause", "Detection", "Remediation", "Lessons", "Checks", "Sources"):
+    for heading in (
+        "Summary",
+        "Facts",
+        "Environment",
+        "Symptoms",
+        "Scale observations",
+        "Root cause",
+        "Detection",
+        "Remediation",
+        "Lessons",
+        "Checks",
+        "Sources",
+    ):
         assert f"\n## {heading}\n" in text
     assert f"### {fixture['scale_tables'][0]['caption']}\n" in text
     assert "| Model size (parameters) | Layers |" in text
@@ -36,7 +55,8 @@ def test_a_case_reads_as_markdown_with_every_section(mcp):
 
 def test_related_cases_link_their_resources(mcp):
     assert "\n## Related cases\n\n- incident://IL-0429\n- incident://IL-0435\n" in mcp.read(
-        "incident://il-0430")
+        "incident://il-0430"
+    )
 
 
 def test_a_topic_reads_as_markdown(mcp):
@@ -54,8 +74,7 @@ def test_unknown_resources_name_what_exists(mcp):
     error = mcp.read_error("incident://IL-0440")
     assert error.code == INVALID_PARAMS
     assert error.message == "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438."
-    assert mcp.read_error("topic://gpus").message.startswith(
-        "No topic 'gpus'. Topics: ai-infra, hardware, ")
+    assert mcp.read_error("topic://gpus").message.startswith("No topic 'gpus'. Topics: ai-infra, hardware, ")
 
 
 def test_the_triage_prompt_plans_with_the_tools(mcp):
@@ -63,10 +82,19 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
     (triage,) = prompts
     assert triage.name == "triage"
     assert [(a.name, a.required) for a in triage.arguments] == [
-        ("symptoms", True), ("log_excerpt", False), ("environment", False)]
-    result = mcp.run(lambda client: client.get_prompt("triage", {
-        "symptoms": "allreduce hangs after adding 64 nodes",
-        "log_excerpt": "Watchdog caught collective operation timeout"}))
+        ("symptoms", True),
+        ("log_excerpt", False),
+        ("environment", False),
+    ]
+    result = mcp.run(
+        lambda client: client.get_prompt(
+            "triage",
+            {
+                "symptoms": "allreduce hangs after adding 64 nodes",
+                "log_excerpt": "Watchdog caught collective operation timeout",
+            },
+        )
+    )
     text = result.messages[0].content.text
     assert result.messages[0].role == "user"
     for tool in ("match_log", "search_incidents", "get_incident", "similar_incidents"):
@@ -78,8 +106,9 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
 
 def test_resource_ids_complete(mcp):
     def complete(uri: str, name: str, value: str):
-        return mcp.run(lambda client: client.complete(
-            ResourceTemplateReference(uri=uri), {"name": name, "value": value})).completion
+        return mcp.run(
+            lambda client: client.complete(ResourceTemplateReference(uri=uri), {"name": name, "value": value})
+        ).completion
 
     ids = complete("incident://{case_id}", "case_id", "il-042")
     assert ids.values == [f"IL-042{n}" for n in range(8, 10)]

@@ -17,8 +17,18 @@ def test_an_error_token_finds_its_case(mcp):
     assert top["symptom_tags"] == load_fixture("IL-0428")["symptoms"]["tags"]
     assert "NCCL timeout" in top["symptom_tags"]
     assert top["root_cause_category"] == "Root cause unknown"
-    assert set(top) == {"id", "title", "organization", "published", "topics", "symptom_tags",
-                        "root_cause_category", "score", "snippet", "matched_terms"}
+    assert set(top) == {
+        "id",
+        "title",
+        "organization",
+        "published",
+        "topics",
+        "symptom_tags",
+        "root_cause_category",
+        "score",
+        "snippet",
+        "matched_terms",
+    }
 
 
 def test_hits_and_total_are_the_search_modules(mcp):
@@ -32,19 +42,16 @@ def test_hits_and_total_are_the_search_modules(mcp):
 
 def test_a_symptom_filter_takes_a_name_and_keeps_only_tagged_cases(mcp):
     result = mcp.ok("search_incidents", query="GPU", symptom="NCCL timeout", limit=25)
-    expected = search.search_cases(query="GPU", filters=build_filters(symptom="nccl-timeout"),
-                                   limit=25)
+    expected = search.search_cases(query="GPU", filters=build_filters(symptom="nccl-timeout"), limit=25)
     assert result["total"] == expected.total >= 1
     assert all("NCCL timeout" in hit["symptom_tags"] for hit in result["hits"])
-    assert mcp.ok("search_incidents", query="GPU", symptom="watchdog timeout",
-                  limit=25) == result
+    assert mcp.ok("search_incidents", query="GPU", symptom="watchdog timeout", limit=25) == result
 
 
 def test_cursors_walk_every_hit_once(mcp):
     seen, cursor = [], None
     while True:
-        page = mcp.ok("search_incidents", query="GPU", limit=4,
-                      **({"cursor": cursor} if cursor else {}))
+        page = mcp.ok("search_incidents", query="GPU", limit=4, **({"cursor": cursor} if cursor else {}))
         seen += [hit["id"] for hit in page["hits"]]
         cursor = page["next_cursor"]
         if cursor is None:
@@ -66,43 +73,51 @@ def test_nothing_found_says_what_to_try(mcp):
     result = mcp.ok("search_incidents", query="zzqxv", topic="storage")
     assert result["total"] == 0 and result["hits"] == [] and result["next_cursor"] is None
     assert result["notes"][-1] == (
-        "Nothing matched: try fewer or other words (vocab lists synonyms), or drop a filter.")
+        "Nothing matched: try fewer or other words (vocab lists synonyms), or drop a filter."
+    )
 
 
 def test_an_unknown_symptom_names_the_nearest_terms(mcp):
     message = mcp.error("search_incidents", query="hang", symptom="nccl")
     assert message == (
         "Unknown symptom 'nccl'. Nearest: nccl-error (NCCL error), nccl-timeout (NCCL timeout)."
-        f" All {_count('symptom')} values: call vocab with facet='symptom'.")
+        f" All {_count('symptom')} values: call vocab with facet='symptom'."
+    )
 
 
 def test_an_unknown_topic_lists_every_topic(mcp):
     message = mcp.error("search_incidents", query="hang", topic="gpus")
-    assert message.startswith("Unknown topic 'gpus'. Valid values: ai-infra (AI infrastructure),"
-                              " hardware (Hardware), inference (Inference),")
+    assert message.startswith(
+        "Unknown topic 'gpus'. Valid values: ai-infra (AI infrastructure),"
+        " hardware (Hardware), inference (Inference),"
+    )
 
 
 def test_limits_out_of_range_are_refused_with_the_range(mcp):
     assert mcp.error("search_incidents", query="hang", limit=26) == (
-        "Invalid arguments: limit must be between 1 and 25 (got 26).")
+        "Invalid arguments: limit must be between 1 and 25 (got 26)."
+    )
     assert mcp.error("search_incidents", query="hang", limit=0) == (
-        "Invalid arguments: limit must be between 1 and 25 (got 0).")
+        "Invalid arguments: limit must be between 1 and 25 (got 0)."
+    )
     assert mcp.error("search_incidents", query="hang", year=1800) == (
-        "Invalid arguments: year must be between 1990 and 2100 (got 1800).")
+        "Invalid arguments: year must be between 1990 and 2100 (got 1800)."
+    )
 
 
 def test_an_empty_query_is_refused(mcp):
-    assert mcp.error("search_incidents", query="") == (
-        "Invalid arguments: query must not be empty.")
+    assert mcp.error("search_incidents", query="") == ("Invalid arguments: query must not be empty.")
     assert mcp.error("search_incidents") == "Invalid arguments: query is required."
 
 
 def test_bad_cursors_are_refused(mcp):
     assert mcp.error("search_incidents", query="GPU", cursor="not-a-cursor").startswith(
-        "cursor is not valid: pass the next_cursor of the previous call unchanged")
+        "cursor is not valid: pass the next_cursor of the previous call unchanged"
+    )
     other = mcp.ok("search_incidents", query="GPU", limit=1)["next_cursor"]
     assert mcp.error("search_incidents", query="NCCL", cursor=other).startswith(
-        "cursor was issued for a different query, filters or sort")
+        "cursor was issued for a different query, filters or sort"
+    )
 
 
 def _count(facet: str) -> int:

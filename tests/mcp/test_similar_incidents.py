@@ -26,7 +26,7 @@ def test_hand_linked_cases_are_kept_apart(mcp):
 
 
 def test_an_unknown_id_and_a_bad_limit_are_refused(mcp):
-    assert mcp.error("similar_incidents", id="IL-9999").startswith(
-        "No incident 'IL-9999'. Closest ids: ")
+    assert mcp.error("similar_incidents", id="IL-9999").startswith("No incident 'IL-9999'. Closest ids: ")
     assert mcp.error("similar_incidents", id="IL-0430", limit=21) == (
-        "Invalid arguments: limit must be between 1 and 20 (got 21).")
+        "Invalid arguments: limit must be between 1 and 20 (got 21)."
+    )

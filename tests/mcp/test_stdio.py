@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 def test_the_stdio_command_serves_the_tools(served_database_url):
     command = StdioServerParameters(
-        command=sys.executable, args=["manage.py", "mcp_stdio"], cwd=settings.BASE_DIR,
+        command=sys.executable,
+        args=["manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
         env=server_environment(served_database_url),
     )
 

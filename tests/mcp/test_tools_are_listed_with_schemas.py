@@ -41,7 +41,11 @@ def test_parameters_carry_ranges_and_closed_sets(mcp):
     assert listing["sort"]["enum"] == ["newest", "oldest"]
     assert (listing["limit"]["minimum"], listing["limit"]["maximum"]) == (1, 50)
     assert schemas["vocab"]["properties"]["facet"]["anyOf"][0]["enum"] == [
-        "topic", "symptom", "root_cause", "component"]
+        "topic",
+        "symptom",
+        "root_cause",
+        "component",
+    ]
     fields = schemas["get_incident"]["properties"]["fields"]["anyOf"][0]["items"]["enum"]
     assert fields[:3] == ["id", "title", "organization"]
     assert schemas["match_log"]["properties"]["text"]["maxLength"] == 1_000_000
@@ -68,5 +72,4 @@ def test_list_outputs_are_described(mcp):
     assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets"}
     hit = search["$defs"]["SearchHit"]["properties"]
     assert {"id", "title", "snippet", "score", "matched_terms", "symptom_tags"} <= set(hit)
-    assert set(listed["match_log"].output_schema["properties"]) == {
-        "lines_scanned", "hits", "notes"}
+    assert set(listed["match_log"].output_schema["properties"]) == {"lines_scanned", "hits", "notes"}

@@ -30,16 +30,30 @@ def test_detail_json_keeps_nulls_and_order(client):
     document = client.get("/api/cases/IL-0428").json()
     assert document["facts"] == {
         "severity": None,
-        "scope": ("Test runs of 100B-200B models on 320-384 A100 GPUs hung; each hang left "
-                  "nodes down until rebooted, 13 of 52 at one point"),
-        "users_affected": None, "region": None, "time_to_detect": None, "time_to_resolve": None,
+        "scope": (
+            "Test runs of 100B-200B models on 320-384 A100 GPUs hung; each hang left "
+            "nodes down until rebooted, 13 of 52 at one point"
+        ),
+        "users_affected": None,
+        "region": None,
+        "time_to_detect": None,
+        "time_to_resolve": None,
     }
     assert document["environment"]["components"] == [
-        "Megatron-LM", "DeepSpeed", "NCCL", "PyTorch", "apex FusedAdam", "Slurm", "py-spy",
+        "Megatron-LM",
+        "DeepSpeed",
+        "NCCL",
+        "PyTorch",
+        "apex FusedAdam",
+        "Slurm",
+        "py-spy",
     ]
     rows = document["scale_tables"][0]["rows"]
-    assert rows[1] == {"values": {"params": "<100B", "nodes": 40, "setting": "TP=8, PP=10, DP=4"},
-                       "outcome": "worked", "note": None}
+    assert rows[1] == {
+        "values": {"params": "<100B", "nodes": 40, "setting": "TP=8, PP=10, DP=4"},
+        "outcome": "worked",
+        "note": None,
+    }
     assert [r["outcome"] for r in rows][:4] == ["worked", "worked", "intermittent", "failed"]
 
 
@@ -48,8 +62,11 @@ def test_unknown_id_is_a_404_problem(client):
     assert response.status_code == 404
     assert response["Content-Type"] == "application/problem+json"
     assert response.json() == {
-        "type": "about:blank", "title": "Not Found", "status": 404,
-        "detail": "No case with id 'IL-9999'.", "instance": "/api/cases/IL-9999",
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "No case with id 'IL-9999'.",
+        "instance": "/api/cases/IL-9999",
     }
 
 
@@ -58,21 +75,28 @@ def test_list_gives_paginated_summaries_newest_first(client):
     assert body["count"] == len(fixture_ids())
     published = [item["published"] for item in body["results"]]
     assert published == sorted(published, reverse=True)
-    [entry] = [item for item in client.get("/api/cases/?page_size=100").json()["results"]
-               if item["id"] == "IL-0428"]
+    [entry] = [
+        item for item in client.get("/api/cases/?page_size=100").json()["results"] if item["id"] == "IL-0428"
+    ]
     assert entry == {
         "id": "IL-0428",
-        "title": ("Test runs of 100B-200B models on 320-384 A100 GPUs hung once inter-node "
-                  "traffic grew, and every hang took nodes down"),
+        "title": (
+            "Test runs of 100B-200B models on 320-384 A100 GPUs hung once inter-node "
+            "traffic grew, and every hang took nodes down"
+        ),
         "organization": "BigScience",
         "published": "2022-03-04",
         "topics": ["ai-infra", "training", "networking"],
-        "symptom_tags": ["Training job failure", "NCCL timeout", "GPU unavailable", "Node NotReady",
-                         "Training hang"],
+        "symptom_tags": [
+            "Training job failure",
+            "NCCL timeout",
+            "GPU unavailable",
+            "Node NotReady",
+            "Training hang",
+        ],
         "status": "published",
         "root_cause_category": "Root cause unknown",
-        "components": ["Megatron-LM", "DeepSpeed", "NCCL", "PyTorch", "apex FusedAdam", "Slurm",
-                       "py-spy"],
+        "components": ["Megatron-LM", "DeepSpeed", "NCCL", "PyTorch", "apex FusedAdam", "Slurm", "py-spy"],
         "accelerator": "NVIDIA A100",
         "url": "http://testserver/api/cases/IL-0428",
         "html_url": "http://testserver/cases/IL-0428",

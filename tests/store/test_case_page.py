@@ -92,8 +92,10 @@ def test_action_items_lessons_checks_sources_and_related(page):
     checks = section(page, "checks-h")
     assert "Check your cluster for this" in checks
     assert "can py-spy dump every rank?" in checks
-    assert ('href="https://github.com/bigscience-workshop/bigscience/blob/master/train/'
-            'tr11-176B-ml/hang-debug.md"') in page
+    assert (
+        'href="https://github.com/bigscience-workshop/bigscience/blob/master/train/'
+        'tr11-176B-ml/hang-debug.md"'
+    ) in page
     assert "BigScience tr11-176B: debugging the 100B+ test-run hang" in section(page, "sources-h")
     related = section(page, "related-h")
     assert "IL-0431: " in related and "IL-0433: " in related

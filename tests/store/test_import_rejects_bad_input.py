@@ -19,8 +19,11 @@ pytestmark = pytest.mark.django_db
 
 def database_state() -> tuple:
     return (
-        Case.objects.count(), Term.objects.count(), CaseTerm.objects.count(),
-        Source.objects.count(), list(iter_documents()),
+        Case.objects.count(),
+        Term.objects.count(),
+        CaseTerm.objects.count(),
+        Source.objects.count(),
+        list(iter_documents()),
     )
 
 
@@ -61,10 +64,13 @@ def test_it_rejects_a_missing_required_field(tmp_path):
 
 def test_it_rejects_a_dangling_related_id(tmp_path):
     [path] = write_cases(tmp_path, [synthetic_case(3, related=["IL-0428", "IL-777777"])])
-    assert problems_of([path]) == [(
-        str(path), "$.related[1]",
-        "related case 'IL-777777' is neither in this import nor in the database",
-    )]
+    assert problems_of([path]) == [
+        (
+            str(path),
+            "$.related[1]",
+            "related case 'IL-777777' is neither in this import nor in the database",
+        )
+    ]
 
 
 def test_it_accepts_related_ids_within_the_same_import(tmp_path):
@@ -78,10 +84,13 @@ def test_it_rejects_a_scale_row_key_that_is_not_a_column(tmp_path):
     document = synthetic_case(6)
     document["scale_tables"][0]["rows"][1]["values"]["nodes"] = 64
     [path] = write_cases(tmp_path, [document])
-    assert problems_of([path]) == [(
-        str(path), "$.scale_tables[0].rows[1].values.nodes",
-        "'nodes' is not a column of this table (columns: gpus)",
-    )]
+    assert problems_of([path]) == [
+        (
+            str(path),
+            "$.scale_tables[0].rows[1].values.nodes",
+            "'nodes' is not a column of this table (columns: gpus)",
+        )
+    ]
 
 
 def test_it_rejects_a_duplicate_id_within_one_import(tmp_path):
@@ -98,19 +107,32 @@ def test_it_rejects_an_unknown_vocabulary_term_and_suggests_close_ones(tmp_path)
     document["environment"]["components"] = ["Frobnicator"]
     [path] = write_cases(tmp_path, [document])
     assert problems_of([path]) == [
-        (str(path), "$.symptoms.tags[1]",
-         "unknown symptom tag 'NCCL timeouts' (did you mean 'NCCL timeout', 'NCCL error'?); "
-         "define it in a vocabulary file passed with --vocab"),
-        (str(path), "$.environment.components[0]",
-         "unknown component 'Frobnicator'; define it in a vocabulary file passed with --vocab"),
+        (
+            str(path),
+            "$.symptoms.tags[1]",
+            "unknown symptom tag 'NCCL timeouts' (did you mean 'NCCL timeout', 'NCCL error'?); "
+            "define it in a vocabulary file passed with --vocab",
+        ),
+        (
+            str(path),
+            "$.environment.components[0]",
+            "unknown component 'Frobnicator'; define it in a vocabulary file passed with --vocab",
+        ),
     ]
 
 
 def test_it_creates_unknown_terms_from_a_vocabulary_file(tmp_path):
     vocab = tmp_path / "vocab.json"
-    vocab.write_text(json.dumps({"components": [
-        {"name": "Frobnicator", "description": "A synthetic component.", "synonyms": ["frob"]}
-    ]}), encoding="utf-8")
+    vocab.write_text(
+        json.dumps(
+            {
+                "components": [
+                    {"name": "Frobnicator", "description": "A synthetic component.", "synonyms": ["frob"]}
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     document = synthetic_case(9)
     document["environment"]["components"] = ["Frobnicator"]
     [path] = write_cases(tmp_path / "cases", [document])
@@ -178,15 +200,14 @@ def test_problems_in_every_file_are_reported_in_one_run(tmp_path):
     [dangling] = write_cases(tmp_path, [synthetic_case(15, related=["IL-616161"])])
     problems = problems_of([broken, dangling])
     assert [(file, path) for file, path, _ in problems] == [
-        (str(broken), "$"), (str(dangling), "$.related[0]"),
+        (str(broken), "$"),
+        (str(dangling), "$.related[0]"),
     ]
 
 
 def test_an_empty_folder_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
-    assert problems_of([tmp_path / "empty"]) == [
-        (str(tmp_path / "empty"), "$", "no case JSON files found")
-    ]
+    assert problems_of([tmp_path / "empty"]) == [(str(tmp_path / "empty"), "$", "no case JSON files found")]
 
 
 def test_export_refuses_a_target_that_is_a_file(tmp_path):

@@ -10,8 +10,8 @@ from tests.factories import synthetic_case, write_cases
 
 HOSTILE = (
     "Intro <script>alert('x')</script> and <img src=x onerror=alert(1)>.\n\n"
-    "[click](javascript:alert(1)) <a href=\"javascript:alert(2)\" onclick=\"evil()\">raw</a>\n\n"
-    "<iframe src=\"https://evil.example\"></iframe> `<b>code</b>`"
+    '[click](javascript:alert(1)) <a href="javascript:alert(2)" onclick="evil()">raw</a>\n\n'
+    '<iframe src="https://evil.example"></iframe> `<b>code</b>`'
 )
 
 

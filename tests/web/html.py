@@ -14,15 +14,16 @@ def text_of(html: str) -> str:
 
 def element(html: str, tag: str, **attrs: str) -> str:
     """The first `<tag ...attrs>...</tag>` (outer HTML, same-tag nesting handled)."""
-    needle = "".join(rf'(?=[^>]*\b{k.rstrip("_").replace("_", "-")}="{re.escape(v)}")'
-                     for k, v in attrs.items())
+    needle = "".join(
+        rf'(?=[^>]*\b{k.rstrip("_").replace("_", "-")}="{re.escape(v)}")' for k, v in attrs.items()
+    )
     start = re.search(rf"<{tag}\b{needle}[^>]*>", html)
     assert start, f"no <{tag} {attrs}>"
     depth, pos = 0, start.start()
     for m in re.finditer(rf"<(/?){tag}\b[^>]*>", html[pos:]):
         depth += -1 if m.group(1) else 1
         if depth == 0:
-            return html[pos:pos + m.end()]
+            return html[pos : pos + m.end()]
     raise AssertionError(f"unclosed <{tag}>")
 
 

@@ -51,10 +51,14 @@ def test_the_tools_box_gives_json_similar_and_mcp_urls(page):
 def test_the_citation_is_bibtex_for_this_case(page):
     cite = element(page, "pre", id="bibtex")
     assert text_of(cite).startswith("@misc{incidentlib-IL-0429,")
-    for field in ("year = {2022}", "month = may", "organization = {Meta AI}",
-                  "url = {http://testserver/cases/IL-0429}"):
+    for field in (
+        "year = {2022}",
+        "month = may",
+        "organization = {Meta AI}",
+        "url = {http://testserver/cases/IL-0429}",
+    ):
         assert field in cite
-    assert 'data-copy="bibtex"' in page    # a copy button, shown when scripts run
+    assert 'data-copy="bibtex"' in page  # a copy button, shown when scripts run
 
 
 def test_bibtex_escapes_latex_specials():

@@ -33,7 +33,8 @@ def test_the_all_cases_feed_lists_published_cases_newest_first(client):
     assert first.find(f"{ATOM}author/{ATOM}name").text == case.organization
     assert first.find(f"{ATOM}summary").get("type") == "html"
     assert {c.get("term") for c in first.findall(f"{ATOM}category")} == {
-        t.name for t in (*case.topics, *case.symptom_tags)}
+        t.name for t in (*case.topics, *case.symptom_tags)
+    }
 
 
 def test_a_topic_feed_holds_only_that_topics_cases(client):
@@ -48,16 +49,18 @@ def test_a_symptom_feed_holds_only_cases_with_that_symptom(client):
     assert sorted(e.find(f"{ATOM}title").text.split(":")[0] for e in items) == ["IL-0463", "IL-0464"]
 
 
-@pytest.mark.parametrize("url", ["/feeds/topics/nope.atom", "/feeds/symptoms/nope.atom",
-                                 "/feeds/symptoms/training.atom"])
+@pytest.mark.parametrize(
+    "url", ["/feeds/topics/nope.atom", "/feeds/symptoms/nope.atom", "/feeds/symptoms/training.atom"]
+)
 def test_unknown_feeds_are_404(client, url):
     assert client.get(url).status_code == 404
 
 
 def test_pages_announce_the_feed(client):
     html = client.get("/").content.decode()
-    assert ('<link rel="alternate" type="application/atom+xml" title="All new cases" '
-            'href="/feeds/cases.atom">') in html
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="All new cases" href="/feeds/cases.atom">'
+    ) in html
 
 
 def test_entry_ids_are_absolute_tag_uris(client):

@@ -36,7 +36,7 @@ def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
     assert re.findall(r'<span class="case-id">(IL-\d+)</span>', hits)[0] == "IL-0459"
     lines = text_of(element(hits, "table"))
     assert "7 Warning Failed 2m (x40 over 11m) kubelet Error: ImagePullBackOff" in lines
-    assert "ImagePullBackOff" in html.split("<textarea")[1]   # the log stays in the box
+    assert "ImagePullBackOff" in html.split("<textarea")[1]  # the log stays in the box
 
 
 def test_an_empty_log_is_refused_with_a_message(client):

@@ -44,7 +44,8 @@ def test_the_search_pages_twin_asks_the_api_for_the_same_cases(client):
     html = client.get(url).content.decode()
     api = client.get(twin).json()
     assert [r["id"] for r in api["results"]] == re.findall(
-        r'<span class="case-id">(IL-\d+)</span>', html.split('class="results"')[1])
+        r'<span class="case-id">(IL-\d+)</span>', html.split('class="results"')[1]
+    )
 
 
 def test_titles_and_descriptions_differ_from_page_to_page(client):

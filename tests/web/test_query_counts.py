@@ -65,16 +65,20 @@ SEARCH_PAGES = {
     "/cases/": (0, lambda: lambda: search_cases(limit=20)),
     # one query naming the chips' terms, then search_cases.
     "/cases/?q=hang&symptom=nccl-timeout&exclude_topic=inference&sort=oldest": (
-        1, lambda: lambda: search_cases(query="hang", filters=FILTERS, sort="oldest", limit=20)),
+        1,
+        lambda: lambda: search_cases(query="hang", filters=FILTERS, sort="oldest", limit=20),
+    ),
     # case_by_id (7: the case and its prefetches), then similar_cases.
     "/cases/IL-0428": (7, lambda: partial(similar_cases, case_by_id("IL-0428"), limit=5)),
 }
 
 
-@pytest.mark.parametrize(("url", "own", "search_call"),
-                         [(url, own, call) for url, (own, call) in SEARCH_PAGES.items()])
+@pytest.mark.parametrize(
+    ("url", "own", "search_call"), [(url, own, call) for url, (own, call) in SEARCH_PAGES.items()]
+)
 def test_search_page_query_counts_are_the_search_modules_plus_a_fixed_few(
-        client, django_assert_num_queries, tmp_path, url, own, search_call):
+    client, django_assert_num_queries, tmp_path, url, own, search_call
+):
     with django_assert_num_queries(own + cost(search_call)):
         assert client.get(url).status_code == 200
     import_case_files(paths=write_cases(tmp_path, [synthetic_case(n) for n in range(60)]))

@@ -32,10 +32,10 @@ def test_browsing_without_a_query_lists_cases_newest_first(client):
 def test_a_query_ranks_cases_that_mention_it(client):
     html = client.get("/cases/?q=nccl").content.decode()
     ids = hit_ids(html)
-    assert "IL-0463" in ids            # "... ranks stuck in NCCL all-reduce under CUDA graphs"
-    assert "IL-0454" not in ids        # the redis-py outage never mentions NCCL
+    assert "IL-0463" in ids  # "... ranks stuck in NCCL all-reduce under CUDA graphs"
+    assert "IL-0454" not in ids  # the redis-py outage never mentions NCCL
     assert "matching “nccl”, best match first." in text_of(html)
-    assert 'value="nccl"' in html      # the box keeps the query
+    assert 'value="nccl"' in html  # the box keeps the query
 
 
 def test_facet_sidebar_counts_each_value_over_the_whole_result(client):
@@ -67,7 +67,7 @@ def test_excluding_a_value_drops_its_cases_and_is_shown_as_a_not_chip(client):
     assert exclude_url == "/cases/?symptom=nccl-timeout&exclude_topic=inference"
     html = client.get(exclude_url).content.decode()
     ids = hit_ids(html)
-    assert "IL-0463" not in ids        # vLLM serving hang: an inference case with NCCL timeouts
+    assert "IL-0463" not in ids  # vLLM serving hang: an inference case with NCCL timeouts
     assert "IL-0428" in ids
     expected = with_symptom("nccl-timeout").exclude(term_links__term__slug="inference")
     assert sorted(ids) == sorted(expected.values_list("id", flat=True))
@@ -84,8 +84,10 @@ def test_sort_choices_keep_the_filters(client):
     oldest = Case.objects.published().filter(term_links__term__slug="training").order_by("published", "id")
     assert hit_ids(html)[0] == oldest.first().id
     sort_links = dict((text, href) for href, text in links(element(html, "nav", aria_label="Sort")))
-    assert sort_links == {"Newest first": "/cases/?topic=training&sort=newest",
-                          "Oldest first": "/cases/?topic=training&sort=oldest"}
+    assert sort_links == {
+        "Newest first": "/cases/?topic=training&sort=newest",
+        "Oldest first": "/cases/?topic=training&sort=oldest",
+    }
     assert 'aria-current="true">Oldest first' in html
 
 
@@ -104,7 +106,8 @@ def test_pagination_keeps_query_and_filters(client):
     assert link_to(pages, "Next") == "/cases/?topic=ai-infra&exclude_symptom=loss-spike&page=2"
     html = client.get("/cases/?topic=ai-infra&exclude_symptom=loss-spike&page=2").content.decode()
     assert link_to(element(html, "nav", aria_label="Pages"), "Previous") == (
-        "/cases/?topic=ai-infra&exclude_symptom=loss-spike")
+        "/cases/?topic=ai-infra&exclude_symptom=loss-spike"
+    )
     assert "21–" in text_of(html)
 
 
@@ -121,8 +124,10 @@ def test_an_empty_result_explains_itself_and_suggests_removing_a_filter(client):
     storage = Case.objects.published().filter(term_links__term__slug="storage").count()
     exposure = with_symptom("data-exposure").count()
     # Both ways out, the one that finds more cases first.
-    expected = [(storage, ("/cases/?topic=storage", "Remove symptom “Data exposure”")),
-                (exposure, ("/cases/?symptom=data-exposure", "Remove topic “Storage”"))]
+    expected = [
+        (storage, ("/cases/?topic=storage", "Remove symptom “Data exposure”")),
+        (exposure, ("/cases/?symptom=data-exposure", "Remove topic “Storage”")),
+    ]
     assert suggestions == [link for _, link in sorted(expected, key=lambda e: -e[0])]
     text = text_of(element(html, "ul", class_="suggestions"))
     assert f"Remove topic “Storage” ({exposure} case" in text
@@ -154,4 +159,5 @@ def test_the_page_links_its_json_twin_with_the_same_query(client):
     expected = "/api/cases/?q=hang&symptom=training-hang&ordering=-published"
     assert response["Link"] == f'<{expected}>; rel="alternate"; type="application/json"'
     assert f'<link rel="alternate" type="application/json" href="{expected.replace("&", "&amp;")}">' in (
-        response.content.decode())
+        response.content.decode()
+    )

@@ -13,12 +13,17 @@ def parse(query: str) -> SearchState:
 
 
 def test_it_round_trips_every_part_of_the_state():
-    query = ("q=nccl+hang&topic=training&symptom=nccl-timeout&symptom=training-hang"
-             "&year=2024&exclude_component=dns&exclude_organization=Meta+AI&sort=oldest&page=3")
+    query = (
+        "q=nccl+hang&topic=training&symptom=nccl-timeout&symptom=training-hang"
+        "&year=2024&exclude_component=dns&exclude_organization=Meta+AI&sort=oldest&page=3"
+    )
     state = parse(query)
     assert state.q == "nccl hang"
-    assert state.include == {"topic": ("training",), "symptom": ("nccl-timeout", "training-hang"),
-                             "year": ("2024",)}
+    assert state.include == {
+        "topic": ("training",),
+        "symptom": ("nccl-timeout", "training-hang"),
+        "year": ("2024",),
+    }
     assert state.exclude == {"component": ("dns",), "organization": ("Meta AI",)}
     assert (state.sort, state.page) == ("oldest", 3)
     assert parse(state.query_string()[1:]) == state
@@ -35,7 +40,8 @@ def test_adding_a_value_resets_the_page_and_lifts_its_exclusion():
 def test_excluding_a_value_stops_requiring_it():
     state = parse("symptom=loss-spike&symptom=ecc-error")
     assert state.excluding("symptom", "loss-spike").query_string() == (
-        "?symptom=ecc-error&exclude_symptom=loss-spike")
+        "?symptom=ecc-error&exclude_symptom=loss-spike"
+    )
 
 
 def test_removing_the_last_value_of_a_facet_drops_the_facet():

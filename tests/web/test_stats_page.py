@@ -23,14 +23,22 @@ def html(client) -> str:
 
 def table_rows(figure: str) -> list[tuple[str, str]]:
     table = element(figure, "table")
-    return [(text_of(th), text_of(td)) for th, td in
-            re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table)]
+    return [
+        (text_of(th), text_of(td))
+        for th, td in re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table)
+    ]
 
 
 def test_every_chart_is_an_svg_with_a_table_fallback(html):
-    titles = ["Cases per year of publication", "Root-cause categories", "Most frequent symptoms",
-              "Most frequent components", "Scale at which failures were reported", "Accelerators",
-              "Time to resolve"]
+    titles = [
+        "Cases per year of publication",
+        "Root-cause categories",
+        "Most frequent symptoms",
+        "Most frequent components",
+        "Scale at which failures were reported",
+        "Accelerators",
+        "Time to resolve",
+    ]
     for title in titles:
         assert f">{title}</h2>" in html
     assert html.count('<svg class="chart-svg') == len(titles)
@@ -61,7 +69,8 @@ def test_scale_chart_buckets_reported_accelerator_counts(html):
     expected = bucket_counts(stats.accelerator_counts, SCALE_BUCKETS)
     assert table_rows(scale) == [(label, str(n)) for label, n in expected]
     assert f"{len(stats.accelerator_counts)} of {stats.total} cases report an accelerator count." in (
-        text_of(scale))
+        text_of(scale)
+    )
 
 
 def test_nothing_is_loaded_from_elsewhere(html):
@@ -75,8 +84,13 @@ def test_the_json_twin_is_api_stats(client):
 
 def test_buckets_put_each_value_in_exactly_one_bucket():
     assert bucket_counts([1, 8, 9, 384, 1024, 16384, 100000], SCALE_BUCKETS) == [
-        ("1–8", 2), ("9–64", 1), ("65–512", 1), ("513–4,096", 1), ("4,097–32,768", 1),
-        ("over 32,768", 1)]
+        ("1–8", 2),
+        ("9–64", 1),
+        ("65–512", 1),
+        ("513–4,096", 1),
+        ("4,097–32,768", 1),
+        ("over 32,768", 1),
+    ]
     assert bucket_counts([59 * 60, 3600, 86400 * 8], DURATION_BUCKETS)[0] == ("under 1 hour", 1)
 
 

@@ -36,8 +36,12 @@ def test_a_topic_page_shows_description_counts_cooccurring_terms_and_latest_case
     assert "Most frequent symptoms" in text_of(symptoms)
     # Each frequent term links the case list narrowed to the topic and that term.
     assert all(href.startswith("/cases/?topic=storage&symptom=") for href, _ in links(symptoms))
-    checkpoint = Case.objects.published().filter(term_links__term__slug="storage").filter(
-        term_links__term__slug="checkpoint-failure").count()
+    checkpoint = (
+        Case.objects.published()
+        .filter(term_links__term__slug="storage")
+        .filter(term_links__term__slug="checkpoint-failure")
+        .count()
+    )
     assert f"Checkpoint failure {checkpoint} case" in text_of(symptoms)
     latest = element(html, "section", aria_labelledby="latest-h")
     newest = in_topic("storage").order_by("-published", "-id").first()
@@ -47,8 +51,10 @@ def test_a_topic_page_shows_description_counts_cooccurring_terms_and_latest_case
 def test_a_topic_page_links_its_feed_and_json_twin(client):
     response = client.get("/topics/training")
     html = response.content.decode()
-    assert ('<link rel="alternate" type="application/atom+xml" title="Cases about Training" '
-            'href="/feeds/topics/training.atom">') in html
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="Cases about Training" '
+        'href="/feeds/topics/training.atom">'
+    ) in html
     assert response["Link"] == '</api/topics/training>; rel="alternate"; type="application/json"'
 
 
@@ -57,7 +63,8 @@ def test_synonyms_are_shown_when_the_topic_has_them(client):
     if topic is None:
         pytest.skip("no topic with synonyms in the vocabulary")
     assert f"Also called: {', '.join(topic.synonyms)}" in text_of(
-        client.get(f"/topics/{topic.slug}").content.decode())
+        client.get(f"/topics/{topic.slug}").content.decode()
+    )
 
 
 def test_an_unknown_topic_is_404(client):

@@ -13,21 +13,30 @@ pytestmark = pytest.mark.django_db
 
 def test_term_urls_point_at_term_pages():
     assert Term.objects.get(facet="symptom", slug="nccl-timeout").get_absolute_url() == (
-        "/vocab/symptom/nccl-timeout")
+        "/vocab/symptom/nccl-timeout"
+    )
     assert Term.objects.get(facet="root_cause", slug="hardware-fault").get_absolute_url() == (
-        "/vocab/root-cause/hardware-fault")
+        "/vocab/root-cause/hardware-fault"
+    )
     assert Term.objects.get(facet="topic", slug="training").get_absolute_url() == "/topics/training"
     assert Term.objects.get(facet="component", slug="nccl").get_filter_url() == "/cases/?component=nccl"
 
 
 def test_the_index_lists_every_facet_and_term_with_counts(client):
     html = client.get("/vocab/").content.decode()
-    for segment, title in (("topic", "Topics"), ("symptom", "Symptom tags"),
-                           ("root-cause", "Root-cause categories"), ("component", "Components")):
+    for segment, title in (
+        ("topic", "Topics"),
+        ("symptom", "Symptom tags"),
+        ("root-cause", "Root-cause categories"),
+        ("component", "Components"),
+    ):
         assert f'<h2 id="{segment}">{title}</h2>' in html
     assert Term.objects.count() == html.count('<li>\n      <h3><a href="')
-    nccl = Case.objects.published().filter(term_links__term__slug="nccl",
-                                           term_links__term__facet="component").count()
+    nccl = (
+        Case.objects.published()
+        .filter(term_links__term__slug="nccl", term_links__term__facet="component")
+        .count()
+    )
     assert f"NCCL {nccl} case" in text_of(element(html, "section", aria_labelledby="component"))
 
 
@@ -45,8 +54,9 @@ def test_a_symptom_page_shows_description_synonyms_cases_and_cooccurring_terms(c
     shared = cases.filter(term_links__term__slug="training-job-failure").count()
     assert f"Training job failure {shared} shared case" in text_of(with_it)
     assert link_to(with_it, "Training job failure") == (
-        "/cases/?symptom=nccl-timeout&symptom=training-job-failure")
-    assert "NCCL timeout" not in text_of(with_it)   # a term does not co-occur with itself
+        "/cases/?symptom=nccl-timeout&symptom=training-job-failure"
+    )
+    assert "NCCL timeout" not in text_of(with_it)  # a term does not co-occur with itself
     assert link_to(html, "Search within its") == "/cases/?symptom=nccl-timeout"
     assert 'href="/feeds/symptoms/nccl-timeout.atom"' in html
 

@@ -15,7 +15,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", help="case JSON files or folders of them")
         parser.add_argument(
-            "--vocab", action="append", default=[], metavar="FILE",
+            "--vocab",
+            action="append",
+            default=[],
+            metavar="FILE",
             help="vocabulary definitions (fixtures/vocab.json style) to create or update terms",
         )
         parser.add_argument("--dry-run", action="store_true", help="validate only, write nothing")
