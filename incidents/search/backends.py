@@ -16,6 +16,7 @@ Rows are written by `index.py` when cases are imported.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 
 from django.db import connection
@@ -48,18 +49,54 @@ POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
 POSTGRES_RANK = f"ts_rank('{POSTGRES_WEIGHTS}', s.vector, q.query, 1)"
 
 
+_CODE_RE = re.compile(r"`([^`]+)`")
+_STRONG_RE = re.compile(r"\*\*([^*`]+)\*\*")
+_EMPHASIS_RE = re.compile(r"(?<![\w*])\*([^*`\s][^*`]*[^*`\s]|[^*`\s])\*(?![\w*])")
+
+
+def _pair_backticks(text: str) -> str:
+    """With an odd number of backticks, drop the one whose partner was cut off: the first
+    if it closes a span (the snippet starts inside code), else the last."""
+    if text.count("`") % 2 == 0:
+        return text
+    first = text.index("`")
+    before = text[first - 1] if first else " "
+    after = text[first + 1] if first + 1 < len(text) else " "
+    closes = not before.isspace() and (after.isspace() or not after.isalnum())
+    at = first if closes else text.rindex("`")
+    return text[:at] + text[at + 1 :]
+
+
 def render_snippet(raw: str | None) -> str | None:
-    """HTML-escape a backend snippet and turn our match markers into <mark> tags."""
+    """HTML-escape a backend snippet, turn our match markers into <mark> tags and the case
+    text's inline Markdown into HTML: `code` -> <code>, **bold** -> <strong>, *em* -> <em>.
+
+    A snippet is cut from the middle of a text, so a code span or emphasis may have lost
+    its other half: unpaired backticks and asterisk pairs are dropped rather than shown,
+    and emphasis is only looked for outside code spans (a `**` never cuts through code).
+    """
     if not raw:
         return None
-    text = " ".join(html.escape(raw.replace(ZWSP, "")).split())
-    return text.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
+    text = _pair_backticks(" ".join(html.escape(raw.replace(ZWSP, "")).split()))
+    parts = _CODE_RE.split(text)  # even indexes: prose; odd: inside a code span
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2:
+            out.append(f"<code>{part}</code>")
+            continue
+        part = _STRONG_RE.sub(r"<strong>\1</strong>", part)
+        part = _EMPHASIS_RE.sub(r"<em>\1</em>", part)
+        out.append(part.replace("`", "").replace("**", ""))
+    rendered = "".join(out)
+    return rendered.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
 
 
 @dataclass(frozen=True)
 class RankedRow:
     case_id: str
     score: float
+    share: float = 1.0  # share of the query's word groups the case matches (0..1)
+    literal_share: float = 1.0  # the same for the words as typed (synonyms not counted)
 
 
 def _boost_sql(term_weights: dict[int, float], root_cause_weights: dict[int, float]) -> tuple[str, list]:
@@ -248,6 +285,8 @@ class SqliteBackend(Backend):
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         coord, coord_params = self._factors(list(coordinate), list(literal))
+        share, share_params = self._share(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
+        literal_share, literal_params = self._share(list(literal)) if literal else (share, share_params)
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         candidate_sql, candidate_params = candidates
         # bm25() only works in the query that has the MATCH: rank there, join and count outside.
@@ -255,18 +294,26 @@ class SqliteBackend(Backend):
             f"WITH m AS MATERIALIZED (SELECT case_id, -bm25({SQLITE_TABLE}, {weights}) AS base"
             f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
             f" SELECT m.case_id, m.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
-            " AS score,"
-            " COUNT(*) OVER () AS total"
+            f" AS score, COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
             " FROM m JOIN incidents_case c ON c.id = m.case_id"
             f" WHERE m.case_id IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [self.expression(parsed), *coord_params, *boost_params, *candidate_params, limit, offset]
+        params = [
+            self.expression(parsed),
+            *coord_params,
+            *boost_params,
+            *share_params,
+            *literal_params,
+            *candidate_params,
+            limit,
+            offset,
+        ]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         total = rows[0][2] if rows else (0 if offset == 0 else None)
-        return [RankedRow(r[0], float(r[1])) for r in rows], total
+        return [RankedRow(r[0], float(r[1]), float(r[3]), float(r[4])) for r in rows], total
 
     def snippets(self, parsed, case_ids):
         if not case_ids or not parsed.groups:
@@ -385,23 +432,34 @@ class PostgresBackend(Backend):
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         coord, coord_params = self._factors(list(coordinate), list(literal))
+        share, share_params = self._share(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
+        literal_share, literal_params = self._share(list(literal)) if literal else (share, share_params)
         tsquery, tsquery_params = self.tsquery(parsed)
         candidate_sql, candidate_params = candidates
         sql = (
             f"SELECT s.case_id, {POSTGRES_RANK}"
             f" * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
-            " COUNT(*) OVER () AS total"
+            f" COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
             f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s"
             " JOIN incidents_case c ON c.id = s.case_id"
             f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [*coord_params, *boost_params, *tsquery_params, *candidate_params, limit, offset]
+        params = [
+            *coord_params,
+            *boost_params,
+            *share_params,
+            *literal_params,
+            *tsquery_params,
+            *candidate_params,
+            limit,
+            offset,
+        ]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         total = rows[0][2] if rows else (0 if offset == 0 else None)
-        return [RankedRow(r[0], float(r[1])) for r in rows], total
+        return [RankedRow(r[0], float(r[1]), float(r[3]), float(r[4])) for r in rows], total
 
     def snippets(self, parsed, case_ids):
         if not case_ids or not parsed.groups:

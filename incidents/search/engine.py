@@ -7,9 +7,12 @@ up to `1 + TERM_BOOST` times more per such term (rare terms more, see `vocabular
 
 Words of a query combine like a web search engine's: a case matching any of them is
 found, and the share of the query's words (or their synonyms) a case matches multiplies
-its score, so cases matching every word come first (`backends.Backend.rank`). On the
-eval/ benchmark this ranks better than requiring every word (`MATCH_ALL_FIRST = True`:
-AND, then OR only when nothing matches them all), which stays available.
+its score, so cases matching every word come first (`backends.Backend.rank`).
+
+That lexical ranking is fused with a semantic one (sentence embeddings of each case's
+passages, `semantic.py`) by reciprocal rank fusion (`fusion.py`), which also labels every
+hit strong / possible / weak. Only strong and possible hits are matches: the total and
+the facet counts count them; weak hits follow them on the list as partial matches.
 """
 
 from __future__ import annotations
@@ -24,16 +27,20 @@ from incidents.selectors import CaseFilters, filter_cases
 
 from .backends import get_backend, render_snippet
 from .facets import facet_counts
+from .fusion import fuse
 from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .results import SearchHit, SearchResults
+from .semantic import load_vectors, query_vector
 from .vocab import terms_with_case_counts
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
 MAX_LIMIT = 100
-# True: a query of several words first needs every word (AND), and falls back to any word
-# (OR, ranked by how many words match) only when nothing matches them all.
-MATCH_ALL_FIRST = False
+# Lexical candidates read per query; the fused ranking, total and facets cover these plus
+# the semantic candidates.
+LEXICAL_DEPTH = 1000
+# Partial matches (weak hits) listed after the last page of matches.
+PARTIAL_SHOWN = 5
 # Facets whose terms widen queries and favour the cases tagged with them.
 EXPAND_FACETS: tuple[str, ...] = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 
@@ -91,24 +98,28 @@ def search_cases(
 ) -> SearchResults:
     """Published cases matching `query` (all when blank) and `filters`, best first.
 
-    Returns up to `limit` hits from `offset` (each with a score, an HTML-safe snippet whose
+    Returns up to `limit` matches from `offset` (`hits`, each with its calibrated
+    probability as score, a confidence label strong / possible, an HTML-safe snippet whose
     matches are in <mark>, and the vocabulary terms the query named that the case carries),
-    the total of matching cases, facet counts over all of them (topic, symptom, root_cause,
-    component, organization, year, accelerator) and notes (query cut short, only stop
-    words, OR fallback). Any string is accepted: nothing raises on odd input. Without a
-    query `relevance` means newest first and scores are None.
+    the total of matches, and after the last page of matches up to `PARTIAL_SHOWN` partial
+    matches (`partial_hits`, label weak) with their number (`partial_total`), facet
+    counts over the matches (topic, symptom, root_cause, component, organization, year,
+    accelerator), a "did you mean" `suggestion` and notes (query cut short, only stop
+    words, nothing matched well). Any string is accepted: nothing raises on odd input. A blank query is
+    the browse view: `relevance` means newest first, scores and labels are None.
 
-    Queries (fixed whatever the number of cases): with a query 12 - vocabulary with case
-    counts, ranked page with its total, snippets, the page's cases and their terms, 7 facet
-    counts (one more if the page is past the end, or for the OR fallback when
-    `MATCH_ALL_FIRST`); a query that only excludes words: 11; no query: 10.
+    Queries (fixed whatever the number of cases): with a query 13 - vocabulary with case
+    counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
+    their terms, 7 facet counts (none when nothing matches; one more query to order the
+    matches by date when `sort` is newest or oldest); a query that only excludes words:
+    11; no query: 10.
     """
     sort = sort if sort in SORTS else "relevance"
     offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))
     published = Case.objects.published()
     filtered = filter_cases(published, filters)
     if not (query or "").strip():
-        return _browse(filtered, sort=sort, offset=offset, limit=limit)
+        return _browse(filtered, sort=sort, offset=offset, limit=limit, browsing=True)
 
     parsed = interpret(query)
     notes = list(parsed.notes)
@@ -128,49 +139,34 @@ def search_cases(
         )
         return SearchResults(hits=results.hits, total=results.total, facets=results.facets, notes=notes)
 
-    candidates = filtered.order_by().values("id").query.sql_with_params()
-    term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
-    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
-    rank_args = dict(
-        term_weights=term_weights,
-        root_cause_weights=root_cause_weights,
-        sort=sort,
-        offset=offset,
-        limit=limit,
-    )
-    expanded = parsed.literal_groups != parsed.groups
-    if MATCH_ALL_FIRST or len(parsed.groups) == 1:
-        rows, total = backend.rank(
-            parsed, candidates, literal=parsed.literal_groups if expanded else (), **rank_args
-        )
+    allowed = filtered
+    if parsed.excluded:
+        allowed = filtered.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
+    rows = _lexical(backend, parsed, filtered)
+    vector = query_vector(semantic_text(query))
+    semantic = load_vectors(allowed).case_scores(vector) if vector is not None else None
+    ranked = fuse(rows, semantic)
+    matches = [c for c in ranked if c.is_match]
+    if sort != "relevance" and matches:
+        order = ("published", "id") if sort == "oldest" else ("-published", "-id")
+        dated = Case.objects.filter(id__in=[c.case_id for c in matches]).order_by(*order)
+        dated = list(dated.values_list("id", flat=True))
+        by_id = {c.case_id: c for c in matches}
+        weak = ranked[len(matches) :]
+        matches = [by_id[i] for i in dated]
     else:
-        total = 0
-    if total == 0 and len(parsed.groups) > 1:
-        loose = ParsedQuery(
-            groups=[[a for g in parsed.groups for a in g]],
-            literal_groups=parsed.literal_groups,
-            excluded=parsed.excluded,
-            terms=parsed.terms,
-        )
-        rows, total = backend.rank(
-            loose,
-            candidates,
-            coordinate=parsed.groups,
-            literal=parsed.literal_groups if expanded else (),
-            **rank_args,
-        )
-        if total and MATCH_ALL_FIRST:
-            notes.append("No case matches every word: showing cases that match some of them, best first.")
-        parsed = loose
-    if total is None:  # the page is past the end
-        total = _count_matching(backend, parsed, filtered)
+        weak = ranked[len(matches) :]
+    page = matches[offset : offset + limit]
+    # Partial matches follow the last page of matches, never paged further themselves.
+    shown_weak = weak[: min(PARTIAL_SHOWN, limit)] if offset + limit >= len(matches) else []
+    shown = [*page, *shown_weak]
 
-    snippets = backend.snippets(parsed, [r.case_id for r in rows])
-    cases = Case.objects.filter(id__in=[r.case_id for r in rows]).with_summary().in_bulk()
+    snippets = backend.snippets(parsed, [c.case_id for c in shown])
+    cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
     hits = []
-    for row in rows:
-        case = cases.get(row.case_id)
+    for candidate in shown:
+        case = cases.get(candidate.case_id)
         if case is None:
             continue
         carried = [
@@ -181,37 +177,71 @@ def search_cases(
         hits.append(
             SearchHit(
                 case=case,
-                score=round(row.score, 6),
-                snippet=render_snippet(snippets.get(row.case_id)),
+                score=round(candidate.fused, 6),
+                snippet=render_snippet(snippets.get(candidate.case_id)),
                 matched_terms=tuple(carried),
+                confidence=candidate.confidence,
             )
         )
-    if not total:
-        notes.append("No case matches this query with these filters.")
-    matching = filtered.filter(id__in=_matching_subquery(backend, parsed))
+    if not matches:
+        notes.append(
+            "No case matches this query well: the closest cases are listed as partial matches."
+            if weak
+            else "No case matches this query with these filters."
+        )
     return SearchResults(
-        hits=hits,
-        total=total,
-        facets=facet_counts(matching),
+        hits=[h for h in hits if not h.is_partial],
+        partial_hits=[h for h in hits if h.is_partial],
+        total=len(matches),
+        facets=facet_counts(filtered.filter(id__in=[c.case_id for c in matches])),
         notes=notes,
         terms=[t.name for t in parsed.terms],
+        partial_total=len(weak),
     )
 
 
-def _matching_subquery(backend, parsed: ParsedQuery) -> RawSQL:
-    """The ids of indexed cases matching `parsed`, as an SQL subquery expression."""
-    return RawSQL(*backend.query_sql(parsed))
+def semantic_text(query: str) -> str:
+    """What the encoder reads of a query: its words and phrases, without exclusions or
+    operators (stop words kept: they carry meaning for a sentence model)."""
+    return " ".join(atom.text() for group in parse_query(query).groups for atom in group)
 
 
-def _count_matching(backend, parsed: ParsedQuery, filtered) -> int:
-    return filtered.filter(id__in=_matching_subquery(backend, parsed)).count()
+def _lexical(backend, parsed: ParsedQuery, filtered) -> list:
+    """The lexical ranking (best first, at most `LEXICAL_DEPTH`): one query.
+
+    Several words are OR-ed and ranked by the share of them a case matches (coordination,
+    `backends.Backend.rank`), each row carrying that share for the confidence label.
+    """
+    candidates = filtered.order_by().values("id").query.sql_with_params()
+    term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
+    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
+    expanded = parsed.literal_groups != parsed.groups
+    loose = ParsedQuery(
+        groups=[[a for g in parsed.groups for a in g]],
+        literal_groups=parsed.literal_groups,
+        excluded=parsed.excluded,
+        terms=parsed.terms,
+    )
+    rows, _ = backend.rank(
+        loose,
+        candidates,
+        coordinate=parsed.groups,
+        literal=parsed.literal_groups if expanded else (),
+        term_weights=term_weights,
+        root_cause_weights=root_cause_weights,
+        sort="relevance",
+        offset=0,
+        limit=LEXICAL_DEPTH,
+    )
+    return rows
 
 
-def _browse(cases, *, sort: str, offset: int, limit: int) -> SearchResults:
+def _browse(cases, *, sort: str, offset: int, limit: int, browsing: bool = False) -> SearchResults:
     ordered = cases.order_by("published", "id") if sort == "oldest" else cases.newest_first()
     page = list(ordered.with_summary()[offset : offset + limit])
     return SearchResults(
         hits=[SearchHit(case=c, score=None, snippet=None) for c in page],
         total=cases.count(),
         facets=facet_counts(cases),
+        browsing=browsing,
     )

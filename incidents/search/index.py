@@ -4,7 +4,8 @@
   and neighbours updated incrementally, so a failed import leaves both untouched;
 - `post_delete` of a case: its index row goes (its neighbour rows cascade);
 - `post_migrate` (also sent after a test flush): index rows are brought in line with the
-  cases (orphans dropped, missing rows added) and neighbours rebuilt if there are none.
+  cases (orphans dropped, missing rows added), missing embeddings computed, and neighbours
+  rebuilt if there are none or embeddings were missing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from incidents.models import Case
 from incidents.signals import cases_written
 
 from .backends import get_backend
-from .models import CaseNeighbour
+from .models import CaseEmbedding, CaseNeighbour
+from .semantic import missing_ids, update_embeddings
 from .similarity import rebuild_neighbours, update_neighbours
 from .text import index_columns
 
@@ -50,14 +52,18 @@ def sync_index() -> None:
 
 
 def rebuild_all() -> None:
-    """Rebuild the whole index and every stored neighbour list."""
-    reindex_cases(Case.objects.values_list("id", flat=True))
+    """Rebuild the whole index, the embeddings of changed cases and every neighbour list."""
+    ids = list(Case.objects.values_list("id", flat=True))
+    reindex_cases(ids)
+    update_embeddings(ids)
     rebuild_neighbours()
 
 
 @receiver(cases_written, dispatch_uid="search-cases-written")
 def _on_cases_written(sender, case_ids, **kwargs) -> None:
+    # Embeddings first: the neighbour scores read them.
     reindex_cases(case_ids)
+    update_embeddings(case_ids)
     update_neighbours(case_ids)
 
 
@@ -68,7 +74,10 @@ def _on_case_deleted(sender, instance, **kwargs) -> None:
 
 def _search_tables_exist() -> bool:
     tables = connection.introspection.table_names()
-    return "incidents_case" in tables and CaseNeighbour._meta.db_table in tables
+    return "incidents_case" in tables and {
+        CaseNeighbour._meta.db_table,
+        CaseEmbedding._meta.db_table,
+    } <= set(tables)
 
 
 @receiver(post_migrate, dispatch_uid="search-post-migrate")
@@ -78,5 +87,8 @@ def _on_post_migrate(sender, app_config=None, using="default", **kwargs) -> None
     if not _search_tables_exist():
         return
     sync_index()
-    if not CaseNeighbour.objects.exists() and Case.objects.published().count() > 1:
+    missing = missing_ids()
+    if missing:
+        update_embeddings(missing)
+    if (missing or not CaseNeighbour.objects.exists()) and Case.objects.published().count() > 1:
         rebuild_neighbours()

@@ -30,3 +30,25 @@ class CaseNeighbour(models.Model):
 
     def __str__(self) -> str:
         return f"{self.case_id} ~ {self.neighbour_id} ({self.score:.3f})"
+
+
+class CaseEmbedding(models.Model):
+    """A case's passage embeddings (`semantic.PASSAGES`), float32 rows of the model's size.
+
+    Written by `semantic.update_embeddings` at import, only for cases whose `digest` (model
+    and passage texts) changed; read by `semantic.load_vectors` in one query.
+    """
+
+    case = models.OneToOneField(
+        "incidents.Case", on_delete=models.CASCADE, primary_key=True, related_name="embedding"
+    )
+    model = models.CharField(max_length=100)  # e.g. all-MiniLM-L6-v2
+    digest = models.CharField(max_length=64)  # sha256 of the model name and passage texts
+    passages = models.PositiveSmallIntegerField()  # rows in `vectors`
+    vectors = models.BinaryField()  # passages x dimensions float32, little-endian
+
+    class Meta:
+        app_label = "incidents"
+
+    def __str__(self) -> str:
+        return f"{self.case_id}: {self.passages} passages ({self.model})"

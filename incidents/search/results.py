@@ -20,15 +20,25 @@ class SearchHit:
     score: float | None  # None when browsing without a query
     snippet: str | None  # HTML-safe text with <mark> around matches, or None
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
+    # strong / possible (a match) or weak (a partial match); None when browsing.
+    confidence: str | None = None
+
+    @property
+    def is_partial(self) -> bool:
+        return self.confidence == "weak"
 
 
 @dataclass(frozen=True)
 class SearchResults:
     hits: list[SearchHit]
-    total: int  # cases matching query and filters
-    facets: dict[str, list[FacetCount]]  # facet name -> counts, most frequent first
+    total: int  # cases matching query and filters (strong or possible); all when browsing
+    facets: dict[str, list[FacetCount]]  # facet name -> counts over the matches
     notes: list[str] = field(default_factory=list)  # e.g. "the query had only stop words"
     terms: list[str] = field(default_factory=list)  # vocabulary terms the query named
+    partial_hits: list[SearchHit] = field(default_factory=list)  # weak hits after the last page
+    partial_total: int = 0  # all weak hits (only the first few are listed)
+    suggestion: str | None = None  # "did you mean": the query with misspelt words corrected
+    browsing: bool = False  # a blank query: every case, newest first, not a match list
 
 
 @dataclass(frozen=True)

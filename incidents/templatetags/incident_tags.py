@@ -29,10 +29,11 @@ def known(value: object) -> dict[str, object]:
 
 @register.filter
 def snippet(html: str | None) -> str:
-    """A search snippet as HTML: only `<mark>` survives, everything else is escaped text."""
+    """A search snippet as HTML: only `<mark>`, `<code>`, `<strong>` and `<em>` survive,
+    everything else is escaped text."""
     if not html:
         return ""
-    return mark_safe(nh3.clean(html, tags={"mark"}, attributes={}))  # noqa: S308
+    return mark_safe(nh3.clean(html, tags={"mark", "code", "strong", "em"}, attributes={}))  # noqa: S308
 
 
 @register.filter

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -178,6 +178,9 @@ def case_list(request: HttpRequest) -> HttpResponse:
                 if key != "relevance" or state.q
             ],
             "suggestions": suggestions,
+            "suggestion_url": (
+                replace(state, q=results.suggestion, page=1).url(base) if results.suggestion else None
+            ),
             "first_number": (state.page - 1) * CASES_PER_PAGE + 1,
             "last_number": (state.page - 1) * CASES_PER_PAGE + len(results.hits),
             "page_links": [

@@ -11,9 +11,9 @@ from tests.factories import synthetic_case
 
 pytestmark = pytest.mark.django_db
 
-# With a query: vocabulary with case counts, the ranked page with its total, snippets,
-# the page's cases (root cause joined), their term links, and 7 facet counts.
-SEARCH_QUERIES = 12
+# With a query: vocabulary with case counts, the lexical ranking, the stored embeddings,
+# snippets, the page's cases (root cause joined), their term links, and 7 facet counts.
+SEARCH_QUERIES = 13
 # Browsing (no query): the total, the page of cases, their term links, 7 facet counts.
 BROWSE_QUERIES = 10
 # Terms with case counts, number of published cases, token look-up in the full-text index,
@@ -38,7 +38,8 @@ def extra_cases(request, import_synthetic):
 def test_search_query_count(django_assert_num_queries, extra_cases):
     with django_assert_num_queries(SEARCH_QUERIES):
         results = search_cases(query="NCCL timeout hang", limit=20)
-    assert len(results.hits) >= 10
+    # Matches, then partial matches: only cases with the words or the meaning are matches.
+    assert len(results.hits) + len(results.partial_hits) >= 5
 
 
 def test_search_with_filters_query_count(django_assert_num_queries, extra_cases):

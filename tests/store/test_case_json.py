@@ -101,6 +101,7 @@ def test_list_gives_paginated_summaries_newest_first(client):
         "url": "http://testserver/api/cases/IL-0428",
         "html_url": "http://testserver/cases/IL-0428",
         "score": None,
+        "confidence": None,
         "snippet": None,
         "matched_terms": [],
     }

