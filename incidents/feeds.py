@@ -18,11 +18,13 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
+from .documents import CaseDocument
 from .exporting import iter_documents
-from .models import Case, CaseQuerySet, Term
+from .models import Case, Term
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def store_version() -> StoreVersion:
     return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=digest[:16])
 
 
-def case_changes(*, since: datetime.datetime | None = None) -> CaseQuerySet:
+def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, Any]:
     """Visible cases modified after `since` (exclusive), newest first, as
     `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
 
@@ -64,7 +66,7 @@ def case_changes(*, since: datetime.datetime | None = None) -> CaseQuerySet:
     return rows.order_by("-modified", "-id").values("id", "status", "modified")
 
 
-def published_documents() -> Iterator[dict]:
+def published_documents() -> Iterator[CaseDocument]:
     """Schema documents of every published case in id order, read a batch at a time.
 
     The same documents `export_cases` writes (built by `documents.case_document`); memory

@@ -189,7 +189,9 @@ class SearchState:
         else:
             mapping.pop(facet, None)
         # A changed filter changes the result set: start again at page 1.
-        return replace(self, **{which: mapping}, page=1)
+        if which == "include":
+            return replace(self, include=mapping, page=1)
+        return replace(self, exclude=mapping, page=1)
 
     def adding(self, facet: str, value: str) -> SearchState:
         """Also keep cases with `value` (and stop excluding it)."""
@@ -218,7 +220,9 @@ class SearchState:
         return replace(self, include={}, exclude={}, published_after=None, published_before=None, page=1)
 
     def without_date(self, name: str) -> SearchState:
-        return replace(self, **{name: None}, page=1)
+        if name == "published_after":
+            return replace(self, published_after=None, page=1)
+        return replace(self, published_before=None, page=1)
 
     def sorted_by(self, sort: str) -> SearchState:
         return replace(self, sort=sort, page=1)

@@ -12,7 +12,7 @@ from incidents.selectors import FACETS_BY_NAME, FACETS_BY_SEGMENT
 
 from .common import not_found_page, render_page
 
-FACET_TITLES = {
+FACET_TITLES: dict[str, str] = {
     Facet.TOPIC: "Topics",
     Facet.SYMPTOM: "Symptom tags",
     Facet.ROOT_CAUSE: "Root-cause categories",
