@@ -9,7 +9,7 @@ at the default limits under about 12 KB. Only get_incident returns a whole docum
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -251,7 +251,7 @@ def get_incident(
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
-    return IncidentDocument(**document)
+    return IncidentDocument.model_validate(document)
 
 
 def get_topic(
@@ -316,7 +316,7 @@ def vocab(
 
     Size: about 16 KB for all facets (it grows with the vocabulary), 1-6 KB for one.
     """
-    grouped: dict[str, list[VocabTerm]] = {}
+    grouped: dict[Any, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
         grouped.setdefault(term.facet, []).append(
             VocabTerm(
