@@ -49,10 +49,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "incidentlib.middleware.RejectNulMiddleware",
     # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that it sees database errors raised by views first.
+    "incidentlib.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "incidentlib.urls"
@@ -82,6 +85,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"].setdefault(
         "init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     )
+
+# A connection that broke (database restarted) is noticed and replaced at the next request.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -166,9 +172,34 @@ SPECTACULAR_SETTINGS = {
 CASE_SCHEMA_PATH = env.path("CASE_SCHEMA_PATH", default=BASE_DIR / "incidents" / "case.schema.json")
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
+# One JSON object per line on stderr (LOG_FORMAT=text for plain lines while developing).
+LOG_FORMAT = env.str("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"drop_traceback": {"()": "incidentlib.logs.DropTraceback"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT},
+        "console_short": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["drop_traceback"],
+        },
+    },
+    "loggers": {
+        "django.security.DisallowedHost": {
+            "handlers": ["console_short"],
+            "level": "WARNING",
+            "propagate": False,
+        },
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
