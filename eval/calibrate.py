@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
 
-def signals(queries: list[dict]) -> list[tuple[dict, list, dict]]:
+def signals(queries: list[dict]) -> list[tuple[dict, list, dict[str, float] | None]]:
     """(query, lexical rows, semantic scores) of each tuning query."""
     from incidents.models import Case
     from incidents.search import engine

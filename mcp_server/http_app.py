@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from django.conf import settings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Mount
-from starlette.types import ASGIApp
 
 from .server import build_server
 
@@ -49,7 +49,7 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def build_asgi_app(django_app: ASGIApp) -> Starlette:
+def build_asgi_app(django_app: Any) -> Starlette:
     """The site's ASGI app: `/mcp` for MCP clients, everything else to Django."""
     server = build_server()
     mcp_app = server.streamable_http_app(

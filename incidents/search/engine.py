@@ -92,7 +92,7 @@ def search_cases(
     *,
     query: str = "",
     filters: CaseFilters | None = None,
-    sort: Sort = "relevance",
+    sort: Sort | str = "relevance",
     offset: int = 0,
     limit: int = 20,
 ) -> SearchResults:
@@ -149,8 +149,11 @@ def search_cases(
     matches = [c for c in ranked if c.is_match]
     if sort != "relevance" and matches:
         order = ("published", "id") if sort == "oldest" else ("-published", "-id")
-        dated = Case.objects.filter(id__in=[c.case_id for c in matches]).order_by(*order)
-        dated = list(dated.values_list("id", flat=True))
+        dated = list(
+            Case.objects.filter(id__in=[c.case_id for c in matches])
+            .order_by(*order)
+            .values_list("id", flat=True)
+        )
         by_id = {c.case_id: c for c in matches}
         weak = ranked[len(matches) :]
         matches = [by_id[i] for i in dated]
