@@ -31,6 +31,7 @@ from .fusion import fuse
 from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .results import SearchHit, SearchResults
 from .semantic import load_vectors, query_vector
+from .spelling import correct
 from .vocab import terms_with_case_counts
 
 Sort = Literal["relevance", "newest", "oldest"]
@@ -108,7 +109,8 @@ def search_cases(
     words, nothing matched well). Any string is accepted: nothing raises on odd input. A blank query is
     the browse view: `relevance` means newest first, scores and labels are None.
 
-    Queries (fixed whatever the number of cases): with a query 13 - vocabulary with case
+    Queries (fixed whatever the number of cases): with a query 13 (one more when a word
+    is close to a vocabulary word but not one: whether any case has it) - vocabulary with case
     counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, 7 facet counts (none when nothing matches; one more query to order the
     matches by date when `sort` is newest or oldest); a query that only excludes words:
@@ -121,8 +123,13 @@ def search_cases(
     if not (query or "").strip():
         return _browse(filtered, sort=sort, offset=offset, limit=limit, browsing=True)
 
-    parsed = interpret(query)
+    terms = vocabulary_terms()
+    parsed, suggestion = correct(query, parse_query(query), terms, get_backend())
+    if not parsed.is_empty:
+        parsed = expand_with_vocabulary(parsed, build_lexicon(terms))
     notes = list(parsed.notes)
+    if suggestion:
+        notes.append(f"Some words are in no case: searched for “{suggestion}” instead.")
     if parsed.is_empty:
         return SearchResults(
             hits=[], total=0, facets=facet_counts(filtered.none()), notes=[*notes, _empty_note(query, parsed)]
@@ -200,6 +207,7 @@ def search_cases(
         notes=notes,
         terms=[t.name for t in parsed.terms],
         partial_total=len(weak),
+        suggestion=suggestion,
     )
 
 

@@ -7,7 +7,9 @@ quotes atoms itself (`backends.py`).
 
 Syntax understood, on both backends:
 - `"out of memory"`: a phrase (an unclosed quote runs to the end of the query);
-- `-word`, `-"a phrase"`, `NOT word`: exclusion;
+- `-word`, `-"a phrase"`, `NOT word`: exclusion (but `-9`, `-110`: a minus glued to a
+  number is part of the term, as in `exitcode -9`);
+- `xid79`: also `xid 79`; `can't`: searched (not dropped as two stop words);
 - `a OR b`, `a | b`: alternatives; `AND` / `&&` are accepted and change nothing;
 - anything joined by punctuation (`NCCL-timeout`, `Xid:79`, `NCCL_IB_TIMEOUT`, `2.18.3`,
   `torch.distributed`) is a phrase of its words, so error tokens match as written.
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 
 from incidents.selectors.params import MAX_QUERY_CHARS  # the one query length limit
 
-from .text import STOP_WORDS, clean, stem, words
+from .text import STOP_WORDS, clean, join_apostrophes, stem, words
 
 MAX_GROUPS = 32
 MAX_FORM_WORDS = 6
@@ -41,6 +43,8 @@ class Atom:
     """A word, or a phrase of words that must appear in this order."""
 
     words: tuple[str, ...]
+    # `can t` from `can't`: searched although both halves are stop words.
+    contraction: bool = False
 
     @property
     def is_phrase(self) -> bool:
@@ -48,7 +52,7 @@ class Atom:
 
     @property
     def is_stop_word(self) -> bool:
-        return all(w.lower() in STOP_WORDS for w in self.words)
+        return not self.contraction and all(w.lower() in STOP_WORDS for w in self.words)
 
     def text(self) -> str:
         return " ".join(self.words)
@@ -104,25 +108,42 @@ def parse_query(raw: str) -> ParsedQuery:
             continue
         negate = negate_next
         negate_next = False
-        # `-word` excludes; `--flag` (a command-line option) is searched for as written.
-        if chunk.startswith("-") and len(chunk) > 1 and chunk[1] != "-":
+        # `-word` excludes; `--flag` (a command-line option) and `-9` (an exit code or errno,
+        # as in `exitcode -9`) are searched for as written.
+        if chunk.startswith("-") and len(chunk) > 1 and chunk[1] != "-" and not chunk[1].isdigit():
             negate, chunk = True, chunk[1:]
         found = words(chunk)
         if not found:
             pending_or = pending_or and not negate
             continue
-        atom = Atom(tuple(found))
+        alternatives = _alternatives(chunk, found)
         if negate:
-            parsed.excluded.append(atom)
+            parsed.excluded.append(alternatives[0])
         elif pending_or:
-            parsed.groups[-1].append(atom)
+            parsed.groups[-1].extend(alternatives)
         else:
-            parsed.groups.append([atom])
+            parsed.groups.append(alternatives)
         pending_or = False
     if len(parsed.groups) > MAX_GROUPS:
         parsed.groups = parsed.groups[:MAX_GROUPS]
         parsed.notes.append(f"Only the first {MAX_GROUPS} words of the query were searched.")
     return parsed
+
+
+_JOINED_RE = re.compile(r"^([^\W\d_]{3,})(\d+)$")
+
+
+def _alternatives(chunk: str, found: list[str]) -> list[Atom]:
+    """The atoms one typed chunk may mean: as written, plus
+    - `xid79` -> also `xid 79` (a code glued to its number, as people type it);
+    - `can't` -> the phrase `can t` (FTS5 splits it) and `cant` (PostgreSQL's index form)."""
+    atom = Atom(tuple(found))
+    if len(found) == 1 and (joined := _JOINED_RE.match(found[0])):
+        return [atom, Atom((joined.group(1), joined.group(2)))]
+    if join_apostrophes(chunk) != chunk:
+        contraction = Atom(tuple(found), contraction=True)
+        return [contraction, Atom(tuple(words(join_apostrophes(chunk))))]
+    return [atom]
 
 
 def _form_key(form: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from incidents.models import Case
@@ -41,13 +42,25 @@ _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ue000\ue001]")
 
 
 def clean(text: str) -> str:
-    """Text without NUL and other control characters or our snippet markers."""
-    return _CONTROL_RE.sub(" ", text)
+    """Text in Unicode NFC without NUL and other control characters or our snippet markers.
+
+    NFC on the way in (index) and on the way out (queries), on both backends, so a query
+    typed in decomposed form (NFD `e` + combining accent) finds composed text and back.
+    """
+    return _CONTROL_RE.sub(" ", unicodedata.normalize("NFC", text))
 
 
 def words(text: str) -> list[str]:
     """The words of `text`, in order, as written (case kept)."""
     return WORD_RE.findall(text)
+
+
+_APOSTROPHE_RE = re.compile(r"(?<=[^\W_])['\u2019](?=[^\W_])")
+
+
+def join_apostrophes(text: str) -> str:
+    """`can't` -> `cant`: PostgreSQL would index `can` and `t`, both stop words, and lose it."""
+    return _APOSTROPHE_RE.sub("", text)
 
 
 def flatten_punctuation(text: str) -> str:
@@ -56,7 +69,7 @@ def flatten_punctuation(text: str) -> str:
     PostgreSQL's parser keeps `2.18.3`, `torch.distributed.DistBackendError` or `a-b` as
     single tokens while FTS5 splits them; flattening gives both backends the same words.
     """
-    return _NON_WORD_RE.sub(" ", text)
+    return _NON_WORD_RE.sub(" ", join_apostrophes(text))
 
 
 @functools.lru_cache(maxsize=65536)

@@ -1,0 +1,54 @@
+""" "Did you mean": query words that no case has, corrected to a close vocabulary word."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from .query import Atom, ParsedQuery, VocabTerm
+from .text import words
+
+MIN_LENGTH = 4  # shorter words are too often codes (`dbe`, `xid`) to correct
+CUTOFF = 0.8  # difflib ratio: `timout` -> `timeout` 0.92, `infiniban` -> `infiniband` 0.95
+
+
+def _known_words(terms: list[VocabTerm]) -> list[str]:
+    return sorted({w.lower() for t in terms for f in t.forms for w in words(f) if len(w) >= MIN_LENGTH})
+
+
+def correct(
+    query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend
+) -> tuple[ParsedQuery, str | None]:
+    """Replace query words that no published case contains by the closest vocabulary word.
+
+    Returns the parsed query (corrected in place) and the corrected query text, or None
+    when nothing was corrected. Costs one query, and only when a word is neither a
+    vocabulary word nor far from one.
+    """
+    known = _known_words(terms)
+    known_set = set(known)
+    wanted: dict[tuple[int, str], str] = {}
+    for index, group in enumerate(parsed.groups):
+        for atom in group:
+            if atom.is_phrase or not atom.words[0].isalpha() or len(atom.words[0]) < MIN_LENGTH:
+                continue
+            word = atom.words[0].lower()
+            if word in known_set:
+                continue
+            close = difflib.get_close_matches(word, known, n=1, cutoff=CUTOFF)
+            if close:
+                wanted[(index, atom.words[0])] = close[0]
+    if not wanted:
+        return parsed, None
+    keys = list(wanted)
+    found = {atom for _, atom in backend.atom_hits([Atom((word,)) for _, word in keys])}
+    fixed = {key: wanted[key] for position, key in enumerate(keys) if position not in found}
+    if not fixed:
+        return parsed, None
+    text = query
+    for (index, typed), correction in fixed.items():
+        parsed.groups[index] = [
+            Atom((correction,)) if atom.words == (typed,) else atom for atom in parsed.groups[index]
+        ]
+        text = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", correction, text)
+    return parsed, text
