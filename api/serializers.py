@@ -130,13 +130,20 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     """A similar case with its score and the reasons for it."""
 
     score = serializers.FloatField(help_text="Similarity from 0 to 1.")
+    label = serializers.CharField(
+        help_text="What the score means to a person: `very similar`, `similar` or `related`."
+    )
+    reasons = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Why, in words, e.g. ["Both: NCCL timeout, DeepSpeed", "same root cause: software bug"].',
+    )
     shared_terms = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Facet -> names of the terms both cases carry.",
     )
     score_parts = serializers.DictField(
         child=serializers.FloatField(),
-        help_text='What the score is made of, e.g. {"vocabulary": 0.4, "text": 0.2}.',
+        help_text='What the score is made of, e.g. {"vocabulary": 0.3, "text": 0.1, "semantic": 0.2}.',
     )
 
 

@@ -98,6 +98,8 @@ def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> di
 def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:
     entry = case_summary(similar.case, request)
     entry["score"] = similar.score
+    entry["label"] = similar.label
+    entry["reasons"] = list(similar.reasons)
     entry["shared_terms"] = {facet: list(names) for facet, names in similar.shared_terms.items()}
     entry["score_parts"] = dict(similar.score_parts)
     return entry

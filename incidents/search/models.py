@@ -18,6 +18,7 @@ class CaseNeighbour(models.Model):
     score = models.FloatField()  # 0..1, vocabulary + text
     vocabulary_score = models.FloatField()  # share of the score from shared terms
     text_score = models.FloatField()  # share of the score from shared words
+    semantic_score = models.FloatField(default=0.0)  # share from the passage embeddings
     shared_terms = models.JSONField(default=dict)  # facet -> names of shared terms
     shared_words = models.JSONField(default=list)  # distinctive shared words
 

@@ -64,3 +64,5 @@ class SimilarCase:
     score_parts: dict[str, float]  # e.g. {"vocabulary": 0.4, "text": 0.2}; sums to score
     shared_words: tuple[str, ...] = ()  # distinctive words both texts use, strongest first
     hand_linked: bool = False  # also in the case's hand-made `related` list
+    label: str = ""  # "very similar", "similar" or "related": what a person reads
+    reasons: tuple[str, ...] = ()  # why, in words ("Both: NCCL timeout, DeepSpeed", ...)

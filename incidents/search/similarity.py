@@ -1,13 +1,16 @@
 """Similar cases: shared vocabulary weighted by rarity plus text similarity, stored.
 
 Score of a pair (symmetric, 0..1):
-    score = VOCABULARY_WEIGHT * vocabulary + TEXT_WEIGHT * text
+    score = VOCABULARY_WEIGHT * vocabulary + TEXT_WEIGHT * text + SEMANTIC_WEIGHT * semantic
 - vocabulary: weighted Jaccard of the two cases' terms (topics, symptom tags, root-cause
   category, components). A term weighs `facet weight * log(1 + N / n)` where N is the
   number of published cases and n those carrying it: rare terms count more than common
   ones, and a shared symptom or cause more than a shared topic.
 - text: cosine of TF-IDF vectors over the title, symptoms, root cause, trigger and summary
-  (stop words dropped, light stemming).
+  (stop words dropped, light stemming);
+- semantic: cosine of the two cases' mean passage embeddings (`semantic.py`), which finds
+  cases told in other words (0 when a case has no stored embedding).
+Weights chosen on the tuning judgements (eval/similar.json).
 The reasons kept with each neighbour: the shared terms by facet, the distinctive shared
 words, and each weighted part (the parts add up to the score).
 
@@ -41,6 +44,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Prefetch
 
@@ -48,11 +52,13 @@ from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
 from .models import CaseNeighbour
 from .results import SimilarCase
+from .semantic import load_vectors
 from .text import STOP_WORDS, WORD_RE, stem
 
 NEIGHBOURS = 10
-VOCABULARY_WEIGHT = 0.6
-TEXT_WEIGHT = 0.4
+VOCABULARY_WEIGHT = 0.4
+TEXT_WEIGHT = 0.2
+SEMANTIC_WEIGHT = 0.4
 FACET_WEIGHTS = {
     Facet.SYMPTOM: 1.0,
     Facet.ROOT_CAUSE: 1.0,
@@ -61,6 +67,8 @@ FACET_WEIGHTS = {
 }
 FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 MIN_SCORE = 0.02
+# A term on more than this share of the cases is not named as a reason.
+GENERIC_SHARE = 0.5
 VECTOR_WORDS = 100  # words kept per case's TF-IDF vector
 
 
@@ -74,6 +82,7 @@ class Profile:
     surface: dict[str, str]  # stemmed word -> the word as first written
     vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
     term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
+    embedding: np.ndarray | None = None  # unit mean of its passage embeddings, if stored
 
 
 def _text_words(text: str) -> list[tuple[str, str]]:
@@ -130,8 +139,8 @@ class _Corpus:
             p.vector = {w: v / norm for w, v in vector.items()}
             p.term_total = sum(self.term_weight[k] for k in p.terms)
 
-    def compare(self, a: Profile, b: Profile) -> tuple[float, float, float]:
-        """(score, vocabulary part, text part) of a pair, parts already weighted."""
+    def compare(self, a: Profile, b: Profile) -> tuple[float, float, float, float]:
+        """(score, vocabulary part, text part, semantic part) of a pair, parts weighted."""
         # Called N times per changed case: set intersections (in C) keep it cheap.
         weight = self.term_weight
         shared_weight = sum(weight.get(k, 0.0) for k in a.terms.keys() & b.terms.keys())
@@ -140,13 +149,26 @@ class _Corpus:
         av, bv = a.vector or {}, b.vector or {}
         text = sum(av[w] * bv[w] for w in av.keys() & bv.keys())
         v_part, t_part = VOCABULARY_WEIGHT * vocabulary, TEXT_WEIGHT * min(text, 1.0)
-        return v_part + t_part, v_part, t_part
+        s_part = 0.0
+        if a.embedding is not None and b.embedding is not None:
+            s_part = SEMANTIC_WEIGHT * min(max(float(a.embedding @ b.embedding), 0.0), 1.0)
+        return v_part + t_part + s_part, v_part, t_part, s_part
+
+    def distinctive(self, key: tuple[str, str]) -> bool:
+        """Whether a shared term says something: not on most cases (`NVIDIA GPUs`, the
+        `Training` topic) and not an unknown root cause."""
+        return (
+            self.term_weight.get(key, 0.0) >= FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + 1 / GENERIC_SHARE)
+            and "unknown" not in key[1]
+        )
 
     def neighbour_row(self, a: Profile, b: Profile, rank: int, parts) -> CaseNeighbour:
-        score, v_part, t_part = parts
+        score, v_part, t_part, s_part = parts
         shared_terms: dict[str, list[str]] = {}
         for facet in FACET_ORDER:
-            names = sorted(a.terms[k] for k in a.terms.keys() & b.terms.keys() if k[0] == facet)
+            names = sorted(
+                a.terms[k] for k in a.terms.keys() & b.terms.keys() if k[0] == facet and self.distinctive(k)
+            )
             if names:
                 shared_terms[str(facet)] = names
         av, bv = a.vector or {}, b.vector or {}
@@ -160,6 +182,7 @@ class _Corpus:
             score=round(score, 4),
             vocabulary_score=round(v_part, 4),
             text_score=round(t_part, 4),
+            semantic_score=round(s_part, 4),
             shared_terms=shared_terms,
             shared_words=shared_words,
         )
@@ -201,8 +224,11 @@ def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
 
 
 def _published_profiles() -> list[Profile]:
-    """Profiles of every published case from 2 queries of plain values (no model objects)."""
+    """Profiles of every published case from 3 queries of plain values (no model objects):
+    terms, texts and stored passage embeddings."""
     published = Case.objects.published()
+    vectors = load_vectors()
+    embeddings = dict(zip(vectors.ids, vectors.case_matrix(), strict=True))
     terms: dict[str, dict[tuple[str, str], str]] = {}
     for case_id, facet, slug, name in CaseTerm.objects.filter(case__in=published).values_list(
         "case_id", "term__facet", "term__slug", "term__name"
@@ -223,7 +249,9 @@ def _published_profiles() -> list[Profile]:
         case_id, facet, slug, name, *texts = row
         case_terms = terms.get(case_id, {})
         case_terms[(facet, slug)] = name
-        profiles.append(_profile(case_id, case_terms, texts))
+        profile = _profile(case_id, case_terms, texts)
+        profile.embedding = embeddings.get(case_id)
+        profiles.append(profile)
     return profiles
 
 
@@ -266,10 +294,10 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     CaseNeighbour.objects.filter(case_id__in=changed).delete()
     stored: dict[str, list[tuple[str, tuple]]] = {}
     for row in CaseNeighbour.objects.order_by("case_id", "rank").values_list(
-        "case_id", "neighbour_id", "score", "vocabulary_score", "text_score"
+        "case_id", "neighbour_id", "score", "vocabulary_score", "text_score", "semantic_score"
     ):
-        owner, other, score, v_part, t_part = row
-        stored.setdefault(owner, []).append((other, (score, v_part, t_part)))
+        owner, other, score, v_part, t_part, s_part = row
+        stored.setdefault(owner, []).append((other, (score, v_part, t_part, s_part)))
 
     new_rows: list[CaseNeighbour] = []
     rewrite: list[str] = []
@@ -297,6 +325,40 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
 
 
+# Labels on the score, from the tuning judgements (eval/similar.json): every neighbour
+# scoring 0.42 or more was judged similar, and 3 in 4 of those from 0.33.
+VERY_SIMILAR = 0.42
+SIMILAR = 0.33
+# Cosine of the mean passage embeddings from which "similar description" is a reason.
+SIMILAR_TEXT = 0.6
+
+
+def similarity_label(score: float) -> str:
+    """ "very similar", "similar" or "related" (never a percentage: 28% read as a weak match)."""
+    return "very similar" if score >= VERY_SIMILAR else "similar" if score >= SIMILAR else "related"
+
+
+def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -> tuple[str, ...]:
+    """Why two cases are alike, as a person says it: shared symptoms and components, the
+    same root cause, shared topics, similar descriptions. Generic terms and an unknown
+    root cause are never reasons (they are left out when neighbours are computed)."""
+    reasons = []
+    both = [*shared_terms.get(str(Facet.SYMPTOM), []), *shared_terms.get(str(Facet.COMPONENT), [])]
+    if both:
+        reasons.append("Both: " + ", ".join(both))
+    causes = [c for c in shared_terms.get(str(Facet.ROOT_CAUSE), []) if "unknown" not in c.lower()]
+    if causes:
+        reasons.append("same root cause: " + causes[0].lower())
+    topics = shared_terms.get(str(Facet.TOPIC), [])
+    if topics:
+        reasons.append("same topic: " + ", ".join(t.lower() for t in topics))
+    if semantic_part >= SEMANTIC_WEIGHT * SIMILAR_TEXT:
+        reasons.append("similar description")
+    if reasons:
+        reasons[0] = reasons[0][0].upper() + reasons[0][1:]
+    return tuple(reasons)
+
+
 def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
     """Published cases most similar to `case`, best first, each with its reasons.
 
@@ -322,10 +384,16 @@ def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
     return [
         SimilarCase(
+            label=similarity_label(row.score),
+            reasons=reasons_in_words(row.shared_terms, row.semantic_score),
             case=row.neighbour,
             score=row.score,
             shared_terms=row.shared_terms,
-            score_parts={"vocabulary": row.vocabulary_score, "text": row.text_score},
+            score_parts={
+                "vocabulary": row.vocabulary_score,
+                "text": row.text_score,
+                "semantic": row.semantic_score,
+            },
             shared_words=tuple(row.shared_words),
             hand_linked=row.neighbour_id in linked,
         )

@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import selectors
-from incidents.search import FacetCount, SimilarCase, search_cases, similar_cases
+from incidents.search import FacetCount, search_cases, similar_cases
 from incidents.selectors import FILTER_FACETS, SORTS, Problem, facet_label, find_case, parse_search
 
 from .citation import bibtex
@@ -151,18 +151,6 @@ def _page_numbers(current: int, last: int) -> list[int | None]:
     return numbers
 
 
-# Reasons read best from the most telling shared term down to the broadest.
-REASON_ORDER = ("symptom", "root_cause", "component", "topic")
-
-
-def _reasons(similar: SimilarCase) -> list[tuple[str, list[str]]]:
-    """(facet label, shared term names) in `REASON_ORDER`, then any other facet the
-    search module reports."""
-    shared = similar.shared_terms
-    order = [f for f in REASON_ORDER if f in shared] + sorted(set(shared) - set(REASON_ORDER))
-    return [(facet_label(f), shared[f]) for f in order if shared[f]]
-
-
 def case_list(request: HttpRequest) -> HttpResponse:
     """`/cases/`: ranked search with snippets when `q` is given, newest first otherwise.
 
@@ -250,7 +238,10 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
             "case": case,
             "related": related,
             "related_ids": {other.id for other in related},
-            "similar": [(s, _reasons(s)) for s in similar_cases(case, limit=SIMILAR_SHOWN)],
+            # A case linked by an editor is listed once, under Related cases.
+            "similar": [
+                s for s in similar_cases(case, limit=SIMILAR_SHOWN + len(related)) if not s.hand_linked
+            ][:SIMILAR_SHOWN],
             "tool_urls": {
                 "json": request.build_absolute_uri(json_url),
                 "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),

@@ -13,9 +13,7 @@ from incidents.search.query import parse_query
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(
-    ("typed", "meant"), [("nccl timout", "nccl timeout"), ("infiniban", "infiniband")]
-)
+@pytest.mark.parametrize(("typed", "meant"), [("nccl timout", "nccl timeout"), ("infiniban", "infiniband")])
 def test_a_misspelt_word_gets_a_did_you_mean_and_is_searched_corrected(typed, meant):
     results = search_cases(query=typed)
     assert results.suggestion == meant
@@ -28,7 +26,11 @@ def test_a_word_some_case_has_is_not_corrected():
 
 
 def test_a_code_glued_to_its_number_finds_the_case():
-    assert search_cases(query="xid79").hits[0].case.id == search_cases(query="Xid 79").hits[0].case.id == "IL-0444"
+    assert (
+        search_cases(query="xid79").hits[0].case.id
+        == search_cases(query="Xid 79").hits[0].case.id
+        == "IL-0444"
+    )
 
 
 def test_a_minus_glued_to_a_number_is_part_of_the_term():

@@ -31,7 +31,8 @@ def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
         "component": ["CUDA", "NCCL", "PyTorch"],
         "topic": ["Inference", "Networking"],
     }
-    assert set(best.score_parts) == {"vocabulary", "text"}
+    assert set(best.score_parts) == {"vocabulary", "text", "semantic"}
+    assert best.score_parts["semantic"] > 0  # the passage embeddings count too
     assert best.score == pytest.approx(sum(best.score_parts.values()), abs=2e-4)
     assert 0 < best.score <= 1
     assert best.shared_words[:2] == ("graphs", "leak")  # both hang under CUDA graphs, a leak

@@ -34,10 +34,12 @@ def test_similar_cases_are_computed_apart_with_their_reasons(page):
     assert 1 <= len(items) <= 5 and "/cases/IL-0429" not in items
     # IL-0444 (Meta RSC hardware failures) shares ECC errors, lost GPUs and the root cause.
     assert "/cases/IL-0444" in items
-    assert re.search(r"\d+% similar", text)
-    assert "Same symptom: " in text and "ECC error" in text
-    assert "Same root cause: Hardware fault" in text
-    assert "Score: vocabulary" in text
+    # A label people read right, reasons in words, never raw score parts or percentages.
+    assert re.search(r"\b(Very similar|Similar|Related)\b", text)
+    assert "Both: " in text and "ECC error" in text
+    assert "same root cause: hardware fault" in text
+    assert "Score:" not in text and not re.search(r"\d+% similar", text)
+    assert "Same words" not in text and "Root cause unknown" not in text
 
 
 def test_the_tools_box_gives_json_similar_and_mcp_urls(page):
@@ -85,3 +87,12 @@ def test_the_description_names_organization_year_cause_and_symptoms(page):
     description = meta_description(page)
     assert "(Meta AI, 2022). Root cause: Hardware fault." in description
     assert "Symptoms: Job interruption, Training job failure, ECC error" in description
+
+
+def test_a_hand_linked_case_is_listed_once_under_related(client):
+    # IL-0463 links IL-0464 by hand, and IL-0464 is also its most similar case.
+    page = client.get("/cases/IL-0463").content.decode()
+    related = element(page, "section", aria_labelledby="related-h")
+    similar = element(page, "section", aria_labelledby="similar-h")
+    assert "/cases/IL-0464" in [href for href, _ in links(related)]
+    assert "/cases/IL-0464" not in re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', similar)
