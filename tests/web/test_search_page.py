@@ -157,7 +157,7 @@ def test_malformed_parameters_are_ignored_not_errors(client):
 
 def test_the_page_links_its_json_twin_with_the_same_query(client):
     response = client.get("/cases/?q=hang&symptom=training-hang&sort=newest&page=1")
-    expected = "/api/cases/?q=hang&symptom=training-hang&ordering=-published"
+    expected = "/api/cases/?q=hang&symptom=training-hang&sort=newest"
     assert response["Link"] == f'<{expected}>; rel="alternate"; type="application/json"'
     assert f'<link rel="alternate" type="application/json" href="{expected.replace("&", "&amp;")}">' in (
         response.content.decode()
