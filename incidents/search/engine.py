@@ -42,6 +42,7 @@ MAX_LIMIT = 100
 LEXICAL_DEPTH = 1000
 # Partial matches (weak hits) listed after the last page of matches.
 PARTIAL_SHOWN = 5
+MAX_OFFSET = 1_000_000_000
 # Facets whose terms widen queries and favour the cases tagged with them.
 EXPAND_FACETS: tuple[str, ...] = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 
@@ -106,18 +107,20 @@ def search_cases(
     matches (`partial_hits`, label weak) with their number (`partial_total`), facet
     counts over the matches (topic, symptom, root_cause, component, organization, year,
     accelerator), a "did you mean" `suggestion` and notes (query cut short, only stop
-    words, nothing matched well). Any string is accepted: nothing raises on odd input. A blank query is
-    the browse view: `relevance` means newest first, scores and labels are None.
+    words, nothing matched well). Any string is accepted: nothing raises on odd input. A
+    blank query is the browse view: `relevance` means newest first, scores and labels are
+    None.
 
     Queries (fixed whatever the number of cases): with a query 13 (one more when a word
-    is close to a vocabulary word but not one: whether any case has it) - vocabulary with case
-    counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
+    is close to a vocabulary word but not one: whether any case has it) - vocabulary with
+    case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, 7 facet counts (none when nothing matches; one more query to order the
     matches by date when `sort` is newest or oldest); a query that only excludes words:
     11; no query: 10.
     """
     sort = sort if sort in SORTS else "relevance"
-    offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))
+    # Past MAX_OFFSET every page is empty anyway; larger numbers overflow the databases' integers.
+    offset, limit = min(max(0, int(offset)), MAX_OFFSET), max(1, min(int(limit), MAX_LIMIT))
     published = Case.objects.published()
     filtered = filter_cases(published, filters)
     if not (query or "").strip():
