@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser, JSONParser
 
 
 class JSONBodyParser(JSONParser):
@@ -18,3 +18,14 @@ class JSONBodyParser(JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error - the body is nested too deeply") from None
+
+
+class PlainTextParser(BaseParser):
+    """A raw `text/plain` body (`curl --data-binary @job.log`) read as `{"text": ...}`:
+    undecodable bytes become U+FFFD, as the log matcher reads them anyway."""
+
+    media_type = "text/plain"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        data = stream.read() if stream is not None else b""
+        return {"text": data.decode("utf-8", "replace")}

@@ -130,7 +130,7 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     """A similar case with its score and the reasons for it."""
 
     score = serializers.FloatField(help_text="Similarity from 0 to 1.")
-    label = serializers.CharField(
+    similarity = serializers.CharField(
         help_text="What the score means to a person: `very similar`, `similar` or `related`."
     )
     reasons = serializers.ListField(
@@ -199,11 +199,43 @@ class MatchedLineSerializer(serializers.Serializer):
     term = serializers.CharField(help_text="Vocabulary term or token the line matched.")
 
 
+class LogLineSerializer(serializers.Serializer):
+    """One line of the pasted text, once, with everything in it the case shares."""
+
+    line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
+    line = serializers.CharField(help_text="The line, cut to 300 characters.")
+    terms = serializers.ListField(child=serializers.CharField(), help_text="Terms and tokens it matched.")
+    spans = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="[start, end) character offsets of the matches in `line`.",
+    )
+
+
 class LogHitSerializer(CaseSummarySerializer):
     """A case the log points at, with the lines that point there."""
 
     score = serializers.FloatField(help_text="How strongly the log points at this case.")
-    matched_lines = MatchedLineSerializer(many=True, help_text="In line order.")
+    confidence = serializers.CharField(
+        help_text="`strong` (specific signatures we have seen), `possible`, or `weak` "
+        "(little in common: probably not this case)."
+    )
+    matched_lines = MatchedLineSerializer(many=True, help_text="One entry per (line, term), in line order.")
+    lines = LogLineSerializer(many=True, help_text="Each matched line once, in line order.")
+
+
+class LogReadingSerializer(serializers.Serializer):
+    """What was read of the log."""
+
+    lines_read = serializers.IntegerField(help_text="Lines in the text.")
+    lines_with_signature = serializers.IntegerField(help_text="Distinct lines with a known signature.")
+    lines_ignored = serializers.IntegerField(
+        help_text="Distinct non-blank lines with nothing the cases know."
+    )
+    lines_repeated = serializers.IntegerField(help_text="Lines repeating an earlier one (read once).")
+    lines_blank = serializers.IntegerField(help_text="Blank lines.")
+    job_kind = serializers.CharField(
+        allow_null=True, help_text="`training` or `inference` when the log says which, else null."
+    )
 
 
 class MatchResponseSerializer(serializers.Serializer):
@@ -212,6 +244,7 @@ class MatchResponseSerializer(serializers.Serializer):
     results = LogHitSerializer(
         many=True, help_text="Best match first; empty when nothing in the text is recognised."
     )
+    reading = LogReadingSerializer(help_text="How many lines were read, matched and ignored.")
 
 
 class TermSerializer(serializers.Serializer):

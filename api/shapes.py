@@ -15,7 +15,7 @@ from django.urls import reverse
 from rest_framework.request import Request
 
 from incidents.models import Case, Facet, Term
-from incidents.search import FacetCount, LogHit, SearchHit, SimilarCase
+from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, TopicOverview
 
 SUMMARY_FIELDS: tuple[str, ...] = (
@@ -98,7 +98,7 @@ def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> di
 def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:
     entry = case_summary(similar.case, request)
     entry["score"] = similar.score
-    entry["label"] = similar.label
+    entry["similarity"] = similar.label
     entry["reasons"] = list(similar.reasons)
     entry["shared_terms"] = {facet: list(names) for facet, names in similar.shared_terms.items()}
     entry["score_parts"] = dict(similar.score_parts)
@@ -108,10 +108,31 @@ def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:
 def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
+    entry["confidence"] = hit.confidence
     entry["matched_lines"] = [
         {"line_number": m.line_number, "line": m.line, "term": m.term} for m in hit.matched_lines
     ]
+    entry["lines"] = [
+        {
+            "line_number": m.line_number,
+            "line": m.line,
+            "terms": list(m.terms),
+            "spans": [list(s) for s in m.spans],
+        }
+        for m in hit.lines
+    ]
     return entry
+
+
+def log_reading(reading: LogReading) -> dict[str, Any]:
+    return {
+        "lines_read": reading.lines_read,
+        "lines_with_signature": reading.lines_with_signature,
+        "lines_ignored": reading.lines_ignored,
+        "lines_repeated": reading.lines_repeated,
+        "lines_blank": reading.lines_blank,
+        "job_kind": reading.job_kind,
+    }
 
 
 def term_entry(term: Term, request: Request) -> dict[str, Any]:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents.search import match_log
+from incidents.search import read_log
 
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
 from ..http import ApiView
 from ..params import reject_all
+from ..parsers import JSONBodyParser, PlainTextParser
 from ..serializers import MatchRequestSerializer, MatchResponseSerializer
 
 
@@ -28,25 +30,29 @@ def _clean_text(data: object) -> object:
 
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
-    400 for a bad body, 413 over `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for non-JSON."""
+    400 for a bad body, 413 over `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither
+    JSON nor `text/plain` (a plain body is the log itself, with the default limit)."""
 
     throttle_scope = "api-heavy"
+    parser_classes = [JSONBodyParser, PlainTextParser]
 
     @extend_schema(
         operation_id="match_create",
         summary="Find the cases a log points at",
         description=(
             "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
-            '`{"text": "...", "limit": 10}`; get published cases ranked by the failure '
+            '`{"text": "...", "limit": 10}`, or as a raw `text/plain` body '
+            "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`); get published "
+            "cases ranked by the failure "
             "signatures found in it, each with the lines that matched which term. Read-only "
             "(POST only because logs are long). Counted against the `api-heavy` rate; a "
             f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."
         ),
-        request=MatchRequestSerializer,
+        request={"application/json": MatchRequestSerializer, "text/plain": OpenApiTypes.STR},
         responses={
             200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
             (413, schema.PROBLEM): schema.problem("The request body is too large."),
-            (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
+            (415, schema.PROBLEM): schema.problem("The body is neither `application/json` nor `text/plain`."),
             **schema.error_responses(
                 bad_request="Malformed JSON, a missing or empty `text`, "
                 "`limit` out of range, or a query parameter."
@@ -73,5 +79,10 @@ class MatchView(ApiView):
             )
         body = MatchRequestSerializer(data=_clean_text(request.data))
         body.is_valid(raise_exception=True)
-        hits = match_log(body.validated_data["text"], limit=body.validated_data["limit"])
-        return Response({"results": [shapes.log_hit(hit, request) for hit in hits]})
+        reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])
+        return Response(
+            {
+                "results": [shapes.log_hit(hit, request) for hit in reading.hits],
+                "reading": shapes.log_reading(reading),
+            }
+        )

@@ -5,18 +5,30 @@ search; the results are plain dataclasses with model instances inside.
 """
 
 from .engine import search_cases
-from .logmatch import match_log
-from .results import FacetCount, LogHit, LogLineMatch, SearchHit, SearchResults, SimilarCase
+from .logmatch import match_log, read_log
+from .results import (
+    FacetCount,
+    LogHit,
+    LogLine,
+    LogLineMatch,
+    LogReading,
+    SearchHit,
+    SearchResults,
+    SimilarCase,
+)
 from .similarity import similar_cases
 
 __all__ = [
     "FacetCount",
     "LogHit",
+    "LogLine",
     "LogLineMatch",
+    "LogReading",
     "SearchHit",
     "SearchResults",
     "SimilarCase",
     "match_log",
+    "read_log",
     "search_cases",
     "similar_cases",
 ]

@@ -15,6 +15,7 @@ Each hit lists the lines that produced its evidence (line number, line, term or 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from incidents.models import Case, CaseTerm, Facet, Term
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom
-from .results import LogHit, LogLineMatch
+from .results import LogHit, LogLine, LogLineMatch, LogReading
 from .text import STOP_WORDS, words
 from .vocab import terms_with_case_counts
 
@@ -36,6 +37,26 @@ LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
 TOKEN_WEIGHT = 1.2
 FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
+# A component found by name only (context) counts this much of its weight, and only for a
+# case that also has a signature.
+CONTEXT_WEIGHT = 0.5
+# The log's kind of job against the case's topics.
+KIND_MATCH = 1.25
+KIND_MISMATCH = 0.6
+# Confidence (chosen on eval/logs.json): see `confidence`.
+STRONG_SIGNATURE = 4.0
+STRONG_SHARE_OF_TOP = 0.8
+POSSIBLE_SIGNATURE = 2.0
+_KIND_PATTERNS = {
+    "training": re2.compile(
+        r"(?i)\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
+        r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*)\b"
+    ),
+    "inference": re2.compile(
+        r"(?i)\b(vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|sglang|"
+        r"prefill|decode|kv[ _-]?cache|endpoint|completions?|prompt)\b"
+    ),
+}
 
 
 def decode_log(text: str | bytes) -> str:
@@ -146,34 +167,130 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
 def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     """Rank published cases by the failure signatures found in pasted log `text`.
 
-    `text` may be str or bytes, up to 1 MB (`MAX_LOG_BYTES`; longer text is cut), any
-    encoding garbage tolerated. Returns at most `limit` hits, best first, each with its
-    score, the lines that matched (1-based line number, the line cut to 300 characters,
-    the term or token) and the names of the terms and tokens it shares with the log; an
-    empty list when nothing identifying is found. Never raises on odd input.
+    The hits of `read_log` (see there); kept for callers that need only them.
+    """
+    return read_log(text, limit=limit).hits
 
-    Time is linear in the size of the text (RE2). Queries: a fixed 6 (terms with case
+
+def _job_kind(lines: dict[str, list[int]]) -> str | None:
+    """ "training" or "inference" when the log's lines clearly say which, else None."""
+    counts = {"training": 0, "inference": 0}
+    for line in lines:
+        for kind, pattern in _KIND_PATTERNS.items():
+            if pattern.search(line):
+                counts[kind] += 1
+    training, inference = counts["training"], counts["inference"]
+    if training >= 1 and training >= 2 * inference:
+        return "training"
+    if inference >= 1 and inference >= 2 * training:
+        return "inference"
+    return None
+
+
+def confidence(signature: float, signatures: int, score: float, top: float) -> str:
+    """strong / possible / weak for a log hit (thresholds from the tuning logs,
+    eval/logs.json): strong needs at least two specific signatures (error codes, tokens,
+    symptom or root-cause terms; never a bare component name) weighing `STRONG_SIGNATURE`
+    and a score close to the best hit's."""
+    if signatures >= 2 and signature >= STRONG_SIGNATURE and score >= STRONG_SHARE_OF_TOP * top:
+        return "strong"
+    if signature >= POSSIBLE_SIGNATURE:
+        return "possible"
+    return "weak"
+
+
+def _spans(line: str, names: list[str], patterns: dict[str, list[str]]) -> tuple[tuple[int, int], ...]:
+    """Where `names` (terms by their forms and patterns, tokens by their words) are in `line`."""
+    found: list[tuple[int, int]] = []
+    for name in names:
+        for pattern in patterns.get(name) or [r"(?i)" + r"\W+".join(re2.escape(w) for w in words(name))]:
+            try:
+                compiled = _compiled(pattern)
+            except re2.error:
+                continue
+            found.extend(m.span() for m in compiled.finditer(line))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(s for s in found if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str):
+    return re2.compile(pattern, options())
+
+
+def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
+    """Rank published cases by the failure signatures found in pasted log `text`, and say
+    what was read.
+
+    `text` may be str or bytes, up to 1 MB (`MAX_LOG_BYTES`; longer text is cut), any
+    encoding garbage tolerated. Signatures are error codes and tokens (`patterns.EXTRACTORS`),
+    symptom and root-cause terms, and components found by their own patterns; a component
+    found only by its name (`NCCL`, `PyTorch`, `CUDA`, `vLLM`) is context: it adds weight to
+    a case that has a signature, never a hit by itself. The kind of job the log shows
+    (training or inference, `_job_kind`) favours cases of that kind and disfavours cases
+    only of the other.
+
+    Returns at most `limit` hits, best first, each with its score, a confidence label
+    (`confidence`), each matched line once with all the terms it matched and their spans
+    (`LogHit.lines`), the same as (line, term) pairs (`matched_lines`) and the names shared
+    with the log; plus how many lines were read, blank, repeated, carried a signature or
+    were ignored. Never raises on odd input.
+
+    Time is linear in the size of the text (RE2). Queries: a fixed 7 (terms with case
     counts, number of published cases, token look-up in the full-text index of published
-    cases, the (case, term) pairs of the found terms, the hits' cases and their terms).
+    cases, the (case, term) pairs of the found terms, the candidates' job-kind topics, the
+    hits' cases and their terms); 2 when nothing identifying is found.
     """
     text = decode_log(text)
+    all_lines = text.split("\n")
     lines = _unique_lines(text)
+    blank = sum(1 for line in all_lines if not line.strip())
+    repeated = len(all_lines) - blank - len(lines)
+    kind = _job_kind(lines)
 
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
     matcher, entries = _term_matcher(terms)
     term_evidence: dict[int, _Evidence] = {}
+    by_pattern: set[int] = set()  # terms found by one of their own patterns
+    signature_lines: set[str] = set()
     if matcher is not None:
         for line, numbers in lines.items():
             for index in matcher.Match(line) or ():
-                evidence = term_evidence.setdefault(entries[index].term.id, _Evidence())
+                entry = entries[index]
+                evidence = term_evidence.setdefault(entry.term.id, _Evidence())
+                if entry.form in entry.term.patterns:
+                    by_pattern.add(entry.term.id)
+                signature_lines.add(line)
                 for number in numbers:
                     evidence.add(number, line)
     token_evidence = _tokens(lines)
+    for evidence in token_evidence.values():
+        signature_lines.update(line for _, line in evidence.lines)
+
+    def reading(hits: list[LogHit], generic: tuple[str, ...] = ()) -> LogReading:
+        return LogReading(
+            hits=hits,
+            lines_read=len(all_lines),
+            lines_blank=blank,
+            lines_repeated=max(repeated, 0),
+            lines_with_signature=len(signature_lines),
+            lines_ignored=len(lines) - len(signature_lines),
+            job_kind=kind,
+            generic_only=generic,
+        )
+
     if not term_evidence and not token_evidence:
-        return []
+        return reading([])
 
     total = max(Case.objects.published().count(), 1)
-    scores: dict[str, float] = {}
+    signature: dict[str, float] = {}
+    signature_count: dict[str, int] = {}
+    context: dict[str, float] = {}
     reasons: dict[str, list[tuple[str, _Evidence]]] = {}
     term_by_id = {t.id: t for t in terms}
 
@@ -189,7 +306,8 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
             continue
         weight = TOKEN_WEIGHT * math.log(1 + total / len(case_ids))
         for case_id in case_ids:
-            scores[case_id] = scores.get(case_id, 0.0) + weight
+            signature[case_id] = signature.get(case_id, 0.0) + weight
+            signature_count[case_id] = signature_count.get(case_id, 0) + 1
             reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
 
     # Which published cases carry the found terms: one query of plain (case, term) pairs,
@@ -207,26 +325,82 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
             all=True,
         )
     )
+    generic: set[str] = set()
     for case_id, term_id in pairs:
         term = term_by_id[term_id]
         weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(1 + total / max(term.case_count, 1))
-        scores[case_id] = scores.get(case_id, 0.0) + weight
+        if term.facet == Facet.COMPONENT and term_id not in by_pattern:
+            context[case_id] = context.get(case_id, 0.0) + weight
+            generic.add(term.name)
+        else:
+            signature[case_id] = signature.get(case_id, 0.0) + weight
+            signature_count[case_id] = signature_count.get(case_id, 0) + 1
         reasons.setdefault(case_id, []).append((term.name, term_evidence[term_id]))
 
+    candidates = [c for c in signature if signature[c] > 0]
+    kinds: dict[str, set[str]] = {}
+    if candidates:  # always, so the query count does not depend on the log
+        for case_id, slug in CaseTerm.objects.filter(
+            case_id__in=candidates, term__facet=Facet.TOPIC, term__slug__in=list(_KIND_PATTERNS)
+        ).values_list("case_id", "term__slug"):
+            kinds.setdefault(case_id, set()).add(slug)
+    scores: dict[str, float] = {}
+    for case_id in candidates:
+        score = signature[case_id] + CONTEXT_WEIGHT * context.get(case_id, 0.0)
+        case_kinds = kinds.get(case_id, set())
+        if kind and kind in case_kinds:
+            score *= KIND_MATCH
+        elif kind and case_kinds:
+            score *= KIND_MISMATCH  # a case only of the other kind of job
+        scores[case_id] = score
+
     ranked = sorted(scores, key=lambda c: (-scores[c], c))[: max(0, limit)]
+    if not ranked:
+        return reading([], tuple(sorted(generic)))
     cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
+    top = scores[ranked[0]]
+    patterns = {t.name: _term_patterns(t) for t in terms}
     hits = []
     for case_id in ranked:
         matched: list[LogLineMatch] = []
+        per_line: dict[int, tuple[str, list[str]]] = {}
         for name, evidence in reasons[case_id]:
             matched.extend(LogLineMatch(n, line.strip()[:300], name) for n, line in evidence.lines)
+            for number, line in evidence.lines:
+                names = per_line.setdefault(number, (line, []))[1]
+                if name not in names:
+                    names.append(name)
         matched.sort(key=lambda m: (m.line_number, m.term))
+        shown = sorted(per_line.items())[:MAX_LINES_PER_HIT]
         hits.append(
             LogHit(
                 case=cases[case_id],
                 score=round(scores[case_id], 4),
                 matched_lines=matched[:MAX_LINES_PER_HIT],
                 matched_terms=tuple(dict.fromkeys(name for name, _ in reasons[case_id])),
+                lines=[
+                    LogLine(
+                        line_number=number,
+                        line=line.strip()[:300],
+                        terms=tuple(names),
+                        spans=_spans(line.strip()[:300], names, patterns),
+                    )
+                    for number, (line, names) in shown
+                ],
+                confidence=confidence(
+                    signature[case_id], signature_count.get(case_id, 0), scores[case_id], top
+                ),
             )
         )
-    return hits
+    return reading(hits, tuple(sorted(generic)))
+
+
+def _term_patterns(term: Term) -> list[str]:
+    """RE2 patterns finding a term in a line: its own patterns and its name and synonyms."""
+    found = []
+    for form in [] if term.facet == Facet.ROOT_CAUSE else [term.name, *term.synonyms]:
+        if words(form):
+            pattern, ignore_case = _form_pattern(form)
+            found.append(("(?i)" if ignore_case else "") + pattern)
+    found.extend("(?i)" + p for p in term.patterns if pattern_problem(p) is None)
+    return found

@@ -49,11 +49,37 @@ class LogLineMatch:
 
 
 @dataclass(frozen=True)
+class LogLine:
+    """One log line once, with everything in it that a hit's case shares."""
+
+    line_number: int  # 1-based (the first occurrence of a repeated line)
+    line: str  # trimmed to 300 characters
+    terms: tuple[str, ...]  # vocabulary terms and tokens it matched, strongest first
+    spans: tuple[tuple[int, int], ...]  # [start, end) offsets of the matches in `line`
+
+
+@dataclass(frozen=True)
 class LogHit:
     case: Case
     score: float
-    matched_lines: list[LogLineMatch]
+    matched_lines: list[LogLineMatch]  # one entry per (line, term); see `lines` for one per line
     matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
+    lines: list[LogLine] = field(default_factory=list)  # each matched line once
+    confidence: str = "weak"  # strong / possible / weak (see logmatch.confidence)
+
+
+@dataclass(frozen=True)
+class LogReading:
+    """What `logmatch.read_log` made of a pasted log."""
+
+    hits: list[LogHit]
+    lines_read: int  # lines in the text (after the 1 MB cut)
+    lines_blank: int
+    lines_repeated: int  # lines that repeat an earlier one (read once)
+    lines_with_signature: int  # distinct lines in which a term or token was found
+    lines_ignored: int  # distinct non-blank lines with nothing the cases know
+    job_kind: str | None  # "training", "inference" or None when the log does not say
+    generic_only: tuple[str, ...] = ()  # names found that are too common to be a signature
 
 
 @dataclass(frozen=True)

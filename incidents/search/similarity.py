@@ -65,6 +65,7 @@ FACET_WEIGHTS = {
     Facet.COMPONENT: 0.8,
     Facet.TOPIC: 0.4,
 }
+_WEIGHT_BY_FACET: dict[str, float] = {str(facet): weight for facet, weight in FACET_WEIGHTS.items()}
 FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
 MIN_SCORE = 0.02
 # A term on more than this share of the cases is not named as a reason.
@@ -158,7 +159,8 @@ class _Corpus:
         """Whether a shared term says something: not on most cases (`NVIDIA GPUs`, the
         `Training` topic) and not an unknown root cause."""
         return (
-            self.term_weight.get(key, 0.0) >= FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + 1 / GENERIC_SHARE)
+            self.term_weight.get(key, 0.0)
+            >= _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + 1 / GENERIC_SHARE)
             and "unknown" not in key[1]
         )
 

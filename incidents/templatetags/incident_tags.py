@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import nh3
 from django import template
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from incidents.durations import humanize_duration
@@ -42,3 +43,17 @@ def percent(score: float | None) -> str:
     if score is None:
         return ""
     return f"{round(score * 100)}%"
+
+
+@register.filter
+def highlight(line: str, spans) -> str:
+    """`line` as HTML with each `[start, end)` of `spans` in `<mark>`, the rest escaped."""
+    out, at = [], 0
+    for start, end in spans or ():
+        if start < at:
+            continue
+        out.append(escape(line[at:start]))
+        out.append(f"<mark>{escape(line[start:end])}</mark>")
+        at = end
+    out.append(escape(line[at:]))
+    return mark_safe("".join(out))  # noqa: S308 - every piece of text is escaped above

@@ -10,7 +10,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from incidents import browse, selectors
-from incidents.search import match_log
+from incidents.search import read_log
 from incidents.search.logmatch import MAX_LOG_BYTES
 
 from .common import render_page
@@ -59,10 +59,12 @@ def match(request: HttpRequest) -> HttpResponse:
     """`/match/`: GET shows the log form; POST (`log`: text up to 1 MB) ranks cases by the
     failure signatures found in the log, each with the lines that matched.
 
-    A blank log re-shows the form with an error (status 400). Data: `search.match_log`.
+    Says how many lines were read, carried a signature or were ignored, and shows each
+    matched line once with its matches highlighted. A blank log re-shows the form with an
+    error (status 400). Data: `search.read_log`.
     POST rather than GET because a pasted log is far longer than a URL may be.
     """
-    context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "error": None}
+    context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "reading": None, "error": None}
     status = 200
     if request.method == "POST":
         log = request.POST.get("log", "")
@@ -79,6 +81,8 @@ def match(request: HttpRequest) -> HttpResponse:
             context["log"] = ""
             status = 400
         else:
-            context["hits"] = match_log(log, limit=LOG_HITS_SHOWN)
+            reading = read_log(log, limit=LOG_HITS_SHOWN)
+            context["hits"] = reading.hits
+            context["reading"] = reading
     # The JSON twin (`POST /api/match`) takes a body, so the page names it instead of linking it.
     return render_page(request, "incidents/match.html", context, json_url=None, status=status)

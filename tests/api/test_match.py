@@ -44,7 +44,20 @@ def test_it_ranks_cases_and_names_the_matched_lines(client):
 
 def test_text_with_nothing_known_gives_no_cases(client):
     response = post(client, {"text": "all good\nnothing to see"})
-    assert (response.status_code, response.json()) == (200, {"results": []})
+    assert (response.status_code, response.json()) == (
+        200,
+        {
+            "results": [],
+            "reading": {
+                "lines_read": 2,
+                "lines_with_signature": 0,
+                "lines_ignored": 2,
+                "lines_repeated": 0,
+                "lines_blank": 0,
+                "job_kind": None,
+            },
+        },
+    )
 
 
 def test_nul_bytes_and_lone_surrogates_are_tolerated(client):
@@ -91,7 +104,8 @@ def test_a_body_over_the_upload_limit_is_a_413(client, settings):
 
 
 def test_another_media_type_is_a_415(client):
-    response = client.post("/api/match", data="NCCL timeout", content_type="text/plain")
+    # text/plain is the log itself (tests/api/test_match_plain_text.py); XML is not taken.
+    response = client.post("/api/match", data="<log>NCCL timeout</log>", content_type="application/xml")
     assert response.status_code == 415
     assert response.json()["title"] == "Unsupported Media Type"
 

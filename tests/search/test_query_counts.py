@@ -17,8 +17,9 @@ SEARCH_QUERIES = 13
 # Browsing (no query): the total, the page of cases, their term links, 7 facet counts.
 BROWSE_QUERIES = 10
 # Terms with case counts, number of published cases, token look-up in the full-text index,
-# (case, term) pairs of the found terms, the hits' cases (root cause joined), their term links.
-MATCH_LOG_QUERIES = 6
+# (case, term) pairs of the found terms, the candidates' job-kind topics, the hits' cases
+# (root cause joined), their term links.
+MATCH_LOG_QUERIES = 7
 # Neighbour rows with their cases and root causes, their term links, the hand-made links.
 SIMILAR_QUERIES = 3
 
