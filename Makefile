@@ -76,13 +76,13 @@ $(VENV)/.eval-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,eval]"
 	touch $@
 
-# Search quality (eval/): MRR@10, recall@1/5, precision@3 against a BM25 baseline, on SQLite,
-# then on PostgreSQL when one answers at EVAL_POSTGRES_URL; fails unless search beats BM25.
+# Search quality (eval/): the tuning set and the held-out test set, on SQLite and (when it
+# answers at EVAL_POSTGRES_URL) PostgreSQL, against plain BM25 and semantic-only baselines,
+# in one run; fails when the test set misses the targets of issue 17.
 EVAL_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/incidentlib
 eval: $(VENV)/.eval-installed
-	env -u DATABASE_URL $(PY) eval/run.py --check
-	if command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q; then \
-		DATABASE_URL=$(EVAL_POSTGRES_URL) $(PY) eval/run.py --check; fi
+	env -u DATABASE_URL $(PY) eval/run.py --check \
+		$$(command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q && echo --postgres=$(EVAL_POSTGRES_URL))
 
 # Speed and memory of search, log matching and similar cases on BENCH_CASES synthetic cases.
 BENCH_CASES ?= 2000

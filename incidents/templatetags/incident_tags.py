@@ -48,7 +48,8 @@ def percent(score: float | None) -> str:
 @register.filter
 def highlight(line: str, spans) -> str:
     """`line` as HTML with each `[start, end)` of `spans` in `<mark>`, the rest escaped."""
-    out, at = [], 0
+    out: list[str] = []
+    at = 0
     for start, end in spans or ():
         if start < at:
             continue
