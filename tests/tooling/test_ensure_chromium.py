@@ -25,7 +25,9 @@ if [ "$held" -gt 0 ]; then
   exit 100
 fi
 if [ "$FAKE_APT_FAILS" = "1" ]; then echo "E: Unable to locate package chromium" >&2; exit 100; fi
-case "$*" in *install*) printf '#!/bin/sh\\n' > "$FAKE_DIR/bin/chromium"; chmod +x "$FAKE_DIR/bin/chromium";; esac
+case "$*" in
+  *install*) printf '#!/bin/sh\\n' > "$FAKE_DIR/bin/chromium"; chmod +x "$FAKE_DIR/bin/chromium";;
+esac
 """
 
 
@@ -79,7 +81,11 @@ def test_the_chromium_variable_wins(tmp_path):
     own.write_text("#!/bin/sh\n")
     own.chmod(0o755)
     result, calls = run(tmp_path, chromium_env=str(own))
-    assert (result.returncode, result.stdout.strip(), calls) == (0, f"browser tests: using Chromium at {own}", [])
+    assert (result.returncode, result.stdout.strip(), calls) == (
+        0,
+        f"browser tests: using Chromium at {own}",
+        [],
+    )
 
 
 def test_a_missing_chromium_is_installed_with_apt_get(tmp_path):
