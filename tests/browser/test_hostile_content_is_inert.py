@@ -131,7 +131,12 @@ def visit(browser, site: str, path: str, *, bypass_csp: bool, log: str | None = 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=bypass_csp)
     dialogs: list[str] = []
     page = context.new_page()
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
     page.goto(site + path)
     if log is not None:
         page.get_by_label("Log text").fill(log)
