@@ -68,6 +68,32 @@ def headline(title: str) -> tuple[str, str]:
     return title[:at], title[at:]
 
 
+# What a reader sees for the similarity level the search engine gives a neighbour (its
+# thresholds live in incidents.search): a bare "28% similar" reads as a weak match.
+SIMILARITY_WORDS = {
+    "strong": "very similar",
+    "high": "very similar",
+    "very similar": "very similar",
+    "possible": "similar",
+    "medium": "similar",
+    "similar": "similar",
+    "weak": "related",
+    "low": "related",
+    "related": "related",
+}
+
+
+@register.filter
+def similarity_label(similar: object) -> str:
+    """ "very similar" / "similar" / "related" for a `SimilarCase`, from the level the search
+    engine gives it (`label`, else `strength` or `confidence`); "" when it gives none."""
+    for attribute in ("label", "strength", "confidence"):
+        level = getattr(similar, attribute, None)
+        if isinstance(level, str) and level.lower() in SIMILARITY_WORDS:
+            return SIMILARITY_WORDS[level.lower()]
+    return ""
+
+
 @register.filter
 def zip_columns(cells: list[object], columns) -> list[tuple[object, object]]:
     """A scale row's cells beside their columns, for per-cell labels on narrow screens."""

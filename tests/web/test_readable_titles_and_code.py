@@ -3,12 +3,14 @@ wraps between words or after path separators, never after the hyphen of a short 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from django.utils.html import escape
 
 from incidents.models import Case
 from incidents.rendering import wrap_inline_code
-from incidents.templatetags.incident_tags import headline, markdown_filter
+from incidents.templatetags.incident_tags import headline, markdown_filter, similarity_label
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +69,18 @@ def test_code_blocks_are_left_alone_and_escaping_is_kept():
     html = str(markdown_filter("Set `A&B=<x>-y`\n\n    pre --block <code>"))
     assert '<code><span class="nowrap">A&amp;B=&lt;x&gt;-y</span></code>' in html
     assert "<pre><code>pre --block &lt;code&gt;\n</code></pre>" in html
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"label": "strong"}, "very similar"),
+        ({"strength": "medium"}, "similar"),
+        ({"confidence": "weak"}, "related"),
+        ({"label": "Very similar"}, "very similar"),
+        ({"score": 0.28}, ""),  # a bare score gets no label: "28% similar" read as a weak match
+        ({"label": "something else"}, ""),
+    ],
+)
+def test_similar_cases_are_labelled_in_words_from_the_engines_level(fields, words):
+    assert similarity_label(SimpleNamespace(**fields)) == words
