@@ -8,7 +8,7 @@ import pytest
 
 from incidents.views.citation import bibtex_escape
 
-from .html import element, links, text_of
+from .html import element, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -20,26 +20,35 @@ def page(client) -> str:
     return response.content.decode()
 
 
-def test_related_cases_are_the_editors_list(page):
+def test_related_cases_are_the_editors_list_first(page):
     related = element(page, "section", aria_labelledby="related-h")
-    assert "Linked by an editor." in text_of(related)
-    assert [href for href, _ in links(related)] == ["/cases/IL-0430", "/cases/IL-0437"]
+    entries = re.findall(r'<li>\s*<a class="similar-link" href="(/cases/IL-\d+)">.*?</li>', related, re.S)
+    metas = re.findall(r'<p class="similar-meta">(.*?)</p>', related)
+    marked = [href for href, meta in zip(entries, metas, strict=True) if "linked by an editor" in meta]
+    assert marked == ["/cases/IL-0430", "/cases/IL-0437"]
+    assert entries[:2] == marked
 
 
-def test_similar_cases_are_computed_apart_with_their_reasons(page):
-    similar = element(page, "section", aria_labelledby="similar-h")
-    text = text_of(similar)
+def test_similar_cases_follow_with_reasons_in_words_and_each_case_shows_once(page):
+    section = element(page, "section", aria_labelledby="related-h")
+    text = text_of(section)
     assert "not checked by an editor" in text
-    items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', similar)
-    assert 1 <= len(items) <= 5 and "/cases/IL-0429" not in items
+    assert element(page, "h2", id="related-h")  # one section: no separate "Similar cases" list
+    assert 'id="similar-h"' not in page
+    items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', section)
+    assert len(items) == len(set(items)), "a case is listed twice"
+    computed = items[2:]
+    assert 1 <= len(computed) <= 5 and "/cases/IL-0429" not in items
     # IL-0444 (Meta RSC hardware failures) shares ECC errors, lost GPUs and the root cause.
-    assert "/cases/IL-0444" in items
-    # A label people read right, reasons in words, never raw score parts or percentages.
-    assert re.search(r"\b(Very similar|Similar|Related)\b", text)
+    assert "/cases/IL-0444" in computed
+    # Reasons as incidents.search words them: shared terms, then the same root cause.
     assert "Both: " in text and "ECC error" in text
     assert "same root cause: hardware fault" in text
-    assert "Score:" not in text and not re.search(r"\d+% similar", text)
-    assert "Same words" not in text and "Root cause unknown" not in text
+    assert "Root cause unknown" not in text
+    # No raw score parts or bare percentages, no raw word stems.
+    assert "Score:" not in text and "vocabulary 0." not in text
+    assert not re.search(r"\d+% similar", text)
+    assert "Same words:" not in text
 
 
 def test_the_tools_box_gives_json_similar_and_mcp_urls(page):
@@ -89,10 +98,9 @@ def test_the_description_names_organization_year_cause_and_symptoms(page):
     assert "Symptoms: Job interruption, Training job failure, ECC error" in description
 
 
-def test_a_hand_linked_case_is_listed_once_under_related(client):
+def test_a_hand_linked_case_that_is_also_similar_is_listed_once(client):
     # IL-0463 links IL-0464 by hand, and IL-0464 is also its most similar case.
     page = client.get("/cases/IL-0463").content.decode()
-    related = element(page, "section", aria_labelledby="related-h")
-    similar = element(page, "section", aria_labelledby="similar-h")
-    assert "/cases/IL-0464" in [href for href, _ in links(related)]
-    assert "/cases/IL-0464" not in re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', similar)
+    section = element(page, "section", aria_labelledby="related-h")
+    items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', section)
+    assert items.count("/cases/IL-0464") == 1
