@@ -241,9 +241,7 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
             # A case linked by an editor is listed once, under Related cases.
             # (similar case, fallback reasons): the engine's reasons are in words already.
             "similar": [
-                (s, [])
-                for s in similar_cases(case, limit=SIMILAR_SHOWN + len(related))
-                if not s.hand_linked
+                (s, []) for s in similar_cases(case, limit=SIMILAR_SHOWN + len(related)) if not s.hand_linked
             ][:SIMILAR_SHOWN],
             "tool_urls": {
                 "json": request.build_absolute_uri(json_url),
