@@ -81,6 +81,36 @@ def main() -> None:
             rows.append(("import 10 more (incremental neighbours)", f"{seconds:.2f} s (CPU {CPU[-1]:.2f} s)"))
         total = Case.objects.count()
 
+        # The added cost of semantic retrieval, apart: encoding passages (what an import of
+        # new cases pays per case), encoding one query, reading every stored vector, and
+        # scoring a query against them.
+        from incidents.search import encoder
+        from incidents.search.semantic import PASSAGES, load_vectors
+
+        fresh = [f"bench passage {n} {time.time()}: NCCL watchdog timeout on rank {n}" for n in range(40)]
+        _, seconds = timed(encoder.encode, fresh)
+        rows.append(
+            (
+                f"embeddings: encode one case ({len(PASSAGES)} short passages)",
+                f"{seconds / 40 * len(PASSAGES) * 1000:.0f} ms"
+                f" (CPU {CPU[-1] / 40 * len(PASSAGES) * 1000:.0f} ms)",
+            )
+        )
+        _, seconds = timed(encoder.encode, [f"nccl timeout after adding nodes {time.time()}"])
+        rows.append(
+            ("embeddings: encode one query", f"{seconds * 1000:.0f} ms (CPU {CPU[-1] * 1000:.0f} ms)")
+        )
+        vectors, seconds = timed(load_vectors)
+        rows.append(
+            (
+                f"embeddings: read all {len(vectors.ids)} cases' vectors (1 query)",
+                f"{seconds * 1000:.0f} ms (CPU {CPU[-1] * 1000:.0f} ms)",
+            )
+        )
+        query = encoder.encode(["nccl timeout after adding nodes"])[0]
+        _, seconds = timed(vectors.case_scores, query)
+        rows.append(("embeddings: score a query against them", f"{seconds * 1000:.1f} ms"))
+
         times, cpu = [], []
         for _ in range(3):
             for query in QUERIES:
