@@ -9,7 +9,7 @@ import pytest
 
 from incidents.models import Case
 
-from .conftest import SCREENSHOTS
+from .conftest import SCREENSHOTS, run_axe
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -118,3 +118,28 @@ def test_list_entries_show_a_bold_headline_and_the_rest_in_normal_weight(open_pa
     assert int(weights[0]) >= 600 and int(weights[1]) == 400
     case = Case.objects.published().order_by("-published", "-id").first()
     assert first.inner_text() == case.title
+
+
+def test_a_table_too_wide_for_a_tablet_says_so_and_keeps_its_first_column(open_page):
+    page = open_page("/cases/IL-0428", width=900, height=900)
+    wrap = page.locator(".scale-wrap").first
+    overflows = wrap.evaluate("w => w.scrollWidth > w.clientWidth + 1")
+    assert page.locator(".scroll-hint").first.is_visible() == overflows
+    first = page.locator("table.scale-table tbody td").first
+    assert first.evaluate("td => getComputedStyle(td).position") == "sticky"
+    # Scrolled to the end, the outcome column is on screen while the first column stays put.
+    before = first.bounding_box()["x"]
+    wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+    assert first.bounding_box()["x"] == before
+    outcome = page.locator("table.scale-table tbody td.outcome-cell").first.bounding_box()
+    assert outcome["x"] + outcome["width"] <= 900
+
+
+@pytest.mark.parametrize("path", ["/", "/cases/?q=nccl+timeout", "/cases/IL-0428", "/stats"])
+def test_dark_mode_passes_axe_too(browser, site, path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    page.goto(site + path)
+    serious = [v for v in run_axe(page) if v["impact"] in ("serious", "critical")]
+    context.close()
+    assert serious == []
