@@ -20,7 +20,8 @@ PULL_LOG = """Events:
 
 
 def result_ids(page) -> list[str]:
-    return page.locator("section.results .case-id").all_inner_texts()
+    """The matches listed (not the "partial matches" section after them)."""
+    return page.locator("section.results > .case-card .case-id").all_inner_texts()
 
 
 def test_search_narrow_exclude_open_and_follow_a_similar_case(open_page):

@@ -66,17 +66,25 @@ SHORT = "<img src=x onerror=alert('short')> <script>alert('s')</script> javascri
 
 
 def hostile_document() -> dict:
-    """IL-0428 (so that it is IL-0428's closest neighbour) with every text field hostile."""
+    """IL-0428 (so that it is IL-0428's closest neighbour) with every text field hostile.
+
+    The summary, symptoms and root cause keep IL-0428's own words before the payloads:
+    similar cases also compare what the texts mean, and payloads alone mean nothing."""
     doc = copy.deepcopy(load_fixture("IL-0428"))
+    original = {
+        "summary": doc["summary"],
+        "symptoms": doc["symptoms"]["description"],
+        "cause": doc["root_cause"]["description"] or "",
+    }
     doc["id"] = HOSTILE_ID
     doc["title"] = f"{MARKER} <script>alert('title')</script><img src=x onerror=alert('t')> title"
     doc["organization"] = f"<svg onload=alert('org')> Org {MARKER}"
-    doc["summary"] = MARKDOWN
+    doc["summary"] = f"{original['summary']}\n\n{MARKDOWN}"
     doc["facts"].update(scope=SHORT, users_affected=SHORT, region=SHORT, severity="high")
     doc["environment"].update(cluster=SHORT, accelerator="<b onclick=alert('acc')>GPU</b>")
-    doc["symptoms"]["description"] = MARKDOWN
+    doc["symptoms"]["description"] = f"{original['symptoms']}\n\n{MARKDOWN}"
     doc["symptoms"]["tags"] = [*doc["symptoms"]["tags"], "NCCL error", "Xid error"]
-    doc["root_cause"].update(description=MARKDOWN, trigger=SHORT)
+    doc["root_cause"].update(description=f"{original['cause']}\n\n{MARKDOWN}", trigger=SHORT)
     doc["detection"] = MARKDOWN
     for field in ("remediation", "action_items", "lessons", "checks"):
         doc[field] = [MARKDOWN, SHORT]
