@@ -9,18 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count
-
-from .models import Case, CaseQuerySet, Facet, Term
+from .models import Case, CaseQuerySet, Term
+from .selectors.cases import terms_with_counts
 from .selectors.facets import TERM_FACETS
 
 
 def cases_with_term(term: Term) -> CaseQuerySet:
-    """Published cases that use `term` (as root-cause category or as a linked term), unevaluated."""
-    published = Case.objects.published()
-    if term.facet == Facet.ROOT_CAUSE:
-        return published.filter(root_cause_category=term)
-    return published.filter(term_links__term=term)
+    """Published cases that use `term` (any facet, the root cause included), unevaluated."""
+    return Case.objects.published().filter(term_links__term=term)
 
 
 @dataclass(frozen=True)
@@ -48,20 +44,7 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
     ids = cases.values("id")
     co_occurring: dict[str, list[tuple[Term, int]]] = {}
     for other_facet in TERM_FACETS:
-        if other_facet == Facet.ROOT_CAUSE:
-            terms = (
-                Term.objects.of(other_facet)
-                .filter(root_cause_cases__in=ids)
-                .annotate(case_count=Count("root_cause_cases"))  # type: ignore[no-redef]
-            )
-        else:
-            terms = (
-                Term.objects.of(other_facet)
-                .filter(case_links__case__in=ids)
-                .annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
-            )
-        terms = terms.exclude(id=term.id).order_by("-case_count", "name")[:top]
-        co_occurring[other_facet] = [(t, t.case_count) for t in terms]
+        co_occurring[other_facet] = terms_with_counts(other_facet, ids, limit=top, leave_out=term)
     return TermDetail(
         term=term,
         case_count=cases.count(),

@@ -93,21 +93,6 @@ def _profile(case_id: str, terms: dict[tuple[str, str], str], texts) -> Profile:
     return Profile(id=case_id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
 
 
-def profile_of(case: Case) -> Profile:
-    """The profile of a case fetched `with_summary()` (no queries)."""
-    terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags, *case.components]}
-    cause = case.root_cause_category
-    terms[(cause.facet, cause.slug)] = cause.name
-    texts = (
-        case.title,
-        case.symptoms_description,
-        case.root_cause_description,
-        case.root_cause_trigger,
-        case.summary,
-    )
-    return _profile(case.id, terms, texts)
-
-
 class _Corpus:
     """Term and word rarities over a set of profiles, and the pair score."""
 

@@ -40,22 +40,15 @@ def vocabulary(facet: Facet | str | None = None) -> list[Term]:
 
 
 def terms_with_counts(
-    facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None
+    facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None, leave_out: Term | None = None
 ) -> list[tuple[Term, int]]:
     """Terms of `facet` used by the cases in `case_ids` (a `values("id")` queryset) with how
     many of those cases use each, most frequent first: one query."""
-    if facet == Facet.ROOT_CAUSE:
-        terms = (
-            Term.objects.of(facet)
-            .filter(root_cause_cases__in=case_ids)
-            .annotate(case_count=Count("root_cause_cases"))  # type: ignore[no-redef]
-        )
-    else:
-        terms = (
-            Term.objects.of(facet)
-            .filter(case_links__case__in=case_ids)
-            .annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
-        )
+    terms = (
+        Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
+    )
+    if leave_out is not None:
+        terms = terms.exclude(id=leave_out.id)
     terms = terms.order_by("-case_count", "name")
     return [(t, t.case_count) for t in (terms[:limit] if limit else terms)]
 
