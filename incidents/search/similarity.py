@@ -17,8 +17,8 @@ the number of cases (one indexed lookup by case). Computing on read instead woul
 O(N) comparisons per page view; an ANN index would need a vector extension that this
 deployment does not have (no pgvector on the target machines) and still not give reasons.
 
-They are updated when cases are imported (`update_neighbours`, called from the
-`cases_written` signal, inside the import transaction) incrementally: with N published
+They are updated when cases are imported (`update_neighbours`, called by
+`search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
 cases and m changed ones, the profiles of all N cases are built (O(N) rows and text, two
 queries of plain values), each changed case is compared with every other one (O(m·N)
 pairs, not the O(N²) of a full recompute), and each other case's stored list is merged
