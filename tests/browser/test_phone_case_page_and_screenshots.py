@@ -118,3 +118,18 @@ def test_list_entries_show_a_bold_headline_and_the_rest_in_normal_weight(open_pa
     assert int(weights[0]) >= 600 and int(weights[1]) == 400
     case = Case.objects.published().order_by("-published", "-id").first()
     assert first.inner_text() == case.title
+
+
+def test_a_table_too_wide_for_a_tablet_says_so_and_keeps_its_first_column(open_page):
+    page = open_page("/cases/IL-0428", width=900, height=900)
+    wrap = page.locator(".scale-wrap").first
+    overflows = wrap.evaluate("w => w.scrollWidth > w.clientWidth + 1")
+    assert page.locator(".scroll-hint").first.is_visible() == overflows
+    first = page.locator("table.scale-table tbody td").first
+    assert first.evaluate("td => getComputedStyle(td).position") == "sticky"
+    # Scrolled to the end, the outcome column is on screen while the first column stays put.
+    before = first.bounding_box()["x"]
+    wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+    assert first.bounding_box()["x"] == before
+    outcome = page.locator("table.scale-table tbody td.outcome-cell").first.bounding_box()
+    assert outcome["x"] + outcome["width"] <= 900
