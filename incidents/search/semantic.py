@@ -96,12 +96,6 @@ def update_embeddings(case_ids: Iterable[str]) -> int:
     return len(rows)
 
 
-def missing_ids() -> set[str]:
-    """Cases with no stored embedding (or one from another model)."""
-    have = set(CaseEmbedding.objects.filter(model=encoder.MODEL_NAME).values_list("case_id", flat=True))
-    return set(Case.objects.values_list("id", flat=True)) - have
-
-
 @dataclass
 class Vectors:
     """Every published case's passage vectors: `matrix[i]` belongs to `ids[owner[i]]`."""
