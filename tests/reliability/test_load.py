@@ -63,6 +63,8 @@ def test_mixed_load_during_an_import_has_no_5xx_and_no_dropped_connection(databa
         # Low enough that one client's share of the mixed traffic must reach it.
         "API_THROTTLE_RATE": "3/minute",
         "API_HEAVY_THROTTLE_RATE": "2/minute",
+        # Production setting on PostgreSQL: each worker shares a bounded pool of connections.
+        "DB_POOL_MAX_SIZE": "8",
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "incidentlib.asgi:application", "--host", "127.0.0.1",
