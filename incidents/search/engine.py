@@ -24,6 +24,7 @@ from django.db.models.expressions import RawSQL
 
 from incidents.models import Case, Facet
 from incidents.selectors import CaseFilters, filter_cases
+from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend, render_snippet
 from .facets import facet_counts
@@ -32,7 +33,6 @@ from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary
 from .results import SearchHit, SearchResults
 from .semantic import load_vectors, query_vector
 from .spelling import correct
-from .vocab import terms_with_case_counts
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
