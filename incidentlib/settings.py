@@ -31,6 +31,8 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 # /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
 MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
 PORT = env.int("PORT", default=8000)
+# Where the site is reachable, for absolute links given outside a request (MCP tool results).
+SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.contenttypes",

@@ -31,6 +31,8 @@ class CaseSummary(BaseModel):
     topics: list[str] = Field(description="Topic slugs.")
     symptom_tags: list[str] = Field(description="Symptom tag names.")
     root_cause_category: str = Field(description="Root-cause category name.")
+    url: str = Field(description="The case as JSON (the API).")
+    html_url: str = Field(description="The case's web page.")
 
 
 class FacetValue(BaseModel):
@@ -60,6 +62,7 @@ class SearchResult(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class IncidentList(BaseModel):
@@ -71,6 +74,7 @@ class IncidentList(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class TermCount(BaseModel):
@@ -89,6 +93,7 @@ class TopicOverview(BaseModel):
     top_root_causes: list[TermCount]
     top_components: list[TermCount]
     latest_cases: list[CaseSummary] = Field(description="Newest published cases in the topic.")
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class VocabTerm(BaseModel):
@@ -104,6 +109,8 @@ class Vocabulary(BaseModel):
         description="Terms by facet, each list sorted by name. The facet name is the filter "
         "parameter of search_incidents and list_incidents."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+    notes: list[str] = Field(default_factory=list, description="How to get what was cut.")
 
 
 class CaseRef(BaseModel):
@@ -126,11 +133,16 @@ class SimilarIncidents(BaseModel):
     title: str
     similar: list[SimilarIncident] = Field(description="Computed neighbours, closest first.")
     related: list[CaseRef] = Field(description="Cases the editors linked by hand (kept apart).")
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+
+
+class LogLine(BaseModel):
+    line_number: int = Field(description="1-based line number in the text sent.")
+    line: str = Field(description="The line, at most 300 characters.")
 
 
 class MatchedLine(BaseModel):
-    line_number: int = Field(description="1-based line number in the text sent.")
-    line: str = Field(description="The line, at most 300 characters.")
+    line_number: int = Field(description="1-based line number; its text is in `lines`.")
     terms: list[str] = Field(
         description="The failure signatures (vocabulary terms or error tokens) found in it."
     )
@@ -146,8 +158,10 @@ class LogMatch(CaseSummary):
 
 class LogMatchResult(BaseModel):
     lines_scanned: int
+    lines: list[LogLine] = Field(description="Each matched line once, by line number.")
     hits: list[LogMatch]
     notes: list[str]
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 @cache
@@ -159,7 +173,31 @@ def incident_document_schema() -> dict[str, Any]:
     definitions = schema.pop("$defs", {})
     schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
     schema["required"] = ["id"]
+    # Field by field the document is described in the tool's description and in the case
+    # schema (GET /api/schema/); the listing states each top-level field's type only.
+    schema["properties"] = {name: _shallow(prop) for name, prop in schema["properties"].items()}
+    schema["properties"].update(DOCUMENT_EXTRAS)
     return schema
+
+
+def _shallow(prop: dict[str, Any]) -> dict[str, Any]:
+    """A property schema reduced to its type (and its items' type), for a short listing."""
+    if "anyOf" in prop:
+        return {"anyOf": [_shallow(branch) for branch in prop["anyOf"]]}
+    shallow = {key: prop[key] for key in ("type", "format") if key in prop}
+    if isinstance(prop.get("items"), dict):
+        shallow["items"] = _shallow(prop["items"])
+    return shallow or {}
+
+
+# What get_incident adds to the case document: the same links as the API's detail, and the
+# marker of a document cut to the byte budget.
+DOCUMENT_EXTRAS: dict[str, Any] = {
+    "url": {"type": "string"},
+    "html_url": {"type": "string"},
+    "truncated": {"type": "boolean"},
+    "omitted_fields": {"type": "array", "items": {"type": "string"}},
+}
 
 
 def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
@@ -195,3 +233,10 @@ class IncidentDocument(BaseModel):
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         return copy.deepcopy(incident_document_schema())
+
+
+class VocabularyCut(BaseModel):
+    """The vocabulary flattened to (facet, term) pairs, to cut it at a term boundary."""
+
+    pairs: list[tuple[str, VocabTerm]]
+    truncated: bool = False

@@ -3,7 +3,11 @@ the incident tools out."""
 
 from __future__ import annotations
 
+import inspect
+from typing import Annotated
+
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 
 TRIAGE_STEPS = """\
 Use the incidentlib tools to find past incidents like this one, then write a triage plan.
@@ -24,7 +28,16 @@ Use the incidentlib tools to find past incidents like this one, then write a tri
 Say plainly when no past case matches well; do not stretch a weak match."""
 
 
-def triage(symptoms: str, log_excerpt: str = "", environment: str = "") -> str:
+def triage(
+    symptoms: Annotated[
+        str, Field(description="What is failing, in words: the error text, what hung, at what scale.")
+    ],
+    log_excerpt: Annotated[str, Field(description="Log lines around the failure (optional).")] = "",
+    environment: Annotated[
+        str,
+        Field(description="Training or inference, framework, accelerator and scale (optional)."),
+    ] = "",
+) -> str:
     """Turn a symptom description (optionally with log lines and the environment) into a
     triage plan grounded in past incidents, using search_incidents, match_log,
     get_incident and similar_incidents."""
@@ -37,4 +50,8 @@ def triage(symptoms: str, log_excerpt: str = "", environment: str = "") -> str:
 
 
 def register_prompts(server: MCPServer) -> None:
-    server.prompt(name="triage", title="Triage a failure from past incidents")(triage)
+    server.prompt(
+        name="triage",
+        title="Triage a failure from past incidents",
+        description=inspect.cleandoc(triage.__doc__ or ""),
+    )(triage)

@@ -1,10 +1,11 @@
 """The incident tools. Each parses its arguments, calls `incidents.selectors`,
 `incidents.documents.case_document` or `incidents.search`, and shapes the output; none
-holds query logic. Docstrings are the descriptions clients show to the model.
+holds query logic. Docstrings are the descriptions clients show to the model: what the tool
+is for, when to use another one, an example, the byte budget and the errors.
 
-Size bound: list entries are summaries (about 0.5 KB each, never whole documents), so a
-response at the largest `limit` stays under `MAX_LIST_RESPONSE_BYTES` (40 KB) of JSON;
-at the default limits under about 12 KB. Only get_incident returns a whole document.
+Budgets: every result is cut at an item boundary to its tool's budget (`BUDGETS`, bytes of
+compact JSON), says `truncated: true` and how to get the rest. Lists hold summaries, never
+whole documents; only get_incident returns a document.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from incidents import lookups, search, selectors
 from incidents.documents import case_document
 from incidents.models import Case, Facet
 
+from .budget import fit_fields, fit_list
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Component,
@@ -29,6 +31,7 @@ from .filters import (
     build_filters,
     filter_arguments,
 )
+from .links import case_links
 from .models import (
     CaseRef,
     IncidentDocument,
@@ -43,18 +46,31 @@ from .models import (
     TopicOverview,
     VocabTerm,
     Vocabulary,
+    VocabularyCut,
 )
 from .shaping import (
     case_summary,
     facet_values,
     group_matched_lines,
+    log_lines,
     snippet_text,
     summary_fields,
 )
 from .suggest import closest_case_ids, normalize_case_id, resolve_term
+from .toolkit import ToolSpec
 
-MAX_LIST_RESPONSE_BYTES = 40_000
+MAX_LIST_RESPONSE_BYTES = 40_000  # no result is larger, whatever the tool (see BUDGETS)
 MATCHED_LINES_PER_HIT = 5
+BUDGETS = {
+    "search_incidents": 24_000,
+    "list_incidents": 24_000,
+    "get_incident": 16_000,
+    "get_topic": 12_000,
+    "vocab": 24_000,
+    "similar_incidents": 16_000,
+    "match_log": 16_000,
+    "triage": 8_000,
+}
 
 DocumentField = Literal[
     "id",
@@ -130,17 +146,18 @@ def search_incidents(
 ) -> SearchResult:
     """Search the incident cases: ranked hits for a description of a failure.
 
-    Returns `total` (all matches), up to `limit` hits, best first, each with id, title,
-    organization, published date, topics, symptom tags, root-cause category, a relevance
-    `score`, a plain-text `snippet` (matched words in **bold**, at most 300 characters)
-    and `matched_terms` (why it matched), plus `next_cursor` for the next page and `notes`
-    about the query. Filters narrow the matches (AND across filters); term filters take a
-    slug, name or synonym (see vocab). To browse without words use list_incidents; to
-    match pasted log lines use match_log; to read a hit use get_incident.
+    Use for "have we seen this?" in words or error text, or to narrow by filters. Not for:
+    an on-call answer with causes and fixes (triage), pasted logs (match_log), browsing
+    without words (list_incidents). Example: {"query": "allreduce hangs after adding
+    nodes", "symptom": "nccl-timeout"}.
 
-    Size: about 0.6 KB per hit, at most 40 KB at limit=25.
-    Errors: an unknown filter value names the nearest valid values; limit outside 1-25 and
-    a cursor from a different query are refused.
+    Returns `total`, up to `limit` hits best first (summary, url, html_url, `score`,
+    `snippet` with matches in **bold**, `matched_terms`), `next_cursor` and `notes`.
+    Filters AND together; term filters take a slug, name or synonym (see vocab).
+
+    Size: about 0.7 KB per hit; budget 24 KB (then cut, `truncated`, next_cursor goes on).
+    Errors: unknown filter values name the nearest valid ones; a cursor from another query
+    is refused.
     """
     filters = build_filters(
         topic=topic,
@@ -169,12 +186,18 @@ def search_incidents(
             + (", or drop a filter." if filters.include else ".")
         )
     end = offset + len(hits)
-    return SearchResult(
+    result = SearchResult(
         total=results.total,
         hits=hits,
         next_cursor=encode_cursor(end, key) if hits and end < results.total else None,
         notes=notes,
         facets=facet_values(results.facets) if facets else None,
+    )
+    return fit_list(
+        result,
+        "hits",
+        BUDGETS["search_incidents"],
+        lambda kept: {"next_cursor": encode_cursor(offset + kept, key)},
     )
 
 
@@ -192,14 +215,16 @@ def list_incidents(
 ) -> IncidentList:
     """Browse the published incident cases, newest first, optionally filtered.
 
-    Returns `total` (all cases matching the filters), up to `limit` case summaries (id,
-    title, organization, published date, topics, symptom tags, root-cause category) and
-    `next_cursor` for the next page. Filters combine with AND; term filters take a slug,
-    name or synonym (see vocab). To search by words use search_incidents.
+    Use to list what is known for a topic, symptom, component, organization or year. Not
+    for: finding cases by what happened (search_incidents, triage). Example: {"topic":
+    "storage", "year": 2024, "limit": 10}.
 
-    Size: about 0.5 KB per case, at most 40 KB at limit=50.
-    Errors: an unknown filter value names the nearest valid values; limit outside 1-50 and
-    a cursor from different filters are refused.
+    Returns `total`, up to `limit` case summaries (with url and html_url) and
+    `next_cursor`. Term filters take a slug, name or synonym (see vocab).
+
+    Size: about 0.6 KB per case; budget 24 KB (then cut, `truncated`, next_cursor goes on).
+    Errors: unknown filter values name the nearest valid ones; a cursor from other filters
+    is refused.
     """
     filters = build_filters(
         topic=topic,
@@ -214,11 +239,17 @@ def list_incidents(
     results = search.search_cases(query="", filters=filters, sort=sort, offset=offset, limit=limit)
     incidents = [case_summary(hit.case) for hit in results.hits]
     end = offset + len(incidents)
-    return IncidentList(
+    result = IncidentList(
         total=results.total,
         incidents=incidents,
         next_cursor=encode_cursor(end, key) if incidents and end < results.total else None,
         facets=facet_values(results.facets) if facets else None,
+    )
+    return fit_list(
+        result,
+        "incidents",
+        BUDGETS["list_incidents"],
+        lambda kept: {"next_cursor": encode_cursor(offset + kept, key)},
     )
 
 
@@ -235,22 +266,26 @@ def get_incident(
 ) -> IncidentDocument:
     """Read one incident case: the whole case document, or the fields asked for.
 
-    Returns the document of `case.schema.json`, the same as GET /api/cases/{id} and the
-    exported JSON: title, organization, published, occurred, status (a retracted case still
-    resolves, marked "retracted"), topics, summary (Markdown), facts (severity, scope,
-    users affected, region, time to detect / resolve as ISO 8601 durations), environment
-    (cluster, accelerator, counts, components), symptoms (description, tags), scale_tables
-    (which configurations worked or failed), root_cause (category, description, trigger),
-    detection, remediation, action_items, lessons, checks, sources (public URLs) and
-    related (hand-linked case ids). Unknown facts are null.
+    Use after search_incidents, list_incidents or triage to read a case in full. Not for:
+    finding cases (search_incidents). Example: {"id": "IL-0428", "fields": ["root_cause",
+    "remediation", "checks"]}.
 
-    Size: a whole document is typically 4-10 KB; pass `fields` to read less.
+    Returns the document of `case.schema.json` (as GET /api/cases/{id} and the export):
+    title, organization, dates, status (a retracted case resolves, marked "retracted"),
+    topics, summary, facts (TTD/TTR as ISO 8601 durations), environment, symptoms,
+    scale_tables, root_cause, detection, remediation, action_items, lessons, checks,
+    sources, related; plus url and html_url. Unknown facts are null.
+
+    Size: 4-10 KB whole; budget 16 KB (then the last fields are left out, `truncated`,
+    `omitted_fields` names them: ask for them with `fields`).
     Errors: an unknown id names the closest existing ids.
     """
-    document = dict(case_document(_case_or_error(id)))
+    case = _case_or_error(id)
+    document = {**case_document(case), **case_links(case.id)}
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
+    document, _ = fit_fields(document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url"))
     return IncidentDocument(**document)
 
 
@@ -267,11 +302,14 @@ def get_topic(
 ) -> TopicOverview:
     """Overview of one topic: what it covers and what its incidents have in common.
 
-    Returns the topic's slug, name, description and synonyms, the number of published
-    cases, its most frequent symptom tags, root-cause categories and components (with
-    case counts, at most 5 each) and its `latest` newest cases as summaries.
+    Use to orient in an area (training, networking, storage...). Not for: a specific
+    failure (search_incidents, triage). Example: {"slug": "networking", "latest": 3}.
 
-    Size: about 1 KB plus 0.5 KB per latest case.
+    Returns slug, name, description, synonyms, case_count, the top symptoms, root causes
+    and components (with case counts, at most 5 each) and the `latest` newest cases.
+
+    Size: about 1 KB plus 0.6 KB per latest case; budget 12 KB (then fewer latest cases,
+    `truncated`).
     Errors: an unknown topic lists the valid topics.
     """
     overview = selectors.topic_overview(slug, latest=latest)
@@ -288,7 +326,7 @@ def get_topic(
         return [TermCount(slug=t.slug, name=t.name, count=n) for t, n in pairs]
 
     topic = overview.topic
-    return TopicOverview(
+    result = TopicOverview(
         slug=topic.slug,
         name=topic.name,
         description=topic.description,
@@ -299,6 +337,7 @@ def get_topic(
         top_components=counts(overview.top_components),
         latest_cases=[case_summary(case) for case in overview.latest_cases],
     )
+    return fit_list(result, "latest_cases", BUDGETS["get_topic"], lambda kept: {})
 
 
 def vocab(
@@ -309,12 +348,15 @@ def vocab(
 ) -> Vocabulary:
     """The vocabulary: the terms an assistant may use as filter values.
 
-    Returns, per facet (topic, symptom, root_cause, component: the filter parameters of
-    search_incidents and list_incidents), every term with its slug (the filter value),
-    name, one-line description, synonyms (search widens to them) and the number of
-    published cases that carry it.
+    Use to find the filter value for a symptom, root cause, component or topic. Not for:
+    finding cases (search_incidents). Example: {"facet": "symptom"}.
 
-    Size: about 16 KB for all facets (it grows with the vocabulary), 1-6 KB for one.
+    Returns, per facet (the filter parameters of search_incidents and list_incidents),
+    every term: slug (the filter value), name, description, synonyms (search widens to
+    them) and the number of published cases carrying it.
+
+    Size: about 16 KB for all facets, 1-6 KB for one; budget 24 KB (then the last terms
+    are left out, `truncated`: ask for one facet).
     """
     grouped: dict[str, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
@@ -327,7 +369,25 @@ def vocab(
                 case_count=term.case_count,
             )
         )
-    return Vocabulary(terms=grouped)
+    return _fit_vocabulary(Vocabulary(terms=grouped))
+
+
+def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
+    """The vocabulary cut to its budget at a term boundary, facet by facet."""
+    pairs = [(facet, term) for facet, terms in result.terms.items() for term in terms]
+    holder = VocabularyCut(pairs=pairs)
+    cut = fit_list(holder, "pairs", BUDGETS["vocab"] - 200, lambda kept: {})
+    if not cut.truncated:
+        return result
+    grouped: dict[str, list[VocabTerm]] = {}
+    for facet, term in cut.pairs:
+        grouped.setdefault(facet, []).append(term)
+    left_out = sorted({facet for facet, _ in pairs[len(cut.pairs) :]})
+    return Vocabulary(
+        terms=grouped,
+        truncated=True,
+        notes=[f"Cut to the budget: call vocab with facet= one of {', '.join(left_out)} for the rest."],
+    )
 
 
 def similar_incidents(
@@ -336,12 +396,14 @@ def similar_incidents(
 ) -> SimilarIncidents:
     """Cases similar to one case, with the reasons they are similar.
 
-    Returns the case's id and title; `similar`: up to `limit` computed neighbours, closest
-    first, each a summary with a 0..1 `score`, `shared_terms` (the symptoms, root cause,
-    components and topics both cases carry) and `score_parts` (how the score is made up);
-    and `related`: the cases editors linked by hand (id and title), kept apart.
+    Use once a case fits, to see related failures. Not for: finding the first case
+    (triage, search_incidents). Example: {"id": "IL-0442", "limit": 3}.
 
-    Size: about 0.7 KB per similar case, at most 15 KB at limit=20.
+    Returns the case's id and title; `similar`: up to `limit` neighbours, closest first,
+    each a summary with a 0..1 `score`, `shared_terms` and `score_parts`; and `related`:
+    the cases editors linked by hand, kept apart.
+
+    Size: about 0.8 KB per similar case; budget 16 KB (then fewer, `truncated`).
     Errors: an unknown id names the closest existing ids.
     """
     case = _case_or_error(id)
@@ -355,7 +417,8 @@ def similar_incidents(
         for item in search.similar_cases(case, limit=limit)
     ]
     related = [CaseRef(id=c.id, title=c.title) for c in selectors.related_cases(case)]
-    return SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
+    result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
+    return fit_list(result, "similar", BUDGETS["similar_incidents"], lambda kept: {})
 
 
 def match_log(
@@ -372,17 +435,20 @@ def match_log(
 ) -> LogMatchResult:
     """Match pasted log text against known failure signatures and rank the cases.
 
-    Returns `lines_scanned` and up to `limit` cases, best first, each a summary with a
-    `score` and `matched_lines` (line number, the line trimmed to 300 characters, and the
-    failure signatures found in it; at most 5 lines per case, `more_matched_lines` counts
-    the rest), plus `notes`. Paste the lines around the failure rather than a whole log when
-    you can: every byte sent costs context.
+    Use to rank cases for a log alone. Not for: an on-call answer with causes, fixes and
+    checks (triage takes the log too); words without a log (search_incidents). Example:
+    {"text": "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(...)"}.
 
-    Size: about 2 KB per case, at most 40 KB at limit=20.
+    Returns `lines_scanned`, `lines` (each matched line once: line_number, text), up to
+    `limit` cases best first, each a summary with `score` and `matched_lines` (line
+    numbers with the signatures found; at most 5, `more_matched_lines` counts the rest),
+    plus `notes`. Send the lines around the failure, not a whole log.
+
+    Size: about 1 KB per case; budget 16 KB (then fewer cases, `truncated`).
     Errors: empty text or more than 1,000,000 characters is refused.
     """
     hits = search.match_log(text, limit=limit)
-    matches = []
+    matches: list[LogMatch] = []
     for hit in hits:
         lines = group_matched_lines(hit.matched_lines)
         matches.append(
@@ -396,15 +462,34 @@ def match_log(
     notes = (
         [] if matches else ["No known failure signature found: try search_incidents with the error message."]
     )
-    return LogMatchResult(lines_scanned=len(text.splitlines()), hits=matches, notes=notes)
+    every_match = [m for hit in hits for m in hit.matched_lines]
+
+    def shown_lines(kept: list[LogMatch]) -> list:
+        return log_lines(every_match, {m.line_number for hit in kept for m in hit.matched_lines})
+
+    result = LogMatchResult(
+        lines_scanned=len(text.splitlines()), lines=shown_lines(matches), hits=matches, notes=notes
+    )
+    return fit_list(
+        result,
+        "hits",
+        BUDGETS["match_log"],
+        lambda kept: {
+            "lines": shown_lines(matches[:kept]),
+            "notes": [*notes, f"Cut to the budget after {kept} cases: pass a smaller limit or fewer lines."],
+        },
+    )
 
 
-TOOLS = (
-    (search_incidents, "Search incidents"),
-    (get_incident, "Get an incident"),
-    (list_incidents, "List incidents"),
-    (get_topic, "Get a topic"),
-    (vocab, "Vocabulary of filter values"),
-    (similar_incidents, "Similar incidents"),
-    (match_log, "Match a log against incidents"),
+TOOLS = tuple(
+    ToolSpec(fn=fn, title=title, budget=BUDGETS[fn.__name__])
+    for fn, title in (
+        (search_incidents, "Search incidents"),
+        (get_incident, "Get an incident"),
+        (list_incidents, "List incidents"),
+        (get_topic, "Get a topic"),
+        (vocab, "Vocabulary of filter values"),
+        (similar_incidents, "Similar incidents"),
+        (match_log, "Match a log against incidents"),
+    )
 )

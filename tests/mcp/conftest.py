@@ -27,7 +27,8 @@ from mcp_server.server import build_server
 
 T = TypeVar("T")
 
-TOOL_NAMES = {
+# In the order tools/list gives them.
+TOOL_ORDER = (
     "search_incidents",
     "get_incident",
     "list_incidents",
@@ -35,7 +36,8 @@ TOOL_NAMES = {
     "vocab",
     "similar_incidents",
     "match_log",
-}
+)
+TOOL_NAMES = set(TOOL_ORDER)
 
 
 class InMemoryMcp:

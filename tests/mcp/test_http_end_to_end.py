@@ -185,8 +185,16 @@ def test_stateless_requests_work_across_workers(base_url):
 
 def test_a_foreign_origin_or_host_is_refused(base_url):
     port = base_url.rsplit(":", 1)[1]
-    assert _post(f"{base_url}/mcp", {"Origin": "http://evil.example"}) == (403, "Invalid Origin header")
-    assert _post(f"{base_url}/mcp", {"Host": f"evil.example:{port}"}) == (421, "Invalid Host header")
+    status, body = _post(f"{base_url}/mcp", {"Origin": "http://evil.example"})
+    assert (status, json.loads(body)["error"]["message"]) == (
+        403,
+        "Invalid Origin header: this origin may not call /mcp",
+    )
+    status, body = _post(f"{base_url}/mcp", {"Host": f"evil.example:{port}"})
+    assert (status, json.loads(body)["error"]["message"]) == (
+        421,
+        "Invalid Host header: not one of this site's hosts",
+    )
     status, body = _post(f"{base_url}/mcp", {"Origin": f"http://localhost:{port}"})
     assert status == 200 and json.loads(body)["id"] == 1
 

@@ -25,6 +25,8 @@ def test_an_error_token_finds_its_case(mcp):
         "topics",
         "symptom_tags",
         "root_cause_category",
+        "url",
+        "html_url",
         "score",
         "snippet",
         "matched_terms",

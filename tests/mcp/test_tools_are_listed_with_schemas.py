@@ -56,7 +56,14 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
     schema = listed["get_incident"].output_schema
     with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
         case_schema = json.load(handle)
-    assert list(schema["properties"]) == list(case_schema["properties"])
+    # The case schema's fields, then the links and the budget marker get_incident adds.
+    assert list(schema["properties"]) == [
+        *case_schema["properties"],
+        "url",
+        "html_url",
+        "truncated",
+        "omitted_fields",
+    ]
     assert schema["required"] == ["id"]
     assert schema["additionalProperties"] is False
     # $refs are inlined so the schema stands alone in the listing.
@@ -69,7 +76,13 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
 def test_list_outputs_are_described(mcp):
     listed = {t.name: t for t in mcp.run(lambda client: client.list_tools()).tools}
     search = listed["search_incidents"].output_schema
-    assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets"}
+    assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets", "truncated"}
     hit = search["$defs"]["SearchHit"]["properties"]
     assert {"id", "title", "snippet", "score", "matched_terms", "symptom_tags"} <= set(hit)
-    assert set(listed["match_log"].output_schema["properties"]) == {"lines_scanned", "hits", "notes"}
+    assert set(listed["match_log"].output_schema["properties"]) == {
+        "lines_scanned",
+        "lines",
+        "hits",
+        "notes",
+        "truncated",
+    }
