@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
 export AXE_JS
 
-.PHONY: setup run test lint fix migrations-check data browser eval bench
+.PHONY: setup run test lint typecheck check fix migrations-check data browser eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -41,9 +41,17 @@ $(AXE_JS):
 test: setup browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# Lint with ruff.
+# Lint and check formatting with ruff (changes nothing; `make fix` rewrites).
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# Type-check with mypy, django-stubs and djangorestframework-stubs (config in pyproject.toml).
+typecheck: setup
+	$(VENV)/bin/mypy .
+
+# Everything CI checks besides the tests.
+check: lint typecheck migrations-check
 
 # Fix what ruff can fix and format.
 fix: setup

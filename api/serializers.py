@@ -37,7 +37,8 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField(help_text="The HTTP status code.")
     detail = serializers.CharField(help_text="What went wrong, for a person.")
     instance = serializers.CharField(required=False, help_text="The request path.")
-    errors = ParameterErrorSerializer(
+    # A response field named like Serializer.errors; this class only describes output.
+    errors = ParameterErrorSerializer(  # type: ignore[assignment]
         many=True, required=False, help_text="One entry per bad parameter or body field."
     )
 
@@ -87,7 +88,7 @@ class FacetCountSerializer(serializers.Serializer):
     """How many cases of the current result carry one facet value."""
 
     value = serializers.CharField(help_text="Filter value: slug for term facets, the name or year otherwise.")
-    label = serializers.CharField(help_text="What a person reads.")
+    label = serializers.CharField(help_text="What a person reads.")  # type: ignore[assignment]  # a field named like Field.label
     count = serializers.IntegerField(help_text="Cases in the whole result with this value.")
 
 
@@ -293,7 +294,7 @@ class DistributionSerializer(serializers.Serializer):
 class ResolveBucketSerializer(serializers.Serializer):
     """Cases whose time to resolve falls in one range."""
 
-    label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")
+    label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")  # type: ignore[assignment]  # a field named like Field.label
     min_seconds = serializers.IntegerField(help_text="Inclusive lower bound.")
     max_seconds = serializers.IntegerField(allow_null=True, help_text="Exclusive upper bound; null: none.")
     count = serializers.IntegerField(help_text="Published cases in the range.")

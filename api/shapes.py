@@ -7,7 +7,7 @@ OpenAPI schema (and tests check real answers against that schema). URLs are abso
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -84,7 +84,7 @@ def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str
     }
 
 
-def case_detail(document: dict[str, Any], case: Case, request: Request) -> dict[str, Any]:
+def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> dict[str, Any]:
     """The schema document unchanged plus `url`, `html_url` and `similar_url`."""
     detail = dict(document)
     detail["url"] = case_url(request, case.id)

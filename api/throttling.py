@@ -22,7 +22,7 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     def allow_request(self, request, view) -> bool:
         self.scope = getattr(view, "throttle_scope", "api")
-        self.rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        self.rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[assignment]  # stubs type the setting loosely; values are rate strings
         self.num_requests, self.duration = self.parse_rate(self.rate)
         return super().allow_request(request, view)
 

@@ -54,7 +54,7 @@ def main() -> None:
     import django
 
     django.setup()
-    import generate
+    import generate  # type: ignore[import-not-found]  # bench/ is sys.path[0] when run as a script
     from django.db import connection
     from django.test.utils import setup_test_environment
 

@@ -18,13 +18,13 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         return problem_response(
             400, "Bad Request", "The request could not be understood.", instance=request.path
         )
-    return defaults.bad_request(request, exception)
+    return defaults.bad_request(request, exception or Exception())
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
         return problem_response(403, "Forbidden", "The request was refused.", instance=request.path)
-    return defaults.permission_denied(request, exception)
+    return defaults.permission_denied(request, exception or Exception())
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -61,14 +61,16 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
             terms = (
                 Term.objects.of(other_facet)
                 .filter(root_cause_cases__in=ids)
-                .annotate(n=Count("root_cause_cases"))
+                .annotate(case_count=Count("root_cause_cases"))  # type: ignore[no-redef]
             )
         else:
             terms = (
-                Term.objects.of(other_facet).filter(case_links__case__in=ids).annotate(n=Count("case_links"))
+                Term.objects.of(other_facet)
+                .filter(case_links__case__in=ids)
+                .annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
             )
-        terms = terms.exclude(id=term.id).order_by("-n", "name")[:top]
-        co_occurring[other_facet] = [(t, t.n) for t in terms]
+        terms = terms.exclude(id=term.id).order_by("-case_count", "name")[:top]
+        co_occurring[other_facet] = [(t, t.case_count) for t in terms]
     return TermDetail(
         term=term,
         case_count=cases.count(),

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .documents import case_document, dumps_document
+from .documents import CaseDocument, case_document, dumps_document
 from .models import Case, CaseQuerySet
 
 EXPORT_BATCH_SIZE = 200
 
 
-def iter_documents(queryset: CaseQuerySet | None = None) -> Iterator[dict]:
+def iter_documents(queryset: CaseQuerySet | None = None) -> Iterator[CaseDocument]:
     """Yield case documents in id order, reading `EXPORT_BATCH_SIZE` cases at a time.
 
     Memory stays bounded by one batch whatever the number of cases.

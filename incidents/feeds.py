@@ -18,11 +18,13 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 
+from .documents import CaseDocument
 from .exporting import iter_documents
-from .models import Case, CaseQuerySet, Term
+from .models import Case, Term
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def case_version(case_id: str) -> CaseVersion | None:
     return CaseVersion(*row) if row else None
 
 
-def case_changes(*, since: datetime.datetime | None = None) -> CaseQuerySet:
+def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, Any]:
     """Visible cases modified after `since` (exclusive), newest first, as
     `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
 
@@ -80,7 +82,7 @@ def case_changes(*, since: datetime.datetime | None = None) -> CaseQuerySet:
     return rows.order_by("-modified", "-id").values("id", "status", "modified")
 
 
-def published_documents() -> Iterator[dict]:
+def published_documents() -> Iterator[CaseDocument]:
     """Schema documents of every published case in id order, read a batch at a time.
 
     The same documents `export_cases` writes (built by `documents.case_document`); memory

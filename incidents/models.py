@@ -32,7 +32,8 @@ class TermQuerySet(models.QuerySet["Term"]):
             filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
             distinct=True,
         )
-        return self.annotate(case_count=by_link + by_root_cause)
+        # The model declares case_count for type checking; this is where it is set.
+        return self.annotate(case_count=by_link + by_root_cause)  # type: ignore[no-redef]
 
 
 class Term(models.Model):
@@ -50,6 +51,10 @@ class Term(models.Model):
     patterns = models.JSONField(default=list, blank=True)
 
     objects = TermQuerySet.as_manager()
+
+    # Present only on rows of annotated querysets (`with_case_counts()`, the `n=Count(...)` of
+    # term counts); declared so that code reading them is type-checked.
+    case_count: int
 
     class Meta:
         ordering = ["facet", "name"]
@@ -165,8 +170,10 @@ class Case(models.Model):
     lessons = models.JSONField(default=list, blank=True)
     checks = models.JSONField(default=list, blank=True)
 
-    terms = models.ManyToManyField(Term, through="CaseTerm", related_name="cases")
-    related = models.ManyToManyField(
+    terms: models.ManyToManyField[Term, CaseTerm] = models.ManyToManyField(
+        Term, through="CaseTerm", related_name="cases"
+    )
+    related: models.ManyToManyField[Case, CaseRelation] = models.ManyToManyField(
         "self", through="CaseRelation", symmetrical=False, related_name="related_from"
     )
     modified = models.DateTimeField(auto_now=True, db_index=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -116,25 +117,6 @@ def vocabulary(facet: Facet | str | None = None) -> list[Term]:
     return list(terms.order_by("facet", "name"))
 
 
-def term_counts(facet: str) -> dict[str, int]:
-    """slug -> number of published cases, for one term facet (one query)."""
-    if facet == Facet.ROOT_CAUSE:
-        rows = (
-            Case.objects.published()
-            .values("root_cause_category__slug")
-            .annotate(n=Count("id"))
-            .values_list("root_cause_category__slug", "n")
-        )
-    else:
-        rows = (
-            CaseTerm.objects.filter(term__facet=facet, case__status=Case.Status.PUBLISHED)
-            .values("term__slug")
-            .annotate(n=Count("case_id"))
-            .values_list("term__slug", "n")
-        )
-    return dict(rows)
-
-
 def terms_with_counts(
     facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None
 ) -> list[tuple[Term, int]]:
@@ -142,12 +124,18 @@ def terms_with_counts(
     many of those cases use each, most frequent first: one query."""
     if facet == Facet.ROOT_CAUSE:
         terms = (
-            Term.objects.of(facet).filter(root_cause_cases__in=case_ids).annotate(n=Count("root_cause_cases"))
+            Term.objects.of(facet)
+            .filter(root_cause_cases__in=case_ids)
+            .annotate(case_count=Count("root_cause_cases"))  # type: ignore[no-redef]
         )
     else:
-        terms = Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(n=Count("case_links"))
-    terms = terms.order_by("-n", "name")
-    return [(t, t.n) for t in (terms[:limit] if limit else terms)]
+        terms = (
+            Term.objects.of(facet)
+            .filter(case_links__case__in=case_ids)
+            .annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
+        )
+    terms = terms.order_by("-case_count", "name")
+    return [(t, t.case_count) for t in (terms[:limit] if limit else terms)]
 
 
 @dataclass(frozen=True)
@@ -208,7 +196,7 @@ def case_stats() -> CaseStats:
         .values_list("year", "n")
     )
 
-    by_accelerator = (
+    by_accelerator: QuerySet[Any, Any] = (
         published.exclude(accelerator=None)
         .values("accelerator")
         .annotate(n=Count("id"))
@@ -222,14 +210,18 @@ def case_stats() -> CaseStats:
         by_symptom=terms_with_counts(Facet.SYMPTOM, ids),
         by_component=terms_with_counts(Facet.COMPONENT, ids),
         by_accelerator=list(by_accelerator),
-        accelerator_counts=list(
-            published.exclude(accelerator_count=None)
+        accelerator_counts=[
+            n
+            for n in published.exclude(accelerator_count=None)
             .order_by("accelerator_count")
             .values_list("accelerator_count", flat=True)
-        ),
-        time_to_resolve_seconds=list(
-            published.exclude(time_to_resolve_seconds=None)
+            if n is not None
+        ],
+        time_to_resolve_seconds=[
+            n
+            for n in published.exclude(time_to_resolve_seconds=None)
             .order_by("time_to_resolve_seconds")
             .values_list("time_to_resolve_seconds", flat=True)
-        ),
+            if n is not None
+        ],
     )

@@ -36,9 +36,7 @@ class ArgumentCheck:
         for parameter in inspect.signature(spec.fn, eval_str=True).parameters.values():
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
             fields[parameter.name] = (parameter.annotation, default)
-        model = create_model(  # type: ignore[call-overload]
-            f"{spec.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        model = create_model(f"{spec.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         return cls(name=spec.name, model=model, schema=model.model_json_schema())
 
     def problem(self, arguments: dict[str, Any]) -> str | None:

@@ -94,10 +94,10 @@ def build_filters(
             if value is None or not value.strip():
                 continue
             terms = by_facet.get(str(facet), [])
-            term = resolve_term(value, terms)
-            if term is None:
+            found = resolve_term(value, terms)
+            if found is None:
                 raise _unknown_term(str(facet), value, terms)
-            include[str(facet)] = (term.slug,)
+            include[str(facet)] = (found.slug,)
     if organization is not None and organization.strip():
         known = [name for name, _ in lookups.organizations()]
         wanted = organization.strip().casefold()

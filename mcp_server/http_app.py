@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from django.conf import settings
 from mcp.server.transport_security import TransportSecuritySettings
@@ -60,7 +61,7 @@ def at_mcp_path(app: ASGIApp) -> ASGIApp:
     return call
 
 
-def build_asgi_app(django_app: ASGIApp) -> Starlette:
+def build_asgi_app(django_app: Any) -> Starlette:
     """The site's ASGI app: `/mcp` for MCP clients, everything else to Django."""
     server = build_server()
     mcp_app = server.streamable_http_app(

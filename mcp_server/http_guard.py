@@ -113,13 +113,13 @@ class McpGuard:
             return rpc_error(400, INVALID_REQUEST, "Content-Length is not a number"), b""
         body = bytearray()
         while True:
-            message = await receive()
-            if message["type"] != "http.request":
+            chunk = await receive()
+            if chunk["type"] != "http.request":
                 break
-            body += message.get("body", b"")
+            body += chunk.get("body", b"")
             if len(body) > MAX_BODY_BYTES:
                 return too_large, b""
-            if not message.get("more_body", False):
+            if not chunk.get("more_body", False):
                 break
         try:
             parsed = json.loads(body)

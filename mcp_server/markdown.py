@@ -106,7 +106,7 @@ def case_markdown(document: CaseDocument) -> str:
         ("lessons", "Lessons"),
         ("checks", "Checks"),
     ):
-        lines += _section(title, _items(document[key], numbered=key == "remediation"))
+        lines += _section(title, _items(document[key], numbered=key == "remediation"))  # type: ignore[literal-required]
     sources = [f"- [{s['title'] or s['url']}]({s['url']})" for s in document["sources"]]
     lines += _section("Sources", "\n".join(sources))
     if document["related"]:

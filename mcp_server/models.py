@@ -238,5 +238,5 @@ class IncidentDocument(BaseModel):
 class VocabularyCut(BaseModel):
     """The vocabulary flattened to (facet, term) pairs, to cut it at a term boundary."""
 
-    pairs: list[tuple[str, VocabTerm]]
+    pairs: list[tuple[Any, VocabTerm]]
     truncated: bool = False

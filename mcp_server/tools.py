@@ -10,7 +10,7 @@ whole documents; only get_incident returns a document.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -286,7 +286,7 @@ def get_incident(
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
     document, _ = fit_fields(document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url"))
-    return IncidentDocument(**document)
+    return IncidentDocument.model_validate(document)
 
 
 def get_topic(
@@ -358,7 +358,7 @@ def vocab(
     Size: about 16 KB for all facets, 1-6 KB for one; budget 24 KB (then the last terms
     are left out, `truncated`: ask for one facet).
     """
-    grouped: dict[str, list[VocabTerm]] = {}
+    grouped: dict[Any, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
         grouped.setdefault(term.facet, []).append(
             VocabTerm(
@@ -379,7 +379,7 @@ def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
     cut = fit_list(holder, "pairs", BUDGETS["vocab"] - 200, lambda kept: {})
     if not cut.truncated:
         return result
-    grouped: dict[str, list[VocabTerm]] = {}
+    grouped: dict[Any, list[VocabTerm]] = {}
     for facet, term in cut.pairs:
         grouped.setdefault(facet, []).append(term)
     left_out = sorted({facet for facet, _ in pairs[len(cut.pairs) :]})

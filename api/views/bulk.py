@@ -153,7 +153,7 @@ class ChangesView(ApiView):
     def answer(self, request: Request, *, since, limit: int) -> Response:
         paginator = ChangesPagination()
         paginator.page_size = limit
-        rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self)
+        rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self) or []
         return Response(
             {
                 "next": paginator.get_next_link(),

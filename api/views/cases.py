@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.http import Http404, HttpResponsePermanentRedirect
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -268,7 +269,7 @@ class CaseDetailView(ApiView):
         return self.answer(request, case_id=case_id)
 
     @conditional_on_store(exists=case_exists)
-    def answer(self, request: Request, *, case_id: str) -> Response:
+    def answer(self, request: Request, *, case_id: str) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
@@ -315,7 +316,7 @@ class CaseSimilarView(ApiView):
         return self.answer(request, case_id=case_id, limit=limit)
 
     @conditional_on_store(exists=case_exists)
-    def answer(self, request: Request, *, case_id: str, limit: int) -> Response:
+    def answer(self, request: Request, *, case_id: str, limit: int) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case

@@ -64,7 +64,8 @@ class RankedRow:
 
 def _boost_sql(term_weights: dict[int, float], root_cause_weights: dict[int, float]) -> tuple[str, list]:
     """SQL summing the weights of the query-named terms case `c` carries (0 when none)."""
-    parts, params = [], []
+    parts: list[str] = []
+    params: list[object] = []
     if term_weights:
         cases = " ".join("WHEN %s THEN %s" for _ in term_weights)
         marks = ", ".join(["%s"] * len(term_weights))

@@ -14,6 +14,7 @@ AND, then OR only when nothing matches them all), which stays available.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
@@ -85,7 +86,7 @@ def search_cases(
     *,
     query: str = "",
     filters: CaseFilters | None = None,
-    sort: Sort = "relevance",
+    sort: Sort | str = "relevance",
     offset: int = 0,
     limit: int = 20,
 ) -> SearchResults:
@@ -131,7 +132,8 @@ def search_cases(
     candidates = filtered.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
     root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
-    rank_args = dict(
+    rank = functools.partial(
+        backend.rank,
         term_weights=term_weights,
         root_cause_weights=root_cause_weights,
         sort=sort,
@@ -140,9 +142,7 @@ def search_cases(
     )
     expanded = parsed.literal_groups != parsed.groups
     if MATCH_ALL_FIRST or len(parsed.groups) == 1:
-        rows, total = backend.rank(
-            parsed, candidates, literal=parsed.literal_groups if expanded else (), **rank_args
-        )
+        rows, total = rank(parsed, candidates, literal=parsed.literal_groups if expanded else ())
     else:
         total = 0
     if total == 0 and len(parsed.groups) > 1:
@@ -152,12 +152,8 @@ def search_cases(
             excluded=parsed.excluded,
             terms=parsed.terms,
         )
-        rows, total = backend.rank(
-            loose,
-            candidates,
-            coordinate=parsed.groups,
-            literal=parsed.literal_groups if expanded else (),
-            **rank_args,
+        rows, total = rank(
+            loose, candidates, coordinate=parsed.groups, literal=parsed.literal_groups if expanded else ()
         )
         if total and MATCH_ALL_FIRST:
             notes.append("No case matches every word: showing cases that match some of them, best first.")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Count
+from typing import Any
+
+from django.db.models import Count, QuerySet
 from django.db.models.functions import ExtractYear
 
 from incidents.models import Case, CaseQuerySet, CaseTerm, Facet, Term
@@ -17,7 +19,7 @@ def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
     ids = cases.order_by().values("id")
     result: dict[str, list[FacetCount]] = {}
     for facet in (Facet.TOPIC, Facet.SYMPTOM, Facet.COMPONENT):
-        rows = (
+        rows: QuerySet[Any, dict[str, Any]] = (
             CaseTerm.objects.filter(case_id__in=ids, term__facet=facet)
             .values("term__slug", "term__name")
             .annotate(n=Count("case_id"))

@@ -35,7 +35,7 @@ MAX_TOKENS = 40
 LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
 TOKEN_WEIGHT = 1.2
-FACET_WEIGHTS = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
+FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
 
 
 def decode_log(text: str | bytes) -> str:

@@ -16,21 +16,10 @@ from incidents.rendering import render_markdown
 FEED_LENGTH = 50
 
 
-class AllCasesFeed(Feed):
-    """`/feeds/cases.atom`: the `FEED_LENGTH` newest published cases (summary as HTML)."""
+class CaseEntriesFeed(Feed):
+    """How every feed writes its entries: one Atom entry per case (summary as HTML)."""
 
     feed_type = Atom1Feed
-    title = "incidentlib: new incident cases"
-    subtitle = "Structured post-incident cases about AI and ML infrastructure, newest first."
-
-    def link(self) -> str:
-        return reverse("incidents:case-list")
-
-    def feed_url(self) -> str:
-        return reverse("incidents:feed-all")
-
-    def items(self) -> list[Case]:
-        return browse.feed_cases(limit=FEED_LENGTH)
 
     def item_title(self, item: Case) -> str:
         return f"{item.id}: {item.title}"
@@ -58,7 +47,23 @@ class AllCasesFeed(Feed):
         return [t.name for t in (*item.topics, *item.symptom_tags)]
 
 
-class TermFeed(AllCasesFeed):
+class AllCasesFeed(CaseEntriesFeed):
+    """`/feeds/cases.atom`: the `FEED_LENGTH` newest published cases (summary as HTML)."""
+
+    title = "incidentlib: new incident cases"
+    subtitle = "Structured post-incident cases about AI and ML infrastructure, newest first."
+
+    def link(self) -> str:
+        return reverse("incidents:case-list")
+
+    def feed_url(self) -> str:
+        return reverse("incidents:feed-all")
+
+    def items(self) -> list[Case]:
+        return browse.feed_cases(limit=FEED_LENGTH)
+
+
+class TermFeed(CaseEntriesFeed):
     """Cases using one term of `facet`; 404 for an unknown slug."""
 
     facet: str = ""

@@ -138,7 +138,9 @@ class SearchState:
         else:
             mapping.pop(facet, None)
         # A changed filter changes the result set: start again at page 1.
-        return replace(self, **{which: mapping}, page=1)
+        if which == "include":
+            return replace(self, include=mapping, page=1)
+        return replace(self, exclude=mapping, page=1)
 
     def adding(self, facet: str, value: str) -> SearchState:
         """Also keep cases with `value` (and stop excluding it)."""

@@ -11,7 +11,7 @@ from incidents.models import Facet
 
 from .common import render_page
 
-FACET_TITLES = {
+FACET_TITLES: dict[str, str] = {
     Facet.TOPIC: "Topics",
     Facet.SYMPTOM: "Symptom tags",
     Facet.ROOT_CAUSE: "Root-cause categories",

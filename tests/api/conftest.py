@@ -14,7 +14,7 @@ from drf_spectacular.renderers import OpenApiJsonRenderer
 
 from incidents.models import Case
 
-NO_LIMITS = {"api": None, "api-heavy": None}
+NO_LIMITS: dict[str, str | None] = {"api": None, "api-heavy": None}
 
 
 def set_throttle_rates(settings, rates: dict[str, str | None]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -56,7 +57,7 @@ def test_under_asgi_the_stream_is_an_async_iterator_read_lazily():
     from django.test import AsyncClient
 
     async def fetch():
-        response = await AsyncClient().get("/api/export")
+        response: Any = await AsyncClient().get("/api/export")  # a StreamingHttpResponse
         assert response.status_code == 200
         assert response.is_async  # Django would otherwise read a sync iterator whole first
         return b"".join([chunk async for chunk in response.streaming_content])

@@ -98,9 +98,9 @@ def test_stats_count_by_year_cause_symptom_accelerator_and_resolve_time(client):
     )
     assert {a["accelerator"]: a["count"] for a in body["by_accelerator"]} == dict(accelerators)
     resolve = sorted(
-        duration_seconds(d["facts"]["time_to_resolve"])
+        seconds
         for d in documents
-        if d["facts"].get("time_to_resolve")
+        if (seconds := duration_seconds(d["facts"].get("time_to_resolve"))) is not None
     )
     ttr = body["time_to_resolve_seconds"]
     assert (ttr["known"], ttr["unknown"]) == (len(resolve), len(documents) - len(resolve))

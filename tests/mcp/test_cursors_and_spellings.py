@@ -81,7 +81,7 @@ def test_snippets_become_plain_text_with_bold_matches():
     )
     assert snippet_text(None) is None
     long = snippet_text("word " * 200)
-    assert len(long) == 300 and long.endswith("…")
+    assert long is not None and len(long) == 300 and long.endswith("…")
 
 
 def test_matched_lines_are_grouped_per_line():

@@ -12,13 +12,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from django.conf import settings
 from mcp import Client
 
-from incidents import search, selectors
+from incidents import search
 from incidents.models import Case
 from tests.conftest import load_fixture
 from tests.mcp.conftest import TOOL_NAMES, free_port, server_environment
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.django_db
 WORKERS = 2
 STARTUP_SECONDS = 90
 
-CALLS = {
+CALLS: dict[str, dict[str, Any]] = {
     "search_incidents": {"query": "CUDA_LAUNCH_BLOCKING", "limit": 3},
     "get_incident": {"id": "IL-0428", "fields": ["title", "root_cause"]},
     "list_incidents": {"organization": "BigScience", "sort": "oldest", "limit": 2},
@@ -143,7 +144,7 @@ def test_every_tool_answers_over_http(base_url):
     assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
     assert out["get_topic"]["slug"] == "numerics" and len(out["get_topic"]["latest_cases"]) == 1
     assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training", "inference"}
-    similar = search.similar_cases(selectors.case_by_id("IL-0430"), limit=2)
+    similar = search.similar_cases(Case.objects.get(id="IL-0430"), limit=2)
     assert [s["id"] for s in out["similar_incidents"]["similar"]] == [s.case.id for s in similar]
     matched = search.match_log(CALLS["match_log"]["text"], limit=5)
     assert [h["id"] for h in out["match_log"]["hits"]] == [h.case.id for h in matched]

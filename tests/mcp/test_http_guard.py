@@ -35,7 +35,13 @@ def rpc_error(response) -> tuple[int, int, str]:
 
 @override_settings(ALLOWED_HOSTS=ALLOWED, MCP_ALLOWED_ORIGINS=[INSPECTOR])
 def test_hosts_compare_as_django_compares_them():
-    for host in ("kb.example.org", "KB.Example.Org", "kb.example.org.", "kb.example.org:8443", "a.example.net"):
+    for host in (
+        "kb.example.org",
+        "KB.Example.Org",
+        "kb.example.org.",
+        "kb.example.org:8443",
+        "a.example.net",
+    ):
         assert host_allowed(host), host
     for host in ("evil.example", "kb.example.org.evil.example", "", "example.org"):
         assert not host_allowed(host), host
@@ -122,5 +128,9 @@ def test_a_body_over_the_limit_is_413_with_a_json_rpc_error(http):
 )
 def test_malformed_envelopes_get_json_rpc_errors(http, body, status, code, message, request_id):
     response = http.post("/mcp", content=body, headers=HEADERS)
-    assert response.json() == {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": message},
+    }
     assert response.status_code == status

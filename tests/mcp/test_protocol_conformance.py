@@ -85,11 +85,11 @@ def test_capabilities_agree_between_initialize_and_discover(db):
         return client.server_capabilities
 
     legacy, modern = run("legacy", capabilities), run("auto", capabilities)  # auto: server/discover
-    for capabilities in (legacy, modern):
-        assert capabilities.tools.list_changed is False
-        assert capabilities.prompts.list_changed is False
-        assert capabilities.resources.list_changed is False
-        assert capabilities.resources.subscribe is False
+    for answer in (legacy, modern):
+        assert answer.tools.list_changed is False
+        assert answer.prompts.list_changed is False
+        assert answer.resources.list_changed is False
+        assert answer.resources.subscribe is False
 
 
 @pytest.mark.parametrize("mode", MODES)

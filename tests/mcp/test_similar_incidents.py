@@ -7,7 +7,9 @@ from incidents import search, selectors
 
 def test_neighbours_come_with_scores_and_shared_terms(mcp):
     result = mcp.ok("similar_incidents", id="IL-0430", limit=3)
-    expected = search.similar_cases(selectors.case_by_id("IL-0430"), limit=3)
+    case = selectors.case_by_id("IL-0430")
+    assert case is not None
+    expected = search.similar_cases(case, limit=3)
     assert result["id"] == "IL-0430"
     assert result["title"].startswith("OPT-175B on 1,024 A100s")
     assert [s["id"] for s in result["similar"]] == [s.case.id for s in expected]

@@ -27,7 +27,7 @@ def test_hit_lists_the_lines_and_terms_that_matched():
     log = (EVAL / "logs/xid79-node-fail.log").read_text()
     hit = match_log(log)[0]
     assert hit.case.id == "IL-0444"
-    by_term = {}
+    by_term: dict[str, set[int]] = {}
     for match in hit.matched_lines:
         by_term.setdefault(match.term, set()).add(match.line_number)
     assert by_term["GPU unavailable"] >= {1, 2}  # "fallen off the bus", Xid 79

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_snippet_marks_the_matched_words():
     hit = search_cases(query="etcd quota").hits[0]
     assert hit.case.id == "IL-0458"
+    assert hit.snippet is not None
     marked = re.findall(r"<mark>(.*?)</mark>", hit.snippet)
     assert marked
     assert {m.lower() for m in marked} <= {"etcd", "quota", "etcd's"}
@@ -32,6 +33,7 @@ def test_snippet_escapes_html_in_case_text(import_synthetic):
     )
     hit = search_cases(query="zebrafish").hits[0]
     assert hit.case.id == "IL-900007"
+    assert hit.snippet is not None
     assert "<script>" not in hit.snippet
     assert "&lt;script&gt;" in hit.snippet
     assert "<mark>zebrafish</mark>" in hit.snippet

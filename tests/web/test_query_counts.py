@@ -14,8 +14,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from incidents.models import Case
 from incidents.search import search_cases, similar_cases
-from incidents.selectors import CaseFilters, case_by_id
+from incidents.selectors import CaseFilters
 from incidents.services import import_case_files
 from tests.factories import synthetic_case, write_cases
 
@@ -69,7 +70,7 @@ SEARCH_PAGES = {
         lambda: lambda: search_cases(query="hang", filters=FILTERS, sort="oldest", limit=20),
     ),
     # case_by_id (7: the case and its prefetches), then similar_cases.
-    "/cases/IL-0428": (7, lambda: partial(similar_cases, case_by_id("IL-0428"), limit=5)),
+    "/cases/IL-0428": (7, lambda: partial(similar_cases, Case.objects.get(id="IL-0428"), limit=5)),
 }
 
 

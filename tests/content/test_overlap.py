@@ -1,0 +1,57 @@
+"""The copied-wording check finds runs of 8+ shared words and nothing shorter."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from incidents.overlap import case_overlaps, shared_runs
+
+SOURCE = (
+    "The job hung because one rank never entered the allreduce, and the watchdog fired after "
+    "thirty minutes. We replaced the faulty node and restarted from the last checkpoint."
+)
+
+
+def test_a_copied_sentence_is_found_whole_despite_punctuation_and_case():
+    prose = "Summary: THE WATCHDOG FIRED after thirty minutes; we replaced the faulty node and restarted."
+    runs = shared_runs(prose, SOURCE)
+    assert [str(r) for r in runs] == [
+        "the watchdog fired after thirty minutes we replaced the faulty node and restarted"
+    ]
+
+
+def test_seven_shared_words_are_not_flagged():
+    prose = "Operators say one rank never entered the allreduce here, then left."
+    assert shared_runs(prose, SOURCE) == []
+    assert shared_runs(prose, SOURCE, min_words=7) == []
+    assert [str(r) for r in shared_runs(prose, SOURCE, min_words=6)] == [
+        "one rank never entered the allreduce"
+    ]
+
+
+def test_urls_and_ids_are_not_prose():
+    document = {
+        "id": "IL-9999",
+        "sources": [{"url": "https://x/the-job-hung-because-one-rank-never-entered"}],
+    }
+    assert case_overlaps(document, SOURCE) == []
+
+
+def test_the_command_fails_on_a_flagged_case_and_names_it(tmp_path, capsys):
+    cases, sources = tmp_path / "cases", tmp_path / "sources"
+    cases.mkdir(), sources.mkdir()
+    (cases / "IL-9001.json").write_text(
+        json.dumps({"summary": "Because one rank never entered the allreduce, and the watchdog fired."})
+    )
+    (cases / "IL-9002.json").write_text(json.dumps({"summary": "A rank stalled; the timeout tripped."}))
+    (sources / "IL-9001.txt").write_text(SOURCE)
+    (sources / "IL-9002.txt").write_text(SOURCE)
+    with pytest.raises(CommandError, match="1 shared run"):
+        call_command("check_overlap", str(cases), sources=str(sources))
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "IL-9001: 11 words shared: “because one rank never entered the allreduce and the watchdog fired”"
+    ]
