@@ -240,3 +240,36 @@ class VocabularyCut(BaseModel):
 
     pairs: list[tuple[Any, VocabTerm]]
     truncated: bool = False
+
+
+class TriageWhy(BaseModel):
+    matched_terms: list[str]
+    line_numbers: list[int]
+    context: list[str]
+
+
+class TriageRootCause(BaseModel):
+    category: str
+    description: str | None
+
+
+class TriageCase(BaseModel):
+    id: str
+    title: str
+    confidence: Literal["strong", "possible", "weak"]
+    why: TriageWhy
+    root_cause: TriageRootCause
+    fix: list[str]
+    checks: list[str]
+    sources: list[str]
+    url: str
+    html_url: str
+
+
+class TriageResult(BaseModel):
+    known: bool
+    cases: list[TriageCase]
+    log_lines: list[LogLine]
+    lines_scanned: int
+    notes: list[str]
+    truncated: bool = False

@@ -6,10 +6,11 @@
 - `logging/setLevel` (handshake-era protocol versions) sets the level of this server's
   loggers, and `initialize` advertises the `logging` capability;
 - `resources/list` lists every topic and published case, 100 per page with `nextCursor`;
-- `tools/list` drops the `title` keys pydantic writes into every schema node and the
-  descriptions inside output schemas (the tool list is read into an assistant's context:
-  every byte counts; the tool description explains the output) and closes each input
-  schema (`additionalProperties: false`, as the argument check enforces).
+- `tools/list` is kept under 16 KB (it is read into an assistant's context on every
+  session): pydantic's generated `title` keys go; output schemas give each top-level field
+  and its JSON type, list items their field names (the tool's description says what they
+  hold; `get_incident`'s fields are typed in `case.schema.json`); each input schema is closed
+  (`additionalProperties: false`, as the argument check enforces).
 """
 
 from __future__ import annotations
@@ -65,21 +66,34 @@ def strip_keys(node: Any, keys: frozenset[str]) -> Any:
 SCALARS = ("string", "integer", "number", "boolean")
 
 
-def collapse_nullable(node: Any) -> Any:
+def collapse_nullable(node: Any, kinds: tuple[str, ...] = SCALARS) -> Any:
     """`{"anyOf": [{"type": "string", ...}, {"type": "null"}]}` as `{"type": ["string", "null"],
     ...}`: the same schema in half the bytes."""
     if isinstance(node, list):
-        return [collapse_nullable(value) for value in node]
+        return [collapse_nullable(value, kinds) for value in node]
     if not isinstance(node, dict):
         return node
-    node = {key: collapse_nullable(value) for key, value in node.items()}
+    node = {key: collapse_nullable(value, kinds) for key, value in node.items()}
     branches = node.get("anyOf")
     if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
         (other,) = [branch for branch in branches if branch != {"type": "null"}]
-        if isinstance(other, dict) and other.get("type") in SCALARS and "enum" not in other:
+        if isinstance(other, dict) and other.get("type") in kinds and "enum" not in other:
             rest = {key: value for key, value in node.items() if key != "anyOf"}
             return {**other, **rest, "type": [other["type"], "null"]}
     return node
+
+
+def name_only_definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with each `$defs` entry reduced to its field names (any value): list
+    items keep their shape, at a third of the bytes."""
+    definitions = schema.get("$defs")
+    if not isinstance(definitions, dict):
+        return schema
+    named = {
+        name: {"type": "object", "properties": dict.fromkeys(definition.get("properties", {}), {})}
+        for name, definition in definitions.items()
+    }
+    return {**schema, "$defs": named}
 
 
 def _strip_properties(properties: Any, keys: frozenset[str]) -> Any:
@@ -152,8 +166,11 @@ class ProtocolMiddleware:
             tool["inputSchema"] = {**schema, "additionalProperties": False}
         if isinstance(tool.get("outputSchema"), dict):
             schema = tool["outputSchema"]
-            compact = collapse_nullable(strip_keys(schema, OUTPUT_NOISE))
-            if "required" in schema:
+            compact = collapse_nullable(
+                name_only_definitions(strip_keys(schema, OUTPUT_NOISE)), (*SCALARS, "object", "array")
+            )
+            # Every field of a result is always there, but for get_incident's: only `id`.
+            if len(schema.get("required", [])) == 1:
                 compact["required"] = schema["required"]
             tool["outputSchema"] = compact
         return tool

@@ -58,6 +58,7 @@ from .shaping import (
 )
 from .suggest import closest_case_ids, normalize_case_id, resolve_term
 from .toolkit import ToolSpec
+from .triage_tool import TRIAGE_BUDGET, triage
 
 MAX_LIST_RESPONSE_BYTES = 40_000  # no result is larger, whatever the tool (see BUDGETS)
 MATCHED_LINES_PER_HIT = 5
@@ -69,7 +70,7 @@ BUDGETS = {
     "vocab": 24_000,
     "similar_incidents": 16_000,
     "match_log": 16_000,
-    "triage": 8_000,
+    "triage": TRIAGE_BUDGET,
 }
 
 DocumentField = Literal[
@@ -94,16 +95,12 @@ DocumentField = Literal[
     "sources",
     "related",
 ]
-CaseId = Annotated[
-    str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (il-0428 or 428 work too).")
-]
+CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
     str | None,
-    Field(max_length=200, description="next_cursor from the previous call with the same arguments."),
+    Field(max_length=200, description="next_cursor of the previous call, same arguments."),
 ]
-WithFacets = Annotated[
-    bool, Field(description="Also return the top values of each facet over all matches (adds 2-4 KB).")
-]
+WithFacets = Annotated[bool, Field(description="Also the top values of each facet (adds 2-4 KB).")]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -140,24 +137,17 @@ def search_incidents(
     component: Component = None,
     organization: Organization = None,
     year: Year = None,
-    limit: Annotated[int, Field(ge=1, le=25, description="Hits per page, 1-25.")] = 10,
+    limit: Annotated[int, Field(ge=1, le=25)] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Search the incident cases: ranked hits for a description of a failure.
+    """Search cases by words or error text: ranked hits with snippet and matched_terms.
 
-    Use for "have we seen this?" in words or error text, or to narrow by filters. Not for:
-    an on-call answer with causes and fixes (triage), pasted logs (match_log), browsing
-    without words (list_incidents). Example: {"query": "allreduce hangs after adding
-    nodes", "symptom": "nccl-timeout"}.
-
-    Returns `total`, up to `limit` hits best first (summary, url, html_url, `score`,
-    `snippet` with matches in **bold**, `matched_terms`), `next_cursor` and `notes`.
-    Filters AND together; term filters take a slug, name or synonym (see vocab).
-
-    Size: about 0.7 KB per hit; budget 24 KB (then cut, `truncated`, next_cursor goes on).
-    Errors: unknown filter values name the nearest valid ones; a cursor from another query
-    is refused.
+    Use for "have we seen this?" in words, with filters (AND; slug, name or synonym: see
+    vocab). Not for: causes and fixes at once (triage), logs (match_log). Example:
+    {"query": "allreduce hangs after adding nodes", "symptom": "nccl-timeout"}.
+    Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`; next_cursor goes on).
+    Errors: unknown filter values name the nearest ones.
     """
     filters = build_filters(
         topic=topic,
@@ -209,22 +199,16 @@ def list_incidents(
     organization: Organization = None,
     year: Year = None,
     sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
-    limit: Annotated[int, Field(ge=1, le=50, description="Cases per page, 1-50.")] = 20,
+    limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> IncidentList:
-    """Browse the published incident cases, newest first, optionally filtered.
+    """Browse published cases, newest first, optionally filtered.
 
     Use to list what is known for a topic, symptom, component, organization or year. Not
-    for: finding cases by what happened (search_incidents, triage). Example: {"topic":
-    "storage", "year": 2024, "limit": 10}.
-
-    Returns `total`, up to `limit` case summaries (with url and html_url) and
-    `next_cursor`. Term filters take a slug, name or synonym (see vocab).
-
-    Size: about 0.6 KB per case; budget 24 KB (then cut, `truncated`, next_cursor goes on).
-    Errors: unknown filter values name the nearest valid ones; a cursor from other filters
-    is refused.
+    for: finding a failure (triage). Example: {"topic": "storage", "year": 2024}.
+    Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`; next_cursor goes on).
+    Errors: unknown filter values name the nearest ones.
     """
     filters = build_filters(
         topic=topic,
@@ -264,21 +248,15 @@ def get_incident(
         ),
     ] = None,
 ) -> IncidentDocument:
-    """Read one incident case: the whole case document, or the fields asked for.
+    """Read one case: its whole document (case.schema.json, as GET /api/cases/{id}) or
+    the fields asked for, plus url and html_url.
 
-    Use after search_incidents, list_incidents or triage to read a case in full. Not for:
-    finding cases (search_incidents). Example: {"id": "IL-0428", "fields": ["root_cause",
-    "remediation", "checks"]}.
-
-    Returns the document of `case.schema.json` (as GET /api/cases/{id} and the export):
-    title, organization, dates, status (a retracted case resolves, marked "retracted"),
-    topics, summary, facts (TTD/TTR as ISO 8601 durations), environment, symptoms,
-    scale_tables, root_cause, detection, remediation, action_items, lessons, checks,
-    sources, related; plus url and html_url. Unknown facts are null.
-
-    Size: 4-10 KB whole; budget 16 KB (then the last fields are left out, `truncated`,
-    `omitted_fields` names them: ask for them with `fields`).
-    Errors: an unknown id names the closest existing ids.
+    Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
+    "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations;
+    unknown facts are null; a retracted case is marked "retracted".
+    Size: 4-10 KB; budget 16 KB, then the last fields are left out (`truncated`,
+    `omitted_fields`: ask for them with `fields`).
+    Errors: an unknown id names the closest ids.
     """
     case = _case_or_error(id)
     document = {**case_document(case), **case_links(case.id)}
@@ -298,19 +276,15 @@ def get_topic(
             description="Topic slug or name, e.g. training, networking, storage (see vocab).",
         ),
     ],
-    latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list, 1-20.")] = 5,
+    latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
 ) -> TopicOverview:
-    """Overview of one topic: what it covers and what its incidents have in common.
+    """Overview of a topic: description, case count, top symptoms, root causes and
+    components, latest cases.
 
-    Use to orient in an area (training, networking, storage...). Not for: a specific
-    failure (search_incidents, triage). Example: {"slug": "networking", "latest": 3}.
-
-    Returns slug, name, description, synonyms, case_count, the top symptoms, root causes
-    and components (with case counts, at most 5 each) and the `latest` newest cases.
-
-    Size: about 1 KB plus 0.6 KB per latest case; budget 12 KB (then fewer latest cases,
-    `truncated`).
-    Errors: an unknown topic lists the valid topics.
+    Use to orient in an area. Not for: a specific failure (triage). Example:
+    {"slug": "networking", "latest": 3}.
+    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`).
+    Errors: an unknown topic lists the topics.
     """
     overview = selectors.topic_overview(slug, latest=latest)
     if overview is None:
@@ -346,17 +320,12 @@ def vocab(
         Field(description="One facet, or leave out for all four."),
     ] = None,
 ) -> Vocabulary:
-    """The vocabulary: the terms an assistant may use as filter values.
+    """The filter values: every term per facet with slug, name, description, synonyms
+    and case count.
 
-    Use to find the filter value for a symptom, root cause, component or topic. Not for:
-    finding cases (search_incidents). Example: {"facet": "symptom"}.
-
-    Returns, per facet (the filter parameters of search_incidents and list_incidents),
-    every term: slug (the filter value), name, description, synonyms (search widens to
-    them) and the number of published cases carrying it.
-
-    Size: about 16 KB for all facets, 1-6 KB for one; budget 24 KB (then the last terms
-    are left out, `truncated`: ask for one facet).
+    Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
+    Size: 16 KB for all, 1-6 KB for one facet; budget 24 KB, then the last terms are
+    left out (`truncated`: ask for one facet).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
@@ -392,19 +361,15 @@ def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
 
 def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
-    limit: Annotated[int, Field(ge=1, le=20, description="Similar cases to return, 1-20.")] = 5,
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, with the reasons they are similar.
+    """Cases similar to one case, closest first, with the reasons (shared terms, score
+    parts); hand-linked related cases kept apart.
 
     Use once a case fits, to see related failures. Not for: finding the first case
-    (triage, search_incidents). Example: {"id": "IL-0442", "limit": 3}.
-
-    Returns the case's id and title; `similar`: up to `limit` neighbours, closest first,
-    each a summary with a 0..1 `score`, `shared_terms` and `score_parts`; and `related`:
-    the cases editors linked by hand, kept apart.
-
-    Size: about 0.8 KB per similar case; budget 16 KB (then fewer, `truncated`).
-    Errors: an unknown id names the closest existing ids.
+    (triage). Example: {"id": "IL-0442", "limit": 3}.
+    Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`).
+    Errors: an unknown id names the closest ids.
     """
     case = _case_or_error(id)
     similar = [
@@ -431,21 +396,15 @@ def match_log(
             "(up to 1,000,000 characters).",
         ),
     ],
-    limit: Annotated[int, Field(ge=1, le=20, description="Cases to return, 1-20.")] = 5,
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> LogMatchResult:
-    """Match pasted log text against known failure signatures and rank the cases.
+    """Rank cases by the failure signatures in pasted log text.
 
-    Use to rank cases for a log alone. Not for: an on-call answer with causes, fixes and
-    checks (triage takes the log too); words without a log (search_incidents). Example:
-    {"text": "[rank3]: Watchdog caught collective operation timeout: WorkNCCL(...)"}.
-
-    Returns `lines_scanned`, `lines` (each matched line once: line_number, text), up to
-    `limit` cases best first, each a summary with `score` and `matched_lines` (line
-    numbers with the signatures found; at most 5, `more_matched_lines` counts the rest),
-    plus `notes`. Send the lines around the failure, not a whole log.
-
-    Size: about 1 KB per case; budget 16 KB (then fewer cases, `truncated`).
-    Errors: empty text or more than 1,000,000 characters is refused.
+    Use for a log alone. Not for: causes and fixes at once (triage takes a log too).
+    Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
+    `lines` holds each matched line once; cases give line numbers and signatures.
+    Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
+    Errors: empty text or over 1,000,000 characters.
     """
     hits = search.match_log(text, limit=limit)
     matches: list[LogMatch] = []
@@ -484,6 +443,7 @@ def match_log(
 TOOLS = tuple(
     ToolSpec(fn=fn, title=title, budget=BUDGETS[fn.__name__])
     for fn, title in (
+        (triage, "Triage a failure"),
         (search_incidents, "Search incidents"),
         (get_incident, "Get an incident"),
         (list_incidents, "List incidents"),

@@ -9,12 +9,28 @@ import json
 from django.conf import settings
 
 from mcp_server import tools
-from tests.mcp.conftest import TOOL_NAMES
+from tests.mcp.conftest import TOOL_ORDER
 
 
-def test_the_seven_tools_are_listed(mcp):
+def test_the_eight_tools_are_listed(mcp):
     listed = mcp.run(lambda client: client.list_tools()).tools
-    assert {tool.name for tool in listed} == TOOL_NAMES
+    assert [tool.name for tool in listed] == list(TOOL_ORDER)
+
+
+def test_the_tool_list_stays_under_16_kb(mcp):
+    """The list is read into an assistant's context at the start of every session."""
+    listed = mcp.run(lambda client: client.list_tools())
+    payload = listed.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert len(json.dumps(payload, separators=(",", ":")).encode()) < 16_000
+
+
+def test_each_description_says_when_to_use_it_and_gives_an_example(mcp):
+    for tool in mcp.run(lambda client: client.list_tools()).tools:
+        text = " ".join(tool.description.split())
+        assert "Use " in text and "Not for: " in text, tool.name
+        example = text.split("Example: ", 1)[1]
+        arguments = json.loads(example[: example.index("}") + 1])
+        assert set(arguments) <= set(tool.input_schema["properties"]), tool.name
 
 
 def test_each_description_is_the_docstring_and_each_tool_only_reads(mcp):
