@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from incidents.selectors import MAX_QUERY_CHARS
+
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
 
@@ -346,7 +348,7 @@ class TriageRequestSerializer(serializers.Serializer):
     """Body of `POST /api/triage`: symptoms and/or log, and what is known of the job."""
 
     symptoms = serializers.CharField(
-        max_length=2000,
+        max_length=MAX_QUERY_CHARS,
         required=False,
         default="",
         allow_blank=True,

@@ -15,6 +15,7 @@ from django.db import transaction
 from . import signals
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
+from .locking import serialize_case_writes
 from .models import (
     Case,
     CaseRelation,
@@ -114,6 +115,7 @@ def write_documents(items: list[LoadedDocument], definitions: VocabularyDefiniti
     A document equal to what is stored is left alone, so re-importing the same files keeps
     each case's `modified` time (the change feed stays meaningful) and sends no signal for it.
     """
+    serialize_case_writes()
     terms_written = _upsert_terms(definitions)
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in Term.objects.all()}
     plan = _plan(items)

@@ -18,7 +18,8 @@ from mcp.server.extension import Extension
 from mcp.types import CallToolRequestParams
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .suggest import nearest_strings
+from incidents.selectors.spelling import nearest_strings
+
 from .toolkit import ToolSpec, error_result
 
 

@@ -173,31 +173,16 @@ def incident_document_schema() -> dict[str, Any]:
     definitions = schema.pop("$defs", {})
     schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
     schema["required"] = ["id"]
-    # Field by field the document is described in the tool's description and in the case
-    # schema (GET /api/schema/); the listing states each top-level field's type only.
-    schema["properties"] = {name: _shallow(prop) for name, prop in schema["properties"].items()}
-    schema["properties"].update(DOCUMENT_EXTRAS)
+    # The fields are typed and described in case.schema.json (the API serves it, and the
+    # case document's schema in GET /api/schema/); the tool list, read into an assistant's
+    # context every session, names them only.
+    schema["properties"] = dict.fromkeys([*schema["properties"], *DOCUMENT_EXTRAS], {})
     return schema
-
-
-def _shallow(prop: dict[str, Any]) -> dict[str, Any]:
-    """A property schema reduced to its type (and its items' type), for a short listing."""
-    if "anyOf" in prop:
-        return {"anyOf": [_shallow(branch) for branch in prop["anyOf"]]}
-    shallow = {key: prop[key] for key in ("type", "format") if key in prop}
-    if isinstance(prop.get("items"), dict):
-        shallow["items"] = _shallow(prop["items"])
-    return shallow or {}
 
 
 # What get_incident adds to the case document: the same links as the API's detail, and the
 # marker of a document cut to the byte budget.
-DOCUMENT_EXTRAS: dict[str, Any] = {
-    "url": {"type": "string"},
-    "html_url": {"type": "string"},
-    "truncated": {"type": "boolean"},
-    "omitted_fields": {"type": "array", "items": {"type": "string"}},
-}
+DOCUMENT_EXTRAS = ("url", "html_url", "truncated", "omitted_fields")
 
 
 def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:

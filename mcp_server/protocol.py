@@ -66,6 +66,19 @@ def strip_keys(node: Any, keys: frozenset[str]) -> Any:
 SCALARS = ("string", "integer", "number", "boolean")
 
 
+def _plain_types(branches: Any) -> bool:
+    """Whether `branches` are types alone (an array's `items` allowed), each type once."""
+    if not isinstance(branches, list) or len(branches) < 2:
+        return False
+    if not all(
+        isinstance(b, dict) and set(b) <= {"type", "items"} and isinstance(b.get("type"), str)
+        for b in branches
+    ):
+        return False
+    types = [b["type"] for b in branches]
+    return len(set(types)) == len(types) and types.count("array") <= 1
+
+
 def collapse_nullable(node: Any, kinds: tuple[str, ...] = SCALARS) -> Any:
     """`{"anyOf": [{"type": "string", ...}, {"type": "null"}]}` as `{"type": ["string", "null"],
     ...}`: the same schema in half the bytes."""
@@ -75,6 +88,12 @@ def collapse_nullable(node: Any, kinds: tuple[str, ...] = SCALARS) -> Any:
         return node
     node = {key: collapse_nullable(value, kinds) for key, value in node.items()}
     branches = node.get("anyOf")
+    if _plain_types(branches):
+        # [{"type": "string"}, {"type": "array", "items": {...}}, {"type": "null"}]
+        rest = {key: value for key, value in node.items() if key != "anyOf"}
+        merged: dict[str, Any] = {"type": [branch["type"] for branch in branches]}
+        merged.update(item for branch in branches for item in branch.items() if item[0] == "items")
+        return {**merged, **rest}
     if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
         (other,) = [branch for branch in branches if branch != {"type": "null"}]
         if isinstance(other, dict) and other.get("type") in kinds and "enum" not in other:

@@ -15,15 +15,20 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from incidents import lookups, search, selectors
+from incidents import search, selectors
 from incidents.documents import case_document
-from incidents.models import Case, Facet
+from incidents.models import Case
+from incidents.selectors import MAX_QUERY_CHARS, find_case, find_topic
 
 from .budget import fit_fields, fit_list
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
+    Accelerator,
     Component,
+    Exclude,
     Organization,
+    PublishedAfter,
+    PublishedBefore,
     RootCause,
     Symptom,
     Topic,
@@ -56,7 +61,6 @@ from .shaping import (
     snippet_text,
     summary_fields,
 )
-from .suggest import closest_case_ids, normalize_case_id, resolve_term
 from .toolkit import ToolSpec
 from .triage_tool import TRIAGE_BUDGET, triage
 
@@ -104,17 +108,14 @@ WithFacets = Annotated[bool, Field(description="Also the top values of each face
 
 
 def _case_or_error(raw_id: str) -> Case:
-    """The published or retracted case `raw_id` names, or a ToolError naming the closest ids."""
-    wanted = normalize_case_id(raw_id)
-    case = selectors.case_by_id(wanted)
-    if case is None and (canonical := selectors.canonical_case_id(wanted)):
-        case = selectors.case_by_id(canonical)
-    if case is not None:
-        return case
-    ids = lookups.visible_case_ids()
-    if not ids:
+    """The published or retracted case `raw_id` names (`selectors.find_case`), or a
+    ToolError naming the closest ids."""
+    lookup = find_case(raw_id, follow=True)
+    if lookup.case is not None:
+        return lookup.case
+    closest = lookup.closest
+    if not closest:
         raise ToolError(f"No incident {raw_id!r}: no incidents are stored yet.")
-    closest = closest_case_ids(raw_id, ids)
     raise ToolError(
         f"No incident {raw_id!r}. Closest ids: {', '.join(closest)}. "
         "To find incidents by what happened, use search_incidents."
@@ -126,9 +127,8 @@ def search_incidents(
         str,
         Field(
             min_length=1,
-            max_length=2000,
-            description="What happened, in words or as error text, e.g. 'allreduce hangs after "
-            "adding nodes', 'Xid 79', 'NCCL_IB_TIMEOUT'. Quotes, -word and OR work.",
+            max_length=MAX_QUERY_CHARS,
+            description="What happened, in words or error text, e.g. 'Xid 79'. Quotes, -word, OR work.",
         ),
     ],
     topic: Topic = None,
@@ -136,18 +136,21 @@ def search_incidents(
     root_cause: RootCause = None,
     component: Component = None,
     organization: Organization = None,
+    accelerator: Accelerator = None,
     year: Year = None,
+    exclude: Exclude = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     limit: Annotated[int, Field(ge=1, le=25)] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
     """Search cases by words or error text: ranked hits with snippet and matched_terms.
 
-    Use for "have we seen this?" in words, with filters (AND; slug, name or synonym: see
-    vocab). Not for: causes and fixes at once (triage), logs (match_log). Example:
-    {"query": "allreduce hangs after adding nodes", "symptom": "nccl-timeout"}.
+    Use for "have we seen this?" in words, with filters (AND; values: see vocab). Not for:
+    causes and fixes at once (triage), logs (match_log). Example: {"query": "allreduce
+    hangs after adding nodes", "symptom": "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`; next_cursor goes on).
-    Errors: unknown filter values name the nearest ones.
     """
     filters = build_filters(
         topic=topic,
@@ -155,7 +158,11 @@ def search_incidents(
         root_cause=root_cause,
         component=component,
         organization=organization,
+        accelerator=accelerator,
         year=year,
+        exclude=exclude,
+        published_after=published_after,
+        published_before=published_before,
     )
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -173,7 +180,7 @@ def search_incidents(
     if results.total == 0:
         notes.append(
             "Nothing matched: try fewer or other words (vocab lists synonyms)"
-            + (", or drop a filter." if filters.include else ".")
+            + (", or drop a filter." if filters.include or filters.exclude else ".")
         )
     end = offset + len(hits)
     result = SearchResult(
@@ -197,7 +204,11 @@ def list_incidents(
     root_cause: RootCause = None,
     component: Component = None,
     organization: Organization = None,
+    accelerator: Accelerator = None,
     year: Year = None,
+    exclude: Exclude = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
     limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor = None,
@@ -205,10 +216,9 @@ def list_incidents(
 ) -> IncidentList:
     """Browse published cases, newest first, optionally filtered.
 
-    Use to list what is known for a topic, symptom, component, organization or year. Not
-    for: finding a failure (triage). Example: {"topic": "storage", "year": 2024}.
+    Use to list what is known for a topic, symptom, component and so on. Not for:
+    finding a failure (triage). Example: {"topic": "storage", "year": 2024}.
     Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`; next_cursor goes on).
-    Errors: unknown filter values name the nearest ones.
     """
     filters = build_filters(
         topic=topic,
@@ -216,7 +226,11 @@ def list_incidents(
         root_cause=root_cause,
         component=component,
         organization=organization,
+        accelerator=accelerator,
         year=year,
+        exclude=exclude,
+        published_after=published_after,
+        published_before=published_before,
     )
     key = query_key(tool="list", sort=sort, filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -252,11 +266,9 @@ def get_incident(
     the fields asked for, plus url and html_url.
 
     Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
-    "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations;
-    unknown facts are null; a retracted case is marked "retracted".
+    "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations.
     Size: 4-10 KB; budget 16 KB, then the last fields are left out (`truncated`,
     `omitted_fields`: ask for them with `fields`).
-    Errors: an unknown id names the closest ids.
     """
     case = _case_or_error(id)
     document = {**case_document(case), **case_links(case.id)}
@@ -284,17 +296,13 @@ def get_topic(
     Use to orient in an area. Not for: a specific failure (triage). Example:
     {"slug": "networking", "latest": 3}.
     Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`).
-    Errors: an unknown topic lists the topics.
     """
-    overview = selectors.topic_overview(slug, latest=latest)
-    if overview is None:
-        topics = selectors.vocabulary(Facet.TOPIC)
-        term = resolve_term(slug, topics)
-        if term is None:
-            listing = ", ".join(f"{t.slug} ({t.name})" for t in topics)
-            raise ToolError(f"Unknown topic {slug!r}. Valid topics: {listing}.")
-        overview = selectors.topic_overview(term.slug, latest=latest)
-        assert overview is not None
+    lookup = find_topic(slug)
+    if lookup.term is None:
+        listing = ", ".join(f"{t.slug} ({t.name})" for t in lookup.topics)
+        raise ToolError(f"Unknown topic {slug!r}. Valid topics: {listing}.")
+    overview = selectors.topic_overview(lookup.term, latest=latest)
+    assert overview is not None
 
     def counts(pairs: list) -> list[TermCount]:
         return [TermCount(slug=t.slug, name=t.name, count=n) for t, n in pairs]
@@ -369,7 +377,6 @@ def similar_incidents(
     Use once a case fits, to see related failures. Not for: finding the first case
     (triage). Example: {"id": "IL-0442", "limit": 3}.
     Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`).
-    Errors: an unknown id names the closest ids.
     """
     case = _case_or_error(id)
     similar = [
@@ -404,7 +411,6 @@ def match_log(
     Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
     `lines` holds each matched line once; cases give line numbers and signatures.
     Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
-    Errors: empty text or over 1,000,000 characters.
     """
     hits = search.match_log(text, limit=limit)
     matches: list[LogMatch] = []

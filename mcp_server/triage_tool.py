@@ -9,6 +9,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from incidents import triage as triage_module
+from incidents.selectors import MAX_QUERY_CHARS
 
 from .budget import fit_list
 from .links import case_links
@@ -21,7 +22,7 @@ def triage(
     symptoms: Annotated[
         str,
         Field(
-            max_length=2000,
+            max_length=MAX_QUERY_CHARS,
             description="What failed, in words or error text.",
         ),
     ] = "",

@@ -7,13 +7,14 @@ from __future__ import annotations
 import pytest
 
 from incidents.models import Case
+from incidents.selectors import MAX_QUERY_CHARS
 from mcp_server import tools
 from mcp_server.budget import json_size
 from mcp_server.toolkit import ToolSpec
 from tests.mcp.test_match_log import LOG
 
 LONGEST_LOG = (LOG * (1_000_000 // len(LOG) + 1))[:1_000_000]
-LONGEST_QUERY = ("GPU NCCL hang " * 200)[:2000]
+LONGEST_QUERY = ("GPU NCCL hang " * 200)[:MAX_QUERY_CHARS]
 
 LARGEST = [
     ("triage", {"symptoms": LONGEST_QUERY, "log": LONGEST_LOG, "limit": 5}),
