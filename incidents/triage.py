@@ -100,6 +100,30 @@ def interim_confidence(
     return "weak"
 
 
+def label_hits(
+    hits: list[tuple[Case, float, list[str]]], *, source: Literal["search", "log"], offset: int = 0
+) -> list[Confidence]:
+    """Confidence labels for one source's ranked hits (case, score, matched terms), by the
+    same rule as triage (`interim_confidence`): what search_incidents and match_log report.
+    `offset` is the rank of the first hit minus one (a later page has no first place)."""
+    if not hits:
+        return []
+    best = max(score for _, score, _ in hits) or 1.0
+    ranked = []
+    for position, (case, score, terms) in enumerate(hits, start=offset + 1):
+        part = score / best if source == "search" else min(1.0, score / LOG_SCORE_FULL)
+        candidate = Candidate(case=case, fused=part, matched_terms=list(terms))
+        if source == "search":
+            candidate.search_rank = position
+        else:
+            candidate.log_rank = position
+        ranked.append(candidate)
+    if offset:
+        ranked.insert(0, Candidate(case=hits[0][0], fused=float("inf")))  # the first page's top
+    labels = [interim_confidence(c, ranked, both_sources_asked=False) for c in ranked]
+    return labels[1:] if offset else labels
+
+
 def _context_weight(case: Case, context: TriageContext, candidate: Candidate) -> float:
     """A factor on the fused score from the context, recording what fits and what does not."""
     weight = 1.0

@@ -43,6 +43,7 @@ class FacetValue(BaseModel):
 
 class SearchHit(CaseSummary):
     score: float | None = Field(description="Relevance, higher is better; null when browsing.")
+    confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
     snippet: str | None = Field(
         description="Matching passage, plain text with **bold** around matched words "
         "(at most 300 characters), or null."
@@ -150,6 +151,7 @@ class MatchedLine(BaseModel):
 
 class LogMatch(CaseSummary):
     score: float = Field(description="Higher is a better match.")
+    confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
     matched_lines: list[MatchedLine] = Field(
         description="At most 5 distinct lines, in the order the search module ranks them."
     )

@@ -18,7 +18,8 @@ from pydantic import Field
 from incidents import search, selectors
 from incidents.documents import case_document
 from incidents.models import Case
-from incidents.selectors import MAX_QUERY_CHARS, find_case, find_topic
+from incidents.selectors import MAX_QUERY_CHARS, find_topic
+from incidents.triage import label_hits
 
 from .budget import fit_fields, fit_list
 from .cursors import decode_cursor, encode_cursor, query_key
@@ -37,6 +38,7 @@ from .filters import (
     filter_arguments,
 )
 from .links import case_links
+from .lookup import find_case_id
 from .models import (
     CaseRef,
     IncidentDocument,
@@ -110,7 +112,7 @@ WithFacets = Annotated[bool, Field(description="Also the top values of each face
 def _case_or_error(raw_id: str) -> Case:
     """The published or retracted case `raw_id` names (`selectors.find_case`), or a
     ToolError naming the closest ids."""
-    lookup = find_case(raw_id, follow=True)
+    lookup = find_case_id(raw_id)
     if lookup.case is not None:
         return lookup.case
     closest = lookup.closest
@@ -167,14 +169,20 @@ def search_incidents(
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
     results = search.search_cases(query=query, filters=filters, sort="relevance", offset=offset, limit=limit)
+    labels = label_hits(
+        [(hit.case, hit.score or 0.0, list(hit.matched_terms)) for hit in results.hits],
+        source="search",
+        offset=offset,
+    )
     hits = [
         SearchHit(
             **summary_fields(hit.case),
             score=round(hit.score, 4) if hit.score is not None else None,
+            confidence=label,
             snippet=snippet_text(hit.snippet),
             matched_terms=list(hit.matched_terms),
         )
-        for hit in results.hits
+        for hit, label in zip(results.hits, labels, strict=True)
     ]
     notes = list(results.notes)
     if results.total == 0:
@@ -414,12 +422,14 @@ def match_log(
     """
     hits = search.match_log(text, limit=limit)
     matches: list[LogMatch] = []
-    for hit in hits:
+    labels = label_hits([(hit.case, hit.score, list(hit.matched_terms)) for hit in hits], source="log")
+    for hit, label in zip(hits, labels, strict=True):
         lines = group_matched_lines(hit.matched_lines)
         matches.append(
             LogMatch(
                 **summary_fields(hit.case),
                 score=round(hit.score, 4),
+                confidence=label,
                 matched_lines=lines[:MATCHED_LINES_PER_HIT],
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )

@@ -28,6 +28,7 @@ def test_an_error_token_finds_its_case(mcp):
         "url",
         "html_url",
         "score",
+        "confidence",
         "snippet",
         "matched_terms",
     }

@@ -106,3 +106,21 @@ def test_the_api_answer_costs_a_fixed_number_of_queries(db, client, django_asser
     with django_assert_num_queries(26):
         response = client.post("/api/triage", body, content_type="application/json")
     assert response.status_code == 200
+
+
+def test_match_log_and_search_label_hits_as_triage_does(mcp):
+    """One engine and one confidence rule: a log alone (or words alone) gets the same cases
+    and labels from triage as from match_log (or search_incidents)."""
+    log = SCENARIOS[2].log
+    triaged = mcp.ok("triage", log=log)["cases"]
+    matched = mcp.ok("match_log", text=log, limit=len(triaged))["hits"]
+    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in matched]
+    words = SCENARIOS[0].symptoms
+    triaged = mcp.ok("triage", symptoms=words)["cases"]
+    searched = mcp.ok("search_incidents", query=words, limit=len(triaged))["hits"]
+    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in searched]
+    assert searched[0]["confidence"] == "strong" and {h["confidence"] for h in searched} <= {
+        "strong",
+        "possible",
+        "weak",
+    }
