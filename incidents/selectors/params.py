@@ -192,7 +192,8 @@ class _Vocabulary:
 
 
 def _year(parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
-    if value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR:
+    # isdigit() alone accepts "²" and other digits int() refuses.
+    if value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR:
         year = str(int(value))
         return Choice(year, year), None
     return None, Problem(parameter, f"must be a year between {MIN_YEAR} and {MAX_YEAR}", value)

@@ -45,7 +45,8 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
     digits = _DIGITS.findall(wanted)
     if not digits:
         return difflib.get_close_matches(wanted.strip().upper(), list(ids), n=limit, cutoff=0.0)
-    typed = digits[-1]
+    # Case numbers have at most 6 digits; a pasted 10,000-digit run would overflow int().
+    typed = digits[-1][:9]
     number = int(typed)
     forms = {typed, typed.lstrip("0") or "0", f"{number:04d}"}
 

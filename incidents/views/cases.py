@@ -135,7 +135,7 @@ def _notice(problem: Problem, state: SearchState, base: str) -> Notice:
 
 
 def _page_problem(raw: str | None) -> list[Problem]:
-    if raw is None or (raw.strip().isdigit() and int(raw) >= 1):
+    if raw is None or (raw.strip().isascii() and raw.strip().isdigit() and int(raw) >= 1):
         return []
     return [Problem("page", "must be a whole number from 1", raw)]
 

@@ -55,7 +55,9 @@ def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
         value = value.strip()[:MAX_VALUE_CHARS]
         if not value or value in values:
             continue
-        if facet == "year" and not (value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR):
+        if facet == "year" and not (
+            value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR
+        ):
             continue
         values.append(value)
     return tuple(values[:MAX_VALUES_PER_FACET])
