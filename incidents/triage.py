@@ -60,6 +60,7 @@ class Candidate:
     context_misfit: list[str] = field(default_factory=list)
     confidence: Confidence = "weak"
     sources: list[str] = field(default_factory=list)  # URLs
+    log_score: float = 0.0
 
 
 @dataclass
@@ -176,6 +177,7 @@ def triage(
         for rank, log_hit in enumerate(search.match_log(log, limit=CANDIDATES), start=1):
             candidate = candidates.setdefault(log_hit.case.id, Candidate(case=log_hit.case))
             candidate.log_rank = rank
+            candidate.log_score = log_hit.score
             candidate.fused += min(1.0, log_hit.score / LOG_SCORE_FULL)
             for match in log_hit.matched_lines:
                 log_lines.setdefault(match.line_number, match.line)
@@ -183,9 +185,13 @@ def triage(
                     candidate.line_numbers.append(match.line_number)
                 if match.term not in candidate.matched_terms:
                     candidate.matched_terms.append(match.term)
-    both = bool(symptoms.strip()) and bool(log.strip())
     for candidate in candidates.values():
         candidate.fused *= _context_weight(candidate.case, context, candidate)
+    # A log whose evidence, for the cases that fit the context, is only signatures most cases
+    # share (under `LOG_SCORE_FULL / 2`) says nothing against a case the words put first: it
+    # does not count as a second source.
+    best_log = max((c.log_score for c in candidates.values() if not c.context_misfit), default=0.0)
+    both = bool(symptoms.strip()) and best_log >= LOG_SCORE_FULL / 2
     ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]
     for candidate in ranked:
         candidate.confidence = interim_confidence(candidate, ranked, both_sources_asked=both)

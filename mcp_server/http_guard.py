@@ -7,9 +7,10 @@ with a JSON-RPC error body:
   port) or one of `MCP_ALLOWED_ORIGINS`; 403 otherwise.
 - Methods: stateless mode has no server-sent stream and no session, so GET and DELETE get
   405 (the SDK would open an SSE stream that never sends anything).
-- Body: at most `MAX_BODY_BYTES`, else 413; JSON, else -32700; one JSON-RPC 2.0 message
-  (an object with "jsonrpc": "2.0", a method, and a string or integer id when it has an
-  id), else -32600 naming what is wrong, instead of the SDK's validation dump. Batches
+- Body: `application/json`, else 415; at most `MAX_BODY_BYTES`, else 413; JSON, else
+  -32700; one JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a method, and a
+  string or integer id when it has an id), else -32600 naming what is wrong, instead of
+  the SDK's validation dump. Batches
   (arrays) were removed from the protocol in 2025-06-18: -32600 saying so.
 """
 
@@ -105,6 +106,8 @@ class McpGuard:
             return rpc_error(405, INVALID_REQUEST, message, Allow="POST, OPTIONS"), b""
         if scope["method"] != "POST":
             return None, b""
+        if not headers.get("content-type", "").lower().startswith("application/json"):
+            return rpc_error(415, INVALID_REQUEST, "Content-Type must be application/json"), b""
         too_large = rpc_error(413, INVALID_REQUEST, f"Request body too large: at most {MAX_BODY_BYTES} bytes")
         try:
             if int(headers.get("content-length") or 0) > MAX_BODY_BYTES:

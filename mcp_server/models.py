@@ -117,6 +117,8 @@ class Vocabulary(BaseModel):
 class CaseRef(BaseModel):
     id: str
     title: str
+    url: str
+    html_url: str
 
 
 class SimilarIncident(CaseSummary):

@@ -396,7 +396,7 @@ def similar_incidents(
         )
         for item in search.similar_cases(case, limit=limit)
     ]
-    related = [CaseRef(id=c.id, title=c.title) for c in selectors.related_cases(case)]
+    related = [CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in selectors.related_cases(case)]
     result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
     return fit_list(result, "similar", BUDGETS["similar_incidents"], lambda kept: {})
 

@@ -96,6 +96,11 @@ def test_cors_preflight_for_listed_origins_only(http):
     assert "access-control-allow-origin" not in refused.headers
 
 
+def test_a_body_that_is_not_json_by_its_content_type_is_415(http):
+    response = http.post("/mcp", content="ping", headers={**HEADERS, "Content-Type": "text/plain"})
+    assert rpc_error(response) == (415, -32600, "Content-Type must be application/json")
+
+
 def test_a_body_over_the_limit_is_413_with_a_json_rpc_error(http):
     big = json.dumps({**PING, "params": {"pad": "x" * (MAX_BODY_BYTES + 10)}})
     response = http.post("/mcp", content=big, headers=HEADERS)
