@@ -27,13 +27,8 @@ class TermQuerySet(models.QuerySet["Term"]):
         """Annotate `case_count`: published cases that use the term (one query for all terms)."""
         published = models.Q(case_links__case__status=Case.Status.PUBLISHED)
         by_link = models.Count("case_links__case", filter=published, distinct=True)
-        by_root_cause = models.Count(
-            "root_cause_cases",
-            filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
-            distinct=True,
-        )
         # The model declares case_count for type checking; this is where it is set.
-        return self.annotate(case_count=by_link + by_root_cause)  # type: ignore[no-redef]
+        return self.annotate(case_count=by_link)  # type: ignore[no-redef]
 
 
 class Term(models.Model):
@@ -207,7 +202,9 @@ class Case(models.Model):
 
 
 class CaseTerm(models.Model):
-    """A case's use of a topic, symptom tag or component, in the order the document lists them."""
+    """A case's use of a topic, symptom tag, component or root-cause category, in the order
+    the document lists them. Every facet is read from these rows; the root cause is also the
+    foreign key `Case.root_cause_category`, for display."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="term_links")
     term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_links")

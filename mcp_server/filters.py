@@ -35,8 +35,11 @@ Exclude = Annotated[
     list[str] | None,
     Field(max_length=20, description="'facet:value' items to leave out, e.g. ['topic:inference']."),
 ]
-PublishedAfter = Annotated[datetime.date | None, Field(description="Published on or after.")]
-PublishedBefore = Annotated[datetime.date | None, Field(description="Published on or before.")]
+# Dates as text, so a malformed one gets the same answer as on the pages and the API.
+PublishedAfter = Annotated[str | None, Field(max_length=40, description="Published on or after, YYYY-MM-DD.")]
+PublishedBefore = Annotated[
+    str | None, Field(max_length=40, description="Published on or before, YYYY-MM-DD.")
+]
 
 
 def problem_message(problem: Problem) -> str:
