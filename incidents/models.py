@@ -23,13 +23,6 @@ class TermQuerySet(models.QuerySet["Term"]):
     def of(self, facet: Facet | str) -> TermQuerySet:
         return self.filter(facet=facet)
 
-    def with_case_counts(self) -> TermQuerySet:
-        """Annotate `case_count`: published cases that use the term (one query for all terms)."""
-        published = models.Q(case_links__case__status=Case.Status.PUBLISHED)
-        by_link = models.Count("case_links__case", filter=published, distinct=True)
-        # The model declares case_count for type checking; this is where it is set.
-        return self.annotate(case_count=by_link)  # type: ignore[no-redef]
-
 
 class Term(models.Model):
     """One vocabulary term: a topic, symptom tag, root-cause category or component.
@@ -47,7 +40,7 @@ class Term(models.Model):
 
     objects = TermQuerySet.as_manager()
 
-    # Present only on rows of annotated querysets (`with_case_counts()`, the `n=Count(...)` of
+    # Present only on rows of annotated querysets (`selectors.vocabulary()`, the `Count(...)` of
     # term counts); declared so that code reading them is type-checked.
     case_count: int
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 import re2
 
 from incidents.models import Case, CaseTerm, Facet, Term
+from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom
 from .results import LogHit, LogLineMatch
 from .text import STOP_WORDS, words
-from .vocab import terms_with_case_counts
 
 MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40

@@ -5,6 +5,7 @@ Every facet, the root cause included, is read from case-term rows, one way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
@@ -15,11 +16,33 @@ from .facets import TERM_FACETS
 
 
 def vocabulary(facet: Facet | str | None = None) -> list[Term]:
-    """Terms with `case_count` (published cases), one query for every facet or one facet."""
-    terms = Term.objects.with_case_counts()
-    if facet:
-        terms = terms.of(facet)
-    return list(terms.order_by("facet", "name"))
+    """Terms with `case_count` (published cases), ordered by facet and name: one query for
+    every facet or one facet."""
+    return terms_with_case_counts([facet] if facet else list(Facet))
+
+
+def terms_with_case_counts(facets: Iterable[str]) -> list[Term]:
+    """Terms of `facets` ordered by facet and name, each with `case_count`: the published
+    cases carrying it (every facet, root-cause categories included, is a case-term row).
+
+    One query joining a grouped count, the published ids read once as a set (a join per
+    link costs 4x more on SQLite).
+    """
+    facets = list(facets)
+    if not facets:
+        return []
+    marks = ", ".join(["%s"] * len(facets))
+    sql = f"""
+        SELECT t.*, COALESCE(l.n, 0) AS case_count
+        FROM incidents_term t
+        LEFT JOIN (SELECT ct.term_id, COUNT(*) AS n FROM incidents_caseterm ct
+                   WHERE ct.case_id IN (SELECT id FROM incidents_case WHERE status = %s)
+                   GROUP BY ct.term_id) l ON l.term_id = t.id
+        WHERE t.facet IN ({marks})
+        ORDER BY t.facet, t.name
+    """
+    published = Case.Status.PUBLISHED
+    return list(Term.objects.raw(sql, [published, *facets]))
 
 
 def terms_with_counts(
@@ -115,4 +138,4 @@ def topic_exists(slug: str) -> bool:
 
 def sitemap_terms() -> list[Term]:
     """Terms that at least one published case uses, for the sitemap (one query)."""
-    return [t for t in Term.objects.with_case_counts().order_by("facet", "slug") if t.case_count]
+    return sorted((t for t in vocabulary() if t.case_count), key=lambda t: (t.facet, t.slug))
