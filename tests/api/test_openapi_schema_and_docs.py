@@ -22,6 +22,7 @@ PATHS = {
     "/api/vocab/{facet}": {"get"},
     "/api/stats": {"get"},
     "/api/match": {"post"},
+    "/api/triage": {"post"},
     "/api/export": {"get"},
     "/api/changes": {"get"},
 }
