@@ -33,11 +33,18 @@ MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
 PORT = env.int("PORT", default=8000)
 
 INSTALLED_APPS = [
+    # Editors and reviewers work in the Django admin, signed in with Django accounts.
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
     "django.contrib.contenttypes",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django.contrib.sitemaps",  # its sitemap.xml template
     "rest_framework",
+    "rest_framework.authtoken",  # write API: DRF's token authentication
+    "simple_history",  # case history (see incidents/history.py)
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -52,6 +59,12 @@ MIDDLEWARE = [
     # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Sessions, CSRF and accounts serve the admin and the proposal form; the read-only pages
+    # never touch the session, so they cost no query and set no cookie.
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -67,6 +80,9 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # For the admin; both are lazy, so pages that do not use them pay nothing.
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
             ],
         },
     },
@@ -84,6 +100,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# History rows are written by `incidents.history.record` once per editorial change, after the
+# case and its child rows are all written, instead of on every model save.
+SIMPLE_HISTORY_ENABLED = False
+# Reverting from the admin's history page would write the case around the service.
+SIMPLE_HISTORY_REVERT_DISABLED = True
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"

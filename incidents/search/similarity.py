@@ -297,6 +297,31 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
 
 
+def text_matches(
+    text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
+) -> list[tuple[str, float]]:
+    """Published cases whose text is most like `text`, best first, as (id, score 0..1).
+
+    The score is the text part of the similar-case score unweighted: the cosine of TF-IDF
+    vectors over title, symptoms, root cause, trigger and summary, with `text` counted in
+    the word rarities. Builds every published profile: 2 queries and O(N) work.
+    """
+    probe = _profile("", {}, [text])
+    corpus = _Corpus([*_published_profiles(), probe])
+    skip = set(exclude)
+    pv = probe.vector or {}
+    scored = []
+    for other in corpus.profiles.values():
+        if other is probe or other.id in skip:
+            continue
+        ov = other.vector or {}
+        score = min(sum(pv[w] * ov[w] for w in pv.keys() & ov.keys()), 1.0)
+        if score >= min_score and score > 0:
+            scored.append((other.id, round(score, 4)))
+    scored.sort(key=lambda s: (-s[1], s[0]))
+    return scored[:limit]
+
+
 def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
     """Published cases most similar to `case`, best first, each with its reasons.
 
