@@ -12,6 +12,9 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+# CONTENT_SECURITY_POLICY is read by django-csp's middleware.
+from incidentlib.security import CONTENT_SECURITY_POLICY, HEADER_SETTINGS, tls_settings  # noqa: F401
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -31,6 +34,11 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 # /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
 MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
 PORT = env.int("PORT", default=8000)
+# HTTPS=true when the site is reached over TLS: secure cookies, HSTS, redirect from http://.
+# BEHIND_TLS_PROXY=true when a proxy terminates TLS and always sends X-Forwarded-Proto.
+HTTPS = env.bool("HTTPS", default=False)
+globals().update(tls_settings(HTTPS, behind_proxy=env.bool("BEHIND_TLS_PROXY", default=False)))
+globals().update(HEADER_SETTINGS)
 
 INSTALLED_APPS = [
     # Editors and reviewers work in the Django admin, signed in with Django accounts.
@@ -66,6 +74,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "incidentlib.urls"

@@ -1,21 +1,52 @@
 from django.urls import path
 
+from incidents import browse, feeds
+from incidents.models import Facet
+
 from . import views
+from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
 
 app_name = "incidents"
 
+# Pages that show only the store's content answer conditional GETs (ETag / Last-Modified).
+store_page = conditional_page()
+
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("cases/", views.case_list, name="case-list"),
-    path("cases/<str:case_id>", views.case_detail, name="case-detail"),
+    path("", store_page(views.home), name="home"),
+    path("cases/", store_page(views.case_list), name="case-list"),
+    path(
+        "cases/<str:case_id>",
+        conditional_page(exists=lambda case_id: feeds.case_version(case_id) is not None)(views.case_detail),
+        name="case-detail",
+    ),
     path("match/", views.match, name="match"),
-    path("topics/", views.topic_list, name="topic-list"),
-    path("topics/<slug:slug>", views.topic_detail, name="topic-detail"),
-    path("vocab/", views.vocab_index, name="vocab-index"),
-    path("vocab/<slug:facet>/<slug:slug>", views.vocab_term, name="vocab-term"),
-    path("stats", views.stats, name="stats"),
-    path("feeds/cases.atom", AllCasesFeed(), name="feed-all"),
-    path("feeds/topics/<slug:slug>.atom", TopicFeed(), name="feed-topic"),
-    path("feeds/symptoms/<slug:slug>.atom", SymptomFeed(), name="feed-symptom"),
+    path("topics/", store_page(views.topic_list), name="topic-list"),
+    path(
+        "topics/<slug:slug>",
+        conditional_page(exists=lambda slug: feeds.topic_exists(slug))(views.topic_detail),
+        name="topic-detail",
+    ),
+    path("vocab/", store_page(views.vocab_index), name="vocab-index"),
+    path(
+        "vocab/<slug:facet>/<slug:slug>",
+        conditional_page(exists=lambda facet, slug: browse.feed_term(facet, slug) is not None)(
+            views.vocab_term
+        ),
+        name="vocab-term",
+    ),
+    path("stats", store_page(views.stats), name="stats"),
+    path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
+    path(
+        "feeds/topics/<slug:slug>.atom",
+        conditional_page(exists=lambda slug: feeds.topic_exists(slug))(TopicFeed()),
+        name="feed-topic",
+    ),
+    path(
+        "feeds/symptoms/<slug:slug>.atom",
+        conditional_page(exists=lambda slug: browse.feed_term(Facet.SYMPTOM, slug) is not None)(
+            SymptomFeed()
+        ),
+        name="feed-symptom",
+    ),
 ]

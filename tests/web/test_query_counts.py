@@ -31,21 +31,25 @@ def cost(prepare) -> int:
     return len(queries)
 
 
+# Every page that answers conditional GETs first reads the store version for its ETag and
+# Last-Modified: newest case modification and count (1), the vocabulary digest (1).
+STORE_VERSION = 2
+
 PAGES = {
-    # case_stats (8), vocabulary("topic") (1), latest cases with term links (2).
-    "/": 11,
-    # vocabulary("topic").
-    "/topics/": 1,
-    # topic_overview (7 including latest cases' term links).
-    "/topics/training": 7,
-    # vocabulary().
-    "/vocab/": 1,
-    # term_detail: term, co-occurring terms per facet (4), count, cases + term links (2).
-    "/vocab/symptom/nccl-timeout": 8,
-    # case_stats.
-    "/stats": 8,
-    # feed term, cases + term links.
-    "/feeds/topics/training.atom": 3,
+    # store version, case_stats (8), vocabulary("topic") (1), latest cases with term links (2).
+    "/": STORE_VERSION + 11,
+    # store version, vocabulary("topic").
+    "/topics/": STORE_VERSION + 1,
+    # store version, topic_overview (7 including latest cases' term links).
+    "/topics/training": STORE_VERSION + 7,
+    # store version, vocabulary().
+    "/vocab/": STORE_VERSION + 1,
+    # store version, term_detail: term, co-occurring terms per facet (4), count, cases + term links (2).
+    "/vocab/symptom/nccl-timeout": STORE_VERSION + 8,
+    # store version, case_stats.
+    "/stats": STORE_VERSION + 8,
+    # store version, feed term, cases + term links.
+    "/feeds/topics/training.atom": STORE_VERSION + 3,
     # the sitemap paginator's count of cases, the cases, terms with counts.
     "/sitemap.xml": 3,
 }
@@ -62,15 +66,18 @@ def test_page_query_counts_are_fixed(client, django_assert_num_queries, tmp_path
 
 FILTERS = CaseFilters(include={"symptom": ("nccl-timeout",)}, exclude={"topic": ("inference",)})
 SEARCH_PAGES = {
-    # search_cases only.
-    "/cases/": (0, lambda: lambda: search_cases(limit=20)),
-    # one query naming the chips' terms, then search_cases.
+    # store version, then search_cases.
+    "/cases/": (STORE_VERSION, lambda: lambda: search_cases(limit=20)),
+    # store version, one query naming the chips' terms, then search_cases.
     "/cases/?q=hang&symptom=nccl-timeout&exclude_topic=inference&sort=oldest": (
-        1,
+        STORE_VERSION + 1,
         lambda: lambda: search_cases(query="hang", filters=FILTERS, sort="oldest", limit=20),
     ),
-    # case_by_id (7: the case and its prefetches), then similar_cases.
-    "/cases/IL-0428": (7, lambda: partial(similar_cases, Case.objects.get(id="IL-0428"), limit=5)),
+    # store version, case_by_id (7: the case and its prefetches), then similar_cases.
+    "/cases/IL-0428": (
+        STORE_VERSION + 7,
+        lambda: partial(similar_cases, Case.objects.get(id="IL-0428"), limit=5),
+    ),
 }
 
 
