@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
@@ -48,7 +49,7 @@ class ApiView(APIView):
         else:
             # Validators describe a successful representation; a redirect or error has none.
             for header in ("ETag", "Last-Modified"):
-                if response.has_header(header) and response.status_code != 200:
+                if response.has_header(header) and response.status_code not in (200, 201):
                     del response[header]
             if not response.has_header("Cache-Control"):
                 response["Cache-Control"] = "no-store"
@@ -101,6 +102,37 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
         if not found(request, kwargs):
             return None
         return _store_version(request).last_modified
+
+    return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+
+
+def case_etag(request: Any, case_id: str, modified: Any) -> str:
+    """The validator of one case's representation, unquoted: its modification time and the
+    vocabulary (term names appear in it). It is also the version `If-Match` names on writes."""
+    version = getattr(request, "_vocabulary_digest", None) or feeds.vocabulary_digest()
+    request._vocabulary_digest = version
+    path = reverse("api:case-detail", args=[case_id])
+    return _digest(request.get_host(), path, modified.isoformat(), version)
+
+
+def conditional_on_case() -> Callable:
+    """Conditional GET for one case (`GET /api/cases/{id}`): the ETag is `case_etag` (2
+    queries: the case's version, the vocabulary digest) and Last-Modified the case's own
+    modification time, so a write elsewhere does not invalidate it. Ids that are no visible
+    case's exact id get no validators (the view answers 301 or 404)."""
+
+    def version(request: Any, case_id: str) -> Any:
+        if not hasattr(request, "_case_version"):
+            request._case_version = feeds.case_version(case_id)
+        return request._case_version
+
+    def etag(request: Any, *args: Any, case_id: str, **kwargs: Any) -> str | None:
+        found = version(request, case_id)
+        return case_etag(request, found.id, found.modified) if found else None
+
+    def last_modified(request: Any, *args: Any, case_id: str, **kwargs: Any):
+        found = version(request, case_id)
+        return found.modified if found else None
 
     return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
 

@@ -46,11 +46,15 @@ def store_version() -> StoreVersion:
     aggregate over cases, one read of the term table, which stays small).
     """
     row = Case.objects.aggregate(last=Max("modified"), n=Count("id"))
+    return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=vocabulary_digest())
+
+
+def vocabulary_digest() -> str:
+    """A digest of every term's fields (the terms table stays small): one query."""
     terms = Term.objects.order_by("id").values_list(
         "id", "facet", "slug", "name", "description", "synonyms", "patterns"
     )
-    digest = hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()
-    return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=digest[:16])
+    return hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -73,13 +77,14 @@ def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, An
     """Visible cases modified after `since` (exclusive), newest first, as
     `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
 
-    Drafts never appear (they were never public); a retraction shows as a change with
-    status "retracted". Ordered by `-modified, -id` so that a cursor can page through it.
+    Drafts and cases in review never appear (they were never public); a retraction shows as
+    a change with status "retracted", a merge as status "merged" with `merged_into` (the
+    kept case changes too). Ordered by `-modified, -id` so that a cursor can page through it.
     """
-    rows = Case.objects.visible()
+    rows = Case.objects.filter(status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
     if since is not None:
         rows = rows.filter(modified__gt=since)
-    return rows.order_by("-modified", "-id").values("id", "status", "modified")
+    return rows.order_by("-modified", "-id").values("id", "status", "modified", "merged_into")
 
 
 def published_documents() -> Iterator[CaseDocument]:

@@ -104,9 +104,30 @@ def canonical_case_id(case_id: str) -> str | None:
     return Case.objects.visible().filter(id__iexact=case_id).values_list("id", flat=True).first()
 
 
+def visible_case_row(case_id: str) -> Case | None:
+    """The published or retracted case with exactly this id, without prefetches: one query."""
+    return Case.objects.visible().filter(id=case_id).first()
+
+
+def redirect_target(case_id: str) -> str | None:
+    """Where a request for `case_id` that is no visible case's exact id goes instead: the
+    stored spelling of a visible case (`il-0428` -> `IL-0428`) or, for an id merged into
+    another case, the kept case. None when there is nowhere to go. One query."""
+    row = (
+        Case.objects.filter(id__iexact=case_id, status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
+        .values_list("id", "status", "merged_into_id")
+        .first()
+    )
+    if row is None:
+        return None
+    stored, status, kept = row
+    target = kept if status == Case.Status.MERGED else stored
+    return target if target != case_id else None
+
+
 def related_cases(case: Case) -> list[Case]:
     """Hand-linked related cases that are visible, in the editor's order (prefetched)."""
-    return [link.target for link in case.related_links.all() if link.target.status != Case.Status.DRAFT]
+    return [link.target for link in case.related_links.all() if link.target.status in Case.PUBLIC_STATUSES]
 
 
 def vocabulary(facet: Facet | str | None = None) -> list[Term]:

@@ -6,6 +6,7 @@ from incidents.models import Facet
 from . import views
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
+from .views.history import case_history_page
 
 app_name = "incidents"
 
@@ -19,6 +20,11 @@ urlpatterns = [
         "cases/<str:case_id>",
         conditional_page(exists=lambda case_id: feeds.case_version(case_id) is not None)(views.case_detail),
         name="case-detail",
+    ),
+    path(
+        "cases/<str:case_id>/history",
+        conditional_page(exists=lambda case_id: feeds.case_version(case_id) is not None)(case_history_page),
+        name="case-history",
     ),
     path("match/", views.match, name="match"),
     path("topics/", store_page(views.topic_list), name="topic-list"),

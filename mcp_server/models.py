@@ -159,6 +159,12 @@ def incident_document_schema() -> dict[str, Any]:
     definitions = schema.pop("$defs", {})
     schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
     schema["required"] = ["id"]
+    schema["properties"]["notice"] = {
+        "type": "string",
+        "description": (
+            "Present when the id asked for was merged into this case, or the case was retracted (with why)."
+        ),
+    }
     return schema
 
 

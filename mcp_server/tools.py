@@ -91,11 +91,12 @@ WithFacets = Annotated[
 
 
 def _case_or_error(raw_id: str) -> Case:
-    """The published or retracted case `raw_id` names, or a ToolError naming the closest ids."""
+    """The published or retracted case `raw_id` names (the kept case for an id merged into
+    another), or a ToolError naming the closest ids."""
     wanted = normalize_case_id(raw_id)
     case = selectors.case_by_id(wanted)
-    if case is None and (canonical := selectors.canonical_case_id(wanted)):
-        case = selectors.case_by_id(canonical)
+    if case is None and (target := selectors.redirect_target(wanted)):
+        case = selectors.case_by_id(target)
     if case is not None:
         return case
     ids = lookups.visible_case_ids()
@@ -244,13 +245,21 @@ def get_incident(
     detection, remediation, action_items, lessons, checks, sources (public URLs) and
     related (hand-linked case ids). Unknown facts are null.
 
+    An id merged into another case returns the kept case, with `notice` saying so.
+
     Size: a whole document is typically 4-10 KB; pass `fields` to read less.
     Errors: an unknown id names the closest existing ids.
     """
-    document = dict(case_document(_case_or_error(id)))
+    case = _case_or_error(id)
+    document = dict(case_document(case))
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
+    requested = normalize_case_id(id)
+    if requested.lower() != case.id.lower():
+        document["notice"] = f"{requested} was merged into {case.id} as a duplicate; this is {case.id}."
+    if case.status == Case.Status.RETRACTED and case.retraction_reason:
+        document["notice"] = f"Retracted: {case.retraction_reason}"
     return IncidentDocument.model_validate(document)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from django.http import Http404, HttpResponsePermanentRedirect
@@ -20,9 +21,10 @@ from incidents.search import search_cases, similar_cases
 
 from .. import schema, shapes
 from ..filters import FILTER_PARAMS, read_case_filters
-from ..http import ApiView, conditional_on_store
+from ..http import ApiView, conditional_on_case, conditional_on_store
 from ..params import ParamReader, reject_all
 from ..serializers import CaseListSerializer, SimilarListSerializer
+from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -63,19 +65,30 @@ def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
 
 
 def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
-    """The published or retracted case `case_id`, a redirect to its canonical spelling, or 404."""
+    """The published or retracted case `case_id`, a 301 to its canonical spelling or (for a
+    merged id, with a JSON body naming `merged_into`) to the kept case, or 404."""
     case = selectors.case_by_id(case_id)
     if case is not None:
         return case
-    canonical = selectors.canonical_case_id(case_id)
-    if canonical and canonical != case_id:
-        path = request.path.replace(case_id, canonical, 1)
+    target = selectors.redirect_target(case_id)
+    if target:
+        path = request.path.replace(case_id, target, 1)
         query = request.META.get("QUERY_STRING")
-        return HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)
+        response = HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)
+        if target.lower() != case_id.lower():  # merged: say which case was kept
+            response.content = json.dumps(
+                {
+                    "id": case_id,
+                    "merged_into": target,
+                    "url": request.build_absolute_uri(response["Location"]),
+                }
+            )
+            response["Content-Type"] = "application/json"
+        return response
     raise Http404(f"No case with id {case_id!r}.")
 
 
-class CaseListView(ApiView):
+class CaseListView(CaseCreateMixin, ApiView):
     """`GET /api/cases/`: `search_cases` with the parsed query, filters, ordering and page;
     answers `CaseListSerializer`. 400 for bad parameters, 404 past the last page."""
 
@@ -237,7 +250,7 @@ class CaseListView(ApiView):
         )
 
 
-class CaseDetailView(ApiView):
+class CaseDetailView(CaseUpdateMixin, ApiView):
     """`GET /api/cases/{id}`: `selectors.case_by_id` shaped by `documents.case_document` plus
     links (`schema.CaseDetail`). 301 to the canonical id, 404 for unknown ids."""
 
@@ -268,7 +281,7 @@ class CaseDetailView(ApiView):
         check_case_id(case_id)
         return self.answer(request, case_id=case_id)
 
-    @conditional_on_store(exists=case_exists)
+    @conditional_on_case()
     def answer(self, request: Request, *, case_id: str) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):

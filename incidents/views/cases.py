@@ -196,14 +196,15 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
     """`/cases/<id>`: every section of one case, its hand-linked related cases, the computed
     similar cases with their reasons, URLs for tools, and a BibTeX citation.
 
-    Other spellings of the id (`il-0428`) redirect permanently; unknown ids give 404.
+    Other spellings of the id (`il-0428`) and ids merged into another case redirect
+    permanently; unknown ids give 404. A retracted case shows a notice with the reason.
     Data: `selectors.case_by_id`, `selectors.related_cases`, `search.similar_cases`.
     """
     case = selectors.case_by_id(case_id)
     if case is None:
-        canonical = selectors.canonical_case_id(case_id)
-        if canonical and canonical != case_id:
-            return redirect("incidents:case-detail", case_id=canonical, permanent=True)
+        target = selectors.redirect_target(case_id)
+        if target:
+            return redirect("incidents:case-detail", case_id=target, permanent=True)
         raise Http404(f"No case {case_id}")
     json_url = reverse("api:case-detail", args=[case.id])
     page_url = request.build_absolute_uri(case.get_absolute_url())
