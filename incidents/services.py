@@ -4,6 +4,7 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import history, signals, workflow
+from . import duplicates, history, signals, workflow
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .models import (
@@ -44,15 +45,23 @@ class ImportResult:
     updated: list[str]
     unchanged: list[str]
     terms_written: int
+    # "IL-0999 looks like IL-0428 (same source URL ...)": new cases resembling stored ones.
+    warnings: tuple[str, ...] = ()
 
 
 def import_case_files(
-    *, paths: Iterable[str | Path], vocab_paths: Iterable[str | Path] = (), dry_run: bool = False
+    *,
+    paths: Iterable[str | Path],
+    vocab_paths: Iterable[str | Path] = (),
+    dry_run: bool = False,
+    strict: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
     Raises CaseImportError listing every problem (file, JSON path, message); nothing is
-    written then. With `dry_run` everything is validated and nothing is written.
+    written then. With `dry_run` everything is validated and nothing is written. A new case
+    that looks like a stored one (`duplicates.batch_duplicates`: the same source URL or
+    near-identical text) is a warning naming both ids; with `strict` it is a problem.
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
@@ -74,12 +83,36 @@ def import_case_files(
         problems.extend(validate_batch(items, definitions))
     if problems:
         raise CaseImportError(problems)
-    if dry_run:
-        plan = _plan(items)
-        return ImportResult(
-            created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=0
+    plan = _plan(items)
+    warnings = _duplicate_warnings([item for item in items if item.document["id"] in set(plan.created)])
+    if strict and warnings:
+        raise CaseImportError(
+            [ImportProblem(file, "$", f"possible duplicate (--strict): {text}") for file, text in warnings]
         )
-    return write_documents(items, definitions, reason="import")
+    texts = tuple(text for _, text in warnings)
+    if dry_run:
+        return ImportResult(
+            created=plan.created,
+            updated=plan.updated,
+            unchanged=plan.unchanged,
+            terms_written=0,
+            warnings=texts,
+        )
+    return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+
+
+def _duplicate_warnings(new_items: list[LoadedDocument]) -> list[tuple[str, str]]:
+    """(file, "IL-0999 looks like IL-0428 (same source URL ...)") for new cases that look
+    like stored ones."""
+    found = duplicates.batch_duplicates([item.document for item in new_items])
+    return [
+        (
+            item.file,
+            f"{item.document['id']} looks like {', '.join(str(d) for d in found[item.document['id']])}",
+        )
+        for item in new_items
+        if item.document["id"] in found
+    ]
 
 
 @dataclass(frozen=True)
