@@ -58,8 +58,9 @@ class Conflict(APIException):
 
 
 def case_etag(request: Any, case: Case) -> str:
-    """The quoted ETag of the case as stored: the one `GET /api/cases/{id}` sends."""
-    return f'"{http.case_etag(request, case.id, case.modified)}"'
+    """The quoted ETag of the case as stored: the one `GET /api/cases/{id}` sends. It covers
+    the whole store (as every API ETag does), so any write in between makes it stale."""
+    return f'"{http.case_etag(request, case.id)}"'
 
 
 def check_if_match(request: Any, case: Case) -> None:

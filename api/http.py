@@ -106,35 +106,12 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
     return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
 
 
-def case_etag(request: Any, case_id: str, modified: Any) -> str:
-    """The validator of one case's representation, unquoted: its modification time and the
-    vocabulary (term names appear in it). It is also the version `If-Match` names on writes."""
-    version = getattr(request, "_vocabulary_digest", None) or feeds.vocabulary_digest()
-    request._vocabulary_digest = version
+def case_etag(request: Any, case_id: str) -> str:
+    """The ETag (unquoted) that `GET /api/cases/{case_id}` sends, computed for any request
+    (writes name it in `If-Match`). It follows the whole store, like every API ETag, so a
+    write to any case makes it stale: 2 queries (`feeds.store_version`)."""
     path = reverse("api:case-detail", args=[case_id])
-    return _digest(request.get_host(), path, modified.isoformat(), version)
-
-
-def conditional_on_case() -> Callable:
-    """Conditional GET for one case (`GET /api/cases/{id}`): the ETag is `case_etag` (2
-    queries: the case's version, the vocabulary digest) and Last-Modified the case's own
-    modification time, so a write elsewhere does not invalidate it. Ids that are no visible
-    case's exact id get no validators (the view answers 301 or 404)."""
-
-    def version(request: Any, case_id: str) -> Any:
-        if not hasattr(request, "_case_version"):
-            request._case_version = feeds.case_version(case_id)
-        return request._case_version
-
-    def etag(request: Any, *args: Any, case_id: str, **kwargs: Any) -> str | None:
-        found = version(request, case_id)
-        return case_etag(request, found.id, found.modified) if found else None
-
-    def last_modified(request: Any, *args: Any, case_id: str, **kwargs: Any):
-        found = version(request, case_id)
-        return found.modified if found else None
-
-    return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+    return _digest(request.get_host(), path, feeds.store_version().token)
 
 
 def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:

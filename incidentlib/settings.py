@@ -152,6 +152,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "api": env.str("API_THROTTLE_RATE", default="240/minute") or None,
         "api-heavy": env.str("API_HEAVY_THROTTLE_RATE", default="30/minute") or None,
+        # Proposals (the form and POST /api/proposals/ share it), per client address.
+        "proposals": env.str("PROPOSAL_THROTTLE_RATE", default="10/hour") or None,
     },
     "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }

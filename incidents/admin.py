@@ -26,6 +26,8 @@ from . import duplicates, selectors, services, workflow
 from .documents import case_document
 from .models import Case, CaseRelation, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
+from .proposals import services as proposal_services
+from .proposals.models import Proposal
 from .vocabulary import term_problems
 
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
@@ -517,3 +519,70 @@ class TermAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
         services.save_term(obj)
+
+
+@admin.register(Proposal)
+class ProposalAdmin(admin.ModelAdmin):
+    """The review queue of public proposals. Accepting a new-case proposal publishes its
+    draft (reviewers); declining needs the reason written on the proposal first."""
+
+    list_display = ("title", "kind", "status", "case", "created")
+    list_filter = ("status", "kind")
+    search_fields = ("title", "text", "case__id", "source_urls")
+    ordering = ("-created",)
+    readonly_fields = (
+        "kind",
+        "status",
+        "case",
+        "title",
+        "text",
+        "source_urls",
+        "contact",
+        "lookalikes",
+        "created",
+    )
+    fields = (*readonly_fields, "decline_reason")
+    actions = ("start_review", "accept", "decline")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # proposals come from the public form and API
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: str) -> None:
+        for proposal in queryset:
+            try:
+                step(proposal)
+            except (proposal_services.ReviewError, workflow.WorkflowError, workflow.NotAllowed) as error:
+                self.message_user(request, f"{proposal.title}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{proposal.title}: {done}.", messages.SUCCESS)
+
+    @admin.action(description="Start reviewing")
+    def start_review(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(
+            request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
+        )
+
+    @admin.action(description="Accept (reviewers; publishes a new case)")
+    def accept(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(request, queryset, lambda p: proposal_services.accept(p, user=request.user), "accepted")
+
+    @admin.action(description="Decline (write the reason on the proposal first)")
+    def decline(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(
+            request,
+            queryset,
+            lambda p: proposal_services.decline(p, user=request.user, reason=p.decline_reason),
+            "declined",
+        )

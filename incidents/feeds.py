@@ -46,15 +46,11 @@ def store_version() -> StoreVersion:
     aggregate over cases, one read of the term table, which stays small).
     """
     row = Case.objects.aggregate(last=Max("modified"), n=Count("id"))
-    return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=vocabulary_digest())
-
-
-def vocabulary_digest() -> str:
-    """A digest of every term's fields (the terms table stays small): one query."""
     terms = Term.objects.order_by("id").values_list(
         "id", "facet", "slug", "name", "description", "synonyms", "patterns"
     )
-    return hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(list(terms), ensure_ascii=False).encode()).hexdigest()
+    return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=digest[:16])
 
 
 @dataclass(frozen=True)

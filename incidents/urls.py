@@ -4,6 +4,7 @@ from incidents import browse, feeds
 from incidents.models import Facet
 
 from . import views
+from .proposals.views import proposal_status, propose
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
 from .views.history import case_history_page
@@ -27,6 +28,8 @@ urlpatterns = [
         name="case-history",
     ),
     path("match/", views.match, name="match"),
+    path("propose/", propose, name="propose"),
+    path("proposals/<str:token>", proposal_status, name="proposal-status"),
     path("topics/", store_page(views.topic_list), name="topic-list"),
     path(
         "topics/<slug:slug>",

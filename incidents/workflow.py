@@ -67,7 +67,7 @@ def check_transition(user: Any, current: str, target: str) -> None:
     if role is None:
         allowed = sorted(to for (frm, to) in TRANSITIONS if frm == current)
         raise WorkflowError(
-            f"a {current} case cannot become {target}"
+            f"a case that is {current} cannot become {target}"
             + (f"; it can become {', '.join(allowed)}" if allowed else "; it has no further status")
         )
     if role not in roles_of(user):

@@ -21,7 +21,7 @@ from incidents.search import search_cases, similar_cases
 
 from .. import schema, shapes
 from ..filters import FILTER_PARAMS, read_case_filters
-from ..http import ApiView, conditional_on_case, conditional_on_store
+from ..http import ApiView, conditional_on_store
 from ..params import ParamReader, reject_all
 from ..serializers import CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
@@ -281,7 +281,7 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         check_case_id(case_id)
         return self.answer(request, case_id=case_id)
 
-    @conditional_on_case()
+    @conditional_on_store(exists=case_exists)
     def answer(self, request: Request, *, case_id: str) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):

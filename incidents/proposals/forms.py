@@ -25,23 +25,31 @@ def no_html(value: str) -> None:
 
 
 class TermChoice(forms.ModelChoiceField):
-    def label_from_instance(self, obj: Term) -> str:  # type: ignore[override]
+    def label_from_instance(self, obj: Term) -> str:
         return obj.name
 
 
 class ProposalForm(forms.Form):
     """A new case or a correction of an existing one, with its public sources."""
 
-    kind = forms.ChoiceField(choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW)
+    kind = forms.ChoiceField(
+        choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW
+    )
     case_id = forms.CharField(
         label="Case to correct", max_length=12, required=False, help_text="For a correction, e.g. IL-0428."
     )
     title = forms.CharField(
-        max_length=300, min_length=10, validators=[no_html], help_text="What broke, at what scale, with what effect."
+        max_length=300,
+        min_length=10,
+        validators=[no_html],
+        help_text="What broke, at what scale, with what effect.",
     )
     organization = forms.CharField(max_length=200, required=False, validators=[no_html])
     published = forms.DateField(
-        required=False, label="Date of the source", help_text="YYYY-MM-DD", widget=forms.DateInput(attrs={"type": "date"})
+        required=False,
+        label="Date of the source",
+        help_text="YYYY-MM-DD",
+        widget=forms.DateInput(attrs={"type": "date"}),
     )
     text = forms.CharField(
         label="What happened / what is wrong",
@@ -51,7 +59,9 @@ class ProposalForm(forms.Form):
     )
     topic = TermChoice(queryset=Term.objects.of(Facet.TOPIC).order_by("name"), required=False)
     root_cause = TermChoice(
-        queryset=Term.objects.of(Facet.ROOT_CAUSE).order_by("name"), required=False, label="Root cause, if known"
+        queryset=Term.objects.of(Facet.ROOT_CAUSE).order_by("name"),
+        required=False,
+        label="Root cause, if known",
     )
     source_urls = forms.CharField(
         label="Source URLs",
@@ -59,7 +69,9 @@ class ProposalForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}.",
     )
-    contact = forms.EmailField(required=False, max_length=200, help_text="Optional, only for questions about it.")
+    contact = forms.EmailField(
+        required=False, max_length=200, help_text="Optional, only for questions about it."
+    )
     # Hidden from people by CSS and aria-hidden; bots filling every field give themselves away.
     website = forms.CharField(required=False, label="Leave this empty")
 

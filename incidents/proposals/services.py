@@ -85,10 +85,11 @@ def start_review(proposal: Proposal, *, user: User) -> Proposal:
     """received -> in review; a new case's draft moves to review with it (editors)."""
     if proposal.status != Proposal.Status.RECEIVED:
         raise ReviewError(f"the proposal is {proposal.status}, not received")
-    if proposal.kind == Proposal.Kind.NEW and proposal.case and proposal.case.status == Case.Status.DRAFT:
-        services.change_status(proposal.case.pk, Case.Status.IN_REVIEW, user=user)
-    elif not is_editor(user):
+    if not is_editor(user):
         raise ReviewError("reviewing proposals needs the editor role")
+    if proposal.kind == Proposal.Kind.NEW and proposal.case_id:
+        if Case.objects.filter(pk=proposal.case_id, status=Case.Status.DRAFT).exists():
+            services.change_status(proposal.case_id, Case.Status.IN_REVIEW, user=user)
     proposal.status = Proposal.Status.IN_REVIEW
     proposal.save(update_fields=["status", "updated"])
     return proposal
@@ -99,12 +100,13 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
     """Accept: a new case's draft is published (reviewers; it goes through review first)."""
     if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
         raise ReviewError(f"the proposal is already {proposal.status}")
-    if proposal.kind == Proposal.Kind.NEW and proposal.case:
-        if proposal.case.status == Case.Status.DRAFT:
-            services.change_status(proposal.case.pk, Case.Status.IN_REVIEW, user=user)
-        services.change_status(proposal.case.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
-    elif not is_reviewer(user):
+    if not is_reviewer(user):
         raise ReviewError("accepting proposals needs the reviewer role")
+    if proposal.kind == Proposal.Kind.NEW and proposal.case_id:
+        draft = Case.objects.get(pk=proposal.case_id)
+        if draft.status == Case.Status.DRAFT:
+            services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
+        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal

@@ -210,16 +210,26 @@ def test_a_write_without_if_match_is_428(editor):
     assert Case.objects.get(id="IL-0428").lessons == load_fixture("IL-0428")["lessons"]
 
 
-def test_another_case_changing_does_not_make_an_etag_stale(editor):
+def test_a_write_to_another_case_also_makes_an_etag_stale(editor):
+    """ETags follow the whole store (every API ETag does): re-read, then write."""
     client = api(editor)
     etag = etag_of(client, "IL-0428")
-    client.patch(
+    other = client.patch(
         reverse(DETAIL, args=["IL-0429"]),
         {"lessons": []},
         format="json",
         HTTP_IF_MATCH=etag_of(client, "IL-0429"),
     )
-    assert etag_of(client, "IL-0428") == etag
+    assert other.status_code == 200
+    late = client.patch(reverse(DETAIL, args=["IL-0428"]), {"lessons": []}, format="json", HTTP_IF_MATCH=etag)
+    assert late.status_code == 412
+    fresh = client.patch(
+        reverse(DETAIL, args=["IL-0428"]),
+        {"lessons": []},
+        format="json",
+        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
+    )
+    assert fresh.status_code == 200
 
 
 # --- status and merge ---
@@ -249,7 +259,7 @@ def test_a_refused_transition_is_409(reviewer):
         HTTP_IF_MATCH=etag_of(client, "IL-0428"),
     )
     assert response.status_code == 409
-    assert "a published case cannot become draft" in response.json()["detail"]
+    assert "a case that is published cannot become draft" in response.json()["detail"]
 
 
 def test_a_reviewer_merges_through_the_api(reviewer):
