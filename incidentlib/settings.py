@@ -193,6 +193,13 @@ SPECTACULAR_SETTINGS = {
         "api.schema.add_case_document_schemas",
     ],
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    # Several `status` fields with different choice sets: each gets its own enum name.
+    "ENUM_NAME_OVERRIDES": {
+        "StatusEnum": ["published", "retracted"],
+        "ChangeStatusEnum": ["published", "retracted", "merged"],
+        "WorkflowStatusEnum": ["draft", "in_review", "published", "retracted"],
+        "ProposalStatusEnum": ["received", "in_review", "accepted", "declined"],
+    },
 }
 
 # Where the case schema and the bundled fixtures live.

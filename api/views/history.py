@@ -2,42 +2,20 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from incidents import selectors
 from incidents.history import case_history
 
 from .. import schema
+from ..editorial_serializers import CaseHistorySerializer
 from ..http import ApiView
 from ..params import reject_all
-from .cases import CASE_ID_PARAMETER, check_case_id, visible_case
-
-ChangeEntries = inline_serializer(
-    "FieldChange",
-    many=True,
-    fields={
-        "field": serializers.CharField(
-            help_text="Path in the case document (`facts.severity`) or an editorial field."
-        ),
-        "old": serializers.JSONField(allow_null=True),
-        "new": serializers.JSONField(allow_null=True),
-    },
-)
-RevisionEntries = inline_serializer(
-    "Revision",
-    fields={
-        "number": serializers.IntegerField(help_text="1 for the first recorded state."),
-        "modified": serializers.DateTimeField(help_text="When the change was made (UTC)."),
-        "user": serializers.CharField(allow_null=True, help_text="Editor's username; null for an import."),
-        "reason": serializers.CharField(),
-        "created": serializers.BooleanField(),
-        "status": serializers.CharField(),
-        "changes": ChangeEntries,
-    },
-    many=True,
-)
+from .cases import CASE_ID_PARAMETER, check_case_id
 
 
 class CaseHistoryView(ApiView):
@@ -52,12 +30,7 @@ class CaseHistoryView(ApiView):
         ),
         parameters=[CASE_ID_PARAMETER],
         responses={
-            200: OpenApiResponse(
-                inline_serializer(
-                    "CaseHistory", {"case": serializers.CharField(), "results": RevisionEntries}
-                ),
-                "The history, newest first.",
-            ),
+            200: OpenApiResponse(CaseHistorySerializer, "The history, newest first."),
             301: OpenApiResponse(description="Redirect to the canonical or kept id."),
             **schema.error_responses(bad_request="A query parameter was given.", not_found="No such case."),
         },
@@ -65,9 +38,12 @@ class CaseHistoryView(ApiView):
     def get(self, request: Request, case_id: str) -> Response:
         reject_all(request.query_params)
         check_case_id(case_id)
-        case = visible_case(request, case_id)
-        if not hasattr(case, "pk"):
-            return case  # type: ignore[return-value]
+        case = selectors.visible_case_row(case_id)
+        if case is None:
+            target = selectors.redirect_target(case_id)
+            if target is None:
+                raise Http404(f"No case with id {case_id!r}.")
+            return HttpResponsePermanentRedirect(reverse("api:case-history", args=[target]))  # type: ignore[return-value]
         return Response(
             {
                 "case": case.pk,

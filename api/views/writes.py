@@ -10,8 +10,7 @@ import copy
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,9 +29,13 @@ from ..editing import (
     invalid_document,
     workflow_error,
 )
+from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
 from ..http import ApiView
 
-DOCUMENT_REF = {"$ref": "#/components/schemas/CaseDocument"}
+DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
+CASE_ID = OpenApiParameter(
+    "case_id", str, OpenApiParameter.PATH, description="The exact id of the case, e.g. `IL-0428`."
+)
 IF_MATCH = OpenApiParameter(
     "If-Match",
     str,
@@ -157,7 +160,7 @@ class CaseUpdateMixin(WriteAuthentication):
         summary="Replace a case (editors)",
         description="The whole new document; `status` must stay as it is (see `/status`).",
         request=DOCUMENT_REF,
-        parameters=[IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH],
         responses=write_responses(200, "The case as stored, with its new `ETag`."),
     )
     def put(self, request: Request, case_id: str) -> Response:
@@ -171,7 +174,7 @@ class CaseUpdateMixin(WriteAuthentication):
             "A JSON Merge Patch (RFC 7396) over the case document: objects merge, `null` removes a key."
         ),
         request={"application/merge-patch+json": {"type": "object"}, "application/json": {"type": "object"}},
-        parameters=[IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH],
         responses=write_responses(200, "The case as stored, with its new `ETag`."),
     )
     def patch(self, request: Request, case_id: str) -> Response:
@@ -189,14 +192,8 @@ class CaseStatusView(WriteAuthentication, ApiView):
             "draft -> in_review and back (editors); in_review -> published and published -> "
             "retracted with a `reason` (reviewers). Other moves are 409."
         ),
-        request=inline_serializer(
-            "StatusChange",
-            {
-                "status": serializers.ChoiceField(choices=[s.value for s in Case.Status if s != "merged"]),
-                "reason": serializers.CharField(required=False, max_length=2000),
-            },
-        ),
-        parameters=[IF_MATCH],
+        request=StatusChangeSerializer,
+        parameters=[CASE_ID, IF_MATCH],
         responses=write_responses(200, "The case as stored, with its new `ETag`."),
     )
     def post(self, request: Request, case_id: str) -> Response:
@@ -222,14 +219,8 @@ class CaseMergeView(WriteAuthentication, ApiView):
         operation_id="cases_merge",
         summary="Merge a duplicate into another case (reviewers)",
         description="This case's id redirects to `into` from then on and is never reused.",
-        request=inline_serializer(
-            "MergeRequest",
-            {
-                "into": serializers.CharField(),
-                "reason": serializers.CharField(required=False, max_length=2000),
-            },
-        ),
-        parameters=[IF_MATCH],
+        request=MergeRequestSerializer,
+        parameters=[CASE_ID, IF_MATCH],
         responses=write_responses(200, "The kept case."),
     )
     def post(self, request: Request, case_id: str) -> Response:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api import schema
+from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
 from api.errors import InvalidParameters, ParameterError
 from api.http import ApiView
 from api.params import ParamReader
@@ -23,20 +23,6 @@ from .models import Proposal
 from .receive import RateLimited, check_rate, receive
 
 MAX_LOOKALIKES = 5
-
-ProposalStatus = inline_serializer(
-    "ProposalStatus",
-    {
-        "status": serializers.ChoiceField(choices=Proposal.Status.values),
-        "kind": serializers.ChoiceField(choices=Proposal.Kind.values),
-        "title": serializers.CharField(),
-        "case": serializers.CharField(allow_null=True, help_text="The draft (new case) or corrected case."),
-        "decline_reason": serializers.CharField(allow_null=True),
-        "status_url": serializers.URLField(help_text="The private status page; keep it."),
-        "url": serializers.URLField(help_text="The same status in the API."),
-        "lookalikes": serializers.ListField(child=serializers.DictField()),
-    },
-)
 
 
 def proposal_body(proposal: Proposal, request: Request) -> dict:
@@ -68,7 +54,7 @@ class ProposalCreateView(ApiView):
         ),
         request={"application/json": {"type": "object"}},
         responses={
-            201: OpenApiResponse(ProposalStatus, "Received."),
+            201: OpenApiResponse(ProposalStatusSerializer, "Received."),
             **schema.error_responses(bad_request="A field is missing, too long, HTML or not a URL."),
         },
     )
@@ -108,8 +94,12 @@ class ProposalStatusView(ApiView):
     @extend_schema(
         operation_id="proposals_retrieve",
         summary="A proposal's status (private link)",
+        description="The status a proposer follows with the token from the answer to `POST /api/proposals/`.",
+        parameters=[
+            OpenApiParameter("token", str, OpenApiParameter.PATH, description="The proposal's private token.")
+        ],
         responses={
-            200: OpenApiResponse(ProposalStatus, "The status."),
+            200: OpenApiResponse(ProposalStatusSerializer, "The status."),
             **schema.error_responses(not_found="No such proposal."),
         },
     )
@@ -130,6 +120,10 @@ class LookalikesView(ApiView):
     @extend_schema(
         operation_id="proposals_lookalikes",
         summary="Existing cases that look like a proposal being typed",
+        description=(
+            "What the proposal form shows while typing: possible duplicates (a source URL a case cites, "
+            "near-identical text) and published cases the search engine finds for the title."
+        ),
         parameters=[
             OpenApiParameter(
                 "title", OpenApiTypes.STR, required=False, description="At most 300 characters."
@@ -140,16 +134,7 @@ class LookalikesView(ApiView):
             OpenApiParameter("url", OpenApiTypes.STR, many=True, required=False, description="Source URLs."),
         ],
         responses={
-            200: OpenApiResponse(
-                inline_serializer(
-                    "Lookalikes",
-                    {
-                        "duplicates": serializers.ListField(child=serializers.DictField()),
-                        "similar": serializers.ListField(child=serializers.DictField()),
-                    },
-                ),
-                "Possible duplicates, then similar cases.",
-            ),
+            200: OpenApiResponse(LookalikesSerializer, "Possible duplicates, then similar cases."),
             **schema.error_responses(bad_request="A parameter is unknown or too long."),
         },
     )

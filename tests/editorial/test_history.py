@@ -102,3 +102,17 @@ def test_the_history_page_costs_a_fixed_number_of_queries(client, edited, django
     # Store version (2) for the page's validators, the case, its history rows with users.
     with django_assert_num_queries(4):
         assert client.get(reverse("incidents:case-history", args=[edited])).status_code == 200
+
+
+def test_the_api_history_costs_a_fixed_number_of_queries(client, edited, settings, django_assert_num_queries):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+    # The case row, its history rows with their users.
+    with django_assert_num_queries(2):
+        assert client.get(reverse("api:case-history", args=[edited])).status_code == 200
+
+
+def test_the_lookalikes_endpoint_costs_a_fixed_number_of_queries(client, settings, django_assert_num_queries):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+    # URL match, the published profiles (2); nothing matched, so no titles are read.
+    with django_assert_num_queries(3):
+        client.get(reverse("api:proposal-lookalikes"), {"url": "https://example.org/x", "text": "NCCL hang"})
