@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from drf_spectacular.openapi import AutoSchema
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -32,10 +33,21 @@ class IsEditorForWrites(BasePermission):
         return workflow.is_editor(request.user)
 
 
+class ReadsNeedNoToken(AutoSchema):
+    """The OpenAPI side of `IsEditorForWrites`: a token is optional on reads."""
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        auths = super().get_auth()
+        if self.method in SAFE_METHODS and {} not in auths:
+            auths.append({})
+        return auths
+
+
 class WriteAuthentication:
     """Mixed into views that accept writes: DRF's token authentication (`Authorization:
     Token <key>`, keys from `manage.py createeditor`) and the editor check."""
 
+    schema = ReadsNeedNoToken()
     authentication_classes: Sequence[type[BaseAuthentication]] = [TokenAuthentication]
     permission_classes: Sequence[Any] = [IsEditorForWrites]
 
