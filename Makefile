@@ -17,7 +17,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed .env
+
+# Local settings: a random SECRET_KEY and the loopback host names, written once, never overwritten.
+.env:
+	@printf 'SECRET_KEY=%s\nALLOWED_HOSTS=127.0.0.1,localhost,[::1]\n' \
+		"$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" > $@
+	@echo "wrote .env with a new random SECRET_KEY"
 
 # Migrate and (re)import the bundled vocabulary and real cases; safe to run again.
 data: setup

@@ -10,6 +10,7 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.schemas.inspectors import ViewInspector
 
 from incidents import workflow
 from incidents.models import Case
@@ -47,7 +48,7 @@ class WriteAuthentication:
     """Mixed into views that accept writes: DRF's token authentication (`Authorization:
     Token <key>`, keys from `manage.py createeditor`) and the editor check."""
 
-    schema = ReadsNeedNoToken()
+    schema: ViewInspector | None = ReadsNeedNoToken()
     authentication_classes: Sequence[type[BaseAuthentication]] = [TokenAuthentication]
     permission_classes: Sequence[Any] = [IsEditorForWrites]
 

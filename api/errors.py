@@ -57,6 +57,14 @@ class InvalidParameters(exceptions.APIException):
         super().__init__("; ".join(f"{e.parameter}: {e.detail}" for e in errors))
 
 
+class UnknownResource(exceptions.NotFound):
+    """404 whose `errors` name the path parameter and the closest existing values."""
+
+    def __init__(self, detail: str, errors: list[ParameterError]):
+        self.errors = errors
+        super().__init__(detail)
+
+
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "The request body is too large."
@@ -132,7 +140,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     if response is None:
         return None
     errors: list[dict[str, Any]] | None = None
-    if isinstance(exc, InvalidParameters):
+    if isinstance(exc, (InvalidParameters, UnknownResource)):
         errors = [e.as_dict() for e in exc.errors]
         detail = str(exc.detail)
     elif isinstance(exc, exceptions.ValidationError):

@@ -11,7 +11,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
@@ -133,3 +133,10 @@ def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | Asy
             yield chunk  # type: ignore[misc]
 
     return produce()
+
+
+def redirect_to_canonical(request: HttpRequest, given: str, canonical: str) -> HttpResponsePermanentRedirect:
+    """301 to the same URL with `given` (a path segment) spelt as `canonical`, query kept."""
+    path = request.path.replace(given, canonical, 1)
+    query = request.META.get("QUERY_STRING")
+    return HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)

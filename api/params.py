@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
 
+from incidents.selectors import Problem
+
 from .errors import InvalidParameters, ParameterError
 
 
@@ -38,6 +40,14 @@ class ParamReader:
         self, parameter: str, detail: str, value: str | None = None, suggestions: Sequence[str] = ()
     ) -> None:
         self.errors.append(ParameterError(parameter, detail, value, list(suggestions)))
+
+    def report(self, problems: Iterable[Problem]) -> None:
+        """Record the problems `selectors.parse_search` / `parse_filters` found (suggestions
+        as the values to send)."""
+        for problem in problems:
+            self.error(
+                problem.parameter, problem.detail, problem.value, [s.value for s in problem.suggestions]
+            )
 
     def single(self, name: str) -> str | None:
         """The one value of `name` (None when absent); repeating it is an error."""

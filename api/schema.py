@@ -19,9 +19,8 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
-from incidents.selectors import FILTER_FACETS
+from incidents.selectors import FACETS
 
-from .filters import EXCLUDE_PREFIX
 from .serializers import ProblemSerializer
 
 PROBLEM = "application/problem+json"
@@ -173,43 +172,34 @@ CONDITIONAL_HEADERS = [
     ),
 ]
 
-_FACET_HELP = {
-    "topic": "Topic slug (see /api/vocab/topic)",
-    "symptom": "Symptom tag slug (see /api/vocab/symptom)",
-    "root_cause": "Root-cause category slug (see /api/vocab/root_cause)",
-    "component": "Component slug (see /api/vocab/component)",
-    "organization": "Organization name exactly as on the cases (see the `organization` facet)",
-    "year": "Publication year",
-    "accelerator": "Accelerator name exactly as on the cases (see the `accelerator` facet)",
-}
-
 
 def filter_parameters() -> list[OpenApiParameter]:
-    """Each facet filter and its `exclude_` twin, repeatable."""
+    """Each facet filter of the registry (`selectors.FACETS`) and its `exclude_` twin,
+    repeatable."""
     parameters = []
-    for facet in FILTER_FACETS:
-        kind = OpenApiTypes.INT if facet == "year" else OpenApiTypes.STR
+    for spec in FACETS:
+        kind = OpenApiTypes.INT if spec.kind == "year" else OpenApiTypes.STR
         parameters.append(
             OpenApiParameter(
-                facet,
+                spec.param,
                 kind,
                 many=True,
                 explode=True,
                 required=False,
-                description=f"{_FACET_HELP[facet]}. Repeat to accept any of several values "
-                "(OR); different facets combine with AND. An unknown value is "
-                "refused (400) with the closest known values.",
+                description=f"{spec.label}: {spec.spelling}. Repeat to accept any of several "
+                "values (OR); different facets combine with AND. An unknown value is refused "
+                "(400) with the closest known values.",
             )
         )
         parameters.append(
             OpenApiParameter(
-                f"{EXCLUDE_PREFIX}{facet}",
+                spec.exclude_param,
                 kind,
                 many=True,
                 explode=True,
                 required=False,
-                description=f"Leave out cases with this {facet.replace('_', ' ')} "
-                f"(same values as `{facet}`; repeatable).",
+                description=f"Leave out cases with this {spec.label.lower()} "
+                f"(same values as `{spec.param}`; repeatable).",
             )
         )
     return parameters

@@ -51,6 +51,9 @@ def tls_settings(served_over_tls: bool, *, behind_proxy: bool = False) -> dict[s
         "SECURE_SSL_REDIRECT": served_over_tls,
         "SECURE_HSTS_SECONDS": HSTS_SECONDS if served_over_tls else 0,
         "SECURE_HSTS_INCLUDE_SUBDOMAINS": served_over_tls,
+        "SECURE_HSTS_PRELOAD": served_over_tls,
+        # Load balancers probe the health check over plain HTTP inside the network.
+        "SECURE_REDIRECT_EXEMPT": [r"^healthz$"],
         "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https") if behind_proxy else None,
     }
     return values

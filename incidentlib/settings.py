@@ -19,17 +19,27 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# Variables already in the environment win over the file; ENV_FILE names another file.
+environ.Env.read_env(env.str("ENV_FILE", default=str(BASE_DIR / ".env")), overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
+# Without DEBUG the app refuses to start on a missing or weak SECRET_KEY or a missing
+# ALLOWED_HOSTS: `make setup` writes both into `.env` once (a random key, the loopback hosts).
 SECRET_KEY = env.str("SECRET_KEY", default="")
-if not SECRET_KEY:
-    if not DEBUG and env.bool("REQUIRE_SECRET_KEY", default=False):
-        raise ImproperlyConfigured("SECRET_KEY must be set when REQUIRE_SECRET_KEY is true")
-    # A fixed development key: the site is read-only and has no sessions worth forging.
+MIN_SECRET_KEY_LENGTH = 50
+if DEBUG and not SECRET_KEY:
     SECRET_KEY = "incidentlib-development-key-not-for-production"
-
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
+    raise ImproperlyConfigured(
+        f"SECRET_KEY must be set to a random value of at least {MIN_SECRET_KEY_LENGTH} characters "
+        "when DEBUG is off (in the environment or .env; `make setup` writes one to .env)"
+    )
+if not DEBUG and "ALLOWED_HOSTS" not in env.ENVIRON:
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DEBUG is off: the host names the site answers to, "
+        "comma-separated (`make setup` writes 127.0.0.1,localhost,[::1] to .env)"
+    )
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # Origins besides the site's own (http(s)://<ALLOWED_HOSTS entry>[:port]) whose pages may call
 # /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
 MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
@@ -64,6 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "incidentlib.middleware.RejectNulMiddleware",
     # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -75,6 +86,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, so that it sees database errors raised by views first.
+    "incidentlib.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "incidentlib.urls"
@@ -104,9 +117,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(exist_ok=True)
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+    # Seconds a writer waits for another writer's transaction (an import) before giving up.
+    DATABASES["default"]["OPTIONS"].setdefault("timeout", 60)
     DATABASES["default"]["OPTIONS"].setdefault(
         "init_command", "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     )
+
+# A connection that broke (database restarted) is noticed and replaced at the next request.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -139,7 +157,7 @@ CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONBodyParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
@@ -206,9 +224,34 @@ SPECTACULAR_SETTINGS = {
 CASE_SCHEMA_PATH = env.path("CASE_SCHEMA_PATH", default=BASE_DIR / "incidents" / "case.schema.json")
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
+# One JSON object per line on stderr (LOG_FORMAT=text for plain lines while developing).
+LOG_FORMAT = env.str("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"drop_traceback": {"()": "incidentlib.logs.DropTraceback"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT},
+        "console_short": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["drop_traceback"],
+        },
+    },
+    "loggers": {
+        "django.security.DisallowedHost": {
+            "handlers": ["console_short"],
+            "level": "WARNING",
+            "propagate": False,
+        },
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }

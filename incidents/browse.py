@@ -1,5 +1,5 @@
 """Reads the browsing pages need beyond `selectors` and `search`: one vocabulary term with
-its cases and co-occurring terms, term labels for filter chips, feed and sitemap lists.
+its cases and co-occurring terms, feed and sitemap lists.
 
 Like `selectors`, every function here costs a fixed number of queries whatever the data
 size; views call these and never build queries themselves.
@@ -9,19 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from .models import Case, CaseQuerySet, Facet, Term
-
-# URL segment of each facet on /vocab/<facet>/<slug> (hyphens read better than underscores).
-FACET_URL_SEGMENTS: dict[str, str] = {
-    Facet.TOPIC: "topic",
-    Facet.SYMPTOM: "symptom",
-    Facet.ROOT_CAUSE: "root-cause",
-    Facet.COMPONENT: "component",
-}
-FACETS_BY_SEGMENT: dict[str, str] = {segment: facet for facet, segment in FACET_URL_SEGMENTS.items()}
-TERM_FACETS: tuple[str, ...] = tuple(FACET_URL_SEGMENTS)
+from .selectors.facets import TERM_FACETS
 
 
 def cases_with_term(term: Term) -> CaseQuerySet:
@@ -77,24 +68,6 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
         cases=list(cases.newest_first().with_summary()[:limit]),
         co_occurring=co_occurring,
     )
-
-
-def term_labels(slugs_by_facet: dict[str, tuple[str, ...]]) -> dict[tuple[str, str], str]:
-    """(facet, slug) -> term name for the given term-facet slugs; one query, none if empty.
-
-    Facets that are not vocabulary facets (organization, year, accelerator) are ignored:
-    their values are their own labels.
-    """
-    condition = Q()
-    for facet, slugs in slugs_by_facet.items():
-        if facet in TERM_FACETS and slugs:
-            condition |= Q(facet=facet, slug__in=slugs)
-    if not condition:
-        return {}
-    return {
-        (facet, slug): name
-        for facet, slug, name in Term.objects.filter(condition).values_list("facet", "slug", "name")
-    }
 
 
 def latest_cases(*, limit: int = 5) -> list[Case]:

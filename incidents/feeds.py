@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from .documents import CaseDocument
 from .exporting import iter_documents
@@ -53,22 +53,6 @@ def store_version() -> StoreVersion:
     return StoreVersion(last_modified=row["last"], case_count=row["n"], vocabulary_digest=digest[:16])
 
 
-@dataclass(frozen=True)
-class CaseVersion:
-    id: str
-    status: str
-    modified: datetime.datetime
-
-
-def case_version(case_id: str) -> CaseVersion | None:
-    """Status and modification time of one visible case (published or retracted), or None.
-
-    One query on the primary key; `case_id` must be the exact stored id.
-    """
-    row = Case.objects.visible().filter(id=case_id).values_list("id", "status", "modified").first()
-    return CaseVersion(*row) if row else None
-
-
 def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, Any]:
     """Visible cases modified after `since` (exclusive), newest first, as
     `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
@@ -90,21 +74,6 @@ def published_documents() -> Iterator[CaseDocument]:
     stays bounded by one batch.
     """
     return iter_documents(Case.objects.published())
-
-
-def distinct_case_values(field: str) -> list[str]:
-    """Distinct non-null values of `organization` or `accelerator` over published cases,
-    sorted: one query. Used to check filter values and suggest the closest ones.
-    """
-    if field not in ("organization", "accelerator"):
-        raise ValueError(f"no distinct values for {field!r}")
-    return list(
-        Case.objects.published()
-        .filter(~Q(**{f"{field}__isnull": True}))
-        .order_by(field)
-        .values_list(field, flat=True)
-        .distinct()
-    )
 
 
 def visible_case_exists(case_id: str) -> bool:

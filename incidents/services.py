@@ -17,6 +17,7 @@ from django.utils import timezone
 from . import duplicates, history, signals, workflow
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
+from .locking import serialize_case_writes
 from .models import (
     Case,
     CaseRelation,
@@ -155,6 +156,7 @@ def write_documents(
     each case's `modified` time (the change feed stays meaningful) and sends no signal for it.
     Each written case gets a history row (`history.record`) naming `user` and `reason`.
     """
+    serialize_case_writes()
     terms_written = _upsert_terms(definitions)
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in Term.objects.all()}
     plan = _plan(items)

@@ -19,12 +19,12 @@ urlpatterns = [
     path("cases/", store_page(views.case_list), name="case-list"),
     path(
         "cases/<str:case_id>",
-        conditional_page(exists=lambda case_id: feeds.case_version(case_id) is not None)(views.case_detail),
+        conditional_page(exists=feeds.visible_case_exists)(views.case_detail),
         name="case-detail",
     ),
     path(
         "cases/<str:case_id>/history",
-        conditional_page(exists=lambda case_id: feeds.case_version(case_id) is not None)(case_history_page),
+        conditional_page(exists=feeds.visible_case_exists)(case_history_page),
         name="case-history",
     ),
     path("match/", views.match, name="match"),

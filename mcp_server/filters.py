@@ -1,115 +1,157 @@
-"""Filter arguments of search_incidents and list_incidents: parsing into `CaseFilters`.
+"""Filter arguments of search_incidents and list_incidents, read by the one parser of the
+read layer (`incidents.selectors.parse_filters`), so a tool accepts exactly what the pages
+and the API accept.
 
-Term filters accept a slug, a name or a synonym in any case (`nccl-timeout`, `NCCL timeout`,
-`watchdog timeout`); an unknown value is refused with the nearest valid values.
+Term filters take a slug, a name or a synonym in any letter case (`nccl-timeout`, `NCCL
+timeout`, `watchdog timeout`), one value or a list (any of them); `exclude` removes cases
+with `facet:value` items; `published_after` / `published_before` bound the publication
+date. A value the parser refuses becomes a ToolError naming the nearest valid values.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from incidents import lookups, selectors
-from incidents.models import Facet, Term
-from incidents.selectors import CaseFilters
+from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
+from incidents.selectors.params import MAX_YEAR, MIN_YEAR
 
-from .suggest import nearest_strings, nearest_terms, resolve_term
-
-LIST_ALL_BELOW = 15
+Values = str | list[str] | None
 
 Topic = Annotated[
-    str | None,
-    Field(max_length=120, description="Topic slug or name, e.g. training, networking (see vocab)."),
+    Values,
+    Field(
+        description="Topic slug, name or synonym, e.g. training, networking (see vocab); a list means any."
+    ),
 ]
 Symptom = Annotated[
-    str | None,
+    Values,
     Field(
-        max_length=120, description="Symptom tag slug, name or synonym, e.g. nccl-timeout or 'Training hang'."
+        description="Symptom tag slug, name or synonym, e.g. nccl-timeout or 'Training hang'; "
+        "a list means any."
     ),
 ]
 RootCause = Annotated[
-    str | None, Field(max_length=120, description="Root-cause category slug or name, e.g. hardware-fault.")
+    Values,
+    Field(description="Root-cause category slug, name or synonym, e.g. hardware-fault; a list means any."),
 ]
 Component = Annotated[
-    str | None,
-    Field(max_length=120, description="Component slug or name, e.g. nccl, InfiniBand, Kubernetes."),
+    Values,
+    Field(
+        description="Component slug, name or synonym, e.g. nccl, InfiniBand, Kubernetes; a list means any."
+    ),
 ]
 Organization = Annotated[
-    str | None, Field(max_length=200, description="Organization that ran the system, e.g. Meta (any case).")
+    Values,
+    Field(description="Organization that ran the system, e.g. Meta (any letter case); a list means any."),
+]
+Accelerator = Annotated[
+    Values, Field(description="Accelerator name, e.g. 'NVIDIA H100 80GB'; a list means any.")
 ]
 Year = Annotated[
-    int | None, Field(ge=1990, le=2100, description="Year the public account was published, e.g. 2023.")
+    int | None,
+    Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year the public account was published, e.g. 2023."),
+]
+Exclude = Annotated[
+    list[str] | None,
+    Field(
+        max_length=20,
+        description="Leave out cases having any of these, each 'facet:value', e.g. "
+        "['topic:inference', 'symptom:NCCL timeout'] (facets as the filter arguments).",
+    ),
+]
+PublishedAfter = Annotated[
+    datetime.date | None, Field(description="Only cases published on or after this date.")
+]
+PublishedBefore = Annotated[
+    datetime.date | None, Field(description="Only cases published on or before this date.")
 ]
 
 
-def _unknown_term(facet: str, value: str, terms: list[Term]) -> ToolError:
-    near = nearest_terms(value, terms)
-    shown = near or (terms if len(terms) <= LIST_ALL_BELOW else [])
-    label = "Nearest" if near else "Valid values"
-    message = f"Unknown {facet} {value!r}."
-    if shown:
-        message += f" {label}: " + ", ".join(f"{t.slug} ({t.name})" for t in shown) + "."
-    message += f" All {len(terms)} values: call vocab with facet={facet!r}."
-    return ToolError(message)
+def problem_message(problem: Problem) -> str:
+    """The tool-error wording of one parser problem: what was wrong and what to send."""
+    if problem.facet is not None and problem.detail.startswith("unknown"):
+        spec = FACETS_BY_NAME[problem.facet]
+        message = f"Unknown {problem.facet} {problem.value!r}."
+        if problem.suggestions:
+            label = "Nearest" if problem.near else "Valid values"
+            shown = (s.value if s.value == s.label else f"{s.value} ({s.label})" for s in problem.suggestions)
+            message += f" {label}: " + ", ".join(shown) + "."
+        if spec.is_term:
+            return message + f" All {problem.known} values: call vocab with facet={problem.facet!r}."
+        return message + " Or use search_incidents with the name as the query."
+    message = f"{problem.parameter}: {problem.detail}"
+    if problem.value is not None:
+        message += f" (got {problem.value!r})"
+    return message + "."
 
 
-def _unknown_organization(value: str, known: list[str]) -> ToolError:
-    near = nearest_strings(value, known)
-    message = f"Unknown organization {value!r}."
-    if near:
-        message += " Nearest: " + ", ".join(near) + "."
-    elif len(known) <= LIST_ALL_BELOW:
-        message += " Valid values: " + ", ".join(known) + "."
-    return ToolError(message + " Or use search_incidents with the name as the query.")
+def _exclusions(items: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    by_param: dict[str, list[str]] = {}
+    wrong: list[str] = []
+    for item in items:
+        facet, sep, value = item.partition(":")
+        spec = FACETS_BY_NAME.get(facet.strip())
+        if not sep or spec is None or not value.strip():
+            wrong.append(item)
+            continue
+        by_param.setdefault(spec.exclude_param, []).append(value.strip())
+    return by_param, wrong
 
 
 def build_filters(
     *,
-    topic: str | None = None,
-    symptom: str | None = None,
-    root_cause: str | None = None,
-    component: str | None = None,
-    organization: str | None = None,
+    topic: Values = None,
+    symptom: Values = None,
+    root_cause: Values = None,
+    component: Values = None,
+    organization: Values = None,
+    accelerator: Values = None,
     year: int | None = None,
+    exclude: list[str] | None = None,
+    published_after: datetime.date | str | None = None,
+    published_before: datetime.date | str | None = None,
 ) -> CaseFilters:
-    """`CaseFilters` for the given values (slugs resolved from names and synonyms).
+    """`CaseFilters` for the given tool arguments, read by `selectors.parse_filters`.
 
-    Raises ToolError naming the nearest valid values when a value is unknown. Costs one
-    query when a term filter is given and one when an organization is.
+    Raises ToolError naming every refused value with the nearest valid ones. Costs one
+    query when a term filter is given and one per organization / accelerator facet used.
     """
-    include: dict[str, tuple[str, ...]] = {}
-    term_values = {
-        Facet.TOPIC: topic,
-        Facet.SYMPTOM: symptom,
-        Facet.ROOT_CAUSE: root_cause,
-        Facet.COMPONENT: component,
+    params: dict[str, object] = {
+        "topic": topic,
+        "symptom": symptom,
+        "root_cause": root_cause,
+        "component": component,
+        "organization": organization,
+        "accelerator": accelerator,
+        "year": year,
+        "published_after": published_after.isoformat()
+        if isinstance(published_after, datetime.date)
+        else published_after,
+        "published_before": published_before.isoformat()
+        if isinstance(published_before, datetime.date)
+        else published_before,
     }
-    if any(v is not None and v.strip() for v in term_values.values()):
-        by_facet: dict[str, list[Term]] = {}
-        for term in selectors.vocabulary():
-            by_facet.setdefault(term.facet, []).append(term)
-        for facet, value in term_values.items():
-            if value is None or not value.strip():
-                continue
-            terms = by_facet.get(str(facet), [])
-            found = resolve_term(value, terms)
-            if found is None:
-                raise _unknown_term(str(facet), value, terms)
-            include[str(facet)] = (found.slug,)
-    if organization is not None and organization.strip():
-        known = [name for name, _ in lookups.organizations()]
-        wanted = organization.strip().casefold()
-        match = next((name for name in known if name.casefold() == wanted), None)
-        if match is None:
-            raise _unknown_organization(organization, known)
-        include["organization"] = (match,)
-    if year is not None:
-        include["year"] = (str(year),)
-    return CaseFilters(include=include)
+    excluded, wrong = _exclusions(exclude or [])
+    params.update(excluded)
+    if wrong:
+        facets = ", ".join(FACETS_BY_NAME)
+        given = ", ".join(map(repr, wrong))
+        raise ToolError(f"exclude: each item is 'facet:value' with a facet out of {facets} (got {given}).")
+    filters, problems = parse_filters({k: v for k, v in params.items() if v is not None})
+    if problems:
+        raise ToolError(" ".join(problem_message(p) for p in problems))
+    return filters
 
 
 def filter_arguments(filters: CaseFilters) -> dict[str, str]:
     """The resolved filter values, for cursor keys."""
-    return {facet: values[0] for facet, values in sorted(filters.include.items())}
+    arguments = {facet: ",".join(values) for facet, values in sorted(filters.include.items())}
+    arguments.update({f"exclude_{facet}": ",".join(v) for facet, v in sorted(filters.exclude.items())})
+    for name in ("published_after", "published_before"):
+        if (day := getattr(filters, name)) is not None:
+            arguments[name] = day.isoformat()
+    return arguments

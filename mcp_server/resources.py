@@ -8,12 +8,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import Completion, CompletionArgument, ResourceTemplateReference
 
-from incidents import lookups, selectors
+from incidents import selectors
 from incidents.documents import case_document
 from incidents.models import Facet
+from incidents.selectors import find_case, find_topic
 
 from .markdown import case_markdown, topic_markdown
-from .suggest import closest_case_ids, normalize_case_id, resolve_term
 from .toolkit import resource_reader, with_database
 
 INCIDENT_URI = "incident://{case_id}"
@@ -23,9 +23,10 @@ MAX_COMPLETIONS = 100  # the protocol's cap per answer
 
 def read_incident(case_id: str) -> str:
     """The case as Markdown. Unknown id: ResourceNotFoundError naming the closest ids."""
-    case = selectors.case_by_id(normalize_case_id(case_id))
+    lookup = find_case(case_id, follow=True)
+    case = lookup.case
     if case is None:
-        closest = closest_case_ids(case_id, lookups.visible_case_ids())
+        closest = lookup.closest
         raise ResourceNotFoundError(
             f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else "")
         )
@@ -34,20 +35,18 @@ def read_incident(case_id: str) -> str:
 
 def read_topic(slug: str) -> str:
     """The topic overview as Markdown. Unknown topic: ResourceNotFoundError listing topics."""
-    overview = selectors.topic_overview(slug)
-    if overview is None:
-        topics = selectors.vocabulary(Facet.TOPIC)
-        term = resolve_term(slug, topics)
-        overview = selectors.topic_overview(term.slug) if term else None
-        if overview is None:
-            raise ResourceNotFoundError(f"No topic {slug!r}. Topics: {', '.join(t.slug for t in topics)}.")
+    lookup = find_topic(slug)
+    if lookup.term is None:
+        raise ResourceNotFoundError(f"No topic {slug!r}. Topics: {', '.join(t.slug for t in lookup.topics)}.")
+    overview = selectors.topic_overview(lookup.term)
+    assert overview is not None
     return topic_markdown(overview)
 
 
 def completions(uri_template: str, argument: str, prefix: str) -> Completion | None:
     """Case ids or topic slugs starting with `prefix` (ignoring case), for URI templates."""
     if (uri_template, argument) == (INCIDENT_URI, "case_id"):
-        values = lookups.visible_case_ids()
+        values = selectors.visible_case_ids()
     elif (uri_template, argument) == (TOPIC_URI, "slug"):
         values = [term.slug for term in selectors.vocabulary(Facet.TOPIC)]
     else:

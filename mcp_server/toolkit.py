@@ -26,7 +26,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
-from .suggest import nearest_strings
+from incidents.selectors.spelling import nearest_strings
 
 logger = logging.getLogger(__name__)
 

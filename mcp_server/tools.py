@@ -14,14 +14,19 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from incidents import lookups, search, selectors
+from incidents import search, selectors
 from incidents.documents import case_document
-from incidents.models import Case, Facet
+from incidents.models import Case
+from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_case, find_topic
 
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
+    Accelerator,
     Component,
+    Exclude,
     Organization,
+    PublishedAfter,
+    PublishedBefore,
     RootCause,
     Symptom,
     Topic,
@@ -51,7 +56,6 @@ from .shaping import (
     snippet_text,
     summary_fields,
 )
-from .suggest import closest_case_ids, normalize_case_id, resolve_term
 
 MAX_LIST_RESPONSE_BYTES = 40_000
 MATCHED_LINES_PER_HIT = 5
@@ -91,18 +95,21 @@ WithFacets = Annotated[
 
 
 def _case_or_error(raw_id: str) -> Case:
-    """The published or retracted case `raw_id` names (the kept case for an id merged into
-    another), or a ToolError naming the closest ids."""
-    wanted = normalize_case_id(raw_id)
-    case = selectors.case_by_id(wanted)
-    if case is None and (target := selectors.redirect_target(wanted)):
-        case = selectors.case_by_id(target)
-    if case is not None:
-        return case
-    ids = lookups.visible_case_ids()
-    if not ids:
+    """The published or retracted case `raw_id` names (`selectors.find_case`; the kept case
+    for an id merged into another), or a ToolError naming the closest ids."""
+    case = _lookup_or_error(raw_id).case
+    assert case is not None  # _lookup_or_error raises otherwise
+    return case
+
+
+def _lookup_or_error(raw_id: str) -> CaseLookup:
+    """`find_case(raw_id, follow=True)` with a case, or a ToolError naming the closest ids."""
+    lookup = find_case(raw_id, follow=True)
+    if lookup.case is not None:
+        return lookup
+    closest = lookup.closest
+    if not closest:
         raise ToolError(f"No incident {raw_id!r}: no incidents are stored yet.")
-    closest = closest_case_ids(raw_id, ids)
     raise ToolError(
         f"No incident {raw_id!r}. Closest ids: {', '.join(closest)}. "
         "To find incidents by what happened, use search_incidents."
@@ -114,7 +121,7 @@ def search_incidents(
         str,
         Field(
             min_length=1,
-            max_length=2000,
+            max_length=MAX_QUERY_CHARS,
             description="What happened, in words or as error text, e.g. 'allreduce hangs after "
             "adding nodes', 'Xid 79', 'NCCL_IB_TIMEOUT'. Quotes, -word and OR work.",
         ),
@@ -124,7 +131,11 @@ def search_incidents(
     root_cause: RootCause = None,
     component: Component = None,
     organization: Organization = None,
+    accelerator: Accelerator = None,
     year: Year = None,
+    exclude: Exclude = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     limit: Annotated[int, Field(ge=1, le=25, description="Hits per page, 1-25.")] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
@@ -149,7 +160,11 @@ def search_incidents(
         root_cause=root_cause,
         component=component,
         organization=organization,
+        accelerator=accelerator,
         year=year,
+        exclude=exclude,
+        published_after=published_after,
+        published_before=published_before,
     )
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -167,7 +182,7 @@ def search_incidents(
     if results.total == 0:
         notes.append(
             "Nothing matched: try fewer or other words (vocab lists synonyms)"
-            + (", or drop a filter." if filters.include else ".")
+            + (", or drop a filter." if filters.include or filters.exclude else ".")
         )
     end = offset + len(hits)
     return SearchResult(
@@ -185,7 +200,11 @@ def list_incidents(
     root_cause: RootCause = None,
     component: Component = None,
     organization: Organization = None,
+    accelerator: Accelerator = None,
     year: Year = None,
+    exclude: Exclude = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
     limit: Annotated[int, Field(ge=1, le=50, description="Cases per page, 1-50.")] = 20,
     cursor: Cursor = None,
@@ -208,7 +227,11 @@ def list_incidents(
         root_cause=root_cause,
         component=component,
         organization=organization,
+        accelerator=accelerator,
         year=year,
+        exclude=exclude,
+        published_after=published_after,
+        published_before=published_before,
     )
     key = query_key(tool="list", sort=sort, filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -250,14 +273,16 @@ def get_incident(
     Size: a whole document is typically 4-10 KB; pass `fields` to read less.
     Errors: an unknown id names the closest existing ids.
     """
-    case = _case_or_error(id)
+    lookup = _lookup_or_error(id)
+    case = lookup.case
+    assert case is not None
     document = dict(case_document(case))
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
-    requested = normalize_case_id(id)
-    if requested.lower() != case.id.lower():
-        document["notice"] = f"{requested} was merged into {case.id} as a duplicate; this is {case.id}."
+    if lookup.merged_from:
+        gone = lookup.merged_from
+        document["notice"] = f"{gone} was merged into {case.id} as a duplicate; this is {case.id}."
     if case.status == Case.Status.RETRACTED and case.retraction_reason:
         document["notice"] = f"Retracted: {case.retraction_reason}"
     return IncidentDocument.model_validate(document)
@@ -283,15 +308,12 @@ def get_topic(
     Size: about 1 KB plus 0.5 KB per latest case.
     Errors: an unknown topic lists the valid topics.
     """
-    overview = selectors.topic_overview(slug, latest=latest)
-    if overview is None:
-        topics = selectors.vocabulary(Facet.TOPIC)
-        term = resolve_term(slug, topics)
-        if term is None:
-            listing = ", ".join(f"{t.slug} ({t.name})" for t in topics)
-            raise ToolError(f"Unknown topic {slug!r}. Valid topics: {listing}.")
-        overview = selectors.topic_overview(term.slug, latest=latest)
-        assert overview is not None
+    lookup = find_topic(slug)
+    if lookup.term is None:
+        listing = ", ".join(f"{t.slug} ({t.name})" for t in lookup.topics)
+        raise ToolError(f"Unknown topic {slug!r}. Valid topics: {listing}.")
+    overview = selectors.topic_overview(lookup.term, latest=latest)
+    assert overview is not None
 
     def counts(pairs: list) -> list[TermCount]:
         return [TermCount(slug=t.slug, name=t.name, count=n) for t, n in pairs]

@@ -14,14 +14,23 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from incidents import feeds, selectors
+from incidents import feeds
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
+from incidents.selectors import (
+    FILTER_PARAMS,
+    MAX_QUERY_CHARS,
+    SORTS,
+    CaseFilters,
+    find_case,
+    parse_search,
+)
+from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 
 from .. import schema, shapes
-from ..filters import FILTER_PARAMS, read_case_filters
-from ..http import ApiView, conditional_on_store
+from ..errors import ParameterError, UnknownResource
+from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import ParamReader, reject_all
 from ..serializers import CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
@@ -29,16 +38,14 @@ from .writes import CaseCreateMixin, CaseUpdateMixin
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 100_000
-MAX_QUERY_LENGTH = 10_000
 MAX_SIMILAR = 20
-# `ordering` values and the search module's sort they mean.
-ORDERINGS = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
 LIST_PARAMS = (
     "q",
     *FILTER_PARAMS,
     "published_after",
     "published_before",
-    "ordering",
+    SORT_PARAM,
+    ORDERING_ALIAS,
     "page",
     "page_size",
     "fields",
@@ -50,13 +57,18 @@ CASE_ID_PARAMETER = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.PATH,
     pattern=schema.CASE_ID_PATTERN,
-    description="Case id such as `IL-0428`; another letter case redirects (301) to the canonical id.",
+    description="Case id such as `IL-0428`; another spelling (`il-0428`, `IL0428`, `il428`, "
+    "`428`) redirects (301) to the canonical id.",
 )
 
 
+LOOSE_CASE_ID = re.compile(r"^\s*(?:[Ii][Ll])?[-_ ]?\d{1,6}\s*$")
+
+
 def check_case_id(case_id: str) -> None:
-    """404 for ids that cannot exist (wrong shape), without touching the database."""
-    if not CASE_ID.match(case_id):
+    """404 for ids that cannot exist (no digits in an id shape), without touching the
+    database; other spellings of an id (`il428`, `428`) go on to redirect."""
+    if not CASE_ID.match(case_id) and not LOOSE_CASE_ID.match(case_id):
         raise Http404(f"No case with id {case_id!r}: ids look like IL-0428.")
 
 
@@ -66,26 +78,27 @@ def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
 
 def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
     """The published or retracted case `case_id`, a 301 to its canonical spelling or (for a
-    merged id, with a JSON body naming `merged_into`) to the kept case, or 404."""
-    case = selectors.case_by_id(case_id)
-    if case is not None:
-        return case
-    target = selectors.redirect_target(case_id)
-    if target:
-        path = request.path.replace(case_id, target, 1)
-        query = request.META.get("QUERY_STRING")
-        response = HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)
-        if target.lower() != case_id.lower():  # merged: say which case was kept
+    merged id, with a JSON body naming `merged_into`) to the kept case, or 404 naming the
+    closest ids (`selectors.find_case`)."""
+    lookup = find_case(case_id)
+    if lookup.canonical_id is not None:
+        response = redirect_to_canonical(request, case_id, lookup.canonical_id)
+        if lookup.merged_from is not None:
             response.content = json.dumps(
                 {
                     "id": case_id,
-                    "merged_into": target,
+                    "merged_into": lookup.canonical_id,
                     "url": request.build_absolute_uri(response["Location"]),
                 }
             )
             response["Content-Type"] = "application/json"
         return response
-    raise Http404(f"No case with id {case_id!r}.")
+    if lookup.case is not None:
+        return lookup.case
+    raise UnknownResource(
+        f"No case with id {case_id!r}.",
+        [ParameterError("case_id", "no published or retracted case has this id", case_id, lookup.closest)],
+    )
 
 
 class CaseListView(CaseCreateMixin, ApiView):
@@ -99,9 +112,11 @@ class CaseListView(CaseCreateMixin, ApiView):
             "Published cases matching `q` (ranked, with snippets) and the facet filters, "
             "newest first without `q`. The answer holds the total `count`, `next` / "
             "`previous` page links and facet counts over the whole result.\n\n"
-            "Unknown parameters, unknown filter values (with suggestions), malformed "
-            f"dates, an unknown `ordering` and `page_size` over {MAX_PAGE_SIZE} are refused "
-            "with 400 naming each parameter; a page past the last one is 404."
+            "Filters take a term's slug, name or synonym in any letter case (stored and "
+            "linked as the slug). Unknown parameters, unknown filter values (with "
+            "suggestions), malformed dates, an unknown `sort` and `page_size` over "
+            f"{MAX_PAGE_SIZE} are refused with 400 naming each parameter; a page past the "
+            "last one is 404."
         ),
         parameters=[
             OpenApiParameter(
@@ -109,7 +124,7 @@ class CaseListView(CaseCreateMixin, ApiView):
                 OpenApiTypes.STR,
                 required=False,
                 description='Search text: words, "quoted phrases", -excluded '
-                f"words, OR; at most {MAX_QUERY_LENGTH} characters.",
+                f"words, OR; at most {MAX_QUERY_CHARS} characters.",
             ),
             *schema.filter_parameters(),
             OpenApiParameter(
@@ -125,13 +140,21 @@ class CaseListView(CaseCreateMixin, ApiView):
                 description="Only cases published on or before this date.",
             ),
             OpenApiParameter(
-                "ordering",
+                SORT_PARAM,
+                OpenApiTypes.STR,
+                enum=list(SORTS),
+                required=False,
+                description="`relevance` (default with `q`; newest first without), `newest` "
+                "(default without `q`) or `oldest`. The same parameter as the /cases/ page.",
+            ),
+            OpenApiParameter(
+                ORDERING_ALIAS,
                 OpenApiTypes.STR,
                 enum=list(ORDERINGS),
                 required=False,
-                description="`relevance` (default with `q`; newest first "
-                "without), `-published` (newest first, default "
-                "without `q`) or `published` (oldest first).",
+                deprecated=True,
+                description="Earlier name of `sort`: `relevance`, `-published` (newest) or "
+                "`published` (oldest).",
             ),
             OpenApiParameter("page", OpenApiTypes.INT, required=False, description="Page number from 1."),
             OpenApiParameter(
@@ -159,7 +182,7 @@ class CaseListView(CaseCreateMixin, ApiView):
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
                 bad_request="Unknown parameter, unknown filter value, malformed date, bad "
-                "ordering or page size out of range.",
+                "sort or page size out of range.",
                 not_found="The page is past the last page.",
             ),
         },
@@ -191,20 +214,17 @@ class CaseListView(CaseCreateMixin, ApiView):
     )
     def get(self, request: Request) -> Response:
         reader = ParamReader(request.query_params, allowed=LIST_PARAMS)
-        query = reader.text("q", max_length=MAX_QUERY_LENGTH) or ""
-        filters = read_case_filters(reader)
-        ordering = reader.choice(
-            "ordering", list(ORDERINGS), default="relevance" if query.strip() else "-published"
-        )
+        search, problems = parse_search(request.query_params)
+        reader.report(problems)
         page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
         page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
         fields = reader.field_list("fields", shapes.HIT_FIELDS)
         reader.finish()
         return self.answer(
             request,
-            query=query,
-            filters=filters,
-            ordering=ordering,
+            query=search.q,
+            filters=search.filters,
+            sort=search.effective_sort,
             page=page,
             page_size=page_size,
             fields=fields,
@@ -216,16 +236,14 @@ class CaseListView(CaseCreateMixin, ApiView):
         request: Request,
         *,
         query: str,
-        filters,
-        ordering: str,
+        filters: CaseFilters,
+        sort: str,
         page: int,
         page_size: int,
         fields: list[str] | None,
     ) -> Response:
         offset = (page - 1) * page_size
-        results = search_cases(
-            query=query, filters=filters, sort=ORDERINGS[ordering], offset=offset, limit=page_size
-        )
+        results = search_cases(query=query, filters=filters, sort=sort, offset=offset, limit=page_size)
         if page > 1 and offset >= results.total:
             last = max(1, -(-results.total // page_size))
             raise Http404(f"Page {page} is past the last page ({last}).")
@@ -267,12 +285,12 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         responses={
             200: OpenApiResponse(response=schema.CASE_DETAIL_REF, description="The case."),
             301: OpenApiResponse(
-                description="The id in another letter case: `Location` is the canonical URL."
+                description="The id spelt otherwise (`il-0428`, `428`): `Location` is the canonical URL."
             ),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
                 bad_request="A query parameter was given.",
-                not_found="No published or retracted case has this id.",
+                not_found="No published or retracted case has this id (the closest ids are named).",
             ),
         },
     )

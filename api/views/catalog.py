@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -14,7 +12,7 @@ from incidents import feeds, selectors
 from incidents.models import Facet
 
 from .. import schema, shapes
-from ..http import ApiView, conditional_on_store
+from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import ParamReader, reject_all
 from ..serializers import (
     StatsSerializer,
@@ -24,7 +22,6 @@ from ..serializers import (
     VocabularySerializer,
 )
 
-SLUG = re.compile(schema.SLUG_PATTERN)
 MAX_TOP = 20
 MAX_LATEST = 50
 NO_PARAMETERS = "A query parameter was given; this endpoint takes none."
@@ -71,7 +68,7 @@ class TopicDetailView(ApiView):
                 OpenApiTypes.STR,
                 OpenApiParameter.PATH,
                 pattern=schema.SLUG_PATTERN,
-                description="Topic slug.",
+                description="Topic slug; its name or a synonym redirects (301) to the slug.",
             ),
             OpenApiParameter(
                 "top",
@@ -89,9 +86,11 @@ class TopicDetailView(ApiView):
         ],
         responses={
             200: OpenApiResponse(TopicOverviewSerializer, "The topic's overview."),
+            301: OpenApiResponse(description="A topic's name or synonym: `Location` is its slug's URL."),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
-                bad_request="Unknown parameter or value out of range.", not_found="No topic has this slug."
+                bad_request="Unknown parameter or value out of range.",
+                not_found="No topic has this slug, name or synonym (the closest are named).",
             ),
         },
     )
@@ -100,15 +99,22 @@ class TopicDetailView(ApiView):
         top = reader.integer("top", default=5, minimum=1, maximum=MAX_TOP)
         latest = reader.integer("latest", default=5, minimum=1, maximum=MAX_LATEST)
         reader.finish()
-        if not (SLUG.match(slug) and len(slug) <= 120):
+        if len(slug) > 120:
             raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
         return self.answer(request, slug=slug, top=top, latest=latest)
 
     @conditional_on_store(exists=lambda request, slug, **kwargs: feeds.topic_exists(slug))
-    def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response:
-        overview = selectors.topic_overview(slug, top=top, latest=latest)
-        if overview is None:
-            raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
+    def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response | HttpResponse:
+        lookup = selectors.find_topic(slug)
+        if lookup.canonical_slug is not None:
+            return redirect_to_canonical(request, slug, lookup.canonical_slug)
+        if lookup.term is None:
+            closest = ", ".join(t.slug for t in lookup.closest)
+            raise Http404(
+                f"No topic {slug!r}; /api/topics/ lists them." + (f" Closest: {closest}." if closest else "")
+            )
+        overview = selectors.topic_overview(lookup.term, top=top, latest=latest)
+        assert overview is not None
         return Response(shapes.topic_overview(overview, request))
 
 

@@ -67,7 +67,7 @@ class MatchView(ApiView):
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
         length = request.META.get("CONTENT_LENGTH") or "0"
-        if length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        if length.isascii() and length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             raise PayloadTooLarge(
                 f"The body may hold at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes."
             )

@@ -32,6 +32,7 @@ from .vocab import terms_with_case_counts
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")
 MAX_LIMIT = 100
+MAX_OFFSET = 1_000_000_000
 # True: a query of several words first needs every word (AND), and falls back to any word
 # (OR, ranked by how many words match) only when nothing matches them all.
 MATCH_ALL_FIRST = False
@@ -105,7 +106,8 @@ def search_cases(
     `MATCH_ALL_FIRST`); a query that only excludes words: 11; no query: 10.
     """
     sort = sort if sort in SORTS else "relevance"
-    offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_LIMIT))
+    # Past MAX_OFFSET every page is empty anyway; larger numbers overflow the databases' integers.
+    offset, limit = min(max(0, int(offset)), MAX_OFFSET), max(1, min(int(limit), MAX_LIMIT))
     published = Case.objects.published()
     filtered = filter_cases(published, filters)
     if not (query or "").strip():

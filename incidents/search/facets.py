@@ -11,8 +11,6 @@ from incidents.models import Case, CaseQuerySet, CaseTerm, Facet, Term
 
 from .results import FacetCount
 
-FACET_NAMES = ("topic", "symptom", "root_cause", "component", "organization", "year", "accelerator")
-
 
 def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
     """Counts per facet value for `cases`: one query per facet (7), whatever the data size."""

@@ -23,9 +23,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from incidents.selectors.params import MAX_QUERY_CHARS  # the one query length limit
+
 from .text import STOP_WORDS, clean, stem, words
 
-MAX_QUERY_CHARS = 500
 MAX_GROUPS = 32
 MAX_FORM_WORDS = 6
 # Terms whose rarity weight (`VocabTerm.weight`) is below this are recognised (for ranking)

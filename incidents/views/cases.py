@@ -6,17 +6,17 @@ import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from incidents import browse, selectors
+from incidents import selectors
 from incidents.search import FacetCount, SimilarCase, search_cases, similar_cases
-from incidents.selectors import FILTER_FACETS
+from incidents.selectors import FILTER_FACETS, SORTS, Problem, facet_label, find_case, parse_search
 
 from .citation import bibtex
-from .common import render_page
-from .state import FACET_LABELS, SORTS, SearchState
+from .common import not_found_page, render_page
+from .state import SearchState
 
 CASES_PER_PAGE = 20
 FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
@@ -73,7 +73,7 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
         # Selected values stay visible even when they are not among the most frequent.
         shown = [v for i, v in enumerate(values) if i < FACET_VALUES_SHOWN or v.selected]
         folded = [v for v in values if v not in shown]
-        groups.append(FacetGroup(facet, FACET_LABELS[facet], values, shown, folded))
+        groups.append(FacetGroup(facet, facet_label(facet), values, shown, folded))
     return groups
 
 
@@ -103,14 +103,41 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
     return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
 
 
-# The API names the sort `ordering`, with Django-style values.
-API_ORDERINGS = {"relevance": "relevance", "newest": "-published", "oldest": "published"}
-
-
 def _api_twin(state: SearchState) -> str:
-    """`/api/cases/` with the same query, filters, order and page as this page."""
-    params = [("ordering", API_ORDERINGS[v]) if k == "sort" else (k, v) for k, v in state.params()]
+    """`/api/cases/` with the same query, filters, order and page as this page (both read
+    them with `selectors.parse_search`)."""
+    params = state.params()
     return reverse("api:case-list") + ("?" + urlencode(params) if params else "")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A parameter the page could not use, said in words, with links that fix it."""
+
+    text: str
+    prompt: str  # "Did you mean" or "Choose from"
+    fixes: list[tuple[str, str]]  # (label, URL of the page with the fix applied)
+
+
+def _notice(problem: Problem, state: SearchState, base: str) -> Notice:
+    fixes: list[tuple[str, str]] = []
+    for choice in problem.suggestions:
+        if problem.facet is not None:
+            excluded = problem.parameter.startswith("exclude_")
+            fixed = (state.excluding if excluded else state.adding)(problem.facet, choice.value)
+        elif problem.parameter == "sort":
+            fixed = state.sorted_by(choice.value)
+        else:
+            continue
+        fixes.append((choice.label, fixed.url(base)))
+    prompt = "Did you mean" if problem.near else "Choose from"
+    return Notice(problem.message(suggest=not fixes), prompt, fixes)
+
+
+def _page_problem(raw: str | None) -> list[Problem]:
+    if raw is None or (raw.strip().isascii() and raw.strip().isdigit() and int(raw) >= 1):
+        return []
+    return [Problem("page", "must be a whole number from 1", raw)]
 
 
 def _page_numbers(current: int, last: int) -> list[int | None]:
@@ -133,19 +160,23 @@ def _reasons(similar: SimilarCase) -> list[tuple[str, list[str]]]:
     search module reports."""
     shared = similar.shared_terms
     order = [f for f in REASON_ORDER if f in shared] + sorted(set(shared) - set(REASON_ORDER))
-    return [(FACET_LABELS.get(f, f.replace("_", " ").capitalize()), shared[f]) for f in order if shared[f]]
+    return [(facet_label(f), shared[f]) for f in order if shared[f]]
 
 
 def case_list(request: HttpRequest) -> HttpResponse:
     """`/cases/`: ranked search with snippets when `q` is given, newest first otherwise.
 
-    Query parameters are described in `incidents.views.state`. Renders `CASES_PER_PAGE` hits,
-    facet counts over the whole result, active filters as removable chips, sort choices and
-    pagination that keeps the state. A page past the last redirects to the last page; an
-    empty result lists ways out (each with its total). Data: `incidents.search.search_cases`.
+    Query parameters are read by `selectors.parse_search` (described in
+    `incidents.views.state`); a value it cannot use is left out and shown in a notice with
+    the nearest valid values as links. Renders `CASES_PER_PAGE` hits, facet counts over the
+    whole result, active filters as removable chips, sort choices and pagination that keeps
+    the state. A page past the last redirects to the last page; an empty result lists ways
+    out (each with its total). Data: `selectors.parse_search`, `search.search_cases`.
     """
     base = reverse("incidents:case-list")
-    state = SearchState.from_query(request.GET)
+    search, problems = parse_search(request.GET)
+    problems += _page_problem(request.GET.get("page"))
+    state = SearchState.from_query(request.GET).resolved(search)
     results = search_cases(
         query=state.q,
         filters=state.filters(),
@@ -157,8 +188,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     if state.page > last_page:
         return redirect(state.with_page(last_page).url(base))
 
-    active = {f: (*state.include.get(f, ()), *state.exclude.get(f, ())) for f in FILTER_FACETS}
-    labels = browse.term_labels(active)
+    labels = search.filters.labels
     suggestions = _suggestions(state, labels, base) if not results.total else []
 
     json_url = _api_twin(state)
@@ -167,6 +197,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
         "incidents/case_list.html",
         {
             "state": state,
+            "notices": [_notice(problem, state, base) for problem in problems],
             "results": results,
             "hits": results.hits,
             "facet_groups": _facet_groups(state, results.facets, base),
@@ -196,16 +227,17 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
     """`/cases/<id>`: every section of one case, its hand-linked related cases, the computed
     similar cases with their reasons, URLs for tools, and a BibTeX citation.
 
-    Other spellings of the id (`il-0428`) and ids merged into another case redirect
-    permanently; unknown ids give 404. A retracted case shows a notice with the reason.
-    Data: `selectors.case_by_id`, `selectors.related_cases`, `search.similar_cases`.
+    Other spellings of the id (`il-0428`, `IL0428`, `il428`, `428`) and ids merged into
+    another case redirect permanently; an unknown id gives a 404 page naming the closest ids
+    and the vocabulary terms spelt like it. A retracted case shows a notice with the reason.
+    Data: `selectors.find_case`, `selectors.related_cases`, `search.similar_cases`.
     """
-    case = selectors.case_by_id(case_id)
+    lookup = find_case(case_id)
+    if lookup.canonical_id is not None:
+        return redirect("incidents:case-detail", case_id=lookup.canonical_id, permanent=True)
+    case = lookup.case
     if case is None:
-        target = selectors.redirect_target(case_id)
-        if target:
-            return redirect("incidents:case-detail", case_id=target, permanent=True)
-        raise Http404(f"No case {case_id}")
+        return not_found_page(request, what=f"No case {case_id}", closest_ids=lookup.closest, text=case_id)
     json_url = reverse("api:case-detail", args=[case.id])
     page_url = request.build_absolute_uri(case.get_absolute_url())
     related = selectors.related_cases(case)

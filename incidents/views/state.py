@@ -4,47 +4,60 @@
 
 - `q`: search text (blank: browse everything);
 - `<facet>` (repeatable): keep cases with one of these values (`topic`, `symptom`,
-  `root_cause`, `component` take slugs; `organization`, `accelerator` exact names; `year`);
+  `root_cause`, `component` take a slug, name or synonym; `organization`, `accelerator` a
+  name; `year`), written back as slugs and stored names;
 - `exclude_<facet>` (repeatable): drop cases with any of these values;
+- `published_after`, `published_before`: a date range (YYYY-MM-DD, both ends inclusive);
 - `sort`: `relevance` (only meaningful with `q`), `newest` or `oldest`;
 - `page`: 1-based page number.
 
 Every link on the page (facet values, chips, sort, pages) is built from this state with one
-thing changed, so a copied URL always reproduces the page.
+thing changed, so a copied URL always reproduces the page. The meaning of the parameters
+(and every problem with them) comes from `incidents.selectors.parse_search`, the parser the
+API and MCP use too.
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
 
 from django.http import QueryDict
 
-from incidents.selectors import FILTER_FACETS, CaseFilters
+from incidents.selectors import FILTER_FACETS, SORTS, CaseFilters, SearchParams, facet_label
+from incidents.selectors.facets import EXCLUDE_PREFIX, FACETS_BY_NAME
+from incidents.selectors.params import (
+    MAX_QUERY_CHARS,
+    MAX_VALUE_CHARS,
+    MAX_VALUES_PER_FACET,
+    MAX_YEAR,
+    MIN_YEAR,
+)
 
-FACET_LABELS: dict[str, str] = {
-    "topic": "Topic",
-    "symptom": "Symptom",
-    "root_cause": "Root cause",
-    "component": "Component",
-    "organization": "Organization",
-    "year": "Year",
-    "accelerator": "Accelerator",
-}
-SORTS: dict[str, str] = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest first"}
-MAX_QUERY_CHARS = 500
-MAX_VALUES_PER_FACET = 20
-EXCLUDE_PREFIX = "exclude_"
+DATE_PARAMS = ("published_after", "published_before")
+
+# Kept for templates and views that label facets by name.
+FACET_LABELS: dict[str, str] = {name: spec.label for name, spec in FACETS_BY_NAME.items()}
+
+
+def _date(text: str) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(text.strip())
+    except ValueError:
+        return None
 
 
 def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
     """Distinct non-blank values in given order; years must be numbers (others are dropped)."""
     values: list[str] = []
     for value in raw:
-        value = value.strip()[:200]
+        value = value.strip()[:MAX_VALUE_CHARS]
         if not value or value in values:
             continue
-        if facet == "year" and not (value.isdigit() and len(value) == 4):
+        if facet == "year" and not (
+            value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR
+        ):
             continue
         values.append(value)
     return tuple(values[:MAX_VALUES_PER_FACET])
@@ -62,7 +75,7 @@ class Chip:
 
     @property
     def facet_label(self) -> str:
-        return FACET_LABELS[self.facet]
+        return facet_label(self.facet)
 
 
 @dataclass(frozen=True)
@@ -74,10 +87,14 @@ class SearchState:
     exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sort: str = ""
     page: int = 1
+    published_after: datetime.date | None = None
+    published_before: datetime.date | None = None
 
     @classmethod
     def from_query(cls, query: QueryDict) -> SearchState:
-        """Parse a request's GET parameters; anything malformed is dropped, never an error."""
+        """What the query string says, read without the database: malformed values are left
+        out here. The page itself reads the parameters with `selectors.parse_search`, which
+        reports every problem, and keeps its understanding with `resolved`."""
         q = query.get("q", "").replace("\x00", " ").strip()[:MAX_QUERY_CHARS]
         include = {f: v for f in FILTER_FACETS if (v := _clean_values(f, query.getlist(f)))}
         exclude = {f: v for f in FILTER_FACETS if (v := _clean_values(f, query.getlist(EXCLUDE_PREFIX + f)))}
@@ -88,7 +105,30 @@ class SearchState:
             page = max(1, int(query.get("page", "1")))
         except ValueError:
             page = 1
-        return cls(q=q, include=include, exclude=exclude, sort=sort, page=page)
+        dates = [_date(query.get(name, "")) for name in DATE_PARAMS]
+        return cls(
+            q=q,
+            include=include,
+            exclude=exclude,
+            sort=sort,
+            page=page,
+            published_after=dates[0],
+            published_before=dates[1],
+        )
+
+    def resolved(self, search: SearchParams) -> SearchState:
+        """This state with the text, filters and sort `parse_search` understood: values in
+        their canonical spelling (slugs, stored names), values it refused left out."""
+        filters = search.filters
+        return replace(
+            self,
+            q=search.q,
+            include=dict(filters.include),
+            exclude=dict(filters.exclude),
+            sort=search.sort,
+            published_after=filters.published_after,
+            published_before=filters.published_before,
+        )
 
     # What the search module receives.
     @property
@@ -97,10 +137,20 @@ class SearchState:
         return self.sort or ("relevance" if self.q else "newest")
 
     def filters(self) -> CaseFilters:
-        return CaseFilters(include=dict(self.include), exclude=dict(self.exclude))
+        return CaseFilters(
+            include=dict(self.include),
+            exclude=dict(self.exclude),
+            published_after=self.published_after,
+            published_before=self.published_before,
+        )
 
     def has_filters(self) -> bool:
-        return any(self.include.values()) or any(self.exclude.values())
+        return (
+            any(self.include.values())
+            or any(self.exclude.values())
+            or self.published_after is not None
+            or self.published_before is not None
+        )
 
     def is_blank(self) -> bool:
         return not self.q and not self.has_filters()
@@ -115,6 +165,9 @@ class SearchState:
             pairs += [(facet, v) for v in self.include.get(facet, ())]
         for facet in FILTER_FACETS:
             pairs += [(EXCLUDE_PREFIX + facet, v) for v in self.exclude.get(facet, ())]
+        for name in DATE_PARAMS:
+            if (day := getattr(self, name)) is not None:
+                pairs.append((name, day.isoformat()))
         if self.sort:
             pairs.append(("sort", self.sort))
         if page and self.page > 1:
@@ -166,7 +219,12 @@ class SearchState:
         return replace(self, q="", sort="" if self.sort == "relevance" else self.sort, page=1)
 
     def without_filters(self) -> SearchState:
-        return replace(self, include={}, exclude={}, page=1)
+        return replace(self, include={}, exclude={}, published_after=None, published_before=None, page=1)
+
+    def without_date(self, name: str) -> SearchState:
+        if name == "published_after":
+            return replace(self, published_after=None, page=1)
+        return replace(self, published_before=None, page=1)
 
     def sorted_by(self, sort: str) -> SearchState:
         return replace(self, sort=sort, page=1)
@@ -195,5 +253,10 @@ class SearchState:
                         True,
                         self.without_exclusion(facet, value).url(base),
                     )
+                )
+        for name in DATE_PARAMS:
+            if (day := getattr(self, name)) is not None:
+                chips.append(
+                    Chip(name, day.isoformat(), day.isoformat(), False, self.without_date(name).url(base))
                 )
         return chips

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import selectors
 
-from .common import render_page
+from .common import not_found_page, render_page
 
 TOP_TERMS = 8
 LATEST_SHOWN = 10
@@ -28,11 +29,17 @@ def topic_list(request: HttpRequest) -> HttpResponse:
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """`/topics/<slug>`: description, synonyms, case count, the symptoms, root causes and
     components most frequent within the topic (each linking the case list narrowed to both),
-    and the latest cases. 404 for an unknown slug. Data: `selectors.topic_overview`.
+    and the latest cases. A topic named by its name or a synonym (`/topics/Training`,
+    `/topics/fabric`) redirects permanently to its slug; an unknown one gives a 404 page
+    naming the closest topics. Data: `selectors.find_topic`, `selectors.topic_overview`.
     """
-    overview = selectors.topic_overview(slug, top=TOP_TERMS, latest=LATEST_SHOWN)
-    if overview is None:
-        raise Http404(f"No topic {slug}")
+    lookup = selectors.find_topic(slug)
+    if lookup.canonical_slug is not None:
+        return redirect("incidents:topic-detail", slug=lookup.canonical_slug, permanent=True)
+    if lookup.term is None:
+        return not_found_page(request, what=f"No topic {slug}", text=slug, topics=lookup.closest)
+    overview = selectors.topic_overview(lookup.term, top=TOP_TERMS, latest=LATEST_SHOWN)
+    assert overview is not None
     in_topic = f"{reverse('incidents:case-list')}?topic={overview.topic.slug}"
     groups = [
         ("Most frequent symptoms", "symptom", overview.top_symptoms),

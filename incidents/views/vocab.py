@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from incidents import browse, selectors
 from incidents.models import Facet
+from incidents.selectors import FACETS_BY_NAME, FACETS_BY_SEGMENT
 
-from .common import render_page
+from .common import not_found_page, render_page
 
 FACET_TITLES: dict[str, str] = {
     Facet.TOPIC: "Topics",
@@ -29,7 +30,7 @@ def vocab_index(request: HttpRequest) -> HttpResponse:
     for term in selectors.vocabulary():
         by_facet[term.facet].append(term)
     sections = [
-        (facet, FACET_TITLES[facet], browse.FACET_URL_SEGMENTS[facet], terms)
+        (facet, FACET_TITLES[facet], FACETS_BY_NAME[facet].segment, terms)
         for facet, terms in by_facet.items()
     ]
     return render_page(
@@ -41,17 +42,18 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
     """`/vocab/<facet>/<slug>` (`facet`: symptom, root-cause, component): the term's
     description, synonyms, latest cases and the terms that most often occur with it.
 
-    Topics redirect to `/topics/<slug>`; an unknown facet or slug gives 404.
+    Topics redirect to `/topics/<slug>`; an unknown facet gives 404, an unknown slug a 404
+    page naming the terms spelt like it.
     Data: `browse.term_detail`.
     """
-    facet_value = browse.FACETS_BY_SEGMENT.get(facet)
+    facet_value = FACETS_BY_SEGMENT.get(facet)
     if facet_value is None:
         raise Http404(f"No vocabulary {facet}")
     if facet_value == Facet.TOPIC:
         return redirect("incidents:topic-detail", slug=slug, permanent=True)
     detail = browse.term_detail(facet_value, slug, limit=CASES_SHOWN)
     if detail is None:
-        raise Http404(f"No {facet} {slug}")
+        return not_found_page(request, what=f"No {facet.replace('-', ' ')} {slug}", text=slug)
     filter_url = detail.term.get_filter_url()
     co_occurring = [
         (FACET_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])

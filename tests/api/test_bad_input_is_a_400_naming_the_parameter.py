@@ -53,19 +53,36 @@ def test_it_rejects_an_unknown_symptom_and_suggests_the_closest(client):
     assert error["suggestions"][0] == "nccl-timeout"
 
 
-def test_a_term_name_instead_of_its_slug_suggests_the_slug(client):
-    [error] = problem(client, "/api/cases/?exclude_symptom=NCCL+timeout")["errors"]
+def test_a_misspelt_term_name_suggests_the_slug(client):
+    # A term's name is accepted like its slug (issue 9); a misspelt one is refused with the slug.
+    [error] = problem(client, "/api/cases/?exclude_symptom=NCCL+timout")["errors"]
     assert (error["parameter"], error["suggestions"][0]) == ("exclude_symptom", "nccl-timeout")
 
 
-def test_an_organization_in_the_wrong_case_suggests_the_stored_spelling(client):
-    [error] = problem(client, "/api/cases/?organization=bigscience")["errors"]
+def test_a_term_name_or_synonym_selects_what_its_slug_selects(client):
+    def ids(query: str) -> list[str]:
+        response = client.get(f"/api/cases/?page_size=100&{query}")
+        assert response.status_code == 200, response.content
+        return [hit["id"] for hit in response.json()["results"]]
+
+    by_slug = ids("exclude_symptom=nccl-timeout")
+    assert by_slug and ids("exclude_symptom=NCCL+timeout") == by_slug
+    assert ids("symptom=NCCL+Timeout") == ids("symptom=nccl-timeout") != []
+
+
+def test_a_misspelt_organization_suggests_the_stored_spelling(client):
+    # Letter case does not matter (`bigscience` is BigScience); a misspelling is refused.
+    [error] = problem(client, "/api/cases/?organization=bigscence")["errors"]
     assert error == {
         "parameter": "organization",
-        "detail": "unknown organization 'bigscience'",
-        "value": "bigscience",
+        "detail": "unknown organization 'bigscence'",
+        "value": "bigscence",
         "suggestions": ["BigScience"],
     }
+    assert (
+        client.get("/api/cases/?organization=bigscience").json()["count"]
+        == (client.get("/api/cases/?organization=BigScience").json()["count"])
+    )
 
 
 def test_every_bad_parameter_is_named_at_once(client):

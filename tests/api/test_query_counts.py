@@ -86,9 +86,10 @@ COUNTS = {
     "/api/stats": (2 + 8, None),
     # One page of the feed.
     "/api/changes?limit=10": (2 + 1, None),
-    # The lower-case id misses, then the canonical id is looked up.
-    "/api/cases/il-0428": (2 + 1 + 1, None),
-    "/api/cases/IL-9999": (2 + 1 + 1, None),
+    # Another spelling of an id: one case-insensitive id lookup, then the redirect.
+    "/api/cases/il-0428": (2 + 1, None),
+    # The id misses, the case-insensitive lookup misses, every visible id (to name the closest).
+    "/api/cases/IL-9999": (2 + 1 + 1 + 1, None),
     # Refused before any read.
     "/api/cases/?unknown=1": (0, None),
     "/api/cases/not-an-id": (0, None),

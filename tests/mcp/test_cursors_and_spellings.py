@@ -10,9 +10,9 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from incidents.search import LogLineMatch
+from incidents.selectors.spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 from mcp_server.cursors import decode_cursor, encode_cursor, query_key
 from mcp_server.shaping import group_matched_lines, snippet_text
-from mcp_server.suggest import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 
 
 def test_a_cursor_round_trips_and_is_bound_to_its_query():

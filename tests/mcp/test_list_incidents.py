@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from incidents import selectors
 from incidents.models import Case
 
 
 def published_newest_first() -> list[str]:
-    return [case.id for case in selectors.case_list()]
+    return list(Case.objects.published().newest_first().values_list("id", flat=True))
 
 
 def test_newest_first_with_the_total(mcp):
@@ -80,5 +79,6 @@ def test_bad_sort_limit_and_argument_names_are_refused(mcp):
     )
     assert mcp.error("list_incidents", symptoms="Training hang") == (
         "Unknown argument 'symptoms' (did you mean 'symptom'?); list_incidents takes: topic, "
-        "symptom, root_cause, component, organization, year, sort, limit, cursor, facets."
+        "symptom, root_cause, component, organization, accelerator, year, exclude, "
+        "published_after, published_before, sort, limit, cursor, facets."
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
+from incidents.models import Case
 from incidents.validation import case_schema
 from tests.conftest import fixture_ids, load_fixture
 
@@ -61,12 +62,22 @@ def test_unknown_id_is_a_404_problem(client):
     response = client.get("/api/cases/IL-9999")
     assert response.status_code == 404
     assert response["Content-Type"] == "application/problem+json"
+    # No id is one digit away from 9999: the closest are the highest numbers.
+    highest = sorted(Case.objects.visible().values_list("id", flat=True))[-3:][::-1]
     assert response.json() == {
         "type": "about:blank",
         "title": "Not Found",
         "status": 404,
         "detail": "No case with id 'IL-9999'.",
         "instance": "/api/cases/IL-9999",
+        "errors": [
+            {
+                "parameter": "case_id",
+                "detail": "no published or retracted case has this id",
+                "value": "IL-9999",
+                "suggestions": highest,
+            }
+        ],
     }
 
 

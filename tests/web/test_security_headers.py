@@ -115,7 +115,7 @@ def test_plain_http_gets_no_hsts_and_no_redirect_by_default(client):
 def test_over_tls_the_site_sends_hsts_and_redirects_plain_http(client):
     response = client.get("/stats", secure=True)
     assert response.status_code == 200
-    assert response["Strict-Transport-Security"] == f"max-age={HSTS_SECONDS}; includeSubDomains"
+    assert response["Strict-Transport-Security"] == f"max-age={HSTS_SECONDS}; includeSubDomains; preload"
     plain = client.get("/stats")
     assert (plain.status_code, plain["Location"]) == (301, "https://testserver/stats")
 

@@ -1,7 +1,7 @@
-"""Spelling-tolerant lookups for tool arguments: case ids and vocabulary terms.
+"""Spelling-tolerant matching of what a caller typed: case ids, vocabulary terms, names.
 
-Pure Python over lists the caller fetched (ids, terms): these decide what a caller meant
-and, when nothing matches, which existing values are nearest, so an error can name them.
+Pure Python over lists the caller fetched: these decide what a caller meant and, when
+nothing matches, which existing values are nearest, so an error can name them.
 """
 
 from __future__ import annotations
@@ -16,33 +16,53 @@ _DIGITS = re.compile(r"\d+")
 
 
 def normalize_case_id(text: str) -> str:
-    """`IL-0428` for `il-0428`, `IL0428`, `0428` or `428`; other text stripped and upper-cased."""
+    """`IL-0428` for `il-0428`, `IL0428`, `il428`, `0428` or `428`; other text stripped and
+    upper-cased."""
     match = _CASE_ID.match(text)
     if match:
         return f"IL-{int(match.group(1)):04d}"
     return text.strip().upper()
 
 
+def _edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
 def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list[str]:
     """The `limit` ids nearest to `wanted`: by number when it has digits, else by spelling.
 
-    An id with the same digits in another order (`IL-4500` for `IL-0450`, a transposition
-    typo) comes before the numeric neighbours.
+    Likely typos come first: an id one digit away (`IL-9428`, `IL-04281` or `IL-048` for
+    `IL-0428`: one wrong, extra or missing digit), the same digits in another order
+    (`IL-4500` for `IL-0450`) or a numeric neighbour within 2; then the rest by numeric
+    distance.
     """
     digits = _DIGITS.findall(wanted)
-    if digits:
-        number = int(digits[-1])
-        wanted_digits = sorted(f"{number:04d}")
+    if not digits:
+        return difflib.get_close_matches(wanted.strip().upper(), list(ids), n=limit, cutoff=0.0)
+    # Case numbers have at most 6 digits; a pasted 10,000-digit run would overflow int().
+    typed = digits[-1][:9]
+    number = int(typed)
+    forms = {typed, typed.lstrip("0") or "0", f"{number:04d}"}
 
-        def distance(case_id: str) -> tuple[bool, int, str]:
-            found = _DIGITS.findall(case_id)
-            if not found:
-                return (True, 10**9, case_id)
-            transposed = sorted(f"{int(found[-1]):04d}") == wanted_digits
-            return (not transposed, abs(int(found[-1]) - number), case_id)
+    def distance(case_id: str) -> tuple[int, int, str]:
+        found = _DIGITS.findall(case_id)
+        if not found:
+            return (2, 10**9, case_id)
+        stored = found[-1]
+        other = int(stored)
+        stored_forms = {stored, stored.lstrip("0") or "0"}
+        one_digit_off = min(_edit_distance(a, b) for a in forms for b in stored_forms) <= 1
+        transposed = sorted(f"{other:04d}") == sorted(f"{number:04d}")
+        likely = one_digit_off or transposed or abs(other - number) <= 2
+        return (0 if likely else 1, abs(other - number), case_id)
 
-        return sorted(ids, key=distance)[:limit]
-    return difflib.get_close_matches(wanted.upper(), list(ids), n=limit, cutoff=0.0)
+    return sorted(ids, key=distance)[:limit]
 
 
 class TermLike(Protocol):
@@ -54,18 +74,24 @@ class TermLike(Protocol):
 T = TypeVar("T", bound=TermLike)
 
 
+def spelling_key(text: str) -> str:
+    """How two spellings compare: letter case, hyphens, underscores and spacing ignored
+    (`NCCL timeout`, `nccl-timeout` and `nccl_timeout` are the same)."""
+    return " ".join(text.casefold().replace("-", " ").replace("_", " ").split())
+
+
 def _spellings(term: TermLike) -> list[str]:
     return [term.slug, term.name, *term.synonyms]
 
 
 def resolve_term(text: str, terms: Iterable[T]) -> T | None:
-    """The term whose slug, name or synonym equals `text` ignoring case (slug first, then name,
-    then synonym), or None."""
-    wanted = text.strip().casefold()
+    """The term whose slug, name or synonym is `text` (compared by `spelling_key`; slug
+    first, then name, then synonym), or None."""
+    wanted = spelling_key(text)
     terms = list(terms)
     for pick in (lambda t: [t.slug], lambda t: [t.name], lambda t: list(t.synonyms)):
         for term in terms:
-            if wanted in (s.casefold() for s in pick(term)):
+            if wanted in (spelling_key(s) for s in pick(term)):
                 return term
     return None
 

@@ -4,104 +4,26 @@ none of them builds its own queries.
 
 from __future__ import annotations
 
-import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
-from .models import Case, CaseQuerySet, CaseTerm, Facet, Term
-
-TERM_FACETS: tuple[str, ...] = (Facet.TOPIC, Facet.SYMPTOM, Facet.COMPONENT)
-
-
-@dataclass(frozen=True)
-class CaseFilters:
-    """Facet filters: values within one facet combine with OR, facets with AND.
-
-    Term facets take slugs (`topic`, `symptom`, `root_cause`, `component`); `organization`
-    and `accelerator` take exact names; `year` takes publication years. Each has an
-    `exclude` twin whose values remove cases. `published_after` / `published_before` keep
-    cases published on or after / on or before those dates (both ends inclusive).
-    """
-
-    include: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    published_after: datetime.date | None = None
-    published_before: datetime.date | None = None
-
-    def is_empty(self) -> bool:
-        return (
-            not any(self.include.values())
-            and not any(self.exclude.values())
-            and self.published_after is None
-            and self.published_before is None
-        )
-
-
-FILTER_FACETS: tuple[str, ...] = (
-    "topic",
-    "symptom",
-    "root_cause",
-    "component",
-    "organization",
-    "year",
-    "accelerator",
-)
-
-
-def _facet_condition(facet: str, values: tuple[str, ...]) -> Q:
-    if facet in TERM_FACETS:
-        matching = CaseTerm.objects.filter(term__facet=facet, term__slug__in=values)
-        return Q(id__in=matching.values("case_id"))
-    if facet == Facet.ROOT_CAUSE:
-        return Q(root_cause_category__slug__in=values)
-    if facet == "organization":
-        return Q(organization__in=values)
-    if facet == "accelerator":
-        return Q(accelerator__in=values)
-    if facet == "year":
-        return Q(published__year__in=[int(v) for v in values])
-    raise ValueError(f"unknown facet {facet!r}")
-
-
-def filter_cases(queryset: CaseQuerySet, filters: CaseFilters | None) -> CaseQuerySet:
-    """Apply facet filters to a case queryset (no query runs here)."""
-    if not filters:
-        return queryset
-    for facet, values in filters.include.items():
-        if values:
-            queryset = queryset.filter(_facet_condition(facet, values))
-    for facet, values in filters.exclude.items():
-        if values:
-            queryset = queryset.exclude(_facet_condition(facet, values))
-    if filters.published_after is not None:
-        queryset = queryset.filter(published__gte=filters.published_after)
-    if filters.published_before is not None:
-        queryset = queryset.filter(published__lte=filters.published_before)
-    return queryset
-
-
-def case_list(*, filters: CaseFilters | None = None) -> CaseQuerySet:
-    """Published cases, newest first, with what a list entry shows prefetched.
-
-    Evaluating a page costs 3 queries whatever its size: cases, term links, (count by paginator).
-    """
-    return filter_cases(Case.objects.published(), filters).newest_first().with_summary()
+from ..models import Case, Facet, Term
 
 
 def case_by_id(case_id: str) -> Case | None:
     """A published or retracted case with everything its document needs, or None.
 
-    Costs a fixed 8 queries (case with root cause, then prefetches of terms, sources,
-    scale tables, their columns and rows, related links).
+    Costs a fixed 7 queries (case with root cause, then prefetches of term links, sources,
+    scale tables, their columns and rows, related links); 1 when there is no such case.
     """
     return Case.objects.visible().with_document().filter(id=case_id).first()
 
 
-def canonical_case_id(case_id: str) -> str | None:
-    """The stored id matching `case_id` case-insensitively (`il-0428` -> `IL-0428`), or None."""
-    return Case.objects.visible().filter(id__iexact=case_id).values_list("id", flat=True).first()
+def visible_case_ids() -> list[str]:
+    """Ids of published and retracted cases (the ones that resolve by id), sorted. One query."""
+    return list(Case.objects.visible().order_by("id").values_list("id", flat=True))
 
 
 def visible_case_row(case_id: str) -> Case | None:
@@ -109,10 +31,9 @@ def visible_case_row(case_id: str) -> Case | None:
     return Case.objects.visible().filter(id=case_id).first()
 
 
-def redirect_target(case_id: str) -> str | None:
-    """Where a request for `case_id` that is no visible case's exact id goes instead: the
-    stored spelling of a visible case (`il-0428` -> `IL-0428`) or, for an id merged into
-    another case, the kept case. None when there is nowhere to go. One query."""
+def resolve_case_id(case_id: str) -> str | None:
+    """The stored spelling of a visible case's id (`il-0428` -> `IL-0428`) or, for an id
+    merged into another case, the kept case's id; None when neither. One query."""
     row = (
         Case.objects.filter(id__iexact=case_id, status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
         .values_list("id", "status", "merged_into_id")
@@ -121,7 +42,13 @@ def redirect_target(case_id: str) -> str | None:
     if row is None:
         return None
     stored, status, kept = row
-    target = kept if status == Case.Status.MERGED else stored
+    return kept if status == Case.Status.MERGED else stored
+
+
+def redirect_target(case_id: str) -> str | None:
+    """Where a request for `case_id` that is no visible case's exact id goes instead
+    (`resolve_case_id`), or None when there is nowhere else to go. One query."""
+    target = resolve_case_id(case_id)
     return target if target != case_id else None
 
 
@@ -171,11 +98,14 @@ class TopicOverview:
     latest_cases: list[Case]
 
 
-def topic_overview(slug: str, *, top: int = 5, latest: int = 5) -> TopicOverview | None:
-    """The overview of topic `slug`, or None if there is no such topic. Fixed 7 queries."""
-    topic = Term.objects.of(Facet.TOPIC).filter(slug=slug).first()
-    if topic is None:
-        return None
+def topic_overview(topic: Term | str, *, top: int = 5, latest: int = 5) -> TopicOverview | None:
+    """The overview of a topic (a `Term`, or a slug looked up exactly), or None if there is
+    no such topic. Fixed 6 queries, plus 1 to look a slug up."""
+    if isinstance(topic, str):
+        found = Term.objects.of(Facet.TOPIC).filter(slug=topic).first()
+        if found is None:
+            return None
+        topic = found
     in_topic = Case.objects.published().filter(term_links__term=topic)
     ids = in_topic.values("id")
 

@@ -1,0 +1,81 @@
+"""Site-wide answers to requests that must never reach a view or a 500.
+
+- `RejectNulMiddleware`: a NUL byte in the path is a 404 and in a query parameter a 400 that
+  names the parameter. No view has to think about them, and PostgreSQL (which refuses NUL
+  in text) never sees one.
+- `DatabaseUnavailableMiddleware`: when the database cannot be reached mid-request, the
+  answer is a 503 with `Retry-After` and a body that says so (problem JSON under /api/,
+  the site's page elsewhere). Django opens a fresh connection on the next request, so the
+  app recovers by itself once the database is back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from api.errors import problem_response
+
+logger = logging.getLogger("incidentlib.reliability")
+
+RETRY_AFTER_SECONDS = 5
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+class RejectNulMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            raise Http404("No such page")
+        for name, values in request.GET.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                return self._bad_parameter(request, name.replace("\x00", "\\0"))
+        return self.get_response(request)
+
+    @staticmethod
+    def _bad_parameter(request: HttpRequest, name: str) -> HttpResponse:
+        detail = "contains a NUL character (\\0), which no value can hold"
+        if _is_api(request):
+            return problem_response(
+                400,
+                "Bad Request",
+                f"{name}: {detail}",
+                errors=[{"parameter": name, "detail": detail}],
+                instance=request.path,
+            )
+        context = {"title": "Bad request", "message": f"The parameter “{name}” {detail}."}
+        return render(request, "error.html", context, status=400)
+
+
+class DatabaseUnavailableMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.error(
+            "database unavailable: %s %s: %s", request.method, request.path, type(exception).__name__
+        )
+        detail = "The case database is not answering right now. Try again in a few seconds."
+        if _is_api(request):
+            response: HttpResponse = problem_response(
+                503, "Service Unavailable", detail, instance=request.path
+            )
+        else:
+            context = {"title": "Temporarily unavailable", "message": detail}
+            response = render(request, "error.html", context, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response

@@ -1,0 +1,128 @@
+"""The facet registry: every facet a case list can be filtered or counted by, in one table.
+
+Each `FacetSpec` says how the facet is named in URLs and tool arguments (`symptom`), how
+it is excluded (`exclude_symptom`), what a person reads (`Symptom`), how its values are
+spelled and stored, and which URL segment its vocabulary pages use. Pages, the API, MCP,
+the OpenAPI description and the filter parser all read this table; nothing else lists
+facets.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Literal
+
+from django.db.models import Q
+
+from ..models import CaseQuerySet, CaseTerm, Facet
+
+EXCLUDE_PREFIX = "exclude_"
+
+Kind = Literal["term", "value", "year"]
+
+
+@dataclass(frozen=True)
+class FacetSpec:
+    """One facet: `name` is also its query parameter and tool argument."""
+
+    name: str
+    label: str  # what a person reads, e.g. "Root cause"
+    kind: Kind  # "term": a vocabulary facet; "value": a case field; "year": publication year
+    spelling: str  # how a value may be written, for help texts
+    segment: str | None = None  # URL segment of the vocabulary pages (term facets)
+
+    @property
+    def param(self) -> str:
+        return self.name
+
+    @property
+    def exclude_param(self) -> str:
+        return EXCLUDE_PREFIX + self.name
+
+    @property
+    def is_term(self) -> bool:
+        return self.kind == "term"
+
+
+FACETS: tuple[FacetSpec, ...] = (
+    FacetSpec("topic", "Topic", "term", "a topic's slug, name or synonym (see /vocab/)", "topic"),
+    FacetSpec("symptom", "Symptom", "term", "a symptom tag's slug, name or synonym (see /vocab/)", "symptom"),
+    FacetSpec(
+        "root_cause",
+        "Root cause",
+        "term",
+        "a root-cause category's slug, name or synonym (see /vocab/)",
+        "root-cause",
+    ),
+    FacetSpec(
+        "component", "Component", "term", "a component's slug, name or synonym (see /vocab/)", "component"
+    ),
+    FacetSpec("organization", "Organization", "value", "an organization's name, in any letter case"),
+    FacetSpec("year", "Year", "year", "a publication year such as 2024"),
+    FacetSpec("accelerator", "Accelerator", "value", "an accelerator's name, in any letter case"),
+)
+FACETS_BY_NAME: dict[str, FacetSpec] = {spec.name: spec for spec in FACETS}
+FILTER_FACETS: tuple[str, ...] = tuple(spec.name for spec in FACETS)
+TERM_FACETS: tuple[str, ...] = tuple(spec.name for spec in FACETS if spec.is_term)
+FACETS_BY_SEGMENT: dict[str, str] = {spec.segment: spec.name for spec in FACETS if spec.segment}
+FILTER_PARAMS: tuple[str, ...] = (
+    *(spec.param for spec in FACETS),
+    *(spec.exclude_param for spec in FACETS),
+)
+
+
+def facet_label(name: str) -> str:
+    """The label of facet `name` ("root_cause" -> "Root cause")."""
+    spec = FACETS_BY_NAME.get(name)
+    return spec.label if spec else name.replace("_", " ").capitalize()
+
+
+@dataclass(frozen=True)
+class CaseFilters:
+    """Facet filters: values within one facet combine with OR, facets with AND.
+
+    Values are canonical: slugs for term facets, the stored spelling for `organization` and
+    `accelerator`, four-digit years. Each facet has an exclusion twin whose values remove
+    cases. `published_after` / `published_before` keep cases published on or after / on or
+    before those dates (both ends inclusive). `labels` maps (facet, value) to what a person
+    reads (a term's name), for the values the parser resolved; it takes no part in equality.
+    """
+
+    include: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    published_after: datetime.date | None = None
+    published_before: datetime.date | None = None
+    labels: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+
+    def label(self, facet: str, value: str) -> str:
+        return self.labels.get((facet, value), value)
+
+
+def _facet_condition(facet: str, values: tuple[str, ...]) -> Q:
+    spec = FACETS_BY_NAME[facet]
+    if facet == Facet.ROOT_CAUSE:
+        return Q(root_cause_category__slug__in=values)
+    if spec.is_term:
+        matching = CaseTerm.objects.filter(term__facet=facet, term__slug__in=values)
+        return Q(id__in=matching.values("case_id"))
+    if spec.kind == "year":
+        return Q(published__year__in=[int(v) for v in values])
+    return Q(**{f"{facet}__in": values})
+
+
+def filter_cases(queryset: CaseQuerySet, filters: CaseFilters | None) -> CaseQuerySet:
+    """Apply facet filters to a case queryset (no query runs here)."""
+    if not filters:
+        return queryset
+    for facet, values in filters.include.items():
+        if values:
+            queryset = queryset.filter(_facet_condition(facet, values))
+    for facet, values in filters.exclude.items():
+        if values:
+            queryset = queryset.exclude(_facet_condition(facet, values))
+    if filters.published_after is not None:
+        queryset = queryset.filter(published__gte=filters.published_after)
+    if filters.published_before is not None:
+        queryset = queryset.filter(published__lte=filters.published_before)
+    return queryset

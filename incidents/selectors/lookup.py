@@ -1,0 +1,102 @@
+"""Finding the one case or topic a caller named, however they spelled it.
+
+`find_case` and `find_topic` are what every front door (pages, API, MCP tools and
+resources) calls with the id or slug from a URL or a tool argument. Each answers one of:
+the thing itself (the spelling was exact), its canonical spelling (the caller should be
+redirected, or the tool may just use it), or the closest existing ones (for a 404 or an
+error message that helps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..models import Case, Facet, Term
+from .cases import case_by_id, resolve_case_id, visible_case_ids
+from .spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
+
+MAX_CLOSEST = 3
+
+
+@dataclass(frozen=True)
+class CaseLookup:
+    """The answer of `find_case`: at most one of `case` / `canonical_id` / `closest` is
+    informative. `canonical_id` is set whenever the id was spelt otherwise than stored
+    (`il428` -> `IL-0428`): pages and the API redirect to it."""
+
+    case: Case | None = None
+    canonical_id: str | None = None
+    closest: list[str] = field(default_factory=list)
+    # The id asked for, when it was merged into `canonical_id` (the kept case).
+    merged_from: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.case is not None or self.canonical_id is not None
+
+
+def canonical_case_id(case_id: str) -> str | None:
+    """The stored id matching `case_id` case-insensitively (`il-0428` -> `IL-0428`), the kept
+    case's id when `case_id` was merged into another, or None. One query."""
+    return resolve_case_id(case_id)
+
+
+def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
+    """The published or retracted case `raw_id` names, for any of `IL-0428`, `il-0428`,
+    `IL0428`, `il428`, `0428` or `428`.
+
+    - exact id: `case` (prefetched for its document, as `case_by_id`);
+    - another spelling of an existing id, or an id merged into another case: `canonical_id`
+      (the kept case's id, with `merged_from` set), and `case` too when `follow` (tools that
+      answer with the case rather than redirect);
+    - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
+      or extra digit: `IL-9428` -> `IL-0428`; swapped digits; numeric neighbours).
+
+    Queries: exact hit 7 (the case and its prefetches); redirect 1 (+7 with `follow`,
+    +1 for a spelling `case_by_id` misses); miss 3 (case, case-insensitive id, every
+    visible id).
+    """
+    wanted = normalize_case_id(raw_id)
+    if wanted == raw_id or follow:
+        case = case_by_id(wanted)
+        if case is not None:
+            return CaseLookup(case=case, canonical_id=None if case.id == raw_id else case.id)
+    canonical = canonical_case_id(wanted)
+    if canonical is not None:
+        case = case_by_id(canonical) if follow else None
+        merged = wanted if canonical.lower() != wanted.lower() else None
+        return CaseLookup(
+            case=case, canonical_id=None if canonical == raw_id else canonical, merged_from=merged
+        )
+    return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
+
+
+@dataclass(frozen=True)
+class TopicLookup:
+    """The answer of `find_topic`: the topic `term` (with `canonical_slug` set when it was
+    named otherwise than by its slug), or else `closest` topics (all topics when none is
+    close) out of `topics`."""
+
+    term: Term | None = None
+    canonical_slug: str | None = None
+    closest: list[Term] = field(default_factory=list)
+    topics: list[Term] = field(default_factory=list)
+
+
+def find_topic(raw: str) -> TopicLookup:
+    """The topic named by its slug, name or synonym in any letter case (`training`,
+    `Training`, `fabric` -> networking), or the closest topics. One query (the topics)."""
+    topics = list(Term.objects.of(Facet.TOPIC).order_by("slug"))
+    term = resolve_term(raw, topics)
+    if term is not None:
+        return TopicLookup(term=term, canonical_slug=None if term.slug == raw else term.slug, topics=topics)
+    return TopicLookup(closest=nearest_terms(raw, topics), topics=topics)
+
+
+def closest_terms(text: str, *, limit: int = 5) -> list[Term]:
+    """Terms of any facet whose slug, name or synonym resemble `text`, best first: for a
+    page that found nothing under that name. One query."""
+    terms = list(Term.objects.only("facet", "slug", "name", "synonyms"))
+    exact = resolve_term(text, terms)
+    near = nearest_terms(text, terms, limit=limit)
+    return ([exact] + [t for t in near if t != exact])[:limit] if exact else near

@@ -1,0 +1,335 @@
+"""The one parser of list parameters, for pages, the JSON API and MCP tools alike.
+
+`parse_filters(params)` reads the facet filters and the date range; `parse_search(params)`
+adds the search text and the sort. Both return what they understood plus a list of
+`Problem`s; they never raise and never drop a value silently. Each front door reports the
+problems its own way: the API as a 400 problem document, MCP as a tool error, the HTML page
+as a visible notice ("No symptom called “NCCL timout”. Did you mean NCCL timeout?").
+
+Parameters (every one optional; `params` is a QueryDict or a mapping of name to a string
+or a list of strings):
+
+- `topic`, `symptom`, `root_cause`, `component` (repeatable, OR within a facet): a term's
+  slug, name or synonym in any letter case (`nccl-timeout`, `NCCL timeout`, `watchdog
+  timeout`); stored as the slug;
+- `organization`, `accelerator` (repeatable): a name as on the cases, in any letter case;
+- `year` (repeatable): a publication year, 1900 to 2100;
+- `exclude_<facet>` (repeatable): the same values, removing the cases that have them;
+- `published_after`, `published_before`: dates as YYYY-MM-DD, both ends inclusive;
+- `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
+  module cuts there too);
+- `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` (`relevance`,
+  `-published`, `published`) is still read as an alias.
+
+Cost: one query reading the terms of the term facets used, one per `organization` /
+`accelerator` facet used; none without filters.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import Case, Term
+from .facets import FACETS, FACETS_BY_NAME, CaseFilters, FacetSpec
+from .spelling import nearest_strings, nearest_terms, resolve_term, spelling_key
+
+MAX_QUERY_CHARS = 500
+MAX_VALUES_PER_FACET = 20
+MAX_VALUE_CHARS = 200
+MIN_YEAR, MAX_YEAR = 1990, 2100
+MAX_SUGGESTIONS = 5
+# With no close match, a facet with at most this many values lists them all instead.
+LIST_ALL_BELOW = 15
+
+SORTS: dict[str, str] = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest first"}
+SORT_PARAM = "sort"
+# `ordering` is the API's earlier name for `sort`, with Django-style values.
+ORDERING_ALIAS = "ordering"
+ORDERINGS: dict[str, str] = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
+DATE_PARAMS = ("published_after", "published_before")
+
+Params = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A value the caller could have meant: `value` to send back, `label` to read."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with one parameter value, and what would be accepted instead.
+
+    `detail` is a short phrase (`unknown symptom 'nccl-timout'`, `must be a date as
+    YYYY-MM-DD`); `suggestions` are the nearest valid values when `near`, else (for a
+    facet with few values) every valid value; `known` counts the facet's values.
+    """
+
+    parameter: str
+    detail: str
+    value: str | None = None
+    suggestions: tuple[Choice, ...] = ()
+    near: bool = True
+    known: int = 0
+    facet: str | None = None  # the facet of an unknown filter value
+
+    def message(self, *, suggest: bool = True) -> str:
+        """One sentence for a person, e.g. `No symptom called “nccl-timout”. Did you mean
+        NCCL timeout?` (without the suggestions when not `suggest`)."""
+        labels = [s.label for s in self.suggestions] if suggest else []
+        if self.facet and self.detail.startswith("unknown"):
+            noun = FACETS_BY_NAME[self.facet].label.lower()
+            text = f"No {noun} called “{self.value}”."
+            if labels and self.near:
+                text += " Did you mean " + _either(labels) + "?"
+            elif labels:
+                text += " Choose from " + ", ".join(labels) + "."
+            return text
+        text = f"{_parameter_label(self.parameter)}: {self.detail}"
+        if self.value is not None:
+            text += f" (given “{self.value}”)"
+        text += "."
+        if labels:
+            text += " Did you mean " + _either(labels) + "?"
+        return text
+
+
+def _either(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+
+
+def _parameter_label(parameter: str) -> str:
+    if parameter.startswith("exclude_") and parameter[8:] in FACETS_BY_NAME:
+        return "Excluded " + FACETS_BY_NAME[parameter[8:]].label.lower()
+    if parameter in FACETS_BY_NAME:
+        return FACETS_BY_NAME[parameter].label
+    return parameter.replace("_", " ").capitalize()
+
+
+def values_of(params: Params, name: str) -> list[str]:
+    """Every value of `name` as given (QueryDict lists, a single string, or a list)."""
+    if hasattr(params, "getlist"):
+        raw = params.getlist(name)
+    else:
+        raw = params.get(name)
+        if raw is None:
+            return []
+        if isinstance(raw, (str, int, datetime.date)) or not isinstance(raw, Sequence):
+            raw = [raw]
+    return [str(v) for v in raw if v is not None]
+
+
+def _distinct(values: list[str]) -> list[str]:
+    """Stripped, non-blank values in order, each once."""
+    return list(dict.fromkeys(v.replace("\x00", " ").strip() for v in values if v.strip()))
+
+
+def _single(params: Params, name: str, problems: list[Problem], *, blank: bool = True) -> str | None:
+    """The one value of `name`, None when absent; a blank value is None when `blank` is
+    allowed, else returned as "" (and refused by the caller's check)."""
+    given = values_of(params, name)
+    values = _distinct(given)
+    if len(values) > 1:
+        problems.append(Problem(name, "given more than once; give it once"))
+    if not values and given and not blank:
+        return ""
+    return values[0] if values else None
+
+
+class _Vocabulary:
+    """The accepted values of the facets in use, read once per parse."""
+
+    def __init__(self, facets: set[str]):
+        term_facets = [f for f in facets if FACETS_BY_NAME[f].is_term]
+        self.terms: dict[str, list[Term]] = {f: [] for f in term_facets}
+        if term_facets:
+            for term in Term.objects.filter(facet__in=term_facets).only("facet", "slug", "name", "synonyms"):
+                self.terms[term.facet].append(term)
+        self.names: dict[str, list[str]] = {}
+        for facet in facets:
+            if FACETS_BY_NAME[facet].kind == "value":
+                self.names[facet] = distinct_case_values(facet)
+
+    def resolve(self, spec: FacetSpec, parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
+        if len(value) > MAX_VALUE_CHARS:
+            return None, Problem(parameter, f"must be at most {MAX_VALUE_CHARS} characters long", facet=None)
+        if spec.is_term:
+            terms = self.terms[spec.name]
+            term = resolve_term(value, terms)
+            if term is not None:
+                return Choice(term.slug, term.name), None
+            near = [Choice(t.slug, t.name) for t in nearest_terms(value, terms, limit=MAX_SUGGESTIONS)]
+            every = [Choice(t.slug, t.name) for t in sorted(terms, key=lambda t: t.slug)]
+            return None, self._unknown(spec, parameter, value, near, every)
+        names = self.names[spec.name]
+        wanted = spelling_key(value)
+        for name in names:
+            if spelling_key(name) == wanted:
+                return Choice(name, name), None
+        near = [Choice(n, n) for n in nearest_strings(value, names, limit=MAX_SUGGESTIONS)]
+        return None, self._unknown(spec, parameter, value, near, [Choice(n, n) for n in names])
+
+    @staticmethod
+    def _unknown(
+        spec: FacetSpec, parameter: str, value: str, near: list[Choice], every: list[Choice]
+    ) -> Problem:
+        shown, is_near = (near, True) if near else (every if len(every) <= LIST_ALL_BELOW else [], False)
+        return Problem(
+            parameter,
+            f"unknown {spec.label.lower()} {value!r}",
+            value,
+            tuple(shown),
+            near=is_near,
+            known=len(every),
+            facet=spec.name,
+        )
+
+
+def _year(parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
+    # isdigit() alone accepts "²" and other digits int() refuses.
+    if value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR:
+        year = str(int(value))
+        return Choice(year, year), None
+    return None, Problem(parameter, f"must be a year between {MIN_YEAR} and {MAX_YEAR}", value)
+
+
+def _date(params: Params, name: str, problems: list[Problem]) -> datetime.date | None:
+    raw = _single(params, name, problems, blank=False)
+    if raw is None:
+        return None
+    try:
+        return datetime.date.fromisoformat(raw)
+    except ValueError:
+        problems.append(Problem(name, "must be a date as YYYY-MM-DD", raw))
+        return None
+
+
+def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
+    """The facet filters and date range of `params` (see the module docstring), and the
+    problems found, in parameter order: includes, exclusions, dates.
+
+    A value that is not known is left out of the filters and reported with the nearest
+    known values (terms compared by slug, name and synonyms). Several spellings of one
+    value count once. Never raises. Cost: see the module docstring.
+    """
+    problems: list[Problem] = []
+    given: dict[tuple[str, bool], list[str]] = {}
+    for excluded in (False, True):
+        for spec in FACETS:
+            parameter = spec.exclude_param if excluded else spec.param
+            values = _distinct(values_of(params, parameter))
+            if len(values) > MAX_VALUES_PER_FACET:
+                problems.append(
+                    Problem(parameter, f"at most {MAX_VALUES_PER_FACET} values; the rest were left out")
+                )
+                values = values[:MAX_VALUES_PER_FACET]
+            if values:
+                given[(spec.name, excluded)] = values
+    vocabulary = _Vocabulary({facet for facet, _ in given})
+    include: dict[str, tuple[str, ...]] = {}
+    exclude: dict[str, tuple[str, ...]] = {}
+    labels: dict[tuple[str, str], str] = {}
+    for (facet, excluded), values in given.items():
+        spec = FACETS_BY_NAME[facet]
+        parameter = spec.exclude_param if excluded else spec.param
+        accepted: list[str] = []
+        for value in values:
+            if spec.kind == "year":
+                choice, problem = _year(parameter, value)
+            else:
+                choice, problem = vocabulary.resolve(spec, parameter, value)
+            if problem is not None:
+                problems.append(problem)
+            elif choice is not None and choice.value not in accepted:
+                accepted.append(choice.value)
+                labels[(facet, choice.value)] = choice.label
+        if accepted:
+            (exclude if excluded else include)[facet] = tuple(accepted)
+    after = _date(params, "published_after", problems)
+    before = _date(params, "published_before", problems)
+    if after and before and after > before:
+        problems.append(
+            Problem("published_before", "must not be earlier than published_after", before.isoformat())
+        )
+        before = None
+    filters = CaseFilters(
+        include=include, exclude=exclude, published_after=after, published_before=before, labels=labels
+    )
+    return filters, problems
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """What a case list asks for: search text, filters and sort (`""`: the default, best
+    match with text and newest first without)."""
+
+    q: str = ""
+    filters: CaseFilters = field(default_factory=CaseFilters)
+    sort: str = ""
+
+    @property
+    def effective_sort(self) -> str:
+        return self.sort or ("relevance" if self.q.strip() else "newest")
+
+
+def parse_query_text(params: Params, problems: list[Problem]) -> str:
+    """`q`, stripped; longer than `MAX_QUERY_CHARS` is a problem and is cut there."""
+    q = _single(params, "q", problems) or ""
+    if len(q) > MAX_QUERY_CHARS:
+        problems.append(Problem("q", f"must be at most {MAX_QUERY_CHARS} characters long"))
+        q = q[:MAX_QUERY_CHARS].strip()
+    return q
+
+
+def parse_sort(params: Params, problems: list[Problem]) -> str:
+    """`sort` (or its alias `ordering`) as one of `SORTS`, `""` when not given.
+
+    `relevance` without search text means the default (newest first), not a problem.
+    """
+    sort = _single(params, SORT_PARAM, problems, blank=False)
+    ordering = _single(params, ORDERING_ALIAS, problems, blank=False)
+    if sort is not None and sort not in SORTS:
+        near = [Choice(s, s) for s in nearest_strings(sort, SORTS, limit=1)]
+        problems.append(Problem(SORT_PARAM, f"must be one of {', '.join(SORTS)}", sort, tuple(near)))
+        sort = None
+    if ordering is not None:
+        if ordering not in ORDERINGS:
+            problems.append(Problem(ORDERING_ALIAS, f"must be one of {', '.join(ORDERINGS)}", ordering))
+        elif sort is None:
+            sort = ORDERINGS[ordering]
+        elif sort != ORDERINGS[ordering]:
+            problems.append(Problem(ORDERING_ALIAS, "contradicts sort; give only sort", ordering))
+    return sort or ""
+
+
+def parse_search(params: Params) -> tuple[SearchParams, list[Problem]]:
+    """Search text, filters and sort of a case list (see the module docstring), and every
+    problem found, in the order q, filters, dates, sort. Never raises."""
+    problems: list[Problem] = []
+    q = parse_query_text(params, problems)
+    filters, filter_problems = parse_filters(params)
+    problems += filter_problems
+    sort = parse_sort(params, problems)
+    if sort == "relevance" and not q:
+        sort = ""
+    return SearchParams(q=q, filters=filters, sort=sort), problems
+
+
+def distinct_case_values(field_name: str) -> list[str]:
+    """Distinct non-null values of `organization` or `accelerator` over published cases,
+    sorted: one query. The values a filter on that facet accepts."""
+    if FACETS_BY_NAME.get(field_name) is None or FACETS_BY_NAME[field_name].kind != "value":
+        raise ValueError(f"no distinct values for {field_name!r}")
+    return list(
+        Case.objects.published()
+        .exclude(**{f"{field_name}__isnull": True})
+        .order_by(field_name)
+        .values_list(field_name, flat=True)
+        .distinct()
+    )

@@ -1,0 +1,60 @@
+"""`find_case` / `find_topic`: whatever id or topic name a caller typed, one answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.selectors import find_case, find_topic
+from incidents.selectors.spelling import closest_case_ids
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_exact_id_is_the_case_itself():
+    lookup = find_case("IL-0428")
+    assert lookup.case is not None and lookup.case.id == "IL-0428"
+    assert (lookup.canonical_id, lookup.closest) == (None, [])
+
+
+@pytest.mark.parametrize("spelling", ["il-0428", "IL0428", "il428", "428", "0428", " IL-0428 ", "IL 428"])
+def test_other_spellings_name_the_canonical_id(spelling):
+    lookup = find_case(spelling)
+    assert (lookup.case, lookup.canonical_id) == (None, "IL-0428")
+    followed = find_case(spelling, follow=True)
+    assert followed.case.id == "IL-0428" and followed.canonical_id == "IL-0428"
+
+
+@pytest.mark.parametrize(
+    ("typed", "first"),
+    [
+        ("IL-9428", "IL-0428"),  # one wrong digit
+        ("IL-04288", "IL-0428"),  # one extra digit
+        ("IL-048", "IL-0428"),  # one missing digit (IL-0048 does not exist)
+    ],
+)
+def test_an_unknown_id_names_likely_typos_first(typed, first):
+    lookup = find_case(typed)
+    assert lookup.case is None and lookup.canonical_id is None
+    assert lookup.closest[0] == first
+
+
+def test_closest_ids_rank_typos_before_far_numbers():
+    ids = ["IL-0428", "IL-0463", "IL-0464"]
+    assert closest_case_ids("IL-9428", ids)[0] == "IL-0428"
+    assert closest_case_ids("IL-04281", ids)[0] == "IL-0428"
+    assert closest_case_ids("IL-0464", ["IL-0463", "IL-0465", "IL-4600"]) == ["IL-0463", "IL-0465", "IL-4600"]
+
+
+def test_a_topic_is_found_by_slug_name_or_synonym():
+    assert find_topic("training").term.slug == "training"
+    assert find_topic("training").canonical_slug is None
+    assert find_topic("Training").canonical_slug == "training"
+    assert find_topic("fabric").canonical_slug == "networking"
+
+
+def test_an_unknown_topic_names_the_closest(django_assert_num_queries):
+    with django_assert_num_queries(1):
+        lookup = find_topic("trainig")
+    assert lookup.term is None
+    assert [t.slug for t in lookup.closest][0] == "training"
+    assert len(lookup.topics) >= 8
