@@ -39,7 +39,11 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     assert "IL-0428" in page.locator("#lookalike-list li.duplicate").first.inner_text()
 
     # The proposer checks and replaces it with the account they meant.
-    page.get_by_label("Source URLs").fill("https://example.org/blog/object-store-throttling")
+    # Let the form's last look-up finish first (the test database is one SQLite file in
+    # memory: a read still running would lock the write).
+    with page.expect_response(lambda r: "/api/proposals/lookalikes" in r.url):
+        page.get_by_label("Source URLs").fill("https://example.org/blog/object-store-throttling")
+    page.wait_for_load_state("networkidle")
     page.get_by_role("button", name="Send the proposal").click()
     page.wait_for_url(re.compile(r"/proposals/[\w-]+$"))
     status_url = page.url
