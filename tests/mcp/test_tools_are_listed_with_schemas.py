@@ -56,7 +56,8 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
     schema = listed["get_incident"].output_schema
     with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
         case_schema = json.load(handle)
-    assert list(schema["properties"]) == list(case_schema["properties"])
+    # ...plus `notice`: a merged id's kept case, or a retracted case's reason, said in words.
+    assert list(schema["properties"]) == [*case_schema["properties"], "notice"]
     assert schema["required"] == ["id"]
     assert schema["additionalProperties"] is False
     # $refs are inlined so the schema stands alone in the listing.
