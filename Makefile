@@ -34,13 +34,15 @@ data: setup
 run: data
 	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT)
 
-# Debian's Chromium for the browser tests (Playwright cannot download its own browser here).
-CHROMIUM ?= /usr/bin/chromium
+# Chromium for the browser tests (Playwright cannot download its own browser here): uses the
+# one installed ($CHROMIUM, or chromium on PATH); installs Debian's package only when none is,
+# waiting for a package lock held by another apt/dpkg (APT_LOCK_WAIT seconds, default 600).
 browser: $(AXE_JS)
-	@test -x $(CHROMIUM) || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+	@scripts/ensure-chromium.sh
 
 # axe-core from the npm registry, for the accessibility check of the browser tests.
 $(AXE_JS):
+	@echo "browser tests: installing axe-core $(AXE_VERSION) from the npm registry into $(NPM_DIR)"
 	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) axe-core@$(AXE_VERSION)
 
 # Run the whole test suite (on SQLite, or on PostgreSQL when DATABASE_URL is set).

@@ -7,6 +7,8 @@ through, so its output is sanitised with nh3: scripts, event handlers, styles an
 
 from __future__ import annotations
 
+import re
+
 import markdown as markdown_lib
 import nh3
 
@@ -59,3 +61,31 @@ def render_markdown(text: str | None) -> str:
         url_schemes=ALLOWED_URL_SCHEMES,
         link_rel="nofollow noopener",
     )
+
+
+# Inline code (not <pre> blocks) on pages. Its text was escaped by nh3, so only the markup
+# added here appears. A browser breaks `srun --gres=gpu:0` after "--" and, with nothing
+# better, long paths anywhere. So a hyphenated word stays whole (`nowrap`), and a word too
+# long for a phone line gets break opportunities after its path and key separators.
+_INLINE_CODE = re.compile(r"(?<!<pre>)<code>([^<]*)</code>")
+_LONG_WORD = 24  # characters: longer words may break, at the separators below
+_BREAK_AFTER = re.compile(r"([/.,=:_]|&amp;)(?=[^/.,=:_\s])")
+
+
+def _code_word(word: str) -> str:
+    if len(word) > _LONG_WORD:
+        return _BREAK_AFTER.sub(r"\1<wbr>", word)
+    if "-" in word:
+        return f'<span class="nowrap">{word}</span>'
+    return word
+
+
+def wrap_inline_code(html: str) -> str:
+    """Inline `<code>` of sanitised HTML with sensible line breaks: between its words, or
+    inside a long word only after `/ . , = : _`; never after a hyphen of a short word."""
+
+    def wrap(match: re.Match[str]) -> str:
+        parts = re.split(r"(\s+)", match.group(1))
+        return "<code>" + "".join(p if not p or p.isspace() else _code_word(p) for p in parts) + "</code>"
+
+    return _INLINE_CODE.sub(wrap, html)

@@ -4,16 +4,18 @@ import nh3
 from django import template
 from django.utils.safestring import mark_safe
 
+from incidents.case_facts import CaseFacts, case_facts
 from incidents.durations import humanize_duration
-from incidents.rendering import render_markdown
+from incidents.rendering import render_markdown, wrap_inline_code
 
 register = template.Library()
 
 
 @register.filter(name="markdown")
 def markdown_filter(text: str | None) -> str:
-    """Sanitised HTML of a Markdown field (safe to output unescaped)."""
-    return mark_safe(render_markdown(text))  # noqa: S308 - nh3 has sanitised it
+    """Sanitised HTML of a Markdown field (safe to output unescaped), inline code marked up
+    to wrap at sensible points on narrow screens."""
+    return mark_safe(wrap_inline_code(render_markdown(text)))  # noqa: S308 - nh3 has sanitised it
 
 
 @register.filter
@@ -25,6 +27,77 @@ def duration(value: str | None) -> str | None:
 def known(value: object) -> dict[str, object]:
     """Show a fact, or "not known" when it is null."""
     return {"value": value}
+
+
+@register.simple_tag(name="case_facts")
+def case_facts_tag(case) -> CaseFacts:
+    """`{% case_facts case as facts %}`: known facts by section and the unknown ones' labels."""
+    return case_facts(case)
+
+
+HEADLINE_MIN = 8  # characters: a break before this would leave a stub headline
+HEADLINE_MAX = 110  # characters: past this the headline is no shorter than the title
+CLAUSE_BREAKS = (": ", "; ", ", ", " — ", " – ")
+CLAUSE_WORDS = (" until ", " because ", " after ", " whenever ", " when ", " while ", " so ")
+
+
+def _first_break(title: str, separators: tuple[str, ...]) -> int | None:
+    """Earliest position of a separator within the headline bounds and outside quotes."""
+    found = []
+    for separator in separators:
+        at = title.find(separator, HEADLINE_MIN)
+        while at != -1 and at <= HEADLINE_MAX:
+            if title.count('"', 0, at) % 2 == 0:
+                found.append(at)
+                break
+            at = title.find(separator, at + 1)
+    return min(found, default=None)
+
+
+@register.filter
+def headline(title: str) -> tuple[str, str]:
+    """(short headline, rest) of a case title, for lists that show the headline in bold and
+    the rest in normal weight. Splits at the first clause break (": ", "; ", ", ", a dash),
+    else before a linking word ("until", "because", ...), within `HEADLINE_MIN`..`HEADLINE_MAX`
+    characters; the rest keeps its separator, so headline + rest is the title."""
+    at = _first_break(title, CLAUSE_BREAKS)
+    if at is None:
+        at = _first_break(title, CLAUSE_WORDS)
+    if at is None:
+        return title, ""
+    return title[:at], title[at:]
+
+
+# What a reader sees for the similarity level the search engine gives a neighbour (its
+# thresholds live in incidents.search): a bare "28% similar" reads as a weak match.
+SIMILARITY_WORDS = {
+    "strong": "very similar",
+    "high": "very similar",
+    "very similar": "very similar",
+    "possible": "similar",
+    "medium": "similar",
+    "similar": "similar",
+    "weak": "related",
+    "low": "related",
+    "related": "related",
+}
+
+
+@register.filter
+def similarity_label(similar: object) -> str:
+    """ "very similar" / "similar" / "related" for a `SimilarCase`, from the level the search
+    engine gives it (`label`, else `strength` or `confidence`); "" when it gives none."""
+    for attribute in ("label", "strength", "confidence"):
+        level = getattr(similar, attribute, None)
+        if isinstance(level, str) and level.lower() in SIMILARITY_WORDS:
+            return SIMILARITY_WORDS[level.lower()]
+    return ""
+
+
+@register.filter
+def zip_columns(cells: list[object], columns) -> list[tuple[object, object]]:
+    """A scale row's cells beside their columns, for per-cell labels on narrow screens."""
+    return list(zip(cells, columns, strict=False))
 
 
 @register.filter

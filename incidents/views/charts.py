@@ -39,6 +39,7 @@ class Chart:
     bars: list[Bar]
     height: int  # px
     note: str = ""
+    basis: str = ""  # which cases it is drawn from: "From 3 of 36 published cases: those that ..."
 
     @property
     def axis_label_y(self) -> int:
@@ -58,6 +59,7 @@ def bar_chart(
     category_label: str,
     value_label: str = "Cases",
     note: str = "",
+    basis: str = "",
 ) -> Chart:
     """Horizontal bars, one row each, in the given order; `rows` are (label, value, url)."""
     rows = list(rows)
@@ -83,6 +85,7 @@ def bar_chart(
         bars,
         height=max(1, len(bars)) * BAR_ROW_HEIGHT,
         note=note,
+        basis=basis,
     )
 
 
@@ -94,6 +97,7 @@ def column_chart(
     category_label: str,
     value_label: str = "Cases",
     note: str = "",
+    basis: str = "",
 ) -> Chart:
     """Vertical columns in the given order (years, buckets); room above for value labels."""
     largest = max((v for _, v, _ in rows), default=0)
@@ -126,6 +130,7 @@ def column_chart(
         bars,
         height=top + COLUMN_AREA_HEIGHT + 24,
         note=note,
+        basis=basis,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from incidents import selectors
@@ -13,64 +14,95 @@ from .charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, c
 from .common import render_page
 
 TOP_SHOWN = 12
+SPARSE = 4  # a chart drawn from under a quarter of the cases says it is too thin to generalise
+
+
+def _basis(known: int, total: int, what: str) -> str:
+    """Which cases a chart is drawn from: all of them, or the `known` that report `what`."""
+    if known == total:
+        return f"From all {total} published case{pluralize(total)}."
+    basis = f"From {known} of {total} published cases: those that report {what}."
+    if known * SPARSE < total:
+        basis += " Too few to read as a distribution."
+    return basis
 
 
 def stats(request: HttpRequest) -> HttpResponse:
-    """`/stats`: cases per year, root-cause categories, most frequent symptoms and components,
-    accelerators, the scale (accelerator count) and time to resolve of reported failures.
+    """`/stats`: cases per year, per kind (topic), root-cause categories, most frequent
+    symptoms and components, accelerators, the scale (accelerator count) and time to resolve.
 
-    Each chart is an inline SVG (no script, no external service) followed by a table of the
-    same numbers for screen readers. Data: `selectors.case_stats` (fixed 8 queries).
+    Each chart says how many cases it is drawn from, and is an inline SVG (no script, no
+    external service) followed by a table of the same numbers for screen readers.
+    Accelerators are counted as the cases spell them. Data: `selectors.case_stats`
+    (fixed 8 queries) and `selectors.vocabulary("topic")` (1).
     """
     data = selectors.case_stats()
+    total = data.total
     per_year = dict(data.by_year)
     # Years without cases still get a (zero) column: the axis is time.
     years = range(min(per_year), max(per_year) + 1) if per_year else range(0)
+    topics = sorted(
+        (t for t in selectors.vocabulary("topic") if t.case_count), key=lambda t: (-t.case_count, t.name)
+    )
     cases = reverse("incidents:case-list")
+    with_accelerator = sum(n for _, n in data.by_accelerator)
+    everyone = _basis(total, total, "")
     charts = [
         column_chart(
             "years",
             "Cases per year of publication",
             [(str(y), per_year.get(y, 0), f"{cases}?year={y}") for y in years],
             category_label="Year",
+            basis=everyone,
+        ),
+        bar_chart(
+            "kinds",
+            "Cases per kind (topic)",
+            [(t.name, t.case_count, f"{cases}?topic={t.slug}") for t in topics],
+            category_label="Topic",
+            basis=f"{everyone} A case has one to three topics, so the bars add up to more.",
         ),
         bar_chart(
             "root-causes",
             "Root-cause categories",
             [(t.name, n, f"{cases}?root_cause={t.slug}") for t, n in data.by_root_cause],
             category_label="Root-cause category",
+            basis=f"{everyone} Each case has one category.",
         ),
         bar_chart(
             "symptoms",
             "Most frequent symptoms",
             [(t.name, n, f"{cases}?symptom={t.slug}") for t, n in data.by_symptom[:TOP_SHOWN]],
             category_label="Symptom",
+            basis=f"{everyone} The {TOP_SHOWN} most frequent; a case can show several.",
         ),
         bar_chart(
             "components",
             "Most frequent components",
             [(t.name, n, f"{cases}?component={t.slug}") for t, n in data.by_component[:TOP_SHOWN]],
             category_label="Component",
+            basis=f"{everyone} The {TOP_SHOWN} most frequent; a case can name several.",
         ),
         column_chart(
             "scale",
             "Scale at which failures were reported",
             [(label, n, None) for label, n in bucket_counts(data.accelerator_counts, SCALE_BUCKETS)],
             category_label="Accelerators in the job",
-            note=f"{len(data.accelerator_counts)} of {data.total} cases report an accelerator count.",
+            basis=_basis(len(data.accelerator_counts), total, "an accelerator count"),
         ),
         bar_chart(
             "accelerators",
             "Accelerators",
             [(name, n, f"{cases}?{urlencode({'accelerator': name})}") for name, n in data.by_accelerator],
             category_label="Accelerator",
+            basis=f"{_basis(with_accelerator, total, 'an accelerator')} Counted as each case names it.",
         ),
         column_chart(
             "time-to-resolve",
             "Time to resolve",
             [(label, n, None) for label, n in bucket_counts(data.time_to_resolve_seconds, DURATION_BUCKETS)],
             category_label="Time to resolve",
-            note=f"{len(data.time_to_resolve_seconds)} of {data.total} cases report a time to resolve.",
+            basis=_basis(len(data.time_to_resolve_seconds), total, "a time to resolve"),
         ),
     ]
     return render_page(

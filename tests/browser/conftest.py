@@ -8,6 +8,7 @@ database access from async code must be lifted for these tests.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,7 +18,13 @@ from django.conf import settings
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+# The same search as scripts/ensure-chromium.sh (which `make test` runs first).
+CHROMIUM = Path(
+    os.environ.get("CHROMIUM")
+    or shutil.which("chromium")
+    or shutil.which("chromium-browser")
+    or "/usr/bin/chromium"
+)
 AXE_JS = Path(os.environ.get("AXE_JS", "var/npm/node_modules/axe-core/axe.min.js"))
 if not AXE_JS.is_absolute():
     AXE_JS = Path(settings.BASE_DIR) / AXE_JS
@@ -42,7 +49,7 @@ DESKTOP = {"width": 1280, "height": 900}
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+        pytest.fail(f"no Chromium at {CHROMIUM}: `make browser` finds or installs one")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

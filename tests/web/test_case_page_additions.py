@@ -8,7 +8,7 @@ import pytest
 
 from incidents.views.citation import bibtex_escape
 
-from .html import element, links, text_of
+from .html import element, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -20,24 +20,33 @@ def page(client) -> str:
     return response.content.decode()
 
 
-def test_related_cases_are_the_editors_list(page):
+def test_related_cases_are_the_editors_list_first(page):
     related = element(page, "section", aria_labelledby="related-h")
-    assert "Linked by an editor." in text_of(related)
-    assert [href for href, _ in links(related)] == ["/cases/IL-0430", "/cases/IL-0437"]
+    entries = re.findall(r'<li>\s*<a class="similar-link" href="(/cases/IL-\d+)">.*?</li>', related, re.S)
+    metas = re.findall(r'<p class="similar-meta">(.*?)</p>', related)
+    marked = [href for href, meta in zip(entries, metas, strict=True) if "linked by an editor" in meta]
+    assert marked == ["/cases/IL-0430", "/cases/IL-0437"]
+    assert entries[:2] == marked
 
 
-def test_similar_cases_are_computed_apart_with_their_reasons(page):
-    similar = element(page, "section", aria_labelledby="similar-h")
-    text = text_of(similar)
+def test_similar_cases_follow_with_reasons_in_words_and_each_case_shows_once(page):
+    section = element(page, "section", aria_labelledby="related-h")
+    text = text_of(section)
     assert "not checked by an editor" in text
-    items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', similar)
-    assert 1 <= len(items) <= 5 and "/cases/IL-0429" not in items
+    assert element(page, "h2", id="related-h")  # one section: no separate "Similar cases" list
+    assert 'id="similar-h"' not in page
+    items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', section)
+    assert len(items) == len(set(items)), "a case is listed twice"
+    computed = items[2:]
+    assert 1 <= len(computed) <= 5 and "/cases/IL-0429" not in items
     # IL-0444 (Meta RSC hardware failures) shares ECC errors, lost GPUs and the root cause.
-    assert "/cases/IL-0444" in items
-    assert re.search(r"\d+% similar", text)
+    assert "/cases/IL-0444" in computed
     assert "Same symptom: " in text and "ECC error" in text
     assert "Same root cause: Hardware fault" in text
-    assert "Score: vocabulary" in text
+    # No raw score parts or bare percentages, no raw word stems.
+    assert "Score:" not in text and "vocabulary 0." not in text
+    assert not re.search(r"\d+% similar", text)
+    assert "Same words:" not in text
 
 
 def test_the_tools_box_gives_json_similar_and_mcp_urls(page):

@@ -46,8 +46,8 @@ PAGES = {
     "/vocab/": STORE_VERSION + 1,
     # store version, term_detail: term, co-occurring terms per facet (4), count, cases + term links (2).
     "/vocab/symptom/nccl-timeout": STORE_VERSION + 8,
-    # store version, case_stats.
-    "/stats": STORE_VERSION + 8,
+    # store version, case_stats (8), vocabulary("topic") for the per-kind chart (1).
+    "/stats": STORE_VERSION + 9,
     # store version, feed term, cases + term links.
     "/feeds/topics/training.atom": STORE_VERSION + 3,
     # the sitemap paginator's count of cases, the cases, terms with counts.

@@ -1,0 +1,221 @@
+"""Content safety in a real browser (issue 12 point 3): a case whose every Markdown and text
+field carries scripts, javascript: / vbscript: / data: links (mixed case, entity-encoded),
+event-handler attributes, SVG payloads and HTML comments is shown on every page that shows
+a case: its own page, the list, search snippets, the feeds, another case's related and
+similar list, and the log-match page. Nothing executes, and no such markup reaches the DOM.
+
+Each page is opened twice: with the site's Content-Security-Policy, and with the browser told
+to ignore it (`bypass_csp`), so that the sanitising alone is shown to hold.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from urllib.request import urlopen
+
+import pytest
+
+from incidents.services import import_case_files
+from tests.conftest import load_fixture
+from tests.factories import write_cases
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+HOSTILE_ID = "IL-0999"
+MARKER = "zqxhostile"  # a word only this case uses, for search and snippets
+
+PAYLOADS = [
+    "<script>alert('script')</script>",
+    "<SCRIPT SRC=//127.0.0.1:9/x.js></SCRIPT>",
+    "<img src=x onerror=\"alert('img')\">",
+    "<a href=\"javascript:alert('js')\">js link</a>",
+    "<a href=\"JaVaScRiPt:alert('mixed')\">mixed case</a>",
+    '<a href="&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;'
+    "alert('entities')\">entities</a>",
+    "<a href=\"jav&#x09;ascript:alert('tab')\">tab</a>",
+    "<a href=\"  javascript:alert('space')\">space</a>",
+    "<a href=\"vbscript:msgbox('vb')\">vb</a>",
+    "<a href=\"VBScript:msgbox('vb2')\">vb mixed</a>",
+    '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgnZGF0YScpPC9zY3JpcHQ+">data</a>',
+    "<a href=\"DaTa:text/html,<script>alert('data2')</script>\">data mixed</a>",
+    "[markdown js](javascript:alert('md'))",
+    "[markdown data](data:text/html,alert('mdd'))",
+    "[markdown entity](&#x6A;avascript:alert('mde'))",
+    "<javascript:alert('autolink')>",
+    "![image](javascript:alert('mdimg'))",
+    '<svg><a><set attributeName="href" to="javascript:alert(\'svg-set\')"/><text y="20">svg</text></a></svg>',
+    '<svg onload="alert(\'svg-onload\')"><animate onbegin="alert(\'animate\')" attributeName="x"/></svg>',
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert('mxss')>"
+    "</style></mglyph></table></mtext></math>",
+    "<!-- <script>alert('comment')</script> --> after a comment",
+    "<!--><img src=x onerror=alert('comment2')>-->",
+    '<div onmouseover="alert(\'hover\')" style="position:fixed;inset:0">hover me</div>',
+    "<iframe src=\"javascript:alert('iframe')\"></iframe>",
+    "<object data=\"javascript:alert('object')\"></object>",
+    "<form action=\"javascript:alert('form')\"><button>go</button></form>",
+    "<details open ontoggle=\"alert('toggle')\">x</details>",
+    "<base href=\"javascript:alert('base')//\">",
+    '<meta http-equiv="refresh" content="0;url=javascript:alert(\'meta\')">',
+    '<p title=""><img src=x onerror=alert(\'attr-break\')>">',
+]
+MARKDOWN = f"{MARKER} text around the payloads.\n\n" + "\n\n".join(PAYLOADS)
+SHORT = "<img src=x onerror=alert('short')> <script>alert('s')</script> javascript:alert('p')"
+
+
+def hostile_document() -> dict:
+    """IL-0428 (so that it is IL-0428's closest neighbour) with every text field hostile."""
+    doc = copy.deepcopy(load_fixture("IL-0428"))
+    doc["id"] = HOSTILE_ID
+    doc["title"] = f"{MARKER} <script>alert('title')</script><img src=x onerror=alert('t')> title"
+    doc["organization"] = f"<svg onload=alert('org')> Org {MARKER}"
+    doc["summary"] = MARKDOWN
+    doc["facts"].update(scope=SHORT, users_affected=SHORT, region=SHORT, severity="high")
+    doc["environment"].update(cluster=SHORT, accelerator="<b onclick=alert('acc')>GPU</b>")
+    doc["symptoms"]["description"] = MARKDOWN
+    doc["symptoms"]["tags"] = [*doc["symptoms"]["tags"], "NCCL error", "Xid error"]
+    doc["root_cause"].update(description=MARKDOWN, trigger=SHORT)
+    doc["detection"] = MARKDOWN
+    for field in ("remediation", "action_items", "lessons", "checks"):
+        doc[field] = [MARKDOWN, SHORT]
+    table = doc["scale_tables"][0]
+    table["caption"] = SHORT
+    table["columns"][0].update(label=SHORT, unit="<i onmouseover=alert('unit')>u</i>")
+    for row in table["rows"]:
+        row["note"] = SHORT
+        row["values"]["params"] = "<img src=x onerror=alert('cell')>"
+    doc["sources"] = [{"title": SHORT, "url": "https://example.org/a?<script>=1&x=javascript:alert(1)"}]
+    doc["related"] = ["IL-0428"]
+    return doc
+
+
+LOG = "\n".join(
+    [
+        "NCCL WARN Timeout <script>alert('log')</script>",
+        "[rank3] Watchdog caught collective operation timeout <img src=x onerror=alert('log2')>",
+        "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus <svg onload=alert('log3')>",
+        "<a href=\"javascript:alert('log4')\">x</a>",
+    ]
+)
+
+# Anything that could run script or navigate: checked over the whole document of each page.
+DOM_CHECK = """() => {
+  const bad = [];
+  const dangerousUrl = /^\\s*(javascript|vbscript|data):/i;
+  for (const el of document.querySelectorAll('*')) {
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith('on')) bad.push(`${el.tagName} ${name}`);
+      if (['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'to', 'from', 'values'].includes(name)
+          && dangerousUrl.test(attr.value)) bad.push(`${el.tagName} ${name}=${attr.value}`);
+      if (name === 'style' && el.closest('main')) bad.push(`${el.tagName} style`);
+    }
+  }
+  for (const s of document.querySelectorAll('script')) {
+    if (!s.src || new URL(s.src).origin !== location.origin) bad.push(`script ${s.src || 'inline'}`);
+  }
+  const foreign = 'main iframe, main object, main embed, main form[action^="javascript"], main set,'
+    + ' main animate, main math, main base, main meta, main style, main link, main svg';
+  for (const el of document.querySelectorAll(foreign)) bad.push(`element ${el.tagName}`);
+  const root = document.querySelector('main') || document.body;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_COMMENT);
+  while (walker.nextNode()) bad.push(`comment ${walker.currentNode.textContent.slice(0, 30)}`);
+  return bad;
+}"""
+
+
+def visit(browser, site: str, path: str, *, bypass_csp: bool, log: str | None = None) -> tuple:
+    """Open `path`; return (dialogs raised, dangerous DOM nodes, page text)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=bypass_csp)
+    dialogs: list[str] = []
+    page = context.new_page()
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.goto(site + path)
+    if log is not None:
+        page.get_by_label("Log text").fill(log)
+        page.get_by_role("button", name="Find matching cases").click()
+        page.wait_for_url("**/match/")
+    # Hover and click across the page: handlers bound to mouse events would fire now.
+    for y in range(50, 900, 150):
+        page.mouse.move(640, y)
+    page.mouse.click(5, 895)
+    page.wait_for_timeout(300)  # let any timer-based payload fire
+    found = page.evaluate(DOM_CHECK)
+    text = page.inner_text("body")
+    context.close()
+    return dialogs, found, text
+
+
+@pytest.fixture
+def hostile_site(site, tmp_path) -> str:
+    import_case_files(paths=write_cases(tmp_path, [hostile_document()]))
+    return site
+
+
+PAGES = [
+    (f"/cases/{HOSTILE_ID}", None),
+    ("/cases/", None),  # the newest-first list
+    (f"/cases/?q={MARKER}", None),  # search results with snippets
+    ("/cases/IL-0428", None),  # its related and similar cases
+    ("/match/", LOG),  # log matching, with a hostile log too
+]
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-csp", "csp-ignored"])
+def test_no_payload_runs_or_reaches_the_dom(browser, hostile_site, bypass_csp):
+    for path, log in PAGES:
+        dialogs, found, text = visit(browser, hostile_site, path, bypass_csp=bypass_csp, log=log)
+        assert dialogs == [], (path, dialogs)
+        assert found == [], (path, found)
+        assert MARKER in text, f"{path} does not show the hostile case"
+
+
+def test_the_hostile_case_appears_where_it_should(browser, hostile_site):
+    # Guards the test above: each page really showed the hostile case's hostile fields.
+    _, _, own = visit(browser, hostile_site, f"/cases/{HOSTILE_ID}", bypass_csp=False)
+    assert "alert('script')" in own or "alert(" in own  # shown as text, not run
+    _, _, related = visit(browser, hostile_site, "/cases/IL-0428", bypass_csp=False)
+    assert f"{MARKER}" in related
+    _, _, matched = visit(browser, hostile_site, "/match/", bypass_csp=False, log=LOG)
+    assert HOSTILE_ID in matched and "alert('log')" in matched
+
+
+class _Dangerous(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "object", "embed", "svg", "math", "style", "base", "meta", "form"):
+            self.found.append(tag)
+        for name, value in attrs:
+            if name.startswith("on") or name == "style":
+                self.found.append(f"{tag} {name}")
+            if value and re.match(r"\s*(javascript|vbscript|data):", value, re.I):
+                self.found.append(f"{tag} {name}={value}")
+
+    def handle_comment(self, data):
+        self.found.append("comment")
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-csp", "csp-ignored"])
+def test_feeds_carry_the_case_as_inert_html(browser, hostile_site, bypass_csp):
+    for path in ("/feeds/cases.atom", "/feeds/topics/training.atom", "/feeds/symptoms/nccl-timeout.atom"):
+        with urlopen(hostile_site + path) as response:  # noqa: S310 - the live test server
+            feed = ET.fromstring(response.read())
+        atom = "{http://www.w3.org/2005/Atom}"
+        entries = [e for e in feed.findall(f"{atom}entry") if MARKER in (e.findtext(f"{atom}title") or "")]
+        assert len(entries) == 1, path
+        parser = _Dangerous()
+        parser.feed(entries[0].findtext(f"{atom}summary") or "")
+        assert parser.found == [], (path, parser.found)
+        # A browser opening the feed runs nothing either.
+        dialogs, _, _ = visit(browser, hostile_site, path, bypass_csp=bypass_csp)
+        assert dialogs == [], (path, dialogs)
