@@ -161,7 +161,9 @@ def hostile_site(site, tmp_path) -> str:
 
 PAGES = [
     (f"/cases/{HOSTILE_ID}", None),
-    ("/cases/", None),  # the newest-first list
+    ("/cases/?sort=oldest", None),  # a plain list (its 2022 date puts it on the first page)
+    ("/topics/networking", None),  # a topic's latest cases
+    ("/vocab/symptom/xid-error", None),  # a term's cases
     (f"/cases/?q={MARKER}", None),  # search results with snippets
     ("/cases/IL-0428", None),  # its related and similar cases
     ("/match/", LOG),  # log matching, with a hostile log too
@@ -175,6 +177,8 @@ def test_no_payload_runs_or_reaches_the_dom(browser, hostile_site, bypass_csp):
         assert dialogs == [], (path, dialogs)
         assert found == [], (path, found)
         assert MARKER in text, f"{path} does not show the hostile case"
+        if path != f"/cases/{HOSTILE_ID}" and log is None:
+            assert f"{HOSTILE_ID}" in text, f"{path} does not list the hostile case"
 
 
 def test_the_hostile_case_appears_where_it_should(browser, hostile_site):

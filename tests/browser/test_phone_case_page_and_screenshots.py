@@ -9,7 +9,7 @@ import pytest
 
 from incidents.models import Case
 
-from .conftest import SCREENSHOTS
+from .conftest import SCREENSHOTS, run_axe
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -133,3 +133,13 @@ def test_a_table_too_wide_for_a_tablet_says_so_and_keeps_its_first_column(open_p
     assert first.bounding_box()["x"] == before
     outcome = page.locator("table.scale-table tbody td.outcome-cell").first.bounding_box()
     assert outcome["x"] + outcome["width"] <= 900
+
+
+@pytest.mark.parametrize("path", ["/", "/cases/?q=nccl+timeout", "/cases/IL-0428", "/stats"])
+def test_dark_mode_passes_axe_too(browser, site, path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    page.goto(site + path)
+    serious = [v for v in run_axe(page) if v["impact"] in ("serious", "critical")]
+    context.close()
+    assert serious == []
