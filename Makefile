@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
 export AXE_JS
 
-.PHONY: setup run test lint typecheck check fix migrations-check data browser eval bench
+.PHONY: setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -40,13 +40,17 @@ run: data
 browser: $(AXE_JS)
 	@scripts/ensure-chromium.sh
 
+# wrk, the load generator of the load test (Debian's package, installed only when missing).
+loadtool:
+	@scripts/ensure-wrk.sh
+
 # axe-core from the npm registry, for the accessibility check of the browser tests.
 $(AXE_JS):
 	@echo "browser tests: installing axe-core $(AXE_VERSION) from the npm registry into $(NPM_DIR)"
 	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) axe-core@$(AXE_VERSION)
 
 # Run the whole test suite (on SQLite, or on PostgreSQL when DATABASE_URL is set).
-test: setup browser
+test: setup browser loadtool
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Lint and check formatting with ruff (changes nothing; `make fix` rewrites).

@@ -19,7 +19,7 @@ from django.views.decorators.http import condition
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.views import APIView
 
-from incidents import feeds
+from incidents import selectors
 
 # Part of every ETag: bump it when a response shape changes, so cached copies revalidate.
 RESPONSE_FORMAT = "1"
@@ -60,11 +60,11 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join((RESPONSE_FORMAT, *parts)).encode()).hexdigest()[:32]
 
 
-def _store_version(request: Any) -> feeds.StoreVersion:
+def _store_version(request: Any) -> selectors.StoreVersion:
     """The store version, read once per request (ETag and Last-Modified both need it)."""
     version = getattr(request, "_store_version", None)
     if version is None:
-        version = feeds.store_version()
+        version = selectors.store_version()
         request._store_version = version
     return version
 
@@ -79,7 +79,7 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
     Decorates the part of a view that runs after its parameters were checked (so a bad
     request is a 400, never a 304). `ETag` (digest of host, full path and store version)
     and `Last-Modified` (newest case modification) cost the 2 queries of
-    `feeds.store_version()`; a matching `If-None-Match` / `If-Modified-Since` gets 304
+    `selectors.store_version()`; a matching `If-None-Match` / `If-Modified-Since` gets 304
     without running the view. For one resource, `exists(request, **kwargs)` is asked
     first, on conditional requests only: when it does not exist the view runs and answers
     404. Exceptions raised by the view carry no validators (they are added on return).
@@ -109,9 +109,9 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
 def case_etag(request: Any, case_id: str) -> str:
     """The ETag (unquoted) that `GET /api/cases/{case_id}` sends, computed for any request
     (writes name it in `If-Match`). It follows the whole store, like every API ETag, so a
-    write to any case makes it stale: 2 queries (`feeds.store_version`)."""
+    write to any case makes it stale: 2 queries (`selectors.store_version`)."""
     path = reverse("api:case-detail", args=[case_id])
-    return _digest(request.get_host(), path, feeds.store_version().token)
+    return _digest(request.get_host(), path, selectors.store_version().token)
 
 
 def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:

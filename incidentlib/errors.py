@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views import defaults
 
 from api.errors import problem_response
+from incidents.search.logmatch import MAX_LOG_BYTES
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -14,11 +17,24 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """400 on the site's own page (problem JSON under /api/); 413 for a body over
+    DATA_UPLOAD_MAX_MEMORY_SIZE, saying the limit."""
+    if isinstance(exception, RequestDataTooBig):
+        limit = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1_000_000:.1f} MB"
+        detail = f"The request body is larger than {limit}, the most this site accepts."
+        if _is_api(request):
+            return problem_response(413, "Content Too Large", detail, instance=request.path)
+        message = (
+            f"{detail} When pasting a log, the {MAX_LOG_BYTES // 1_000_000} MB around the failure "
+            "are enough: the first error and the lines before it."
+        )
+        return render(request, "error.html", {"title": "Too large", "message": message}, status=413)
     if _is_api(request):
         return problem_response(
             400, "Bad Request", "The request could not be understood.", instance=request.path
         )
-    return defaults.bad_request(request, exception or Exception())
+    message = "The request could not be understood: its parameters or body are malformed."
+    return render(request, "error.html", {"title": "Bad request", "message": message}, status=400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

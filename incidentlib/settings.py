@@ -125,6 +125,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 # A connection that broke (database restarted) is noticed and replaced at the next request.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# PostgreSQL connection pool per worker process (psycopg_pool through Django): with
+# DB_POOL_MAX_SIZE set, a burst of requests waits up to DB_POOL_TIMEOUT seconds for one of
+# that many connections instead of each opening its own and exhausting max_connections.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int("DB_POOL_MAX_SIZE", 0):
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env.int("DB_POOL_MAX_SIZE"),
+        "timeout": env.float("DB_POOL_TIMEOUT", default=60.0),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

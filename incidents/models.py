@@ -24,18 +24,6 @@ class TermQuerySet(models.QuerySet["Term"]):
     def of(self, facet: Facet | str) -> TermQuerySet:
         return self.filter(facet=facet)
 
-    def with_case_counts(self) -> TermQuerySet:
-        """Annotate `case_count`: published cases that use the term (one query for all terms)."""
-        published = models.Q(case_links__case__status=Case.Status.PUBLISHED)
-        by_link = models.Count("case_links__case", filter=published, distinct=True)
-        by_root_cause = models.Count(
-            "root_cause_cases",
-            filter=models.Q(root_cause_cases__status=Case.Status.PUBLISHED),
-            distinct=True,
-        )
-        # The model declares case_count for type checking; this is where it is set.
-        return self.annotate(case_count=by_link + by_root_cause)  # type: ignore[no-redef]
-
 
 class Term(models.Model):
     """One vocabulary term: a topic, symptom tag, root-cause category or component.
@@ -53,7 +41,7 @@ class Term(models.Model):
 
     objects = TermQuerySet.as_manager()
 
-    # Present only on rows of annotated querysets (`with_case_counts()`, the `n=Count(...)` of
+    # Present only on rows of annotated querysets (`selectors.vocabulary()`, the `Count(...)` of
     # term counts); declared so that code reading them is type-checked.
     case_count: int
 
@@ -235,7 +223,9 @@ class Case(models.Model):
 
 
 class CaseTerm(models.Model):
-    """A case's use of a topic, symptom tag or component, in the order the document lists them."""
+    """A case's use of a topic, symptom tag, component or root-cause category, in the order
+    the document lists them. Every facet is read from these rows; the root cause is also the
+    foreign key `Case.root_cause_category`, for display."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="term_links")
     term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_links")

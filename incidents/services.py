@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import duplicates, history, signals, workflow
+from . import duplicates, history, workflow
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .locking import serialize_case_writes
@@ -30,6 +30,7 @@ from .models import (
     Term,
 )
 from .problems import CaseImportError, ImportProblem
+from .search import index
 from .validation import (
     LoadedDocument,
     expand_paths,
@@ -153,8 +154,10 @@ def write_documents(
     """Write validated documents and definitions; the same id again replaces that case.
 
     A document equal to what is stored is left alone, so re-importing the same files keeps
-    each case's `modified` time (the change feed stays meaningful) and sends no signal for it.
-    Each written case gets a history row (`history.record`) naming `user` and `reason`.
+    each case's `modified` time (the change feed stays meaningful) and its derived data.
+    The changed cases' index rows and similar-case neighbours are updated here, inside the
+    transaction (`refresh_derived`); each written case gets a history row (`history.record`)
+    naming `user` and `reason`.
     """
     serialize_case_writes()
     terms_written = _upsert_terms(definitions)
@@ -180,9 +183,7 @@ def write_documents(
 def refresh_derived(case_ids: list[str]) -> None:
     """Bring the search index and stored neighbours in step with `case_ids` (inside the
     caller's transaction, so a failed write leaves them untouched too)."""
-    if case_ids:
-        transaction.on_commit(lambda: signals.cases_changed.send(sender=Case, case_ids=case_ids))
-        signals.cases_written.send(sender=Case, case_ids=case_ids)
+    index.cases_written(case_ids)
 
 
 def validate_document(document: dict[str, Any], *, where: str = "document") -> list[ImportProblem]:
@@ -348,11 +349,11 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term]) ->
         },
     )
     case.term_links.all().delete()
+    # Every facet's terms, the root cause's included, as ordered rows (the root-cause
+    # foreign key above is for display).
     CaseTerm.objects.bulk_create(
         CaseTerm(case=case, term=terms[(facet, reference)], position=position)
-        for position, (facet, reference, _path) in enumerate(
-            ref for ref in term_references(document) if ref[0] != Facet.ROOT_CAUSE
-        )
+        for position, (facet, reference, _path) in enumerate(term_references(document))
     )
     case.sources.all().delete()
     Source.objects.bulk_create(
@@ -371,3 +372,14 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term]) ->
             for i, r in enumerate(table_doc["rows"])
         )
     return case
+
+
+@transaction.atomic
+def delete_cases(case_ids: Iterable[str]) -> int:
+    """Delete cases (their sources, tables, links and neighbour rows cascade) and their index
+    rows. Returns how many cases were deleted."""
+    ids = list(case_ids)
+    deleted = Case.objects.filter(id__in=ids).count()
+    Case.objects.filter(id__in=ids).delete()
+    index.cases_deleted(ids)
+    return deleted

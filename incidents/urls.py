@@ -1,6 +1,6 @@
 from django.urls import path
 
-from incidents import browse, feeds
+from incidents import selectors
 from incidents.models import Facet
 
 from . import views
@@ -19,12 +19,12 @@ urlpatterns = [
     path("cases/", store_page(views.case_list), name="case-list"),
     path(
         "cases/<str:case_id>",
-        conditional_page(exists=feeds.visible_case_exists)(views.case_detail),
+        conditional_page(exists=selectors.visible_case_exists)(views.case_detail),
         name="case-detail",
     ),
     path(
         "cases/<str:case_id>/history",
-        conditional_page(exists=feeds.visible_case_exists)(case_history_page),
+        conditional_page(exists=selectors.visible_case_exists)(case_history_page),
         name="case-history",
     ),
     path("match/", views.match, name="match"),
@@ -33,27 +33,29 @@ urlpatterns = [
     path("topics/", store_page(views.topic_list), name="topic-list"),
     path(
         "topics/<slug:slug>",
-        conditional_page(exists=lambda slug: feeds.topic_exists(slug))(views.topic_detail),
+        conditional_page(exists=lambda slug: selectors.topic_exists(slug))(views.topic_detail),
         name="topic-detail",
     ),
     path("vocab/", store_page(views.vocab_index), name="vocab-index"),
     path(
         "vocab/<slug:facet>/<slug:slug>",
-        conditional_page(exists=lambda facet, slug: browse.feed_term(facet, slug) is not None)(
-            views.vocab_term
-        ),
+        conditional_page(
+            exists=lambda facet, slug: (
+                selectors.term_by_slug(selectors.FACETS_BY_SEGMENT.get(facet, ""), slug) is not None
+            )
+        )(views.vocab_term),
         name="vocab-term",
     ),
     path("stats", store_page(views.stats), name="stats"),
     path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
     path(
         "feeds/topics/<slug:slug>.atom",
-        conditional_page(exists=lambda slug: feeds.topic_exists(slug))(TopicFeed()),
+        conditional_page(exists=lambda slug: selectors.topic_exists(slug))(TopicFeed()),
         name="feed-topic",
     ),
     path(
         "feeds/symptoms/<slug:slug>.atom",
-        conditional_page(exists=lambda slug: browse.feed_term(Facet.SYMPTOM, slug) is not None)(
+        conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.SYMPTOM, slug) is not None)(
             SymptomFeed()
         ),
         name="feed-symptom",

@@ -62,12 +62,6 @@ class VocabularyDefinitions:
 
     terms: list[TermDefinition] = field(default_factory=list)
 
-    def find(self, facet: Facet, reference: str) -> TermDefinition | None:
-        for term in self.terms:
-            if term.facet == facet and reference_of(facet, term.name, term.slug) == reference:
-                return term
-        return None
-
 
 def reference_of(facet: Facet | str, name: str, slug: str) -> str:
     """How a case document names a term: topics by slug, every other facet by name."""

@@ -63,11 +63,12 @@ Exclude = Annotated[
         "['topic:inference', 'symptom:NCCL timeout'] (facets as the filter arguments).",
     ),
 ]
+# Dates as text, so a malformed one gets the same answer as on the pages and the API.
 PublishedAfter = Annotated[
-    datetime.date | None, Field(description="Only cases published on or after this date.")
+    str | None, Field(max_length=40, description="Only cases published on or after this date, YYYY-MM-DD.")
 ]
 PublishedBefore = Annotated[
-    datetime.date | None, Field(description="Only cases published on or before this date.")
+    str | None, Field(max_length=40, description="Only cases published on or before this date, YYYY-MM-DD.")
 ]
 
 

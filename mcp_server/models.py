@@ -18,7 +18,6 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 FacetName = Literal["topic", "symptom", "root_cause", "component"]
-FilterFacet = Literal["topic", "symptom", "root_cause", "component", "organization", "year", "accelerator"]
 
 
 class CaseSummary(BaseModel):

@@ -13,7 +13,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents import feeds
+from incidents import selectors
 from incidents.documents import dumps_document
 
 from .. import schema, shapes
@@ -30,13 +30,13 @@ MAX_CHANGES = 1000
 
 def export_chunks() -> Iterator[str]:
     """JSON Lines text, `EXPORT_LINES_PER_CHUNK` documents per chunk, in id order."""
-    lines = (dumps_document(document, indent=None) + "\n" for document in feeds.published_documents())
+    lines = (dumps_document(document, indent=None) + "\n" for document in selectors.published_documents())
     while chunk := "".join(islice(lines, EXPORT_LINES_PER_CHUNK)):
         yield chunk
 
 
 class ExportView(ApiView):
-    """`GET /api/export`: `feeds.published_documents()` as JSON Lines, streamed in chunks of
+    """`GET /api/export`: `selectors.published_documents()` as JSON Lines, streamed in chunks of
     `EXPORT_LINES_PER_CHUNK` documents (async under ASGI, so memory stays at one batch)."""
 
     throttle_scope = "api-heavy"
@@ -97,7 +97,7 @@ class ChangesPagination(CursorPagination):
 
 
 class ChangesView(ApiView):
-    """`GET /api/changes`: `feeds.case_changes(since=...)` paged by an opaque cursor
+    """`GET /api/changes`: `selectors.case_changes(since=...)` paged by an opaque cursor
     (`ChangesPageSerializer`); `modified` in UTC."""
 
     @extend_schema(
@@ -154,7 +154,7 @@ class ChangesView(ApiView):
     def answer(self, request: Request, *, since, limit: int) -> Response:
         paginator = ChangesPagination()
         paginator.page_size = limit
-        rows = paginator.paginate_queryset(feeds.case_changes(since=since), request, view=self) or []
+        rows = paginator.paginate_queryset(selectors.case_changes(since=since), request, view=self) or []
         return Response(
             {
                 "next": paginator.get_next_link(),

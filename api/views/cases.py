@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from incidents import feeds
+from incidents import selectors
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
@@ -73,7 +73,7 @@ def check_case_id(case_id: str) -> None:
 
 
 def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
-    return feeds.visible_case_exists(case_id)
+    return selectors.visible_case_exists(case_id)
 
 
 def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents import feeds, selectors
+from incidents import selectors
 from incidents.models import Facet
 
 from .. import schema, shapes
@@ -103,7 +103,7 @@ class TopicDetailView(ApiView):
             raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
         return self.answer(request, slug=slug, top=top, latest=latest)
 
-    @conditional_on_store(exists=lambda request, slug, **kwargs: feeds.topic_exists(slug))
+    @conditional_on_store(exists=lambda request, slug, **kwargs: selectors.topic_exists(slug))
     def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response | HttpResponse:
         lookup = selectors.find_topic(slug)
         if lookup.canonical_slug is not None:

@@ -22,12 +22,12 @@ from django.db.models.expressions import RawSQL
 
 from incidents.models import Case, Facet
 from incidents.selectors import CaseFilters, filter_cases
+from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend, render_snippet
 from .facets import facet_counts
 from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .results import SearchHit, SearchResults
-from .vocab import terms_with_case_counts
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[str, ...] = ("relevance", "newest", "oldest")

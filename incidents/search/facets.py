@@ -7,7 +7,8 @@ from typing import Any
 from django.db.models import Count, QuerySet
 from django.db.models.functions import ExtractYear
 
-from incidents.models import Case, CaseQuerySet, CaseTerm, Facet, Term
+from incidents.models import Case, CaseQuerySet, CaseTerm
+from incidents.selectors.facets import TERM_FACETS
 
 from .results import FacetCount
 
@@ -16,21 +17,15 @@ def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
     """Counts per facet value for `cases`: one query per facet (7), whatever the data size."""
     ids = cases.order_by().values("id")
     result: dict[str, list[FacetCount]] = {}
-    for facet in (Facet.TOPIC, Facet.SYMPTOM, Facet.COMPONENT):
-        rows: QuerySet[Any, dict[str, Any]] = (
+    rows: QuerySet[Any, dict[str, Any]]
+    for facet in TERM_FACETS:
+        rows = (
             CaseTerm.objects.filter(case_id__in=ids, term__facet=facet)
             .values("term__slug", "term__name")
             .annotate(n=Count("case_id"))
             .order_by("-n", "term__name")
         )
-        result[str(facet)] = [FacetCount(r["term__slug"], r["term__name"], r["n"]) for r in rows]
-    rows = (
-        Term.objects.filter(facet=Facet.ROOT_CAUSE, root_cause_cases__in=ids)
-        .values("slug", "name")
-        .annotate(n=Count("root_cause_cases"))
-        .order_by("-n", "name")
-    )
-    result["root_cause"] = [FacetCount(r["slug"], r["name"], r["n"]) for r in rows]
+        result[facet] = [FacetCount(r["term__slug"], r["term__name"], r["n"]) for r in rows]
     rows = (
         Case.objects.filter(id__in=ids)
         .values("organization")

@@ -1,25 +1,19 @@
 """Keeping derived search data in step with the cases: index rows and stored neighbours.
 
-- `cases_written` (sent inside the import transaction): the written cases are re-indexed
-  and neighbours updated incrementally, so a failed import leaves both untouched;
-- `post_delete` of a case: its index row goes (its neighbour rows cascade);
-- `post_migrate` (also sent after a test flush): index rows are brought in line with the
-  cases (orphans dropped, missing rows added) and neighbours rebuilt if there are none.
+Nothing here listens to signals. The services that write cases call these explicitly:
+`services.write_documents` calls `cases_written` inside the import transaction (so a failed
+import leaves index and neighbours untouched) and `services.delete_cases` calls
+`cases_deleted`. `manage.py rebuild_search` (`rebuild_all`) is the one full rebuild, for
+cases changed any other way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import connection
-from django.db.models.signals import post_delete, post_migrate
-from django.dispatch import receiver
-
 from incidents.models import Case
-from incidents.signals import cases_written
 
 from .backends import get_backend
-from .models import CaseNeighbour
 from .similarity import rebuild_neighbours, update_neighbours
 from .text import index_columns
 
@@ -38,6 +32,19 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
     return len(ids)
 
 
+def cases_written(case_ids: Iterable[str]) -> None:
+    """After cases were created or replaced: their index rows and the neighbour lists."""
+    ids = list(case_ids)
+    if ids:
+        reindex_cases(ids)
+        update_neighbours(ids)
+
+
+def cases_deleted(case_ids: Iterable[str]) -> None:
+    """After cases were deleted: their index rows go (their neighbour rows cascade)."""
+    get_backend().delete(sorted(set(case_ids)))
+
+
 def sync_index() -> None:
     """Drop index rows of cases that are gone and index the cases that have no row."""
     backend = get_backend()
@@ -50,33 +57,7 @@ def sync_index() -> None:
 
 
 def rebuild_all() -> None:
-    """Rebuild the whole index and every stored neighbour list."""
+    """Rebuild the whole index (orphan rows dropped) and every stored neighbour list."""
+    sync_index()
     reindex_cases(Case.objects.values_list("id", flat=True))
     rebuild_neighbours()
-
-
-@receiver(cases_written, dispatch_uid="search-cases-written")
-def _on_cases_written(sender, case_ids, **kwargs) -> None:
-    reindex_cases(case_ids)
-    update_neighbours(case_ids)
-
-
-@receiver(post_delete, sender=Case, dispatch_uid="search-case-deleted")
-def _on_case_deleted(sender, instance, **kwargs) -> None:
-    get_backend().delete([instance.pk])
-
-
-def _search_tables_exist() -> bool:
-    tables = connection.introspection.table_names()
-    return "incidents_case" in tables and CaseNeighbour._meta.db_table in tables
-
-
-@receiver(post_migrate, dispatch_uid="search-post-migrate")
-def _on_post_migrate(sender, app_config=None, using="default", **kwargs) -> None:
-    if app_config is None or app_config.label != "incidents" or using != "default":
-        return
-    if not _search_tables_exist():
-        return
-    sync_index()
-    if not CaseNeighbour.objects.exists() and Case.objects.published().count() > 1:
-        rebuild_neighbours()

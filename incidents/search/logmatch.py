@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 import re2
 
 from incidents.models import Case, CaseTerm, Facet, Term
+from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom
 from .results import LogHit, LogLineMatch
 from .text import STOP_WORDS, words
-from .vocab import terms_with_case_counts
 
 MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40
@@ -192,20 +192,13 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
             scores[case_id] = scores.get(case_id, 0.0) + weight
             reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
 
-    # Which published cases carry the found terms: one query of plain (case, term) pairs,
-    # tags and components unioned with root-cause categories; no case objects yet.
+    # Which published cases carry the found terms (every facet, root causes included): one
+    # query of plain (case, term) pairs; no case objects yet.
     found = list(term_evidence)
-    published = Case.objects.published()
     pairs = (
-        CaseTerm.objects.filter(case__in=published, term_id__in=found)
+        CaseTerm.objects.filter(case__in=Case.objects.published(), term_id__in=found)
         .order_by()
         .values_list("case_id", "term_id")
-        .union(
-            published.filter(root_cause_category_id__in=found)
-            .order_by()
-            .values_list("id", "root_cause_category_id"),
-            all=True,
-        )
     )
     for case_id, term_id in pairs:
         term = term_by_id[term_id]

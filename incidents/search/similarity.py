@@ -17,8 +17,8 @@ the number of cases (one indexed lookup by case). Computing on read instead woul
 O(N) comparisons per page view; an ANN index would need a vector extension that this
 deployment does not have (no pgvector on the target machines) and still not give reasons.
 
-They are updated when cases are imported (`update_neighbours`, called from the
-`cases_written` signal, inside the import transaction) incrementally: with N published
+They are updated when cases are imported (`update_neighbours`, called by
+`search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
 cases and m changed ones, the profiles of all N cases are built (O(N) rows and text, two
 queries of plain values), each changed case is compared with every other one (O(m·N)
 pairs, not the O(N²) of a full recompute), and each other case's stored list is merged
@@ -91,21 +91,6 @@ def _profile(case_id: str, terms: dict[tuple[str, str], str], texts) -> Profile:
     for stemmed, word in pairs:
         surface.setdefault(stemmed, word)
     return Profile(id=case_id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
-
-
-def profile_of(case: Case) -> Profile:
-    """The profile of a case fetched `with_summary()` (no queries)."""
-    terms = {(t.facet, t.slug): t.name for t in [*case.topics, *case.symptom_tags, *case.components]}
-    cause = case.root_cause_category
-    terms[(cause.facet, cause.slug)] = cause.name
-    texts = (
-        case.title,
-        case.symptoms_description,
-        case.root_cause_description,
-        case.root_cause_trigger,
-        case.summary,
-    )
-    return _profile(case.id, terms, texts)
 
 
 class _Corpus:

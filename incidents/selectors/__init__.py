@@ -5,22 +5,26 @@ make goes through here; none of them builds its own queries.
 - `params`: `parse_filters` / `parse_search`, the one parser of list parameters;
 - `lookup`: `find_case` / `find_topic`, resolving whatever id or slug a caller typed;
 - `spelling`: matching typed values to ids and terms, nearest values;
-- `cases`: cases, topics, vocabulary counts and statistics.
+- `cases`: one case, case lists (pages, feeds, sitemap), the change feed and export;
+- `vocabulary`: terms with case counts, a topic's overview, a term's page;
+- `stats`: statistics over the published cases;
+- `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
 from .cases import (
-    CaseStats,
-    TopicOverview,
     case_by_id,
-    case_stats,
+    case_changes,
+    cases_with_term,
+    feed_cases,
+    latest_cases,
+    published_documents,
     redirect_target,
     related_cases,
     resolve_case_id,
-    terms_with_counts,
-    topic_overview,
+    sitemap_cases,
+    visible_case_exists,
     visible_case_ids,
     visible_case_row,
-    vocabulary,
 )
 from .facets import (
     EXCLUDE_PREFIX,
@@ -46,6 +50,19 @@ from .params import (
     parse_filters,
     parse_search,
 )
+from .stats import CaseStats, case_stats
+from .version import StoreVersion, store_version
+from .vocabulary import (
+    TermDetail,
+    TopicOverview,
+    sitemap_terms,
+    term_by_slug,
+    term_detail,
+    terms_with_counts,
+    topic_exists,
+    topic_overview,
+    vocabulary,
+)
 
 __all__ = [
     "redirect_target",
@@ -67,22 +84,36 @@ __all__ = [
     "FacetSpec",
     "Problem",
     "SearchParams",
+    "StoreVersion",
+    "TermDetail",
     "TopicLookup",
     "TopicOverview",
     "canonical_case_id",
     "case_by_id",
+    "case_changes",
     "case_stats",
+    "cases_with_term",
     "closest_terms",
     "distinct_case_values",
     "facet_label",
+    "feed_cases",
     "filter_cases",
     "find_case",
     "find_topic",
+    "latest_cases",
     "parse_filters",
     "parse_search",
+    "published_documents",
     "related_cases",
+    "sitemap_cases",
+    "sitemap_terms",
+    "store_version",
+    "term_by_slug",
+    "term_detail",
     "terms_with_counts",
+    "topic_exists",
     "topic_overview",
+    "visible_case_exists",
     "visible_case_ids",
     "vocabulary",
 ]

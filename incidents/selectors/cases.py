@@ -1,15 +1,20 @@
-"""Reads from the case store. HTML views, the JSON API and the MCP tools all call these;
-none of them builds its own queries.
+"""Reads of cases: one case by id, lists for pages and feeds, the change feed and export.
+
+Every function costs a fixed number of queries whatever the number of cases (stated in
+each docstring); pages, the API and the MCP tools call these and never build queries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime
+from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
-from ..models import Case, Facet, Term
+from ..documents import CaseDocument
+from ..exporting import iter_documents
+from ..models import Case, CaseQuerySet, Term
 
 
 def case_by_id(case_id: str) -> Case | None:
@@ -52,127 +57,55 @@ def redirect_target(case_id: str) -> str | None:
     return target if target != case_id else None
 
 
+def visible_case_exists(case_id: str) -> bool:
+    """Whether a published or retracted case has exactly this id: one indexed query."""
+    return Case.objects.visible().filter(id=case_id).exists()
+
+
 def related_cases(case: Case) -> list[Case]:
     """Hand-linked related cases that are visible, in the editor's order (prefetched)."""
     return [link.target for link in case.related_links.all() if link.target.status in Case.PUBLIC_STATUSES]
 
 
-def vocabulary(facet: Facet | str | None = None) -> list[Term]:
-    """Terms with `case_count` (published cases), one query for every facet or one facet."""
-    terms = Term.objects.with_case_counts()
-    if facet:
-        terms = terms.of(facet)
-    return list(terms.order_by("facet", "name"))
+def cases_with_term(term: Term) -> CaseQuerySet:
+    """Published cases that use `term` (any facet, the root cause included), unevaluated."""
+    return Case.objects.published().filter(term_links__term=term)
 
 
-def terms_with_counts(
-    facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None
-) -> list[tuple[Term, int]]:
-    """Terms of `facet` used by the cases in `case_ids` (a `values("id")` queryset) with how
-    many of those cases use each, most frequent first: one query."""
-    if facet == Facet.ROOT_CAUSE:
-        terms = (
-            Term.objects.of(facet)
-            .filter(root_cause_cases__in=case_ids)
-            .annotate(case_count=Count("root_cause_cases"))  # type: ignore[no-redef]
-        )
-    else:
-        terms = (
-            Term.objects.of(facet)
-            .filter(case_links__case__in=case_ids)
-            .annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
-        )
-    terms = terms.order_by("-case_count", "name")
-    return [(t, t.case_count) for t in (terms[:limit] if limit else terms)]
+def latest_cases(*, limit: int = 5) -> list[Case]:
+    """The `limit` newest published cases, prefetched for case cards (3 queries)."""
+    return list(Case.objects.published().newest_first().with_summary()[:limit])
 
 
-@dataclass(frozen=True)
-class TopicOverview:
-    """What one topic holds: its term, case count, frequent co-occurring terms, latest cases."""
-
-    topic: Term
-    case_count: int
-    top_symptoms: list[tuple[Term, int]]
-    top_root_causes: list[tuple[Term, int]]
-    top_components: list[tuple[Term, int]]
-    latest_cases: list[Case]
+def feed_cases(term: Term | None = None, *, limit: int = 50) -> list[Case]:
+    """Newest published cases for an Atom feed, all or those using `term` (3 queries)."""
+    cases = cases_with_term(term) if term is not None else Case.objects.published()
+    return list(cases.newest_first().with_summary()[:limit])
 
 
-def topic_overview(topic: Term | str, *, top: int = 5, latest: int = 5) -> TopicOverview | None:
-    """The overview of a topic (a `Term`, or a slug looked up exactly), or None if there is
-    no such topic. Fixed 6 queries, plus 1 to look a slug up."""
-    if isinstance(topic, str):
-        found = Term.objects.of(Facet.TOPIC).filter(slug=topic).first()
-        if found is None:
-            return None
-        topic = found
-    in_topic = Case.objects.published().filter(term_links__term=topic)
-    ids = in_topic.values("id")
-
-    return TopicOverview(
-        topic=topic,
-        case_count=in_topic.count(),
-        top_symptoms=terms_with_counts(Facet.SYMPTOM, ids, limit=top),
-        top_root_causes=terms_with_counts(Facet.ROOT_CAUSE, ids, limit=top),
-        top_components=terms_with_counts(Facet.COMPONENT, ids, limit=top),
-        latest_cases=list(in_topic.newest_first().with_summary()[:latest]),
-    )
+def sitemap_cases() -> CaseQuerySet:
+    """Published cases for the sitemap, with only what the sitemap reads (id, modified)."""
+    return Case.objects.published().only("id", "modified").order_by("id")
 
 
-@dataclass(frozen=True)
-class CaseStats:
-    """Counts over published cases, each list most frequent first (years in order)."""
+def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, Any]:
+    """Visible cases modified after `since` (exclusive), newest first, as
+    `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
 
-    total: int
-    by_year: list[tuple[int, int]]
-    by_root_cause: list[tuple[Term, int]]
-    by_symptom: list[tuple[Term, int]]
-    by_component: list[tuple[Term, int]]
-    by_accelerator: list[tuple[str, int]]
-    accelerator_counts: list[int]  # reported accelerator counts, ascending
-    time_to_resolve_seconds: list[int]  # known TTRs, ascending
+    Drafts and cases in review never appear (they were never public); a retraction shows as
+    a change with status "retracted", a merge as status "merged" with `merged_into` (the
+    kept case changes too). Ordered by `-modified, -id` so that a cursor can page through it.
+    """
+    rows = Case.objects.filter(status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
+    if since is not None:
+        rows = rows.filter(modified__gt=since)
+    return rows.order_by("-modified", "-id").values("id", "status", "modified", "merged_into")
 
 
-def case_stats() -> CaseStats:
-    """Statistics over published cases: a fixed 8 queries whatever the data size."""
-    from django.db.models.functions import ExtractYear
+def published_documents() -> Iterator[CaseDocument]:
+    """Schema documents of every published case in id order, read a batch at a time.
 
-    published = Case.objects.published()
-    ids = published.values("id")
-    by_year = (
-        published.annotate(year=ExtractYear("published"))
-        .values("year")
-        .annotate(n=Count("id"))
-        .order_by("year")
-        .values_list("year", "n")
-    )
-
-    by_accelerator: QuerySet[Any, Any] = (
-        published.exclude(accelerator=None)
-        .values("accelerator")
-        .annotate(n=Count("id"))
-        .order_by("-n", "accelerator")
-        .values_list("accelerator", "n")
-    )
-    return CaseStats(
-        total=published.count(),
-        by_year=list(by_year),
-        by_root_cause=terms_with_counts(Facet.ROOT_CAUSE, ids),
-        by_symptom=terms_with_counts(Facet.SYMPTOM, ids),
-        by_component=terms_with_counts(Facet.COMPONENT, ids),
-        by_accelerator=list(by_accelerator),
-        accelerator_counts=[
-            n
-            for n in published.exclude(accelerator_count=None)
-            .order_by("accelerator_count")
-            .values_list("accelerator_count", flat=True)
-            if n is not None
-        ],
-        time_to_resolve_seconds=[
-            n
-            for n in published.exclude(time_to_resolve_seconds=None)
-            .order_by("time_to_resolve_seconds")
-            .values_list("time_to_resolve_seconds", flat=True)
-            if n is not None
-        ],
-    )
+    The same documents `export_cases` writes (built by `documents.case_document`); memory
+    stays bounded by one batch.
+    """
+    return iter_documents(Case.objects.published())

@@ -15,7 +15,7 @@ from typing import Literal
 
 from django.db.models import Q
 
-from ..models import CaseQuerySet, CaseTerm, Facet
+from ..models import CaseQuerySet, CaseTerm
 
 EXCLUDE_PREFIX = "exclude_"
 
@@ -101,8 +101,6 @@ class CaseFilters:
 
 def _facet_condition(facet: str, values: tuple[str, ...]) -> Q:
     spec = FACETS_BY_NAME[facet]
-    if facet == Facet.ROOT_CAUSE:
-        return Q(root_cause_category__slug__in=values)
     if spec.is_term:
         matching = CaseTerm.objects.filter(term__facet=facet, term__slug__in=values)
         return Q(id__in=matching.values("case_id"))

@@ -1,5 +1,5 @@
-"""HTML pages. Each view parses input, calls `incidents.selectors`, `incidents.search` or
-`incidents.browse`, and renders a template; none builds queries of its own.
+"""HTML pages. Each view parses input, calls `incidents.selectors` (the read layer) or
+`incidents.search`, and renders a template; none builds queries of its own.
 """
 
 from .cases import case_detail, case_list

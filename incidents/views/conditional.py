@@ -3,7 +3,7 @@
 A page shows only what the store holds (cases and vocabulary), the URL and the site's own
 templates and static files. So its validators are:
 
-- `ETag`: digest of host, full path, `feeds.store_version().token` and a digest of the
+- `ETag`: digest of host, full path, `selectors.store_version().token` and a digest of the
   templates and static files (computed once per process, so a deployment that changes the
   look revalidates every cached page);
 - `Last-Modified`: the newest case modification, or the newest template / static file
@@ -11,7 +11,7 @@ templates and static files. So its validators are:
 
 `django.views.decorators.http.condition` answers a matching `If-None-Match` (or, without
 one, `If-Modified-Since`) with 304 before the view runs. The store version costs two
-queries (`feeds.store_version`), read once per request.
+queries (`selectors.store_version`), read once per request.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import condition
 
-from incidents import feeds
+from incidents import selectors
 
 View = Callable[..., HttpResponseBase]
 
@@ -46,10 +46,10 @@ def _site_files() -> tuple[str, datetime.datetime]:
     return digest.hexdigest()[:16], datetime.datetime.fromtimestamp(int(newest), tz=datetime.UTC)
 
 
-def _store_version(request: Any) -> feeds.StoreVersion:
+def _store_version(request: Any) -> selectors.StoreVersion:
     version = getattr(request, "_store_version", None)
     if version is None:
-        version = feeds.store_version()
+        version = selectors.store_version()
         request._store_version = version
     return version
 

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from incidents import browse
+from incidents import selectors
 from incidents.models import Case, Facet, Term
 from incidents.rendering import render_markdown
 
@@ -60,7 +60,7 @@ class AllCasesFeed(CaseEntriesFeed):
         return reverse("incidents:feed-all")
 
     def items(self) -> list[Case]:
-        return browse.feed_cases(limit=FEED_LENGTH)
+        return selectors.feed_cases(limit=FEED_LENGTH)
 
 
 class TermFeed(CaseEntriesFeed):
@@ -69,7 +69,7 @@ class TermFeed(CaseEntriesFeed):
     facet: str = ""
 
     def get_object(self, request: HttpRequest, slug: str) -> Term:
-        term = browse.feed_term(self.facet, slug)
+        term = selectors.term_by_slug(self.facet, slug)
         if term is None:
             raise Http404(f"No {self.facet} {slug}")
         return term
@@ -84,7 +84,7 @@ class TermFeed(CaseEntriesFeed):
         return obj.get_absolute_url()
 
     def items(self, obj: Term) -> list[Case]:
-        return browse.feed_cases(obj, limit=FEED_LENGTH)
+        return selectors.feed_cases(obj, limit=FEED_LENGTH)
 
 
 class TopicFeed(TermFeed):

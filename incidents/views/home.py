@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from incidents import browse, selectors
+from incidents import selectors
 from incidents.search import match_log
 from incidents.search.logmatch import MAX_LOG_BYTES
 
@@ -31,7 +31,7 @@ LOG_HITS_SHOWN = 10
 def home(request: HttpRequest) -> HttpResponse:
     """`/`: search box with example queries, the log box, latest cases, topics, a stats summary.
 
-    Data: `browse.latest_cases`, `selectors.vocabulary("topic")`, `selectors.case_stats`.
+    Data: `selectors.latest_cases`, `selectors.vocabulary("topic")`, `selectors.case_stats`.
     """
     stats = selectors.case_stats()
     topics = [t for t in selectors.vocabulary("topic") if t.case_count]
@@ -43,7 +43,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "examples": [
                 (q, f"{reverse('incidents:case-list')}?{urlencode({'q': q})}") for q in EXAMPLE_QUERIES
             ],
-            "latest": browse.latest_cases(limit=LATEST_SHOWN),
+            "latest": selectors.latest_cases(limit=LATEST_SHOWN),
             "topics": topics,
             "stats": stats,
         },

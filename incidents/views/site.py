@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from incidents import browse
+from incidents import selectors
 from incidents.models import Case, Term
 
 
@@ -52,7 +52,7 @@ class CaseSitemap(Sitemap):
     changefreq = "monthly"
 
     def items(self):
-        return browse.sitemap_cases()
+        return selectors.sitemap_cases()
 
     def lastmod(self, item: Case):
         return item.modified
@@ -64,7 +64,7 @@ class TermSitemap(Sitemap):
     changefreq = "weekly"
 
     def items(self) -> list[Term]:
-        return browse.sitemap_terms()
+        return selectors.sitemap_terms()
 
 
 SITEMAPS = {"pages": PagesSitemap, "cases": CaseSitemap, "terms": TermSitemap}

@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from incidents import browse, selectors
+from incidents import selectors
 from incidents.models import Facet
 from incidents.selectors import FACETS_BY_NAME, FACETS_BY_SEGMENT
 
@@ -44,14 +44,14 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
 
     Topics redirect to `/topics/<slug>`; an unknown facet gives 404, an unknown slug a 404
     page naming the terms spelt like it.
-    Data: `browse.term_detail`.
+    Data: `selectors.term_detail`.
     """
     facet_value = FACETS_BY_SEGMENT.get(facet)
     if facet_value is None:
         raise Http404(f"No vocabulary {facet}")
     if facet_value == Facet.TOPIC:
         return redirect("incidents:topic-detail", slug=slug, permanent=True)
-    detail = browse.term_detail(facet_value, slug, limit=CASES_SHOWN)
+    detail = selectors.term_detail(facet_value, slug, limit=CASES_SHOWN)
     if detail is None:
         return not_found_page(request, what=f"No {facet.replace('-', ' ')} {slug}", text=slug)
     filter_url = detail.term.get_filter_url()

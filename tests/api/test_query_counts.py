@@ -1,7 +1,7 @@
 """Every endpoint runs a fixed number of queries whatever the number of cases.
 
 Counts are taken with throttling off (tests/api/conftest.py); the throttle's own cost is
-pinned at the end. "Version" below is the 2 queries of `feeds.store_version()` that give
+pinned at the end. "Version" below is the 2 queries of `selectors.store_version()` that give
 ETag and Last-Modified (newest case modification and count; the vocabulary digest).
 """
 

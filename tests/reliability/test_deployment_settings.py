@@ -17,7 +17,7 @@ def run(code_or_args: list[str], **env: str) -> subprocess.CompletedProcess[str]
     environment = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"SECRET_KEY", "ALLOWED_HOSTS", "DEBUG", "HTTPS", "DJANGO_SETTINGS_MODULE"}
+        if key not in {"SECRET_KEY", "ALLOWED_HOSTS", "DEBUG", "HTTPS"} and not key.startswith("DJANGO_")
     }
     # No .env file: only what the test passes counts.
     environment.update({"ENV_FILE": "/nonexistent/.env", "DJANGO_SETTINGS_MODULE": "incidentlib.settings"})

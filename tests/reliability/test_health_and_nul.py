@@ -110,3 +110,18 @@ def test_a_foreign_host_is_logged_as_one_short_line(client):
     assert record["level"] == "ERROR" and record["logger"] == "django.security.DisallowedHost"
     assert "evil.example.com" in record["message"]
     assert "exc_info" not in record and "Traceback" not in logged[0]
+
+
+def test_a_5_mb_post_to_the_match_page_gets_the_sites_page_saying_the_limit(client):
+    response = client.post("/match/", {"log": "x" * 5_000_000})
+    assert response.status_code == 413
+    page = response.content.decode()
+    assert '<header class="site">' in page
+    assert "The request body is larger than 2.6 MB, the most this site accepts." in page
+    assert "the 1 MB around the failure are enough" in page
+
+
+def test_a_5_mb_api_body_is_a_413_problem(client):
+    response = client.post("/api/match", {"text": "x" * 5_000_000}, content_type="application/json")
+    assert response.status_code == 413
+    assert response["Content-Type"] == "application/problem+json"

@@ -39,7 +39,9 @@ def test_unpublished_cases_are_not_found(import_synthetic):
 
 
 def test_a_deleted_case_leaves_the_index():
-    Case.objects.get(id="IL-0459").delete()
+    from incidents.services import delete_cases
+
+    assert delete_cases(["IL-0459"]) == 1
     assert "IL-0459" not in get_backend().indexed_ids()
     assert ids("serialize-image-pulls") == set()
 

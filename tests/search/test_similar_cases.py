@@ -119,7 +119,9 @@ def test_incremental_lists_match_a_full_recompute(import_synthetic):
 
 
 def test_deleting_a_case_removes_it_from_every_list():
-    Case.objects.get(id="IL-0464").delete()
+    from incidents.services import delete_cases
+
+    delete_cases(["IL-0464"])
     assert not CaseNeighbour.objects.filter(neighbour_id="IL-0464").exists()
     assert "IL-0464" not in similar_ids("IL-0463")
 

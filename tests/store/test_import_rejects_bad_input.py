@@ -195,7 +195,8 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     case = Case.objects.get(id="IL-0428")
     assert case.title == "An edited title for the BigScience 100B hang case"
     assert case.remediation == ["First step.", "Second step."]
-    assert CaseTerm.objects.filter(case=case).count() == 3 + 5 + 7  # topics, symptoms, components
+    # topics, symptoms, components, and the root cause (a term row like the others, issue 9.5)
+    assert CaseTerm.objects.filter(case=case).count() == 3 + 5 + 7 + 1
 
 
 def test_problems_in_every_file_are_reported_in_one_run(tmp_path):

@@ -12,8 +12,9 @@ from incidents.search.models import CaseNeighbour
 
 class Command(BaseCommand):
     help = (
-        "Rebuild the search index and similar-case neighbours of every case (imports keep "
-        "them up to date; use this after editing cases outside an import)."
+        "Rebuild the search index and similar-case neighbours of every case: the one full "
+        "rebuild. Imports and deletions through the services keep both up to date; use this "
+        "after changing cases any other way, or after restoring a database."
     )
 
     def handle(self, *args, **options) -> None:

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0002_search'),
+        ('incidents', '0003_root_cause_term_rows'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0003_editorial'),
+        ('incidents', '0004_editorial'),
     ]
 
     operations = [

@@ -1,0 +1,141 @@
+"""Reads of the vocabulary: terms with case counts, a topic's overview, a term's page.
+
+Every facet, the root cause included, is read from case-term rows, one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Count, QuerySet
+
+from ..models import Case, Facet, Term
+from .cases import cases_with_term
+from .facets import TERM_FACETS
+
+
+def vocabulary(facet: Facet | str | None = None) -> list[Term]:
+    """Terms with `case_count` (published cases), ordered by facet and name: one query for
+    every facet or one facet."""
+    return terms_with_case_counts([facet] if facet else list(Facet))
+
+
+def terms_with_case_counts(facets: Iterable[str]) -> list[Term]:
+    """Terms of `facets` ordered by facet and name, each with `case_count`: the published
+    cases carrying it (every facet, root-cause categories included, is a case-term row).
+
+    One query joining a grouped count, the published ids read once as a set (a join per
+    link costs 4x more on SQLite).
+    """
+    facets = list(facets)
+    if not facets:
+        return []
+    marks = ", ".join(["%s"] * len(facets))
+    sql = f"""
+        SELECT t.*, COALESCE(l.n, 0) AS case_count
+        FROM incidents_term t
+        LEFT JOIN (SELECT ct.term_id, COUNT(*) AS n FROM incidents_caseterm ct
+                   WHERE ct.case_id IN (SELECT id FROM incidents_case WHERE status = %s)
+                   GROUP BY ct.term_id) l ON l.term_id = t.id
+        WHERE t.facet IN ({marks})
+        ORDER BY t.facet, t.name
+    """
+    published = Case.Status.PUBLISHED
+    return list(Term.objects.raw(sql, [published, *facets]))
+
+
+def terms_with_counts(
+    facet: Facet | str, case_ids: QuerySet, *, limit: int | None = None, leave_out: Term | None = None
+) -> list[tuple[Term, int]]:
+    """Terms of `facet` used by the cases in `case_ids` (a `values("id")` queryset) with how
+    many of those cases use each, most frequent first: one query."""
+    terms = (
+        Term.objects.of(facet).filter(case_links__case__in=case_ids).annotate(case_count=Count("case_links"))  # type: ignore[no-redef]
+    )
+    if leave_out is not None:
+        terms = terms.exclude(id=leave_out.id)
+    terms = terms.order_by("-case_count", "name")
+    return [(t, t.case_count) for t in (terms[:limit] if limit else terms)]
+
+
+@dataclass(frozen=True)
+class TopicOverview:
+    """What one topic holds: its term, case count, frequent co-occurring terms, latest cases."""
+
+    topic: Term
+    case_count: int
+    top_symptoms: list[tuple[Term, int]]
+    top_root_causes: list[tuple[Term, int]]
+    top_components: list[tuple[Term, int]]
+    latest_cases: list[Case]
+
+
+def topic_overview(topic: Term | str, *, top: int = 5, latest: int = 5) -> TopicOverview | None:
+    """The overview of a topic (a `Term`, or a slug looked up exactly), or None if there is
+    no such topic. Fixed 6 queries, plus 1 to look a slug up."""
+    if isinstance(topic, str):
+        found = Term.objects.of(Facet.TOPIC).filter(slug=topic).first()
+        if found is None:
+            return None
+        topic = found
+    in_topic = Case.objects.published().filter(term_links__term=topic)
+    ids = in_topic.values("id")
+
+    return TopicOverview(
+        topic=topic,
+        case_count=in_topic.count(),
+        top_symptoms=terms_with_counts(Facet.SYMPTOM, ids, limit=top),
+        top_root_causes=terms_with_counts(Facet.ROOT_CAUSE, ids, limit=top),
+        top_components=terms_with_counts(Facet.COMPONENT, ids, limit=top),
+        latest_cases=list(in_topic.newest_first().with_summary()[:latest]),
+    )
+
+
+@dataclass(frozen=True)
+class TermDetail:
+    """One vocabulary term, its published cases and the terms most often used with it."""
+
+    term: Term
+    case_count: int
+    cases: list[Case]  # newest first, at most `limit`
+    co_occurring: dict[str, list[tuple[Term, int]]]  # facet -> (term, shared cases), most first
+
+
+def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> TermDetail | None:
+    """The term `slug` of `facet` with its cases and co-occurring terms, or None if unknown.
+
+    `cases` holds the `limit` newest published cases using it (prefetched for case cards);
+    `co_occurring` maps each facet (the term's own included, the term itself left out) to at
+    most `top` terms ranked by how many of those cases also use them. Fixed 8 queries: term,
+    count, cases with their root cause and term links (3), co-occurrence per facet (4).
+    """
+    term = Term.objects.filter(facet=facet, slug=slug).first()
+    if term is None:
+        return None
+    cases = cases_with_term(term)
+    ids = cases.values("id")
+    co_occurring: dict[str, list[tuple[Term, int]]] = {}
+    for other_facet in TERM_FACETS:
+        co_occurring[other_facet] = terms_with_counts(other_facet, ids, limit=top, leave_out=term)
+    return TermDetail(
+        term=term,
+        case_count=cases.count(),
+        cases=list(cases.newest_first().with_summary()[:limit]),
+        co_occurring=co_occurring,
+    )
+
+
+def term_by_slug(facet: str, slug: str) -> Term | None:
+    """The term `slug` of `facet` (a facet name), or None: one query."""
+    return Term.objects.filter(facet=facet, slug=slug).first()
+
+
+def topic_exists(slug: str) -> bool:
+    """Whether a topic has this slug: one indexed query."""
+    return Term.objects.filter(facet="topic", slug=slug).exists()
+
+
+def sitemap_terms() -> list[Term]:
+    """Terms that at least one published case uses, for the sitemap (one query)."""
+    return sorted((t for t in vocabulary() if t.case_count), key=lambda t: (t.facet, t.slug))
