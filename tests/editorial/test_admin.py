@@ -134,7 +134,8 @@ def test_an_editor_adds_a_draft_with_the_next_free_id(client, editor):
     new = Case.objects.get(title="A new case typed into the admin by an editor")
     assert new.id == f"IL-{max(numbers) + 1:04d}"
     assert new.status == Case.Status.DRAFT
-    assert [t.slug for t in new.terms.all()] == ["training"]
+    assert [t.slug for t in new.terms.filter(facet="topic")] == ["training"]
+    assert new.root_cause_category.name == "Software bug"
     assert case_history(new.id)[0].created
 
 
