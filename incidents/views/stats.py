@@ -9,6 +9,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from incidents import selectors
+from incidents.accelerators import by_family
 
 from .charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, column_chart
 from .common import render_page
@@ -92,10 +93,16 @@ def stats(request: HttpRequest) -> HttpResponse:
         ),
         bar_chart(
             "accelerators",
-            "Accelerators",
-            [(name, n, f"{cases}?{urlencode({'accelerator': name})}") for name, n in data.by_accelerator],
-            category_label="Accelerator",
-            basis=f"{_basis(with_accelerator, total, 'an accelerator')} Counted as each case names it.",
+            "Accelerator families",
+            [
+                (family, n, f"{cases}?{urlencode([('accelerator', m) for m in members])}")
+                for family, n, members in by_family(data.by_accelerator)
+            ],
+            category_label="Accelerator family",
+            basis=(
+                f"{_basis(with_accelerator, total, 'an accelerator')} Models are grouped into their "
+                "family (A100 40GB and 80GB count as A100)."
+            ),
         ),
         column_chart(
             "time-to-resolve",

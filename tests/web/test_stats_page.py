@@ -38,7 +38,7 @@ def test_every_chart_is_an_svg_with_a_table_fallback(html):
         "Most frequent symptoms",
         "Most frequent components",
         "Scale at which failures were reported",
-        "Accelerators",
+        "Accelerator families",
         "Time to resolve",
     ]
     for title in titles:
