@@ -6,9 +6,12 @@ export PORT
 NPM_DIR := var/npm
 AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
+# 0.1.12 is the last release that runs on Node 20 (later ones need Node 22).
+CONFORMANCE_VERSION := 0.1.12
+CONFORMANCE := $(NPM_DIR)/node_modules/.bin/conformance
 export AXE_JS
 
-.PHONY: setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
+.PHONY: conformance setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -89,3 +92,10 @@ eval: $(VENV)/.eval-installed
 BENCH_CASES ?= 2000
 bench: setup
 	BENCH_CASES=$(BENCH_CASES) $(PY) bench/run.py
+
+# The official MCP conformance suite (npm) against the real server: the generic server scenarios.
+conformance: setup $(CONFORMANCE)
+	PY=$(PY) CONFORMANCE=$(CONFORMANCE) .ci/mcp-conformance
+
+$(CONFORMANCE):
+	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from incidents.selectors import MAX_QUERY_CHARS
+
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
 
@@ -342,3 +344,106 @@ class ChangesPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True, help_text="Older changes; null at the end.")
     previous = serializers.URLField(allow_null=True, help_text="Newer changes.")
     results = ChangeSerializer(many=True, help_text="Newest first.")
+
+
+class TriageRequestSerializer(serializers.Serializer):
+    """Body of `POST /api/triage`: symptoms and/or log, and what is known of the job."""
+
+    symptoms = serializers.CharField(
+        max_length=MAX_QUERY_CHARS,
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="What failed, in words or error text.",
+    )
+    log = serializers.CharField(
+        max_length=MAX_LOG_CHARS,
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters).",
+    )
+    job = serializers.ChoiceField(
+        choices=["training", "inference"], required=False, help_text="Kind of job (leave out when unknown)."
+    )
+    framework = serializers.CharField(
+        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. PyTorch, vLLM."
+    )
+    accelerator = serializers.CharField(
+        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. H100, TPU v4."
+    )
+    scale = StrictIntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Accelerators in the job.",
+    )
+    limit = StrictIntegerField(min_value=3, max_value=5, default=5, help_text="Cases to return, 3-5.")
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs["symptoms"].strip() and not attrs["log"].strip():
+            raise serializers.ValidationError({"symptoms": "Give symptoms or log text, or both."})
+        return attrs
+
+
+class TriageWhySerializer(serializers.Serializer):
+    """Why a case is offered."""
+
+    matched_terms = serializers.ListField(
+        child=serializers.CharField(), help_text="Terms and tokens matched."
+    )
+    line_numbers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Log lines that point at the case (see `log_lines`)."
+    )
+    # A response field named like Field.context; this class only describes output.
+    context = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.CharField(), help_text="What in the given context fits or contradicts the case."
+    )
+
+
+class TriageRootCauseSerializer(serializers.Serializer):
+    """The case's root cause, short."""
+
+    category = serializers.CharField(help_text="Root-cause category name.")
+    description = serializers.CharField(allow_null=True, help_text="The root cause, cut to 200 characters.")
+
+
+class TriageCaseSerializer(serializers.Serializer):
+    """A known case like the failure, with what to do about it."""
+
+    id = serializers.CharField(help_text="Case id.")
+    title = serializers.CharField(help_text="One-sentence headline of the incident.")
+    confidence = serializers.ChoiceField(
+        choices=["strong", "possible", "weak"], help_text="How sure the match is."
+    )
+    why = TriageWhySerializer(help_text="Why the case is offered.")
+    root_cause = TriageRootCauseSerializer(help_text="Category and description.")
+    fix = serializers.ListField(child=serializers.CharField(), help_text="What fixed it (first 3 steps).")
+    checks = serializers.ListField(child=serializers.CharField(), help_text="Checks to run (first 2).")
+    sources = serializers.ListField(child=serializers.URLField(), help_text="Public sources (first 2).")
+    url = serializers.URLField(help_text="The case as JSON.")
+    html_url = serializers.URLField(help_text="The case's web page.")
+
+
+class TriageLogLineSerializer(serializers.Serializer):
+    """A posted log line that points at one of the cases."""
+
+    line_number = serializers.IntegerField(help_text="1-based line in the posted log.")
+    line = serializers.CharField(help_text="The line, cut to 300 characters.")
+
+
+class TriageResponseSerializer(serializers.Serializer):
+    """The triage answer (the same as the MCP `triage` tool's)."""
+
+    known = serializers.BooleanField(help_text="True when a case matches strongly.")
+    cases = TriageCaseSerializer(many=True, help_text="3-5 cases, best first.")
+    log_lines = TriageLogLineSerializer(many=True, help_text="Each matched log line once.")
+    lines_scanned = serializers.IntegerField(help_text="Lines in the posted log.")
+    notes = serializers.ListField(
+        child=serializers.CharField(), help_text='E.g. "Nothing like this is known: ..."'
+    )
+    truncated = serializers.BooleanField(help_text="Always false here (MCP cuts to its byte budget).")

@@ -30,6 +30,7 @@ urlpatterns = [
     path("vocab/<str:facet>", views.VocabularyFacetView.as_view(), name="vocab-facet"),
     path("stats", views.StatsView.as_view(), name="stats"),
     path("match", views.MatchView.as_view(), name="match"),
+    path("triage", views.TriageView.as_view(), name="triage"),
     path("export", views.ExportView.as_view(), name="export"),
     path("changes", views.ChangesView.as_view(), name="changes"),
     path("schema/", views.SchemaView.as_view(), name="schema"),

@@ -49,6 +49,8 @@ PORT = env.int("PORT", default=8000)
 HTTPS = env.bool("HTTPS", default=False)
 globals().update(tls_settings(HTTPS, behind_proxy=env.bool("BEHIND_TLS_PROXY", default=False)))
 globals().update(HEADER_SETTINGS)
+# Where the site is reachable, for absolute links given outside a request (MCP tool results).
+SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
     # Editors and reviewers work in the Django admin, signed in with Django accounts.

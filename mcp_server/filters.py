@@ -21,54 +21,24 @@ from incidents.selectors.params import MAX_YEAR, MIN_YEAR
 
 Values = str | list[str] | None
 
-Topic = Annotated[
-    Values,
-    Field(
-        description="Topic slug, name or synonym, e.g. training, networking (see vocab); a list means any."
-    ),
-]
+# Short descriptions: they are repeated in two tools of the tool list every assistant reads.
+Topic = Annotated[Values, Field(description="Topic slug, name or synonym, e.g. training; a list: any.")]
 Symptom = Annotated[
-    Values,
-    Field(
-        description="Symptom tag slug, name or synonym, e.g. nccl-timeout or 'Training hang'; "
-        "a list means any."
-    ),
+    Values, Field(description="Symptom tag, e.g. nccl-timeout or 'Training hang'; a list: any.")
 ]
-RootCause = Annotated[
-    Values,
-    Field(description="Root-cause category slug, name or synonym, e.g. hardware-fault; a list means any."),
-]
-Component = Annotated[
-    Values,
-    Field(
-        description="Component slug, name or synonym, e.g. nccl, InfiniBand, Kubernetes; a list means any."
-    ),
-]
-Organization = Annotated[
-    Values,
-    Field(description="Organization that ran the system, e.g. Meta (any letter case); a list means any."),
-]
-Accelerator = Annotated[
-    Values, Field(description="Accelerator name, e.g. 'NVIDIA H100 80GB'; a list means any.")
-]
-Year = Annotated[
-    int | None,
-    Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year the public account was published, e.g. 2023."),
-]
+RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
+Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
+Organization = Annotated[Values, Field(description="Organization, e.g. Meta; a list: any.")]
+Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'NVIDIA H100 80GB'; a list: any.")]
+Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
     list[str] | None,
-    Field(
-        max_length=20,
-        description="Leave out cases having any of these, each 'facet:value', e.g. "
-        "['topic:inference', 'symptom:NCCL timeout'] (facets as the filter arguments).",
-    ),
+    Field(max_length=20, description="'facet:value' items to leave out, e.g. ['topic:inference']."),
 ]
 # Dates as text, so a malformed one gets the same answer as on the pages and the API.
-PublishedAfter = Annotated[
-    str | None, Field(max_length=40, description="Only cases published on or after this date, YYYY-MM-DD.")
-]
+PublishedAfter = Annotated[str | None, Field(max_length=40, description="Published on or after, YYYY-MM-DD.")]
 PublishedBefore = Annotated[
-    str | None, Field(max_length=40, description="Only cases published on or before this date, YYYY-MM-DD.")
+    str | None, Field(max_length=40, description="Published on or before, YYYY-MM-DD.")
 ]
 
 

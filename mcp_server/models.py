@@ -30,6 +30,8 @@ class CaseSummary(BaseModel):
     topics: list[str] = Field(description="Topic slugs.")
     symptom_tags: list[str] = Field(description="Symptom tag names.")
     root_cause_category: str = Field(description="Root-cause category name.")
+    url: str = Field(description="The case as JSON (the API).")
+    html_url: str = Field(description="The case's web page.")
 
 
 class FacetValue(BaseModel):
@@ -40,6 +42,7 @@ class FacetValue(BaseModel):
 
 class SearchHit(CaseSummary):
     score: float | None = Field(description="Relevance, higher is better; null when browsing.")
+    confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
     snippet: str | None = Field(
         description="Matching passage, plain text with **bold** around matched words "
         "(at most 300 characters), or null."
@@ -59,6 +62,7 @@ class SearchResult(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class IncidentList(BaseModel):
@@ -70,6 +74,7 @@ class IncidentList(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class TermCount(BaseModel):
@@ -88,6 +93,7 @@ class TopicOverview(BaseModel):
     top_root_causes: list[TermCount]
     top_components: list[TermCount]
     latest_cases: list[CaseSummary] = Field(description="Newest published cases in the topic.")
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 class VocabTerm(BaseModel):
@@ -103,11 +109,15 @@ class Vocabulary(BaseModel):
         description="Terms by facet, each list sorted by name. The facet name is the filter "
         "parameter of search_incidents and list_incidents."
     )
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+    notes: list[str] = Field(default_factory=list, description="How to get what was cut.")
 
 
 class CaseRef(BaseModel):
     id: str
     title: str
+    url: str
+    html_url: str
 
 
 class SimilarIncident(CaseSummary):
@@ -125,11 +135,16 @@ class SimilarIncidents(BaseModel):
     title: str
     similar: list[SimilarIncident] = Field(description="Computed neighbours, closest first.")
     related: list[CaseRef] = Field(description="Cases the editors linked by hand (kept apart).")
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+
+
+class LogLine(BaseModel):
+    line_number: int = Field(description="1-based line number in the text sent.")
+    line: str = Field(description="The line, at most 300 characters.")
 
 
 class MatchedLine(BaseModel):
-    line_number: int = Field(description="1-based line number in the text sent.")
-    line: str = Field(description="The line, at most 300 characters.")
+    line_number: int = Field(description="1-based line number; its text is in `lines`.")
     terms: list[str] = Field(
         description="The failure signatures (vocabulary terms or error tokens) found in it."
     )
@@ -137,6 +152,7 @@ class MatchedLine(BaseModel):
 
 class LogMatch(CaseSummary):
     score: float = Field(description="Higher is a better match.")
+    confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
     matched_lines: list[MatchedLine] = Field(
         description="At most 5 distinct lines, in the order the search module ranks them."
     )
@@ -145,8 +161,10 @@ class LogMatch(CaseSummary):
 
 class LogMatchResult(BaseModel):
     lines_scanned: int
+    lines: list[LogLine] = Field(description="Each matched line once, by line number.")
     hits: list[LogMatch]
     notes: list[str]
+    truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 
 @cache
@@ -158,13 +176,16 @@ def incident_document_schema() -> dict[str, Any]:
     definitions = schema.pop("$defs", {})
     schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
     schema["required"] = ["id"]
-    schema["properties"]["notice"] = {
-        "type": "string",
-        "description": (
-            "Present when the id asked for was merged into this case, or the case was retracted (with why)."
-        ),
-    }
+    # The fields are typed and described in case.schema.json (the API serves it, and the
+    # case document's schema in GET /api/schema/); the tool list, read into an assistant's
+    # context every session, names them only.
+    schema["properties"] = dict.fromkeys([*schema["properties"], *DOCUMENT_EXTRAS], {})
     return schema
+
+
+# What get_incident adds to the case document: the same links as the API's detail, and the
+# marker of a document cut to the byte budget.
+DOCUMENT_EXTRAS = ("url", "html_url", "truncated", "omitted_fields", "notice")
 
 
 def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
@@ -200,3 +221,43 @@ class IncidentDocument(BaseModel):
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         return copy.deepcopy(incident_document_schema())
+
+
+class VocabularyCut(BaseModel):
+    """The vocabulary flattened to (facet, term) pairs, to cut it at a term boundary."""
+
+    pairs: list[tuple[Any, VocabTerm]]
+    truncated: bool = False
+
+
+class TriageWhy(BaseModel):
+    matched_terms: list[str]
+    line_numbers: list[int]
+    context: list[str]
+
+
+class TriageRootCause(BaseModel):
+    category: str
+    description: str | None
+
+
+class TriageCase(BaseModel):
+    id: str
+    title: str
+    confidence: Literal["strong", "possible", "weak"]
+    why: TriageWhy
+    root_cause: TriageRootCause
+    fix: list[str]
+    checks: list[str]
+    sources: list[str]
+    url: str
+    html_url: str
+
+
+class TriageResult(BaseModel):
+    known: bool
+    cases: list[TriageCase]
+    log_lines: list[LogLine]
+    lines_scanned: int
+    notes: list[str]
+    truncated: bool = False

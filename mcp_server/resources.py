@@ -11,19 +11,19 @@ from mcp.types import Completion, CompletionArgument, ResourceTemplateReference
 from incidents import selectors
 from incidents.documents import case_document
 from incidents.models import Facet
-from incidents.selectors import find_case, find_topic
+from incidents.selectors import find_topic
 
+from .links import INCIDENT_URI, TOPIC_URI
+from .lookup import find_case_id
 from .markdown import case_markdown, topic_markdown
 from .toolkit import resource_reader, with_database
 
-INCIDENT_URI = "incident://{case_id}"
-TOPIC_URI = "topic://{slug}"
 MAX_COMPLETIONS = 100  # the protocol's cap per answer
 
 
 def read_incident(case_id: str) -> str:
     """The case as Markdown. Unknown id: ResourceNotFoundError naming the closest ids."""
-    lookup = find_case(case_id, follow=True)
+    lookup = find_case_id(case_id)
     case = lookup.case
     if case is None:
         closest = lookup.closest

@@ -10,9 +10,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mcp.server.mcpserver import MCPServer
 
+from .arguments import CheckedArguments
 from .prompts import register_prompts
+from .protocol import ProtocolMiddleware
 from .resources import register_resources
-from .toolkit import read_only_tool
+from .toolkit import register_tools
 from .tools import TOOLS
 
 INSTRUCTIONS = """\
@@ -39,10 +41,15 @@ def build_server() -> MCPServer:
         title="incidentlib: AI-infrastructure incidents",
         instructions=INSTRUCTIONS,
         version=_version(),
-        tools=[read_only_tool(fn, title=title) for fn, title in TOOLS],
+        extensions=[CheckedArguments(TOOLS)],
+        # Nothing here changes at run time: no list-changed or resource-update streams, so
+        # `server/discover` and `initialize` both say listChanged/subscribe are false.
+        subscriptions=False,
         # Django's LOGGING already configured the root logger; this only sets a floor.
         log_level="WARNING",
     )
+    register_tools(server, TOOLS)
+    server.middleware.append(ProtocolMiddleware(server))
     register_resources(server)
     register_prompts(server)
     return server

@@ -8,7 +8,8 @@ import re
 from incidents.models import Case
 from incidents.search import FacetCount, LogLineMatch
 
-from .models import CaseSummary, FacetValue, MatchedLine
+from .links import case_links
+from .models import CaseSummary, FacetValue, LogLine, MatchedLine
 
 SNIPPET_CHARS = 300
 FACET_VALUES = 8
@@ -28,6 +29,7 @@ def summary_fields(case: Case) -> dict:
         "topics": [term.slug for term in case.topics],
         "symptom_tags": [term.name for term in case.symptom_tags],
         "root_cause_category": case.root_cause_category.name,
+        **case_links(case.id),
     }
 
 
@@ -58,14 +60,19 @@ def facet_values(facets: dict[str, list[FacetCount]]) -> dict[str, list[FacetVal
 
 def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
     """One entry per matched line with every term it matched, in first-seen order: the search
-    module lists a line once per term, which repeats long lines for nothing."""
+    module lists a line once per term."""
     grouped: dict[int, MatchedLine] = {}
     for match in matches:
         entry = grouped.get(match.line_number)
         if entry is None:
-            grouped[match.line_number] = MatchedLine(
-                line_number=match.line_number, line=match.line[:300], terms=[match.term]
-            )
+            grouped[match.line_number] = MatchedLine(line_number=match.line_number, terms=[match.term])
         elif match.term not in entry.terms:
             entry.terms.append(match.term)
     return list(grouped.values())
+
+
+def log_lines(matches: list[LogLineMatch], wanted: set[int]) -> list[LogLine]:
+    """The text of each wanted line once, by line number (a response names every line once,
+    however many cases it matched)."""
+    text = {m.line_number: m.line[:300] for m in matches if m.line_number in wanted}
+    return [LogLine(line_number=number, line=text[number]) for number in sorted(text)]

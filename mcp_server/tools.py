@@ -1,10 +1,11 @@
 """The incident tools. Each parses its arguments, calls `incidents.selectors`,
 `incidents.documents.case_document` or `incidents.search`, and shapes the output; none
-holds query logic. Docstrings are the descriptions clients show to the model.
+holds query logic. Docstrings are the descriptions clients show to the model: what the tool
+is for, when to use another one, an example, the byte budget and the errors.
 
-Size bound: list entries are summaries (about 0.5 KB each, never whole documents), so a
-response at the largest `limit` stays under `MAX_LIST_RESPONSE_BYTES` (40 KB) of JSON;
-at the default limits under about 12 KB. Only get_incident returns a whole document.
+Budgets: every result is cut at an item boundary to its tool's budget (`BUDGETS`, bytes of
+compact JSON), says `truncated: true` and how to get the rest. Lists hold summaries, never
+whole documents; only get_incident returns a document.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from pydantic import Field
 from incidents import search, selectors
 from incidents.documents import case_document
 from incidents.models import Case
-from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_case, find_topic
+from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
+from incidents.triage import label_hits
 
+from .budget import fit_fields, fit_list
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Accelerator,
@@ -34,6 +37,8 @@ from .filters import (
     build_filters,
     filter_arguments,
 )
+from .links import case_links
+from .lookup import find_case_id
 from .models import (
     CaseRef,
     IncidentDocument,
@@ -48,17 +53,31 @@ from .models import (
     TopicOverview,
     VocabTerm,
     Vocabulary,
+    VocabularyCut,
 )
 from .shaping import (
     case_summary,
     facet_values,
     group_matched_lines,
+    log_lines,
     snippet_text,
     summary_fields,
 )
+from .toolkit import ToolSpec
+from .triage_tool import TRIAGE_BUDGET, triage
 
-MAX_LIST_RESPONSE_BYTES = 40_000
+MAX_LIST_RESPONSE_BYTES = 40_000  # no result is larger, whatever the tool (see BUDGETS)
 MATCHED_LINES_PER_HIT = 5
+BUDGETS = {
+    "search_incidents": 24_000,
+    "list_incidents": 24_000,
+    "get_incident": 16_000,
+    "get_topic": 12_000,
+    "vocab": 24_000,
+    "similar_incidents": 16_000,
+    "match_log": 16_000,
+    "triage": TRIAGE_BUDGET,
+}
 
 DocumentField = Literal[
     "id",
@@ -82,16 +101,12 @@ DocumentField = Literal[
     "sources",
     "related",
 ]
-CaseId = Annotated[
-    str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (il-0428 or 428 work too).")
-]
+CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
     str | None,
-    Field(max_length=200, description="next_cursor from the previous call with the same arguments."),
+    Field(max_length=200, description="next_cursor of the previous call, same arguments."),
 ]
-WithFacets = Annotated[
-    bool, Field(description="Also return the top values of each facet over all matches (adds 2-4 KB).")
-]
+WithFacets = Annotated[bool, Field(description="Also the top values of each facet (adds 2-4 KB).")]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -103,8 +118,8 @@ def _case_or_error(raw_id: str) -> Case:
 
 
 def _lookup_or_error(raw_id: str) -> CaseLookup:
-    """`find_case(raw_id, follow=True)` with a case, or a ToolError naming the closest ids."""
-    lookup = find_case(raw_id, follow=True)
+    """`find_case_id(raw_id)` with a case, or a ToolError naming the closest ids."""
+    lookup = find_case_id(raw_id)
     if lookup.case is not None:
         return lookup
     closest = lookup.closest
@@ -122,8 +137,7 @@ def search_incidents(
         Field(
             min_length=1,
             max_length=MAX_QUERY_CHARS,
-            description="What happened, in words or as error text, e.g. 'allreduce hangs after "
-            "adding nodes', 'Xid 79', 'NCCL_IB_TIMEOUT'. Quotes, -word and OR work.",
+            description="What happened, in words or error text, e.g. 'Xid 79'. Quotes, -word, OR work.",
         ),
     ],
     topic: Topic = None,
@@ -136,23 +150,16 @@ def search_incidents(
     exclude: Exclude = None,
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,
-    limit: Annotated[int, Field(ge=1, le=25, description="Hits per page, 1-25.")] = 10,
+    limit: Annotated[int, Field(ge=1, le=25)] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Search the incident cases: ranked hits for a description of a failure.
+    """Search cases by words or error text: ranked hits with snippet and matched_terms.
 
-    Returns `total` (all matches), up to `limit` hits, best first, each with id, title,
-    organization, published date, topics, symptom tags, root-cause category, a relevance
-    `score`, a plain-text `snippet` (matched words in **bold**, at most 300 characters)
-    and `matched_terms` (why it matched), plus `next_cursor` for the next page and `notes`
-    about the query. Filters narrow the matches (AND across filters); term filters take a
-    slug, name or synonym (see vocab). To browse without words use list_incidents; to
-    match pasted log lines use match_log; to read a hit use get_incident.
-
-    Size: about 0.6 KB per hit, at most 40 KB at limit=25.
-    Errors: an unknown filter value names the nearest valid values; limit outside 1-25 and
-    a cursor from a different query are refused.
+    Use for "have we seen this?" in words, with filters (AND; values: see vocab). Not for:
+    causes and fixes at once (triage), logs (match_log). Example: {"query": "allreduce
+    hangs after adding nodes", "symptom": "nccl-timeout"}.
+    Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`; next_cursor goes on).
     """
     filters = build_filters(
         topic=topic,
@@ -169,14 +176,20 @@ def search_incidents(
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
     results = search.search_cases(query=query, filters=filters, sort="relevance", offset=offset, limit=limit)
+    labels = label_hits(
+        [(hit.case, hit.score or 0.0, list(hit.matched_terms)) for hit in results.hits],
+        source="search",
+        offset=offset,
+    )
     hits = [
         SearchHit(
             **summary_fields(hit.case),
             score=round(hit.score, 4) if hit.score is not None else None,
+            confidence=label,
             snippet=snippet_text(hit.snippet),
             matched_terms=list(hit.matched_terms),
         )
-        for hit in results.hits
+        for hit, label in zip(results.hits, labels, strict=True)
     ]
     notes = list(results.notes)
     if results.total == 0:
@@ -185,12 +198,18 @@ def search_incidents(
             + (", or drop a filter." if filters.include or filters.exclude else ".")
         )
     end = offset + len(hits)
-    return SearchResult(
+    result = SearchResult(
         total=results.total,
         hits=hits,
         next_cursor=encode_cursor(end, key) if hits and end < results.total else None,
         notes=notes,
         facets=facet_values(results.facets) if facets else None,
+    )
+    return fit_list(
+        result,
+        "hits",
+        BUDGETS["search_incidents"],
+        lambda kept: {"next_cursor": encode_cursor(offset + kept, key)},
     )
 
 
@@ -206,20 +225,15 @@ def list_incidents(
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,
     sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
-    limit: Annotated[int, Field(ge=1, le=50, description="Cases per page, 1-50.")] = 20,
+    limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> IncidentList:
-    """Browse the published incident cases, newest first, optionally filtered.
+    """Browse published cases, newest first, optionally filtered.
 
-    Returns `total` (all cases matching the filters), up to `limit` case summaries (id,
-    title, organization, published date, topics, symptom tags, root-cause category) and
-    `next_cursor` for the next page. Filters combine with AND; term filters take a slug,
-    name or synonym (see vocab). To search by words use search_incidents.
-
-    Size: about 0.5 KB per case, at most 40 KB at limit=50.
-    Errors: an unknown filter value names the nearest valid values; limit outside 1-50 and
-    a cursor from different filters are refused.
+    Use to list what is known for a topic, symptom, component and so on. Not for:
+    finding a failure (triage). Example: {"topic": "storage", "year": 2024}.
+    Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`; next_cursor goes on).
     """
     filters = build_filters(
         topic=topic,
@@ -238,11 +252,17 @@ def list_incidents(
     results = search.search_cases(query="", filters=filters, sort=sort, offset=offset, limit=limit)
     incidents = [case_summary(hit.case) for hit in results.hits]
     end = offset + len(incidents)
-    return IncidentList(
+    result = IncidentList(
         total=results.total,
         incidents=incidents,
         next_cursor=encode_cursor(end, key) if incidents and end < results.total else None,
         facets=facet_values(results.facets) if facets else None,
+    )
+    return fit_list(
+        result,
+        "incidents",
+        BUDGETS["list_incidents"],
+        lambda kept: {"next_cursor": encode_cursor(offset + kept, key)},
     )
 
 
@@ -257,34 +277,30 @@ def get_incident(
         ),
     ] = None,
 ) -> IncidentDocument:
-    """Read one incident case: the whole case document, or the fields asked for.
+    """Read one case: its whole document (case.schema.json, as GET /api/cases/{id}) or
+    the fields asked for, plus url and html_url.
 
-    Returns the document of `case.schema.json`, the same as GET /api/cases/{id} and the
-    exported JSON: title, organization, published, occurred, status (a retracted case still
-    resolves, marked "retracted"), topics, summary (Markdown), facts (severity, scope,
-    users affected, region, time to detect / resolve as ISO 8601 durations), environment
-    (cluster, accelerator, counts, components), symptoms (description, tags), scale_tables
-    (which configurations worked or failed), root_cause (category, description, trigger),
-    detection, remediation, action_items, lessons, checks, sources (public URLs) and
-    related (hand-linked case ids). Unknown facts are null.
-
-    An id merged into another case returns the kept case, with `notice` saying so.
-
-    Size: a whole document is typically 4-10 KB; pass `fields` to read less.
-    Errors: an unknown id names the closest existing ids.
+    Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
+    "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations.
+    Size: 4-10 KB; budget 16 KB, then the last fields are left out (`truncated`,
+    `omitted_fields`: ask for them with `fields`). A merged id: the kept case, `notice`.
     """
     lookup = _lookup_or_error(id)
     case = lookup.case
     assert case is not None
-    document = dict(case_document(case))
+    document = {**case_document(case), **case_links(case.id)}
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
+    # A merged id answers with the kept case, a retracted case with its reason: said in words.
     if lookup.merged_from:
         gone = lookup.merged_from
         document["notice"] = f"{gone} was merged into {case.id} as a duplicate; this is {case.id}."
     if case.status == Case.Status.RETRACTED and case.retraction_reason:
         document["notice"] = f"Retracted: {case.retraction_reason}"
+    document, _ = fit_fields(
+        document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url", "notice")
+    )
     return IncidentDocument.model_validate(document)
 
 
@@ -297,16 +313,14 @@ def get_topic(
             description="Topic slug or name, e.g. training, networking, storage (see vocab).",
         ),
     ],
-    latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list, 1-20.")] = 5,
+    latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
 ) -> TopicOverview:
-    """Overview of one topic: what it covers and what its incidents have in common.
+    """Overview of a topic: description, case count, top symptoms, root causes and
+    components, latest cases.
 
-    Returns the topic's slug, name, description and synonyms, the number of published
-    cases, its most frequent symptom tags, root-cause categories and components (with
-    case counts, at most 5 each) and its `latest` newest cases as summaries.
-
-    Size: about 1 KB plus 0.5 KB per latest case.
-    Errors: an unknown topic lists the valid topics.
+    Use to orient in an area. Not for: a specific failure (triage). Example:
+    {"slug": "networking", "latest": 3}.
+    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`).
     """
     lookup = find_topic(slug)
     if lookup.term is None:
@@ -319,7 +333,7 @@ def get_topic(
         return [TermCount(slug=t.slug, name=t.name, count=n) for t, n in pairs]
 
     topic = overview.topic
-    return TopicOverview(
+    result = TopicOverview(
         slug=topic.slug,
         name=topic.name,
         description=topic.description,
@@ -330,6 +344,7 @@ def get_topic(
         top_components=counts(overview.top_components),
         latest_cases=[case_summary(case) for case in overview.latest_cases],
     )
+    return fit_list(result, "latest_cases", BUDGETS["get_topic"], lambda kept: {})
 
 
 def vocab(
@@ -338,14 +353,12 @@ def vocab(
         Field(description="One facet, or leave out for all four."),
     ] = None,
 ) -> Vocabulary:
-    """The vocabulary: the terms an assistant may use as filter values.
+    """The filter values: every term per facet with slug, name, description, synonyms
+    and case count.
 
-    Returns, per facet (topic, symptom, root_cause, component: the filter parameters of
-    search_incidents and list_incidents), every term with its slug (the filter value),
-    name, one-line description, synonyms (search widens to them) and the number of
-    published cases that carry it.
-
-    Size: about 16 KB for all facets (it grows with the vocabulary), 1-6 KB for one.
+    Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
+    Size: 16 KB for all, 1-6 KB for one facet; budget 24 KB, then the last terms are
+    left out (`truncated`: ask for one facet).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     for term in selectors.vocabulary(facet):
@@ -358,22 +371,37 @@ def vocab(
                 case_count=term.case_count,
             )
         )
-    return Vocabulary(terms=grouped)
+    return _fit_vocabulary(Vocabulary(terms=grouped))
+
+
+def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
+    """The vocabulary cut to its budget at a term boundary, facet by facet."""
+    pairs = [(facet, term) for facet, terms in result.terms.items() for term in terms]
+    holder = VocabularyCut(pairs=pairs)
+    cut = fit_list(holder, "pairs", BUDGETS["vocab"] - 200, lambda kept: {})
+    if not cut.truncated:
+        return result
+    grouped: dict[Any, list[VocabTerm]] = {}
+    for facet, term in cut.pairs:
+        grouped.setdefault(facet, []).append(term)
+    left_out = sorted({facet for facet, _ in pairs[len(cut.pairs) :]})
+    return Vocabulary(
+        terms=grouped,
+        truncated=True,
+        notes=[f"Cut to the budget: call vocab with facet= one of {', '.join(left_out)} for the rest."],
+    )
 
 
 def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
-    limit: Annotated[int, Field(ge=1, le=20, description="Similar cases to return, 1-20.")] = 5,
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, with the reasons they are similar.
+    """Cases similar to one case, closest first, with the reasons (shared terms, score
+    parts); hand-linked related cases kept apart.
 
-    Returns the case's id and title; `similar`: up to `limit` computed neighbours, closest
-    first, each a summary with a 0..1 `score`, `shared_terms` (the symptoms, root cause,
-    components and topics both cases carry) and `score_parts` (how the score is made up);
-    and `related`: the cases editors linked by hand (id and title), kept apart.
-
-    Size: about 0.7 KB per similar case, at most 15 KB at limit=20.
-    Errors: an unknown id names the closest existing ids.
+    Use once a case fits, to see related failures. Not for: finding the first case
+    (triage). Example: {"id": "IL-0442", "limit": 3}.
+    Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`).
     """
     case = _case_or_error(id)
     similar = [
@@ -385,8 +413,9 @@ def similar_incidents(
         )
         for item in search.similar_cases(case, limit=limit)
     ]
-    related = [CaseRef(id=c.id, title=c.title) for c in selectors.related_cases(case)]
-    return SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
+    related = [CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in selectors.related_cases(case)]
+    result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
+    return fit_list(result, "similar", BUDGETS["similar_incidents"], lambda kept: {})
 
 
 def match_log(
@@ -399,27 +428,25 @@ def match_log(
             "(up to 1,000,000 characters).",
         ),
     ],
-    limit: Annotated[int, Field(ge=1, le=20, description="Cases to return, 1-20.")] = 5,
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> LogMatchResult:
-    """Match pasted log text against known failure signatures and rank the cases.
+    """Rank cases by the failure signatures in pasted log text.
 
-    Returns `lines_scanned` and up to `limit` cases, best first, each a summary with a
-    `score` and `matched_lines` (line number, the line trimmed to 300 characters, and the
-    failure signatures found in it; at most 5 lines per case, `more_matched_lines` counts
-    the rest), plus `notes`. Paste the lines around the failure rather than a whole log when
-    you can: every byte sent costs context.
-
-    Size: about 2 KB per case, at most 40 KB at limit=20.
-    Errors: empty text or more than 1,000,000 characters is refused.
+    Use for a log alone. Not for: causes and fixes at once (triage takes a log too).
+    Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
+    `lines` holds each matched line once; cases give line numbers and signatures.
+    Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
     """
     hits = search.match_log(text, limit=limit)
-    matches = []
-    for hit in hits:
+    matches: list[LogMatch] = []
+    labels = label_hits([(hit.case, hit.score, list(hit.matched_terms)) for hit in hits], source="log")
+    for hit, label in zip(hits, labels, strict=True):
         lines = group_matched_lines(hit.matched_lines)
         matches.append(
             LogMatch(
                 **summary_fields(hit.case),
                 score=round(hit.score, 4),
+                confidence=label,
                 matched_lines=lines[:MATCHED_LINES_PER_HIT],
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )
@@ -427,15 +454,35 @@ def match_log(
     notes = (
         [] if matches else ["No known failure signature found: try search_incidents with the error message."]
     )
-    return LogMatchResult(lines_scanned=len(text.splitlines()), hits=matches, notes=notes)
+    every_match = [m for hit in hits for m in hit.matched_lines]
+
+    def shown_lines(kept: list[LogMatch]) -> list:
+        return log_lines(every_match, {m.line_number for hit in kept for m in hit.matched_lines})
+
+    result = LogMatchResult(
+        lines_scanned=len(text.splitlines()), lines=shown_lines(matches), hits=matches, notes=notes
+    )
+    return fit_list(
+        result,
+        "hits",
+        BUDGETS["match_log"],
+        lambda kept: {
+            "lines": shown_lines(matches[:kept]),
+            "notes": [*notes, f"Cut to the budget after {kept} cases: pass a smaller limit or fewer lines."],
+        },
+    )
 
 
-TOOLS = (
-    (search_incidents, "Search incidents"),
-    (get_incident, "Get an incident"),
-    (list_incidents, "List incidents"),
-    (get_topic, "Get a topic"),
-    (vocab, "Vocabulary of filter values"),
-    (similar_incidents, "Similar incidents"),
-    (match_log, "Match a log against incidents"),
+TOOLS = tuple(
+    ToolSpec(fn=fn, title=title, budget=BUDGETS[fn.__name__])
+    for fn, title in (
+        (triage, "Triage a failure"),
+        (search_incidents, "Search incidents"),
+        (get_incident, "Get an incident"),
+        (list_incidents, "List incidents"),
+        (get_topic, "Get a topic"),
+        (vocab, "Vocabulary of filter values"),
+        (similar_incidents, "Similar incidents"),
+        (match_log, "Match a log against incidents"),
+    )
 )

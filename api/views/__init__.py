@@ -7,6 +7,7 @@ from .cases import CaseDetailView, CaseListView, CaseSimilarView
 from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
 from .docs import SchemaView
 from .match import MatchView
+from .triage import TriageView
 
 __all__ = [
     "CaseDetailView",
@@ -19,6 +20,7 @@ __all__ = [
     "StatsView",
     "TopicDetailView",
     "TopicListView",
+    "TriageView",
     "VocabularyFacetView",
     "VocabularyView",
 ]

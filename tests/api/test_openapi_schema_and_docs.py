@@ -28,6 +28,7 @@ PATHS = {
     "/api/vocab/{facet}": {"get"},
     "/api/stats": {"get"},
     "/api/match": {"post"},
+    "/api/triage": {"post"},
     "/api/export": {"get"},
     "/api/changes": {"get"},
 }

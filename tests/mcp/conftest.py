@@ -9,14 +9,20 @@ cases are not re-imported for every test.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sqlite3
-from collections.abc import Awaitable, Callable
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 import anyio
 import pytest
+from django.conf import settings
 from django.db import connection
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -27,7 +33,9 @@ from mcp_server.server import build_server
 
 T = TypeVar("T")
 
-TOOL_NAMES = {
+# In the order tools/list gives them.
+TOOL_ORDER = (
+    "triage",
     "search_incidents",
     "get_incident",
     "list_incidents",
@@ -35,7 +43,8 @@ TOOL_NAMES = {
     "vocab",
     "similar_incidents",
     "match_log",
-}
+)
+TOOL_NAMES = set(TOOL_ORDER)
 
 
 class InMemoryMcp:
@@ -132,3 +141,55 @@ def server_environment(database_url: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
+
+
+WORKERS = 2
+STARTUP_SECONDS = 90
+
+
+def _wait_until_started(process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited:\n{log.read_text()}")
+        if log.read_text().count("Application startup complete.") >= WORKERS:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the server did not start in {STARTUP_SECONDS} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
+    """`make run`'s command on a free port, with two workers, against the test data."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("uvicorn") / "server.log"
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "incidentlib.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(WORKERS),
+    ]
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **server_environment(served_database_url)},
+        )
+    try:
+        _wait_until_started(process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -6,7 +6,7 @@ import pytest
 from django.db import OperationalError
 
 from incidents import search, selectors
-from tests.mcp.conftest import TOOL_NAMES
+from tests.mcp.conftest import TOOL_NAMES, TOOL_ORDER
 
 
 def test_a_crash_inside_a_tool_is_an_error_result_without_internals(mcp, monkeypatch):
@@ -40,5 +40,7 @@ def test_wrong_types_are_tool_errors(mcp, name, arguments):
     assert mcp.error(name, **arguments).startswith(("Invalid arguments: ", "Unknown argument"))
 
 
-def test_an_unknown_tool_is_an_error(mcp):
-    assert mcp.error("delete_incident", id="IL-0428") == "Unknown tool: delete_incident"
+def test_an_unknown_tool_is_an_error_naming_the_real_tools(mcp):
+    assert mcp.error("delete_incident", id="IL-0428") == (
+        "Unknown tool: delete_incident. The tools are: " + ", ".join(TOOL_ORDER) + "."
+    )

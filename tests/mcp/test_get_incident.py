@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from incidents.models import Case
 from tests.conftest import load_fixture
 from tests.mcp.conftest import InMemoryMcp
 
 
-def test_the_whole_document_is_the_exported_case(mcp):
-    assert mcp.ok("get_incident", id="IL-0428") == load_fixture("IL-0428")
-    assert mcp.ok("get_incident", id="IL-0430") == load_fixture("IL-0430")
+def test_the_whole_document_is_the_exported_case_with_its_links(mcp):
+    for case_id in ("IL-0428", "IL-0430"):
+        document = mcp.ok("get_incident", id=case_id)
+        assert document == {
+            **load_fixture(case_id),
+            "url": f"{settings.SITE_URL}/api/cases/{case_id}",
+            "html_url": f"{settings.SITE_URL}/cases/{case_id}",
+        }
 
 
 def test_fields_trim_the_document_and_keep_the_id(mcp):

@@ -22,6 +22,8 @@ def test_newest_first_with_the_total(mcp):
         "topics",
         "symptom_tags",
         "root_cause_category",
+        "url",
+        "html_url",
     }
 
 

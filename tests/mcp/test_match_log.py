@@ -25,7 +25,10 @@ def test_cases_come_with_the_lines_they_matched(mcp):
         for match in reference.matched_lines:
             by_line.setdefault(match.line_number, set()).add(match.term)
         assert {m["line_number"]: set(m["terms"]) for m in hit["matched_lines"]} == by_line
-    matched = {m["line_number"]: m["line"] for h in result["hits"] for m in h["matched_lines"]}
+    # Each matched line's text is given once, however many cases matched it.
+    numbers = [line["line_number"] for line in result["lines"]]
+    assert numbers == sorted({m["line_number"] for h in result["hits"] for m in h["matched_lines"]})
+    matched = {line["line_number"]: line["line"] for line in result["lines"]}
     assert matched[1].startswith("[rank3]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp")
     assert matched[3] == "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."
 
@@ -43,6 +46,8 @@ def test_matched_lines_are_capped_per_case(mcp):
 def test_a_log_without_known_signatures_says_what_to_try(mcp):
     assert mcp.ok("match_log", text="all good\nnothing to see") == {
         "lines_scanned": 2,
+        "lines": [],
+        "truncated": False,
         "hits": [],
         "notes": ["No known failure signature found: try search_incidents with the error message."],
     }

@@ -25,7 +25,10 @@ def test_an_error_token_finds_its_case(mcp):
         "topics",
         "symptom_tags",
         "root_cause_category",
+        "url",
+        "html_url",
         "score",
+        "confidence",
         "snippet",
         "matched_terms",
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from incidents import search, selectors
 
 
@@ -24,6 +26,8 @@ def test_neighbours_come_with_scores_and_shared_terms(mcp):
 def test_hand_linked_cases_are_kept_apart(mcp):
     result = mcp.ok("similar_incidents", id="il-0430", limit=1)
     assert [r["id"] for r in result["related"]] == ["IL-0429", "IL-0435", "IL-0436"]
+    assert result["related"][0]["html_url"] == f"{settings.SITE_URL}/cases/IL-0429"
+    assert result["related"][0]["url"] == f"{settings.SITE_URL}/api/cases/IL-0429"
     assert len(result["similar"]) == 1
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 
 import anyio
@@ -35,3 +37,61 @@ def test_the_stdio_command_serves_the_tools(served_database_url):
     assert {tool.name for tool in tools} == TOOL_NAMES
     assert result.structured_content["title"].startswith("Test runs of 100B-200B models")
     assert topic.contents[0].text.startswith("# Topic: Training (training)\n")
+
+
+def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(served_database_url):
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    lines = [
+        "{not json",
+        json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+        json.dumps({"jsonrpc": "1.0", "id": 5, "method": "ping"}),
+        json.dumps(initialize),
+    ]
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
+        env=server_environment(served_database_url),
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    answers = [json.loads(line) for line in finished.stdout.splitlines()]
+    assert answers[:3] == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32700, "message": "Parse error: the line is not JSON"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "Batch requests are not supported (removed in MCP 2025-06-18): "
+                "send one message per request",
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "error": {"code": -32600, "message": '"jsonrpc" must be "2.0" (got "1.0")'},
+        },
+    ]
+    assert answers[3]["id"] == 2 and answers[3]["result"]["serverInfo"]["name"] == "incidentlib"
+    refused = [line for line in finished.stderr.splitlines() if line.startswith("mcp_stdio: ")]
+    assert refused == [
+        "mcp_stdio: input line 1 refused: Parse error: the line is not JSON",
+        "mcp_stdio: input line 2 refused: Batch requests are not supported (removed in MCP 2025-06-18): "
+        "send one message per request",
+        'mcp_stdio: input line 3 refused: "jsonrpc" must be "2.0" (got "1.0")',
+    ]

@@ -9,12 +9,28 @@ import json
 from django.conf import settings
 
 from mcp_server import tools
-from tests.mcp.conftest import TOOL_NAMES
+from tests.mcp.conftest import TOOL_ORDER
 
 
-def test_the_seven_tools_are_listed(mcp):
+def test_the_eight_tools_are_listed(mcp):
     listed = mcp.run(lambda client: client.list_tools()).tools
-    assert {tool.name for tool in listed} == TOOL_NAMES
+    assert [tool.name for tool in listed] == list(TOOL_ORDER)
+
+
+def test_the_tool_list_stays_under_16_kb(mcp):
+    """The list is read into an assistant's context at the start of every session."""
+    listed = mcp.run(lambda client: client.list_tools())
+    payload = listed.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert len(json.dumps(payload, separators=(",", ":")).encode()) < 16_000
+
+
+def test_each_description_says_when_to_use_it_and_gives_an_example(mcp):
+    for tool in mcp.run(lambda client: client.list_tools()).tools:
+        text = " ".join(tool.description.split())
+        assert "Use " in text and "Not for: " in text, tool.name
+        example = text.split("Example: ", 1)[1]
+        arguments = json.loads(example[: example.index("}") + 1])
+        assert set(arguments) <= set(tool.input_schema["properties"]), tool.name
 
 
 def test_each_description_is_the_docstring_and_each_tool_only_reads(mcp):
@@ -56,8 +72,16 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
     schema = listed["get_incident"].output_schema
     with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
         case_schema = json.load(handle)
-    # ...plus `notice`: a merged id's kept case, or a retracted case's reason, said in words.
-    assert list(schema["properties"]) == [*case_schema["properties"], "notice"]
+    # The case schema's fields, then the links and the budget marker get_incident adds, and
+    # `notice`: a merged id's kept case, or a retracted case's reason, said in words.
+    assert list(schema["properties"]) == [
+        *case_schema["properties"],
+        "url",
+        "html_url",
+        "truncated",
+        "omitted_fields",
+        "notice",
+    ]
     assert schema["required"] == ["id"]
     assert schema["additionalProperties"] is False
     # $refs are inlined so the schema stands alone in the listing.
@@ -70,7 +94,13 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
 def test_list_outputs_are_described(mcp):
     listed = {t.name: t for t in mcp.run(lambda client: client.list_tools()).tools}
     search = listed["search_incidents"].output_schema
-    assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets"}
+    assert set(search["properties"]) == {"total", "hits", "next_cursor", "notes", "facets", "truncated"}
     hit = search["$defs"]["SearchHit"]["properties"]
     assert {"id", "title", "snippet", "score", "matched_terms", "symptom_tags"} <= set(hit)
-    assert set(listed["match_log"].output_schema["properties"]) == {"lines_scanned", "hits", "notes"}
+    assert set(listed["match_log"].output_schema["properties"]) == {
+        "lines_scanned",
+        "lines",
+        "hits",
+        "notes",
+        "truncated",
+    }

@@ -6,13 +6,16 @@ import anyio
 from django.core.management.base import BaseCommand
 
 from mcp_server.server import build_server
+from mcp_server.stdio import install_checked_stdio
 
 
 class Command(BaseCommand):
     help = (
         "Serve the incidentlib MCP tools, resources and prompt over stdio (for desktop MCP "
-        "clients). stdout carries only the protocol; logs go to stderr."
+        "clients). stdout carries only the protocol; logs go to stderr. A line that is not a "
+        "JSON-RPC message is answered with a JSON-RPC error and reported on stderr."
     )
 
     def handle(self, *args, **options) -> None:
+        install_checked_stdio()
         anyio.run(build_server().run_stdio_async)

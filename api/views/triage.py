@@ -1,0 +1,79 @@
+"""`POST /api/triage`: the on-call answer for scripts, the same as the MCP `triage` tool."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents.triage import TriageContext, triage, triage_document
+
+from .. import schema
+from ..http import ApiView
+from ..params import reject_all
+from ..serializers import TriageRequestSerializer, TriageResponseSerializer
+from ..shapes import absolute
+from .match import _clean_text
+
+
+class TriageView(ApiView):
+    """`POST /api/triage`: `incidents.triage.triage` over the posted symptoms and log
+    (`TriageResponseSerializer`); 400 for a bad body, 415 for non-JSON."""
+
+    throttle_scope = "api-heavy"
+
+    @extend_schema(
+        operation_id="triage_create",
+        summary="Triage a failure against known cases",
+        description=(
+            "Send what failed (`symptoms`) and/or the log around it (`log`), with what you know "
+            "of the job (`job`: training or inference, `framework`, `accelerator`, `scale`); get "
+            "the 3-5 most likely known cases, best first, each with a confidence label, why it "
+            "matches, its root cause, what fixed it, checks to run and sources. `known` is false "
+            "when nothing matches strongly. The MCP `triage` tool answers the same. Read-only."
+        ),
+        request=TriageRequestSerializer,
+        responses={
+            200: OpenApiResponse(TriageResponseSerializer, "Likely cases, best first."),
+            (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
+            **schema.error_responses(
+                bad_request="Malformed JSON, neither `symptoms` nor `log`, a value out of range."
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "Training hang",
+                request_only=True,
+                value={
+                    "symptoms": "512-GPU training job hangs after a node was replaced",
+                    "log": "Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE)",
+                    "job": "training",
+                    "scale": 512,
+                },
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        cleaned = _clean_text(request.data)
+        if isinstance(cleaned, dict) and isinstance(cleaned.get("log"), str):
+            cleaned = {**cleaned, "log": cleaned["log"].replace("\x00", " ")}
+        body = TriageRequestSerializer(data=cleaned)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        context = TriageContext(
+            job=data.get("job"),
+            framework=data["framework"],
+            accelerator=data["accelerator"],
+            scale=data["scale"],
+        )
+        answer = triage(symptoms=data["symptoms"], log=data["log"], context=context, limit=data["limit"])
+
+        def links(case_id: str) -> dict[str, str]:
+            return {
+                "url": absolute(request, reverse("api:case-detail", args=[case_id])),
+                "html_url": absolute(request, reverse("incidents:case-detail", args=[case_id])),
+            }
+
+        return Response(triage_document(answer, links))

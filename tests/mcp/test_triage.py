@@ -1,0 +1,126 @@
+"""triage: the on-call answer in one call, over MCP and POST /api/triage (one function)."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+
+from incidents import triage as triage_module
+from mcp_server.budget import json_size
+from mcp_server.triage_tool import TRIAGE_BUDGET
+from tests.conftest import load_fixture
+from tests.mcp.scenarios import SCENARIOS
+
+VLLM = SCENARIOS[1]
+
+
+def test_the_right_case_first_with_why_fixes_checks_and_sources(mcp):
+    result = mcp.call("triage", symptoms=VLLM.symptoms, log=VLLM.log, **VLLM.context)
+    assert not result.is_error
+    answer = result.structured_content
+    assert json.loads(result.content[0].text) == answer
+    first = answer["cases"][0]
+    fixture = load_fixture("IL-0463")
+    assert first["id"] == "IL-0463" and first["confidence"] == "strong" and answer["known"] is True
+    assert first["title"] == fixture["title"]
+    assert first["root_cause"]["category"] == fixture["root_cause"]["category"]
+    assert first["fix"][0][:100] == " ".join(fixture["remediation"][0].split())[:100]
+    assert len(first["fix"]) == min(3, len(fixture["remediation"]))
+    assert len(first["checks"]) == min(2, len(fixture["checks"]))
+    assert first["sources"] == [s["url"] for s in fixture["sources"]][:2]
+    assert first["html_url"] == f"{settings.SITE_URL}/cases/IL-0463"
+    assert first["url"] == f"{settings.SITE_URL}/api/cases/IL-0463"
+    assert "watchdog caught collective operation timeout" in first["why"]["matched_terms"]
+    assert "inference job" in first["why"]["context"]
+    # Each matched log line once, and the case points at it by number.
+    numbers = [line["line_number"] for line in answer["log_lines"]]
+    assert numbers == sorted(set(numbers)) and 2 in first["why"]["line_numbers"]
+    assert answer["log_lines"][numbers.index(2)]["line"].startswith("[E ProcessGroupNCCL.cpp:475]")
+    assert 3 <= len(answer["cases"]) <= 5
+    assert json_size(answer) <= TRIAGE_BUDGET
+    # Lists link their cases as resources.
+    links = [block for block in result.content[1:] if block.type == "resource_link"]
+    assert [str(link.uri) for link in links] == [f"incident://{c['id']}" for c in answer["cases"]]
+
+
+def test_a_training_context_puts_training_cases_before_an_inference_one(mcp):
+    log = "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)"
+    ids = [c["id"] for c in mcp.ok("triage", log=log, job="training")["cases"]]
+    # Without context the exact phrase puts the vLLM inference case first; a training job
+    # moves it down (issue 16: match_log ranked a vLLM case first for a training log).
+    assert mcp.ok("triage", log=log)["cases"][0]["id"] == "IL-0463"
+    assert ids[0] != "IL-0463"
+    inference = mcp.ok("triage", log=log, job="training")["cases"]
+    assert all(c["confidence"] != "strong" for c in inference if c["id"] == "IL-0463")
+
+
+def test_nothing_known_is_said_plainly(mcp):
+    answer = mcp.ok("triage", symptoms="the office printer is out of toner and jams on every page")
+    assert answer["known"] is False
+    assert answer["notes"] == [triage_module.NOTHING_KNOWN]
+    assert all(case["confidence"] != "strong" for case in answer["cases"])
+
+
+def test_it_needs_symptoms_or_a_log(mcp):
+    assert mcp.error("triage") == "Give symptoms (what failed, the error text) or log lines, or both."
+    assert mcp.error("triage", symptoms="hang", limit=9) == (
+        "Invalid arguments: limit must be between 3 and 5 (got 9)."
+    )
+
+
+def test_the_api_serves_the_same_answer(mcp, client):
+    scenario = SCENARIOS[2]
+    body = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
+    response = client.post("/api/triage", body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    from_api = response.json()
+    from_tool = mcp.ok("triage", **body)
+    # MCP may cut the list to its byte budget (and says so); the order is the same.
+    api_ids, tool_ids = [c["id"] for c in from_api["cases"]], [c["id"] for c in from_tool["cases"]]
+    assert tool_ids == api_ids[: len(tool_ids)] and len(tool_ids) >= 3
+    assert from_tool["truncated"] is (len(tool_ids) < len(api_ids))
+    assert from_api["cases"][0]["id"] == scenario.expected
+    for key in ("confidence", "why", "root_cause", "fix", "checks", "sources"):
+        assert from_api["cases"][0][key] == from_tool["cases"][0][key], key
+    assert from_api["cases"][0]["html_url"] == f"http://testserver/cases/{scenario.expected}"
+    shown = {n for c in from_tool["cases"] for n in c["why"]["line_numbers"]}
+    assert [line for line in from_api["log_lines"] if line["line_number"] in shown] == from_tool["log_lines"]
+
+
+def test_the_api_refuses_a_body_without_symptoms_or_log(db, client):
+    response = client.post("/api/triage", {"job": "training"}, content_type="application/json")
+    assert response.status_code == 400
+    problem = response.json()
+    assert problem["errors"][0]["parameter"] == "symptoms"
+    assert "Give symptoms or log text" in problem["errors"][0]["detail"]
+    response = client.post("/api/triage", {"symptoms": "hang", "limit": 7}, content_type="application/json")
+    assert response.status_code == 400
+
+
+def test_the_api_answer_costs_a_fixed_number_of_queries(db, client, django_assert_num_queries):
+    scenario = SCENARIOS[0]
+    body = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
+    # 6 for the rate limit (database cache), 12 for the word search (its facet counts
+    # included), 6 for the log match, 2 for the candidates' sources.
+    with django_assert_num_queries(26):
+        response = client.post("/api/triage", body, content_type="application/json")
+    assert response.status_code == 200
+
+
+def test_match_log_and_search_label_hits_as_triage_does(mcp):
+    """One engine and one confidence rule: a log alone (or words alone) gets the same cases
+    and labels from triage as from match_log (or search_incidents)."""
+    log = SCENARIOS[2].log
+    triaged = mcp.ok("triage", log=log)["cases"]
+    matched = mcp.ok("match_log", text=log, limit=len(triaged))["hits"]
+    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in matched]
+    words = SCENARIOS[0].symptoms
+    triaged = mcp.ok("triage", symptoms=words)["cases"]
+    searched = mcp.ok("search_incidents", query=words, limit=len(triaged))["hits"]
+    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in searched]
+    assert searched[0]["confidence"] == "strong" and {h["confidence"] for h in searched} <= {
+        "strong",
+        "possible",
+        "weak",
+    }
