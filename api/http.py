@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
@@ -48,7 +49,7 @@ class ApiView(APIView):
         else:
             # Validators describe a successful representation; a redirect or error has none.
             for header in ("ETag", "Last-Modified"):
-                if response.has_header(header) and response.status_code != 200:
+                if response.has_header(header) and response.status_code not in (200, 201):
                     del response[header]
             if not response.has_header("Cache-Control"):
                 response["Cache-Control"] = "no-store"
@@ -103,6 +104,14 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
         return _store_version(request).last_modified
 
     return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+
+
+def case_etag(request: Any, case_id: str) -> str:
+    """The ETag (unquoted) that `GET /api/cases/{case_id}` sends, computed for any request
+    (writes name it in `If-Match`). It follows the whole store, like every API ETag, so a
+    write to any case makes it stale: 2 queries (`selectors.store_version`)."""
+    path = reverse("api:case-detail", args=[case_id])
+    return _digest(request.get_host(), path, selectors.store_version().token)
 
 
 def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:

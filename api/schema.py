@@ -73,9 +73,22 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
                 "format": "uri",
                 "description": "Similar cases of this one in the API.",
             },
+            "history_url": {"type": "string", "format": "uri", "description": "This case's change history."},
+            "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the case was last changed (UTC).",
+            },
+            "retraction_reason": {
+                "type": ["string", "null"],
+                "description": "Why the case was retracted; null unless `status` is `retracted`.",
+            },
         }
     )
-    detail["required"] = [*detail["required"], "url", "html_url", "similar_url"]
+    detail["required"] = [
+        *detail["required"],
+        *("url", "html_url", "similar_url", "history_url", "modified", "retraction_reason"),
+    ]
     schemas["CaseDetail"] = detail
     return result
 

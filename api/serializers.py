@@ -385,10 +385,12 @@ class ChangeSerializer(serializers.Serializer):
 
     id = serializers.CharField(help_text="Case id.")
     status = serializers.ChoiceField(
-        choices=["published", "retracted"], help_text="`retracted`: remove it from a mirror."
+        choices=["published", "retracted", "merged"],
+        help_text="`retracted`: remove it from a mirror; `merged`: replace it by `merged_into`.",
     )
     modified = serializers.DateTimeField(help_text="When the case was last written (UTC).")
-    url = serializers.URLField(help_text="The case in the API.")
+    url = serializers.URLField(help_text="The case in the API (a merged id redirects to the kept case).")
+    merged_into = serializers.CharField(allow_null=True, help_text="The kept case of a merged id, else null.")
 
 
 class ChangesPageSerializer(serializers.Serializer):

@@ -92,6 +92,9 @@ def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> di
     detail["url"] = case_url(request, case.id)
     detail["html_url"] = absolute(request, case.get_absolute_url())
     detail["similar_url"] = absolute(request, reverse("api:case-similar", args=[case.id]))
+    detail["history_url"] = absolute(request, reverse("api:case-history", args=[case.id]))
+    detail["modified"] = case.modified.isoformat().replace("+00:00", "Z")
+    detail["retraction_reason"] = case.retraction_reason if case.status == Case.Status.RETRACTED else None
     return detail
 
 
@@ -253,4 +256,5 @@ def change(row: dict[str, Any], request: Request) -> dict[str, Any]:
         "status": row["status"],
         "modified": row["modified"].isoformat().replace("+00:00", "Z"),
         "url": case_url(request, row["id"]),
+        "merged_into": row["merged_into"],
     }

@@ -2,7 +2,11 @@ from csp.decorators import csp_update
 from django.urls import path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
+from incidents.proposals.api import LookalikesView, ProposalCreateView, ProposalStatusView
+
 from . import views
+from .views.history import CaseHistoryView
+from .views.writes import CaseMergeView, CaseStatusView
 
 app_name = "api"
 
@@ -14,6 +18,12 @@ urlpatterns = [
     path("cases/", views.CaseListView.as_view(), name="case-list"),
     path("cases/<str:case_id>", views.CaseDetailView.as_view(), name="case-detail"),
     path("cases/<str:case_id>/similar", views.CaseSimilarView.as_view(), name="case-similar"),
+    path("cases/<str:case_id>/history", CaseHistoryView.as_view(), name="case-history"),
+    path("cases/<str:case_id>/status", CaseStatusView.as_view(), name="case-status"),
+    path("cases/<str:case_id>/merge", CaseMergeView.as_view(), name="case-merge"),
+    path("proposals/", ProposalCreateView.as_view(), name="proposal-create"),
+    path("proposals/lookalikes", LookalikesView.as_view(), name="proposal-lookalikes"),
+    path("proposals/<str:token>", ProposalStatusView.as_view(), name="proposal-status"),
     path("topics/", views.TopicListView.as_view(), name="topic-list"),
     path("topics/<str:slug>", views.TopicDetailView.as_view(), name="topic-detail"),
     path("vocab/", views.VocabularyView.as_view(), name="vocab"),

@@ -53,11 +53,18 @@ globals().update(HEADER_SETTINGS)
 SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
+    # Editors and reviewers work in the Django admin, signed in with Django accounts.
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
     "django.contrib.contenttypes",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django.contrib.sitemaps",  # its sitemap.xml template
     "rest_framework",
+    "rest_framework.authtoken",  # write API: DRF's token authentication
+    "simple_history",  # case history (see incidents/history.py)
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -73,7 +80,12 @@ MIDDLEWARE = [
     # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Sessions, CSRF and accounts serve the admin and the proposal form; the read-only pages
+    # never touch the session, so they cost no query and set no cookie.
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, so that it sees database errors raised by views first.
@@ -92,6 +104,9 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # For the admin; both are lazy, so pages that do not use them pay nothing.
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
             ],
         },
     },
@@ -123,6 +138,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# History rows are written by `incidents.history.record` once per editorial change, after the
+# case and its child rows are all written, instead of on every model save.
+SIMPLE_HISTORY_ENABLED = False
+# Reverting from the admin's history page would write the case around the service.
+SIMPLE_HISTORY_REVERT_DISABLED = True
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
@@ -160,6 +181,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "api": env.str("API_THROTTLE_RATE", default="240/minute") or None,
         "api-heavy": env.str("API_HEAVY_THROTTLE_RATE", default="30/minute") or None,
+        # Proposals (the form and POST /api/proposals/ share it), per client address.
+        "proposals": env.str("PROPOSAL_THROTTLE_RATE", default="10/hour") or None,
     },
     "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }
@@ -199,6 +222,13 @@ SPECTACULAR_SETTINGS = {
         "api.schema.add_case_document_schemas",
     ],
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    # Several `status` fields with different choice sets: each gets its own enum name.
+    "ENUM_NAME_OVERRIDES": {
+        "StatusEnum": ["published", "retracted"],
+        "ChangeStatusEnum": ["published", "retracted", "merged"],
+        "WorkflowStatusEnum": ["draft", "in_review", "published", "retracted"],
+        "ProposalStatusEnum": ["received", "in_review", "accepted", "declined"],
+    },
 }
 
 # Where the case schema and the bundled fixtures live.

@@ -1,3 +1,4 @@
+from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 
@@ -7,6 +8,7 @@ from incidents.views.site import SITEMAPS
 
 urlpatterns = [
     path("api/", include("api.urls")),
+    path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("robots.txt", robots_txt, name="robots"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.urls import reverse
+from simple_history.models import HistoricalRecords
 
 
 class Facet(models.TextChoices):
@@ -66,13 +67,25 @@ class Term(models.Model):
         return f"{reverse('incidents:case-list')}?{self.facet}={self.slug}"
 
 
+class HistoryDocument(models.Model):
+    """What each historical case row keeps besides the case's own columns: the whole case
+    document at that moment, so that a change to sources, terms or scale tables shows in the
+    field-level diff too."""
+
+    document = models.JSONField(default=dict)
+
+    class Meta:
+        abstract = True
+
+
 class CaseQuerySet(models.QuerySet["Case"]):
     def published(self) -> CaseQuerySet:
         return self.filter(status=Case.Status.PUBLISHED)
 
     def visible(self) -> CaseQuerySet:
-        """Cases that resolve by id: published and retracted (drafts stay hidden)."""
-        return self.exclude(status=Case.Status.DRAFT)
+        """Cases that resolve by id: published and retracted (drafts, cases in review and
+        merged-away ids stay hidden; a merged id redirects through `merged_into`)."""
+        return self.filter(status__in=Case.PUBLIC_STATUSES)
 
     def newest_first(self) -> CaseQuerySet:
         return self.order_by("-published", "-id")
@@ -108,9 +121,16 @@ class Case(models.Model):
     """One post-incident case. Unknown facts are NULL, never an empty string."""
 
     class Status(models.TextChoices):
+        """The editorial workflow: draft -> in review -> published -> retracted; a duplicate
+        becomes `merged` (its id then redirects to `merged_into` and is never reused)."""
+
         DRAFT = "draft"
+        IN_REVIEW = "in_review", "In review"
         PUBLISHED = "published"
         RETRACTED = "retracted"
+        MERGED = "merged"
+
+    PUBLIC_STATUSES = (Status.PUBLISHED, Status.RETRACTED)
 
     class Severity(models.TextChoices):
         CRITICAL = "critical"
@@ -165,8 +185,16 @@ class Case(models.Model):
         "self", through="CaseRelation", symmetrical=False, related_name="related_from"
     )
     modified = models.DateTimeField(auto_now=True, db_index=True)
+    # Editorial state kept beside the document (the workflow sets them, import does not).
+    retraction_reason = models.TextField(null=True, blank=True)
+    merged_into = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="merged_from"
+    )
 
     objects = CaseQuerySet.as_manager()
+    # One row per editorial change, written by `incidents.history.record` (not on every
+    # save: SIMPLE_HISTORY_ENABLED is off), each with the whole case document.
+    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=["modified"])
 
     class Meta:
         ordering = ["-published", "-id"]
@@ -286,4 +314,5 @@ class ScaleRow(models.Model):
 
 
 # Derived search data lives with the search module; importing it here registers the model.
+from .proposals.models import Proposal  # noqa: E402, F401
 from .search.models import CaseNeighbour  # noqa: E402, F401

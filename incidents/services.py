@@ -4,6 +4,7 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
+from . import duplicates, history, workflow
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .locking import serialize_case_writes
@@ -44,15 +47,23 @@ class ImportResult:
     updated: list[str]
     unchanged: list[str]
     terms_written: int
+    # "IL-0999 looks like IL-0428 (same source URL ...)": new cases resembling stored ones.
+    warnings: tuple[str, ...] = ()
 
 
 def import_case_files(
-    *, paths: Iterable[str | Path], vocab_paths: Iterable[str | Path] = (), dry_run: bool = False
+    *,
+    paths: Iterable[str | Path],
+    vocab_paths: Iterable[str | Path] = (),
+    dry_run: bool = False,
+    strict: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
     Raises CaseImportError listing every problem (file, JSON path, message); nothing is
-    written then. With `dry_run` everything is validated and nothing is written.
+    written then. With `dry_run` everything is validated and nothing is written. A new case
+    that looks like a stored one (`duplicates.batch_duplicates`: the same source URL or
+    near-identical text) is a warning naming both ids; with `strict` it is a problem.
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
@@ -74,12 +85,36 @@ def import_case_files(
         problems.extend(validate_batch(items, definitions))
     if problems:
         raise CaseImportError(problems)
-    if dry_run:
-        plan = _plan(items)
-        return ImportResult(
-            created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=0
+    plan = _plan(items)
+    warnings = _duplicate_warnings([item for item in items if item.document["id"] in set(plan.created)])
+    if strict and warnings:
+        raise CaseImportError(
+            [ImportProblem(file, "$", f"possible duplicate (--strict): {text}") for file, text in warnings]
         )
-    return write_documents(items, definitions)
+    texts = tuple(text for _, text in warnings)
+    if dry_run:
+        return ImportResult(
+            created=plan.created,
+            updated=plan.updated,
+            unchanged=plan.unchanged,
+            terms_written=0,
+            warnings=texts,
+        )
+    return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+
+
+def _duplicate_warnings(new_items: list[LoadedDocument]) -> list[tuple[str, str]]:
+    """(file, "IL-0999 looks like IL-0428 (same source URL ...)") for new cases that look
+    like stored ones."""
+    found = duplicates.batch_duplicates([item.document for item in new_items])
+    return [
+        (
+            item.file,
+            f"{item.document['id']} looks like {', '.join(str(d) for d in found[item.document['id']])}",
+        )
+        for item in new_items
+        if item.document["id"] in found
+    ]
 
 
 @dataclass(frozen=True)
@@ -109,13 +144,20 @@ def _plan(items: list[LoadedDocument]) -> _ImportPlan:
 
 
 @transaction.atomic
-def write_documents(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> ImportResult:
+def write_documents(
+    items: list[LoadedDocument],
+    definitions: VocabularyDefinitions,
+    *,
+    user: history.User = None,
+    reason: str = "",
+) -> ImportResult:
     """Write validated documents and definitions; the same id again replaces that case.
 
     A document equal to what is stored is left alone, so re-importing the same files keeps
     each case's `modified` time (the change feed stays meaningful) and its derived data.
     The changed cases' index rows and similar-case neighbours are updated here, inside the
-    transaction (`search.index.cases_written`).
+    transaction (`refresh_derived`); each written case gets a history row (`history.record`)
+    naming `user` and `reason`.
     """
     serialize_case_writes()
     terms_written = _upsert_terms(definitions)
@@ -131,10 +173,124 @@ def write_documents(items: list[LoadedDocument], definitions: VocabularyDefiniti
         for item in changed_items
         for position, target in enumerate(item.document.get("related", []))
     )
-    index.cases_written(ids)
+    refresh_derived(ids)
+    history.record_many(ids, user=user, reason=reason, created_ids=set(plan.created))
     return ImportResult(
         created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=terms_written
     )
+
+
+def refresh_derived(case_ids: list[str]) -> None:
+    """Bring the search index and stored neighbours in step with `case_ids` (inside the
+    caller's transaction, so a failed write leaves them untouched too)."""
+    index.cases_written(case_ids)
+
+
+def validate_document(document: dict[str, Any], *, where: str = "document") -> list[ImportProblem]:
+    """Import's own validation of one document (schema, cross-checks, vocabulary in the
+    database, retired ids); `where` names it in each problem. An empty list means valid."""
+    return validate_batch([LoadedDocument(where, document)], VocabularyDefinitions())
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    case_id: str
+    created: bool
+    changed: bool
+
+
+@transaction.atomic
+def save_case_document(
+    document: dict[str, Any], *, user: history.User = None, reason: str = "", where: str = "document"
+) -> SaveResult:
+    """Validate one case document exactly as import does and write it the way import does
+    (derived search data and history follow). The admin and the write API save through here.
+
+    Raises CaseImportError (nothing written) with every problem found.
+    """
+    problems = validate_document(document, where=where)
+    if problems:
+        raise CaseImportError(problems)
+    result = write_documents(
+        [LoadedDocument(where, document)], VocabularyDefinitions(), user=user, reason=reason
+    )
+    case_id = document["id"]
+    return SaveResult(
+        case_id=case_id, created=case_id in result.created, changed=case_id not in result.unchanged
+    )
+
+
+def next_case_id() -> str:
+    """The next free id (`IL-` and one more than the highest number ever used, merged ids
+    included, so no id is reused). One query."""
+    numbers = [int(cid.split("-", 1)[1]) for cid in Case.objects.values_list("id", flat=True)]
+    return f"IL-{max(numbers, default=0) + 1:04d}"
+
+
+@transaction.atomic
+def change_status(case_id: str, target: str, *, user: history.User, reason: str = "") -> Case:
+    """Move a case along the workflow (`workflow.TRANSITIONS`); retracting needs a reason.
+
+    Raises WorkflowError for a transition that does not exist, NotAllowed when the user
+    lacks the role, ValueError when a retraction has no reason. The search index,
+    neighbours and history follow in the same transaction.
+    """
+    case = Case.objects.select_for_update().get(id=case_id)
+    workflow.check_transition(user, case.status, target)
+    reason = reason.strip()
+    if target == Case.Status.RETRACTED and not reason:
+        raise ValueError("a retraction needs a reason")
+    case.status = target
+    case.retraction_reason = reason if target == Case.Status.RETRACTED else None
+    case.save(update_fields=["status", "retraction_reason", "modified"])
+    refresh_derived([case.id])
+    history.record(case.id, user=user, reason=reason or f"status: {target}")
+    return case
+
+
+@transaction.atomic
+def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: str = "") -> Case:
+    """Merge a duplicate into the case that stays: the duplicate becomes `merged`, its id
+    redirects to `kept_id` from then on (and is never reused); ids merged into the duplicate
+    earlier now point at the kept case too. Reviewers only.
+
+    Raises NotAllowed, or WorkflowError when either case cannot take part (the same case,
+    already merged, or a kept case that is not published).
+    """
+    if not workflow.is_reviewer(user):
+        raise workflow.NotAllowed("only a reviewer may merge cases")
+    if duplicate_id == kept_id:
+        raise workflow.WorkflowError("a case cannot be merged into itself")
+    cases = {c.id: c for c in Case.objects.select_for_update().filter(id__in=[duplicate_id, kept_id])}
+    for case_id in (duplicate_id, kept_id):
+        if case_id not in cases:
+            raise Case.DoesNotExist(f"no case {case_id!r}")
+    duplicate, kept = cases[duplicate_id], cases[kept_id]
+    if duplicate.status == Case.Status.MERGED:
+        raise workflow.WorkflowError(f"{duplicate_id} was already merged into {duplicate.merged_into_id}")
+    if kept.status != Case.Status.PUBLISHED:
+        raise workflow.WorkflowError(f"the kept case must be published; {kept_id} is {kept.status}")
+    duplicate.status = Case.Status.MERGED
+    duplicate.merged_into = kept
+    duplicate.save(update_fields=["status", "merged_into", "modified"])
+    Case.objects.filter(merged_into=duplicate).update(merged_into=kept, modified=timezone.now())
+    kept.save(update_fields=["modified"])  # the kept case changed too: mirrors refetch it
+    refresh_derived([duplicate_id, kept_id])
+    note = reason.strip() or "duplicate"
+    history.record(duplicate_id, user=user, reason=f"merged into {kept_id}: {note}")
+    history.record(kept_id, user=user, reason=f"{duplicate_id} merged into this case: {note}")
+    return kept
+
+
+@transaction.atomic
+def save_term(term: Term) -> Term:
+    """Save one vocabulary term edited by hand (checked by `vocabulary.term_problems`); the
+    cases that use it are re-indexed, since names and synonyms feed the search index."""
+    term.save()
+    used_by = set(CaseTerm.objects.filter(term=term).values_list("case_id", flat=True))
+    used_by |= set(Case.objects.filter(root_cause_category=term).values_list("id", flat=True))
+    refresh_derived(sorted(used_by))
+    return term
 
 
 def _upsert_terms(definitions: VocabularyDefinitions) -> int:

@@ -4,8 +4,10 @@ from incidents import selectors
 from incidents.models import Facet
 
 from . import views
+from .proposals.views import proposal_status, propose
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
+from .views.history import case_history_page
 
 app_name = "incidents"
 
@@ -20,7 +22,14 @@ urlpatterns = [
         conditional_page(exists=selectors.visible_case_exists)(views.case_detail),
         name="case-detail",
     ),
+    path(
+        "cases/<str:case_id>/history",
+        conditional_page(exists=selectors.visible_case_exists)(case_history_page),
+        name="case-history",
+    ),
     path("match/", views.match, name="match"),
+    path("propose/", propose, name="propose"),
+    path("proposals/<str:token>", proposal_status, name="proposal-status"),
     path("topics/", store_page(views.topic_list), name="topic-list"),
     path(
         "topics/<slug:slug>",

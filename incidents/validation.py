@@ -103,6 +103,7 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
         else:
             batch_ids[case_id] = item.file
 
+    problems.extend(_retired_id_problems(valid))
     related_ids = {rid for item in valid for rid in item.document.get("related", [])}
     existing_ids = set(Case.objects.filter(id__in=related_ids).values_list("id", flat=True))
     known_terms = _known_references(definitions)
@@ -112,6 +113,24 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
         problems.extend(_vocabulary_problems(item, known_terms))
         problems.extend(_duration_problems(item))
     return problems
+
+
+def _retired_id_problems(items: list[LoadedDocument]) -> list[ImportProblem]:
+    """A merged-away id is never reused: one query for the batch."""
+    ids = [item.document["id"] for item in items]
+    merged = dict(
+        Case.objects.filter(id__in=ids, status=Case.Status.MERGED).values_list("id", "merged_into_id")
+    )
+    return [
+        ImportProblem(
+            item.file,
+            "$.id",
+            f"id {item.document['id']!r} was merged into {merged[item.document['id']]!r} and is never "
+            "reused; edit that case or give this one a new id",
+        )
+        for item in items
+        if item.document["id"] in merged
+    ]
 
 
 def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:

@@ -68,6 +68,21 @@ def reference_of(facet: Facet | str, name: str, slug: str) -> str:
     return slug if facet == Facet.TOPIC else name
 
 
+def term_problems(raw: dict, where: str, json_path: str = "$") -> list[ImportProblem]:
+    """Problems of one term definition (`name`, `slug`, `description`, `synonyms`,
+    `patterns`): its schema and its patterns, as a vocabulary file is checked."""
+    validator = jsonschema.Draft202012Validator(_TERM_SCHEMA)
+    problems = [
+        ImportProblem(where, json_path + error.json_path.removeprefix("$"), error.message)
+        for error in sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    ]
+    for p_index, pattern in enumerate(raw.get("patterns") or []):
+        problem = pattern_problem(pattern) if isinstance(pattern, str) else None
+        if problem:
+            problems.append(ImportProblem(where, f"{json_path}.patterns[{p_index}]", problem))
+    return problems
+
+
 def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProblem]]:
     """Read and check one definitions file; problems name the file and JSON path."""
     problems: list[ImportProblem] = []
@@ -100,10 +115,7 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
                         ImportProblem(str(path), json_path, f"duplicate {kind} {value!r} (also at {earlier})")
                     )
                 seen[(facet, f"{kind}:{value}")] = json_path
-            for p_index, pattern in enumerate(raw.get("patterns", [])):
-                problem = pattern_problem(pattern)
-                if problem:
-                    problems.append(ImportProblem(str(path), f"{json_path}.patterns[{p_index}]", problem))
+            problems.extend(p for p in term_problems(raw, str(path), json_path) if ".patterns[" in p.path)
             definitions.terms.append(
                 TermDefinition(
                     facet=facet,

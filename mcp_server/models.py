@@ -185,7 +185,7 @@ def incident_document_schema() -> dict[str, Any]:
 
 # What get_incident adds to the case document: the same links as the API's detail, and the
 # marker of a document cut to the byte budget.
-DOCUMENT_EXTRAS = ("url", "html_url", "truncated", "omitted_fields")
+DOCUMENT_EXTRAS = ("url", "html_url", "truncated", "omitted_fields", "notice")
 
 
 def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:

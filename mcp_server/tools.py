@@ -18,7 +18,7 @@ from pydantic import Field
 from incidents import search, selectors
 from incidents.documents import case_document
 from incidents.models import Case
-from incidents.selectors import MAX_QUERY_CHARS, find_topic
+from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
 from incidents.triage import label_hits
 
 from .budget import fit_fields, fit_list
@@ -110,11 +110,18 @@ WithFacets = Annotated[bool, Field(description="Also the top values of each face
 
 
 def _case_or_error(raw_id: str) -> Case:
-    """The published or retracted case `raw_id` names (`selectors.find_case`), or a
-    ToolError naming the closest ids."""
+    """The published or retracted case `raw_id` names (`selectors.find_case`; the kept case
+    for an id merged into another), or a ToolError naming the closest ids."""
+    case = _lookup_or_error(raw_id).case
+    assert case is not None  # _lookup_or_error raises otherwise
+    return case
+
+
+def _lookup_or_error(raw_id: str) -> CaseLookup:
+    """`find_case_id(raw_id)` with a case, or a ToolError naming the closest ids."""
     lookup = find_case_id(raw_id)
     if lookup.case is not None:
-        return lookup.case
+        return lookup
     closest = lookup.closest
     if not closest:
         raise ToolError(f"No incident {raw_id!r}: no incidents are stored yet.")
@@ -276,14 +283,24 @@ def get_incident(
     Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
     "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations.
     Size: 4-10 KB; budget 16 KB, then the last fields are left out (`truncated`,
-    `omitted_fields`: ask for them with `fields`).
+    `omitted_fields`: ask for them with `fields`). A merged id: the kept case, `notice`.
     """
-    case = _case_or_error(id)
+    lookup = _lookup_or_error(id)
+    case = lookup.case
+    assert case is not None
     document = {**case_document(case), **case_links(case.id)}
     if fields:
         wanted = {"id", *fields}
         document = {key: value for key, value in document.items() if key in wanted}
-    document, _ = fit_fields(document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url"))
+    # A merged id answers with the kept case, a retracted case with its reason: said in words.
+    if lookup.merged_from:
+        gone = lookup.merged_from
+        document["notice"] = f"{gone} was merged into {case.id} as a duplicate; this is {case.id}."
+    if case.status == Case.Status.RETRACTED and case.retraction_reason:
+        document["notice"] = f"Retracted: {case.retraction_reason}"
+    document, _ = fit_fields(
+        document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url", "notice")
+    )
     return IncidentDocument.model_validate(document)
 
 

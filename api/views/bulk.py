@@ -108,7 +108,8 @@ class ChangesView(ApiView):
             "newest first, `limit` per page with `next` links to older changes. A mirror "
             "asks with `since` set to the newest `modified` it has seen and fetches each "
             "listed case again (`url`); a retraction arrives as a change with status "
-            "`retracted`. Drafts never appear. Keep a few seconds of overlap: a long import "
+            "`retracted`, a merge with status `merged` and `merged_into` (the kept case is "
+            "listed too). Drafts never appear. Keep a few seconds of overlap: a long import "
             "commits all of its cases at once."
         ),
         parameters=[

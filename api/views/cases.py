@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from django.http import Http404, HttpResponsePermanentRedirect
@@ -32,6 +33,7 @@ from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import ParamReader, reject_all
 from ..serializers import CaseListSerializer, SimilarListSerializer
+from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -75,11 +77,22 @@ def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
 
 
 def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
-    """The published or retracted case `case_id`, a redirect to its canonical spelling, or
-    404 naming the closest ids (`selectors.find_case`)."""
+    """The published or retracted case `case_id`, a 301 to its canonical spelling or (for a
+    merged id, with a JSON body naming `merged_into`) to the kept case, or 404 naming the
+    closest ids (`selectors.find_case`)."""
     lookup = find_case(case_id)
     if lookup.canonical_id is not None:
-        return redirect_to_canonical(request, case_id, lookup.canonical_id)
+        response = redirect_to_canonical(request, case_id, lookup.canonical_id)
+        if lookup.merged_from is not None:
+            response.content = json.dumps(
+                {
+                    "id": case_id,
+                    "merged_into": lookup.canonical_id,
+                    "url": request.build_absolute_uri(response["Location"]),
+                }
+            )
+            response["Content-Type"] = "application/json"
+        return response
     if lookup.case is not None:
         return lookup.case
     raise UnknownResource(
@@ -88,7 +101,7 @@ def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanent
     )
 
 
-class CaseListView(ApiView):
+class CaseListView(CaseCreateMixin, ApiView):
     """`GET /api/cases/`: `search_cases` with the parsed query, filters, ordering and page;
     answers `CaseListSerializer`. 400 for bad parameters, 404 past the last page."""
 
@@ -262,7 +275,7 @@ class CaseListView(ApiView):
         )
 
 
-class CaseDetailView(ApiView):
+class CaseDetailView(CaseUpdateMixin, ApiView):
     """`GET /api/cases/{id}`: `selectors.case_by_id` shaped by `documents.case_document` plus
     links (`schema.CaseDetail`). 301 to the canonical id, 404 for unknown ids."""
 

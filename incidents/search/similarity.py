@@ -346,6 +346,40 @@ def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -
     return tuple(reasons)
 
 
+class TextIndex:
+    """The text side of similar cases, for text that is not a stored case yet (duplicate
+    checks): built once from every published profile (2 queries, O(N)), then `matches`
+    compares one text with each case in O(N) without further queries."""
+
+    def __init__(self) -> None:
+        self.corpus = _Corpus(_published_profiles())
+
+    def matches(
+        self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
+    ) -> list[tuple[str, float]]:
+        """Published cases whose text is most like `text`, best first, as (id, score 0..1):
+        the cosine of TF-IDF vectors over title, symptoms, root cause, trigger and summary
+        (the text part of the similar-case score, unweighted)."""
+        idf = self.corpus.word_idf
+        weights = {
+            w: (1 + math.log(c)) * idf[w] for w, c in _profile("", {}, [text]).counts.items() if w in idf
+        }
+        weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:VECTOR_WORDS])
+        norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
+        probe = {w: v / norm for w, v in weights.items()}
+        skip = set(exclude)
+        scored = []
+        for other in self.corpus.profiles.values():
+            if other.id in skip:
+                continue
+            ov = other.vector or {}
+            score = min(sum(probe[w] * ov[w] for w in probe.keys() & ov.keys()), 1.0)
+            if score >= min_score and score > 0:
+                scored.append((other.id, round(score, 4)))
+        scored.sort(key=lambda s: (-s[1], s[0]))
+        return scored[:limit]
+
+
 def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
     """Published cases most similar to `case`, best first, each with its reasons.
 

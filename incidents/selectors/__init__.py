@@ -18,10 +18,13 @@ from .cases import (
     feed_cases,
     latest_cases,
     published_documents,
+    redirect_target,
     related_cases,
+    resolve_case_id,
     sitemap_cases,
     visible_case_exists,
     visible_case_ids,
+    visible_case_row,
 )
 from .facets import (
     EXCLUDE_PREFIX,
@@ -62,6 +65,9 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "redirect_target",
+    "resolve_case_id",
+    "visible_case_row",
     "EXCLUDE_PREFIX",
     "FACETS",
     "FACETS_BY_NAME",

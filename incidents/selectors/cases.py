@@ -31,6 +31,32 @@ def visible_case_ids() -> list[str]:
     return list(Case.objects.visible().order_by("id").values_list("id", flat=True))
 
 
+def visible_case_row(case_id: str) -> Case | None:
+    """The published or retracted case with exactly this id, without prefetches: one query."""
+    return Case.objects.visible().filter(id=case_id).first()
+
+
+def resolve_case_id(case_id: str) -> str | None:
+    """The stored spelling of a visible case's id (`il-0428` -> `IL-0428`) or, for an id
+    merged into another case, the kept case's id; None when neither. One query."""
+    row = (
+        Case.objects.filter(id__iexact=case_id, status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
+        .values_list("id", "status", "merged_into_id")
+        .first()
+    )
+    if row is None:
+        return None
+    stored, status, kept = row
+    return kept if status == Case.Status.MERGED else stored
+
+
+def redirect_target(case_id: str) -> str | None:
+    """Where a request for `case_id` that is no visible case's exact id goes instead
+    (`resolve_case_id`), or None when there is nowhere else to go. One query."""
+    target = resolve_case_id(case_id)
+    return target if target != case_id else None
+
+
 def visible_case_exists(case_id: str) -> bool:
     """Whether a published or retracted case has exactly this id: one indexed query."""
     return Case.objects.visible().filter(id=case_id).exists()
@@ -38,7 +64,7 @@ def visible_case_exists(case_id: str) -> bool:
 
 def related_cases(case: Case) -> list[Case]:
     """Hand-linked related cases that are visible, in the editor's order (prefetched)."""
-    return [link.target for link in case.related_links.all() if link.target.status != Case.Status.DRAFT]
+    return [link.target for link in case.related_links.all() if link.target.status in Case.PUBLIC_STATUSES]
 
 
 def cases_with_term(term: Term) -> CaseQuerySet:
@@ -66,13 +92,14 @@ def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, An
     """Visible cases modified after `since` (exclusive), newest first, as
     `{"id", "status", "modified"}` rows; all visible cases when `since` is None.
 
-    Drafts never appear (they were never public); a retraction shows as a change with
-    status "retracted". Ordered by `-modified, -id` so that a cursor can page through it.
+    Drafts and cases in review never appear (they were never public); a retraction shows as
+    a change with status "retracted", a merge as status "merged" with `merged_into` (the
+    kept case changes too). Ordered by `-modified, -id` so that a cursor can page through it.
     """
-    rows = Case.objects.visible()
+    rows = Case.objects.filter(status__in=[*Case.PUBLIC_STATUSES, Case.Status.MERGED])
     if since is not None:
         rows = rows.filter(modified__gt=since)
-    return rows.order_by("-modified", "-id").values("id", "status", "modified")
+    return rows.order_by("-modified", "-id").values("id", "status", "modified", "merged_into")
 
 
 def published_documents() -> Iterator[CaseDocument]:

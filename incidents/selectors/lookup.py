@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..models import Case, Facet, Term
-from .cases import case_by_id, visible_case_ids
+from .cases import case_by_id, resolve_case_id, visible_case_ids
 from .spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 
 MAX_CLOSEST = 3
@@ -27,6 +27,8 @@ class CaseLookup:
     case: Case | None = None
     canonical_id: str | None = None
     closest: list[str] = field(default_factory=list)
+    # The id asked for, when it was merged into `canonical_id` (the kept case).
+    merged_from: str | None = None
 
     @property
     def found(self) -> bool:
@@ -34,8 +36,9 @@ class CaseLookup:
 
 
 def canonical_case_id(case_id: str) -> str | None:
-    """The stored id matching `case_id` case-insensitively (`il-0428` -> `IL-0428`), or None."""
-    return Case.objects.visible().filter(id__iexact=case_id).values_list("id", flat=True).first()
+    """The stored id matching `case_id` case-insensitively (`il-0428` -> `IL-0428`), the kept
+    case's id when `case_id` was merged into another, or None. One query."""
+    return resolve_case_id(case_id)
 
 
 def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
@@ -43,8 +46,9 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
     `IL0428`, `il428`, `0428` or `428`.
 
     - exact id: `case` (prefetched for its document, as `case_by_id`);
-    - another spelling of an existing id: `canonical_id`, and `case` too when `follow`
-      (tools that answer with the case rather than redirect);
+    - another spelling of an existing id, or an id merged into another case: `canonical_id`
+      (the kept case's id, with `merged_from` set), and `case` too when `follow` (tools that
+      answer with the case rather than redirect);
     - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
       or extra digit: `IL-9428` -> `IL-0428`; swapped digits; numeric neighbours).
 
@@ -60,7 +64,10 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
     canonical = canonical_case_id(wanted)
     if canonical is not None:
         case = case_by_id(canonical) if follow else None
-        return CaseLookup(case=case, canonical_id=None if canonical == raw_id else canonical)
+        merged = wanted if canonical.lower() != wanted.lower() else None
+        return CaseLookup(
+            case=case, canonical_id=None if canonical == raw_id else canonical, merged_from=merged
+        )
     return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
 
 

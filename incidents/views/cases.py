@@ -218,9 +218,10 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
     """`/cases/<id>`: every section of one case, its hand-linked related cases, the computed
     similar cases with their reasons, URLs for tools, and a BibTeX citation.
 
-    Other spellings of the id (`il-0428`, `IL0428`, `il428`, `428`) redirect permanently;
-    an unknown id gives a 404 page naming the closest ids and the vocabulary terms spelt like
-    it. Data: `selectors.find_case`, `selectors.related_cases`, `search.similar_cases`.
+    Other spellings of the id (`il-0428`, `IL0428`, `il428`, `428`) and ids merged into
+    another case redirect permanently; an unknown id gives a 404 page naming the closest ids
+    and the vocabulary terms spelt like it. A retracted case shows a notice with the reason.
+    Data: `selectors.find_case`, `selectors.related_cases`, `search.similar_cases`.
     """
     lookup = find_case(case_id)
     if lookup.canonical_id is not None:

@@ -142,7 +142,7 @@ def test_unknown_resources_are_404_problems(client, url, detail):
 @pytest.mark.parametrize(
     "method, url",
     [
-        ("post", "/api/cases/"),
+        ("put", "/api/cases/"),  # POST creates a case (editors); PUT has no meaning here
         ("delete", "/api/cases/IL-0428"),
         ("put", "/api/stats"),
         ("get", "/api/match"),

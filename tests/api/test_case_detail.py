@@ -25,7 +25,10 @@ def test_it_serves_the_export_document_plus_three_links(client):
     assert body.pop("url") == "http://testserver/api/cases/IL-0428"
     assert body.pop("html_url") == "http://testserver/cases/IL-0428"
     assert body.pop("similar_url") == "http://testserver/api/cases/IL-0428/similar"
+    assert body.pop("history_url") == "http://testserver/api/cases/IL-0428/history"
+    assert body.pop("retraction_reason") is None
     case = Case.objects.with_document().get(id="IL-0428")
+    assert body.pop("modified") == case.modified.isoformat().replace("+00:00", "Z")
     assert json.dumps(body) == json.dumps(case_document(case))  # same keys, same order
     assert body["environment"]["cluster"] == load_fixture("IL-0428")["environment"]["cluster"]
 

@@ -13,9 +13,15 @@ from .conftest import openapi_schema
 pytestmark = pytest.mark.django_db
 
 PATHS = {
-    "/api/cases/": {"get"},
-    "/api/cases/{case_id}": {"get"},
+    "/api/cases/": {"get", "post"},
+    "/api/cases/{case_id}": {"get", "put", "patch"},
     "/api/cases/{case_id}/similar": {"get"},
+    "/api/cases/{case_id}/history": {"get"},
+    "/api/cases/{case_id}/status": {"post"},
+    "/api/cases/{case_id}/merge": {"post"},
+    "/api/proposals/": {"post"},
+    "/api/proposals/lookalikes": {"get"},
+    "/api/proposals/{token}": {"get"},
     "/api/topics/": {"get"},
     "/api/topics/{slug}": {"get"},
     "/api/vocab/": {"get"},
@@ -80,7 +86,11 @@ def test_filters_and_their_exclusion_form_are_documented():
 def test_the_case_detail_schema_is_the_case_schema_plus_links():
     components = openapi_schema()["components"]["schemas"]
     detail, document = components["CaseDetail"], components["CaseDocument"]
-    assert set(detail["properties"]) == set(document["properties"]) | {"url", "html_url", "similar_url"}
+    links = {"url", "html_url", "similar_url", "history_url"}
+    assert set(detail["properties"]) == set(document["properties"]) | links | {
+        "modified",
+        "retraction_reason",
+    }
     assert detail["additionalProperties"] is False
     assert "$ref" not in str(document)  # the case schema's $defs are inlined
 

@@ -20,6 +20,8 @@ PAGES = [
     "/vocab/symptom/nccl-timeout",
     "/stats",
     "/match/",
+    "/propose/",
+    "/cases/IL-0428/history",
 ]
 
 

@@ -72,13 +72,15 @@ def test_get_incident_output_schema_is_the_case_schema(mcp):
     schema = listed["get_incident"].output_schema
     with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
         case_schema = json.load(handle)
-    # The case schema's fields, then the links and the budget marker get_incident adds.
+    # The case schema's fields, then the links and the budget marker get_incident adds, and
+    # `notice`: a merged id's kept case, or a retracted case's reason, said in words.
     assert list(schema["properties"]) == [
         *case_schema["properties"],
         "url",
         "html_url",
         "truncated",
         "omitted_fields",
+        "notice",
     ]
     assert schema["required"] == ["id"]
     assert schema["additionalProperties"] is False

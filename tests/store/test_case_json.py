@@ -20,6 +20,9 @@ def test_detail_json_of_every_fixture_validates_against_the_schema(client, case_
     assert document.pop("url") == f"http://testserver/api/cases/{case_id}"
     assert document.pop("html_url") == f"http://testserver/cases/{case_id}"
     assert document.pop("similar_url") == f"http://testserver/api/cases/{case_id}/similar"
+    assert document.pop("history_url") == f"http://testserver/api/cases/{case_id}/history"
+    assert document.pop("retraction_reason") is None
+    assert document.pop("modified").endswith("Z")
     jsonschema.validate(document, case_schema(), format_checker=jsonschema.FormatChecker())
     fixture = load_fixture(case_id)
     assert document["title"] == fixture["title"]

@@ -51,7 +51,11 @@ def test_it_names_the_json_path_of_a_schema_violation(tmp_path):
     [path] = write_cases(tmp_path, [document])
     problems = problems_of([path])
     assert (str(path), "$.environment.accelerator_count", "-4 is less than the minimum of 0") in problems
-    assert (str(path), "$.status", "'live' is not one of ['draft', 'published', 'retracted']") in problems
+    assert (
+        str(path),
+        "$.status",
+        "'live' is not one of ['draft', 'in_review', 'published', 'retracted']",
+    ) in problems
     assert len(problems) == 2
 
 

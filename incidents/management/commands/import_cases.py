@@ -22,16 +22,24 @@ class Command(BaseCommand):
             help="vocabulary definitions (fixtures/vocab.json style) to create or update terms",
         )
         parser.add_argument("--dry-run", action="store_true", help="validate only, write nothing")
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="refuse the import when a new case looks like a stored one (same source URL or "
+            "near-identical text) instead of warning",
+        )
 
-    def handle(self, *args, paths, vocab, dry_run, **options):
+    def handle(self, *args, paths, vocab, dry_run, strict, **options):
         try:
-            result = import_case_files(paths=paths, vocab_paths=vocab, dry_run=dry_run)
+            result = import_case_files(paths=paths, vocab_paths=vocab, dry_run=dry_run, strict=strict)
         except CaseImportError as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
             raise CommandError(
                 f"import refused: {len(exc.problems)} problem(s); nothing was written"
             ) from exc
+        for warning in result.warnings:
+            self.stderr.write(f"warning: possible duplicate: {warning}")
         verb = "would import" if dry_run else "imported"
         total = len(result.created) + len(result.updated) + len(result.unchanged)
         self.stdout.write(

@@ -1,0 +1,101 @@
+"""What the write endpoints share: token authentication, the editor role, case versions
+for `If-Match`, and turning editorial errors into problem documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from rest_framework.authentication import BaseAuthentication, TokenAuthentication
+from rest_framework.exceptions import APIException, PermissionDenied
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.schemas.inspectors import ViewInspector
+
+from incidents import workflow
+from incidents.models import Case
+from incidents.problems import CaseImportError
+
+from . import http
+from .errors import InvalidParameters, ParameterError
+
+
+class IsEditorForWrites(BasePermission):
+    """Reads are open; writes need a signed-in user with the editor role (403 otherwise;
+    anonymous writes get 401 from the token authentication)."""
+
+    message = "writing cases needs the editor role"
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        if request.method in SAFE_METHODS or not hasattr(view, request.method.lower()):
+            return True  # reads are open; a method the view lacks is a 405, not a 401
+        if request.user is None or not request.user.is_authenticated:
+            return False
+        return workflow.is_editor(request.user)
+
+
+class ReadsNeedNoToken(AutoSchema):
+    """The OpenAPI side of `IsEditorForWrites`: a token is optional on reads."""
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        auths = super().get_auth()
+        if self.method in SAFE_METHODS and {} not in auths:
+            auths.append({})
+        return auths
+
+
+class WriteAuthentication:
+    """Mixed into views that accept writes: DRF's token authentication (`Authorization:
+    Token <key>`, keys from `manage.py createeditor`) and the editor check."""
+
+    schema: ViewInspector | None = ReadsNeedNoToken()
+    authentication_classes: Sequence[type[BaseAuthentication]] = [TokenAuthentication]
+    permission_classes: Sequence[Any] = [IsEditorForWrites]
+
+
+class PreconditionFailed(APIException):
+    status_code = 412
+    default_detail = "the case changed since you read it: fetch it again and redo your change"
+    default_code = "precondition_failed"
+
+
+class PreconditionRequired(APIException):
+    status_code = 428
+    default_detail = "send If-Match with the ETag of the case you edited (from GET or the last write)"
+    default_code = "precondition_required"
+
+
+class Conflict(APIException):
+    status_code = 409
+    default_code = "conflict"
+
+
+def case_etag(request: Any, case: Case) -> str:
+    """The quoted ETag of the case as stored: the one `GET /api/cases/{id}` sends. It covers
+    the whole store (as every API ETag does), so any write in between makes it stale."""
+    return f'"{http.case_etag(request, case.id)}"'
+
+
+def check_if_match(request: Any, case: Case) -> None:
+    """428 without `If-Match`, 412 when it names another version (nothing is written)."""
+    header = request.META.get("HTTP_IF_MATCH")
+    if not header:
+        raise PreconditionRequired()
+    if header.strip() == "*":
+        return
+    wanted = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    if case_etag(request, case) not in wanted:
+        raise PreconditionFailed()
+
+
+def invalid_document(error: CaseImportError) -> InvalidParameters:
+    """Import's problems as a 400 problem document naming each JSON path."""
+    return InvalidParameters(
+        [ParameterError(problem.path, problem.message, None) for problem in error.problems],
+    )
+
+
+def workflow_error(error: Exception) -> APIException:
+    if isinstance(error, workflow.NotAllowed):
+        return PermissionDenied(str(error))
+    return Conflict(str(error))

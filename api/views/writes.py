@@ -1,0 +1,239 @@
+"""Write endpoints for editors (token auth): create, replace (PUT), patch (PATCH), change
+status, merge. Every write is `services.save_case_document` (import's validation and
+writing), `services.change_status` or `services.merge_cases`; `If-Match` with the case's
+ETag guards against lost updates (stale: 412, nothing written).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents import services, workflow
+from incidents.documents import case_document
+from incidents.models import Case
+from incidents.problems import CaseImportError
+
+from .. import schema, shapes
+from ..editing import (
+    Conflict,
+    WriteAuthentication,
+    case_etag,
+    check_if_match,
+    invalid_document,
+    workflow_error,
+)
+from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
+from ..http import ApiView
+
+DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
+CASE_ID = OpenApiParameter(
+    "case_id", str, OpenApiParameter.PATH, description="The exact id of the case, e.g. `IL-0428`."
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
+    description="The case's ETag from `GET /api/cases/{id}` or the last write; 412 when stale.",
+)
+
+
+def write_responses(ok: int, description: str) -> dict[Any, OpenApiResponse]:
+    problem = schema.problem
+    return {
+        ok: OpenApiResponse(schema.CASE_DETAIL_REF, description),
+        (400, schema.PROBLEM): problem(
+            "The document fails the case schema or import's checks (each JSON path named)."
+        ),
+        (401, schema.PROBLEM): problem("No or an invalid `Authorization: Token <key>` header."),
+        (403, schema.PROBLEM): problem(
+            "The account lacks the editor role (or the reviewer role this needs)."
+        ),
+        (404, schema.PROBLEM): problem("No case has this id."),
+        (409, schema.PROBLEM): problem("The workflow does not allow this (e.g. a merged case)."),
+        (412, schema.PROBLEM): problem("`If-Match` names an older version of the case: nothing was written."),
+        (428, schema.PROBLEM): problem("`If-Match` is missing."),
+        **schema.error_responses(),
+    }
+
+
+def _document_body(request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise ParseError("the body must be a JSON object (a case document)")
+    return copy.deepcopy(dict(request.data))
+
+
+def _editable_case(case_id: str) -> Case:
+    case = Case.objects.with_document().filter(id=case_id).first()
+    if case is None:
+        raise NotFound(f"No case with id {case_id!r}.")
+    if case.status == Case.Status.MERGED:
+        raise Conflict(f"{case_id} was merged into {case.merged_into_id}; edit that case")
+    return case
+
+
+def _saved(request: Request, case_id: str, status: int = 200) -> Response:
+    case = Case.objects.with_document().get(id=case_id)
+    response = Response(shapes.case_detail(case_document(case), case, request), status=status)
+    response["ETag"] = case_etag(request, case)
+    if status == 201:
+        response["Location"] = request.build_absolute_uri(reverse("api:case-detail", args=[case.id]))
+    return response
+
+
+def _save(request: Request, document: dict[str, Any], reason: str) -> None:
+    try:
+        services.save_case_document(document, user=request.user, reason=reason, where="body")
+    except CaseImportError as error:
+        raise invalid_document(error) from None
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON Merge Patch: objects merge key by key, null removes, the rest replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+class CaseCreateMixin(WriteAuthentication):
+    """`POST /api/cases/`: a new case from a whole document."""
+
+    @extend_schema(
+        operation_id="cases_create",
+        summary="Create a case (editors)",
+        description=(
+            "A whole case document (`CaseDocument`); without `id` the next free id is given. "
+            "Editors create drafts or cases in review, reviewers may create published ones. "
+            "Validated exactly as `import_cases` validates a file. Answers the case with its `ETag`."
+        ),
+        request=DOCUMENT_REF,
+        responses=write_responses(201, "The case as stored."),
+    )
+    def post(self, request: Request) -> Response:
+        document = _document_body(request)
+        document.setdefault("id", services.next_case_id())
+        document.setdefault("status", Case.Status.DRAFT)
+        try:
+            workflow.check_create_status(request.user, str(document["status"]))
+        except workflow.NotAllowed as error:
+            raise workflow_error(error) from None
+        if Case.objects.filter(id=document["id"]).exists():
+            raise Conflict(f"{document['id']} exists already: PUT or PATCH it, or leave `id` out")
+        _save(request, document, reason="created through the API")
+        return _saved(request, document["id"], status=201)
+
+
+class CaseUpdateMixin(WriteAuthentication):
+    """`PUT` and `PATCH /api/cases/{id}`: replace or patch a case's document."""
+
+    def _update(self, request: Request, case_id: str, build) -> Response:
+        case = _editable_case(case_id)
+        check_if_match(request, case)
+        current = dict(case_document(case))
+        document = build(current)
+        if not isinstance(document, dict):
+            raise ParseError("the result must be a JSON object (a case document)")
+        if document.get("id", case_id) != case_id:
+            raise Conflict("`id` cannot change: a case keeps its id")
+        document["id"] = case_id
+        if document.get("status", case.status) != case.status:
+            raise Conflict(f"change the status with POST {reverse('api:case-status', args=[case_id])}")
+        document["status"] = case.status
+        _save(request, document, reason=f"{request.method} through the API")
+        return _saved(request, case_id)
+
+    @extend_schema(
+        operation_id="cases_update",
+        summary="Replace a case (editors)",
+        description="The whole new document; `status` must stay as it is (see `/status`).",
+        request=DOCUMENT_REF,
+        parameters=[CASE_ID, IF_MATCH],
+        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+    )
+    def put(self, request: Request, case_id: str) -> Response:
+        body = _document_body(request)
+        return self._update(request, case_id, lambda current: body)
+
+    @extend_schema(
+        operation_id="cases_partial_update",
+        summary="Patch a case (editors)",
+        description=(
+            "A JSON Merge Patch (RFC 7396) over the case document: objects merge, `null` removes a key."
+        ),
+        request={"application/merge-patch+json": {"type": "object"}, "application/json": {"type": "object"}},
+        parameters=[CASE_ID, IF_MATCH],
+        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+    )
+    def patch(self, request: Request, case_id: str) -> Response:
+        body = _document_body(request)
+        return self._update(request, case_id, lambda current: merge_patch(current, body))
+
+
+class CaseStatusView(WriteAuthentication, ApiView):
+    """`POST /api/cases/{id}/status`: move a case along the workflow (`workflow.TRANSITIONS`)."""
+
+    @extend_schema(
+        operation_id="cases_status",
+        summary="Change a case's status (editors, reviewers)",
+        description=(
+            "draft -> in_review and back (editors); in_review -> published and published -> "
+            "retracted with a `reason` (reviewers). Other moves are 409."
+        ),
+        request=StatusChangeSerializer,
+        parameters=[CASE_ID, IF_MATCH],
+        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+    )
+    def post(self, request: Request, case_id: str) -> Response:
+        body = _document_body(request)
+        target, reason = body.get("status"), body.get("reason") or ""
+        if target not in Case.Status.values or not isinstance(reason, str):
+            raise ParseError("`status` must be one of draft, in_review, published, retracted; `reason` text")
+        case = _editable_case(case_id)
+        check_if_match(request, case)
+        try:
+            services.change_status(case_id, target, user=request.user, reason=reason)
+        except (workflow.WorkflowError, workflow.NotAllowed) as error:
+            raise workflow_error(error) from None
+        except ValueError as error:
+            raise ParseError(str(error)) from None
+        return _saved(request, case_id)
+
+
+class CaseMergeView(WriteAuthentication, ApiView):
+    """`POST /api/cases/{id}/merge`: merge this duplicate into `into` (reviewers)."""
+
+    @extend_schema(
+        operation_id="cases_merge",
+        summary="Merge a duplicate into another case (reviewers)",
+        description="This case's id redirects to `into` from then on and is never reused.",
+        request=MergeRequestSerializer,
+        parameters=[CASE_ID, IF_MATCH],
+        responses=write_responses(200, "The kept case."),
+    )
+    def post(self, request: Request, case_id: str) -> Response:
+        body = _document_body(request)
+        kept, reason = body.get("into"), body.get("reason") or ""
+        if not isinstance(kept, str) or not isinstance(reason, str):
+            raise ParseError("`into` must be the id of the case to keep")
+        case = _editable_case(case_id)
+        check_if_match(request, case)
+        try:
+            services.merge_cases(case_id, kept, user=request.user, reason=reason)
+        except (workflow.WorkflowError, workflow.NotAllowed) as error:
+            raise workflow_error(error) from None
+        except Case.DoesNotExist as error:
+            raise NotFound(str(error)) from None
+        return _saved(request, kept)

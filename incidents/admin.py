@@ -1,0 +1,588 @@
+"""The editors' admin: cases with their child rows inline, vocabulary terms, proposals.
+
+Forms only collect what the editor typed. A case is saved through
+`services.save_case_document` like an import: the admin writes the rows inside a savepoint
+only to build the case document from them, rolls that back, and hands the document to the
+service, which validates it with import's validation (problems come back as form errors),
+writes it, updates the search index and neighbours and records history. Status changes go
+through the workflow actions (`services.change_status` / `merge_cases`), never the form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.html import format_html
+from simple_history.admin import SimpleHistoryAdmin
+
+from . import duplicates, selectors, services, workflow
+from .documents import case_document
+from .models import Case, CaseRelation, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Source, Term
+from .problems import CaseImportError
+from .proposals import services as proposal_services
+from .proposals.models import Proposal
+from .vocabulary import term_problems
+
+LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
+
+
+class LinesField(forms.CharField):
+    """An ordered list of strings edited as one item per line (blank lines dropped)."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 80})
+
+    def __init__(self, *, encoder: Any = None, decoder: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # a JSONField's form field options do not apply
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return "\n".join(str(item) for item in value)
+        return value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        if isinstance(value, list):
+            return value
+        text = super().to_python(value) or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class NullBlanksForm(forms.ModelForm):
+    """Empty text in a nullable field means "not known": NULL, as the case schema has it."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for field in self._meta.model._meta.fields:
+            if field.null and cleaned.get(field.name) == "":
+                cleaned[field.name] = None
+        return cleaned
+
+
+class CaseAdminForm(NullBlanksForm):
+    # Problems the import validation found in the document built from this form; set on
+    # the class made for a second, non-saving pass (see CaseAdmin.changeform_view).
+    problems: tuple[str, ...] = ()
+
+    class Meta:
+        model = Case
+        fields = (
+            *("id", "title", "organization", "published", "occurred", "summary"),
+            *("severity", "scope", "users_affected", "region", "time_to_detect", "time_to_resolve"),
+            *("cluster", "accelerator", "accelerator_count", "node_count", "symptoms_description"),
+            *("root_cause_category", "root_cause_description", "root_cause_trigger", "detection"),
+            *LIST_FIELDS,
+        )
+        field_classes = {name: LinesField for name in LIST_FIELDS}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in LIST_FIELDS:
+            if name in self.fields:
+                self.fields[name].required = False
+                self.fields[name].help_text = "One item per line, in order (Markdown)."
+        if "id" in self.fields:
+            self.fields["id"].required = False
+            self.fields["id"].help_text = "Leave empty for the next free id."
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.problems:
+            raise ValidationError(list(self.problems))
+        return cleaned
+
+
+class EditorInline(admin.TabularInline):
+    """Child rows of a case: whoever may edit the case edits them (deleting a row is an edit)."""
+
+    form = NullBlanksForm
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+
+class CaseTermInline(EditorInline):
+    model = CaseTerm
+    fields = ("position", "term")
+    autocomplete_fields = ("term",)
+    ordering = ("position",)
+    extra = 1
+    verbose_name = "topic, symptom tag or component"
+    verbose_name_plural = "topics, symptom tags and components (in order)"
+
+
+class SourceInline(EditorInline):
+    model = Source
+    fields = ("position", "title", "url")
+    ordering = ("position",)
+    extra = 1
+
+
+class ScaleTableInline(EditorInline):
+    model = ScaleTable
+    fields = ("position", "caption")
+    ordering = ("position",)
+    extra = 0
+    show_change_link = True  # columns and rows are edited on the table's own page
+
+
+class CaseRelationInline(EditorInline):
+    model = CaseRelation
+    fk_name = "source"
+    fields = ("position", "target")
+    autocomplete_fields = ("target",)
+    ordering = ("position",)
+    extra = 0
+    verbose_name = "related case"
+    verbose_name_plural = "related cases (hand-made links, in order)"
+
+
+class StatusFilter(admin.SimpleListFilter):
+    """The review queue first: drafts and cases in review."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("queue", "Review queue (draft or in review)"), *Case.Status.choices]
+
+    def queryset(self, request: HttpRequest, queryset: Any) -> Any:
+        if self.value() == "queue":
+            return queryset.filter(status__in=[Case.Status.DRAFT, Case.Status.IN_REVIEW])
+        if self.value():
+            return queryset.filter(status=self.value())
+        return queryset
+
+
+class RetractForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea, max_length=2000, help_text="Shown on the case page.")
+
+
+class MergeForm(forms.Form):
+    kept = forms.CharField(label="Keep case", max_length=12, help_text="The id that stays, e.g. IL-0428.")
+    reason = forms.CharField(required=False, max_length=2000)
+
+
+class SavesThroughService:
+    """Admin saving of a case's rows through `services.save_case_document`.
+
+    The admin writes the rows inside a savepoint, the case document is built from them, the
+    savepoint is rolled back and the service validates and writes the document. When the
+    import validation finds problems the whole save is rolled back and the same form is
+    shown again with them (a second pass whose form carries the problems as errors).
+    """
+
+    def case_id_of(self, obj: Any) -> str:
+        raise NotImplementedError
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
+        problems = getattr(request, "_case_problems", None)
+        if problems:
+            base = form if issubclass(form, CaseAdminForm) else type("Form", (CaseAdminForm, form), {})
+            return type(form.__name__, (base,), {"problems": tuple(problems)})
+        return form
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: Any = None,
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
+        except CaseImportError as error:
+            # Everything was rolled back; show the same form again with the problems.
+            request._case_problems = [  # type: ignore[attr-defined]
+                f"{p.path.removeprefix('$.')}: {p.message}" for p in error.problems
+            ]
+            return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        request._case_savepoint = transaction.savepoint()  # type: ignore[attr-defined]
+        super().save_model(request, obj, form, change)  # type: ignore[misc]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)  # type: ignore[misc]
+        case = Case.objects.with_document().get(id=self.case_id_of(form.instance))
+        document = dict(case_document(case))
+        # The rows were written only to build the document: the service writes it for real.
+        transaction.savepoint_rollback(request._case_savepoint)  # type: ignore[attr-defined]
+        services.save_case_document(document, user=request.user, reason="admin edit", where=f"case {case.id}")
+        for duplicate in duplicates.find_duplicates(document):
+            self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)  # type: ignore[attr-defined]
+
+
+@admin.register(Case)
+class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
+    form = CaseAdminForm
+    list_display = ("id", "title", "organization", "status", "published", "modified")
+    list_filter = (StatusFilter, "severity", "root_cause_category", "published")
+    search_fields = ("id", "title", "organization", "summary", "sources__url")
+    date_hierarchy = "published"
+    ordering = ("-modified",)
+    list_select_related = ("root_cause_category",)
+    autocomplete_fields = ("root_cause_category",)
+    readonly_fields = ("status", "retraction_reason", "merged_into", "modified", "preview_link")
+    inlines = (CaseTermInline, SourceInline, ScaleTableInline, CaseRelationInline)
+    actions = ("submit_for_review", "send_back_to_draft", "publish")
+    history_list_display = ("status",)
+    fieldsets = (
+        (None, {"fields": ("id", "title", "organization", "published", "occurred", "summary")}),
+        ("Status", {"fields": ("status", "retraction_reason", "merged_into", "modified", "preview_link")}),
+        (
+            "Facts",
+            {
+                "fields": (
+                    "severity",
+                    "scope",
+                    "users_affected",
+                    "region",
+                    "time_to_detect",
+                    "time_to_resolve",
+                )
+            },
+        ),
+        ("Environment", {"fields": ("cluster", "accelerator", "accelerator_count", "node_count")}),
+        (
+            "Symptoms and root cause",
+            {
+                "fields": (
+                    "symptoms_description",
+                    "root_cause_category",
+                    "root_cause_description",
+                    "root_cause_trigger",
+                    "detection",
+                )
+            },
+        ),
+        ("Lists", {"fields": LIST_FIELDS}),
+    )
+
+    # --- permissions: editors edit, nobody deletes (ids are never reused) ---
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user) and (obj is None or obj.status != Case.Status.MERGED)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        # The id is chosen once: changing it would break every link to the case.
+        return (*self.readonly_fields, "id") if obj is not None else self.readonly_fields
+
+    @admin.display(description="Preview")
+    def preview_link(self, obj: Case) -> str:
+        if not obj.pk:
+            return "Save first to preview."
+        return format_html(
+            '<a href="{}">Preview the case page</a>', reverse("admin:incidents_case_preview", args=[obj.pk])
+        )
+
+    def case_id_of(self, obj: Case) -> str:
+        return obj.pk
+
+    def save_model(self, request: HttpRequest, obj: Case, form: Any, change: bool) -> None:
+        if not change:
+            obj.id = obj.id or services.next_case_id()
+            obj.status = Case.Status.DRAFT
+        super().save_model(request, obj, form, change)
+
+    # --- preview and workflow ---
+
+    def get_urls(self) -> list[Any]:
+        extra = [
+            path(
+                "<str:object_id>/preview/",
+                self.admin_site.admin_view(self.preview_view),
+                name="incidents_case_preview",
+            ),
+            path(
+                "<str:object_id>/retract/",
+                self.admin_site.admin_view(self.retract_view),
+                name="incidents_case_retract",
+            ),
+            path(
+                "<str:object_id>/merge/",
+                self.admin_site.admin_view(self.merge_view),
+                name="incidents_case_merge",
+            ),
+        ]
+        return extra + super().get_urls()
+
+    def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The case page as readers will see it, for any status."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        case = get_object_or_404(Case.objects.with_document(), id=object_id)
+        related = selectors.related_cases(case)
+        return render(
+            request,
+            "incidents/case_detail.html",
+            {
+                "case": case,
+                "preview": True,
+                "related": related,
+                "related_ids": {other.id for other in related},
+                "similar": [],
+                "tool_urls": {},
+                "page_url": request.build_absolute_uri(case.get_absolute_url()),
+                "bibtex": "",
+                "json_url": None,
+            },
+        )
+
+    def _workflow_form_view(
+        self, request: HttpRequest, object_id: str, form_class: Any, title: str, apply: Any
+    ) -> HttpResponse:
+        case = get_object_or_404(Case, id=object_id)
+        form = form_class(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                apply(case, form.cleaned_data)
+            except (workflow.WorkflowError, workflow.NotAllowed, ValueError, Case.DoesNotExist) as error:
+                form.add_error(None, str(error))
+            else:
+                self.message_user(request, f"{title}: done.", messages.SUCCESS)
+                return redirect("admin:incidents_case_change", object_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{title} {case.id}",
+            "form": form,
+            "case": case,
+        }
+        return render(request, "admin/incidents/case/workflow_form.html", context)
+
+    def retract_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return self._workflow_form_view(
+            request,
+            object_id,
+            RetractForm,
+            "Retract",
+            lambda case, data: services.change_status(
+                case.id, Case.Status.RETRACTED, user=request.user, reason=data["reason"]
+            ),
+        )
+
+    def merge_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return self._workflow_form_view(
+            request,
+            object_id,
+            MergeForm,
+            "Merge",
+            lambda case, data: services.merge_cases(
+                case.id, data["kept"].strip(), user=request.user, reason=data["reason"]
+            ),
+        )
+
+    def _transition(self, request: HttpRequest, queryset: Any, target: str) -> None:
+        for case in queryset:
+            try:
+                services.change_status(case.id, target, user=request.user)
+            except (workflow.WorkflowError, workflow.NotAllowed) as error:
+                self.message_user(request, f"{case.id}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{case.id} is now {target}.", messages.SUCCESS)
+
+    @admin.action(description="Submit for review")
+    def submit_for_review(self, request: HttpRequest, queryset: Any) -> None:
+        self._transition(request, queryset, Case.Status.IN_REVIEW)
+
+    @admin.action(description="Send back to draft")
+    def send_back_to_draft(self, request: HttpRequest, queryset: Any) -> None:
+        self._transition(request, queryset, Case.Status.DRAFT)
+
+    @admin.action(description="Publish (reviewers)")
+    def publish(self, request: HttpRequest, queryset: Any) -> None:
+        self._transition(request, queryset, Case.Status.PUBLISHED)
+
+
+class ScaleColumnInline(EditorInline):
+    model = ScaleColumn
+    fields = ("position", "key", "label", "unit")
+    ordering = ("position",)
+    extra = 0
+
+
+class ScaleRowInline(EditorInline):
+    model = ScaleRow
+    fields = ("position", "values", "outcome", "note")
+    ordering = ("position",)
+    extra = 0
+
+
+@admin.register(ScaleTable)
+class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
+    """One scale table's columns and rows; saved through the case's service like the case."""
+
+    list_display = ("caption", "case", "position")
+    search_fields = ("caption", "case__id", "case__title")
+    list_filter = ("case__status",)
+    inlines = (ScaleColumnInline, ScaleRowInline)
+    fields = ("case", "position", "caption")
+    readonly_fields = ("case",)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return False  # reached from a case's page
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def case_id_of(self, obj: ScaleTable) -> str:
+        return obj.case_id
+
+
+class TermAdminForm(forms.ModelForm):
+    class Meta:
+        model = Term
+        fields = ("facet", "name", "slug", "description", "synonyms", "patterns")
+        field_classes = {"synonyms": LinesField, "patterns": LinesField}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["synonyms"].required = False
+        self.fields["patterns"].required = False
+        self.fields[
+            "patterns"
+        ].help_text = "Regular expressions (RE2) that spot the term in logs, one per line."
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        raw = {key: cleaned.get(key) for key in ("name", "slug", "description", "synonyms", "patterns")}
+        problems = term_problems({k: v for k, v in raw.items() if v not in (None, "")}, "term")
+        if problems:
+            raise ValidationError([f"{p.path.removeprefix('$.')}: {p.message}" for p in problems])
+        return cleaned
+
+
+@admin.register(Term)
+class TermAdmin(admin.ModelAdmin):
+    """Vocabulary terms: saved through `services.save_term` (the vocabulary import's upsert)
+    so the cases using a term are re-indexed."""
+
+    form = TermAdminForm
+    list_display = ("name", "facet", "slug")
+    list_filter = ("facet",)
+    search_fields = ("name", "slug", "description", "synonyms")
+    ordering = ("facet", "name")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_reviewer(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_reviewer(request.user)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # cases refer to terms by name
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return ("facet",) if obj is not None else ()
+
+    def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
+        services.save_term(obj)
+
+
+@admin.register(Proposal)
+class ProposalAdmin(admin.ModelAdmin):
+    """The review queue of public proposals. Accepting a new-case proposal publishes its
+    draft (reviewers); declining needs the reason written on the proposal first."""
+
+    list_display = ("title", "kind", "status", "case", "created")
+    list_filter = ("status", "kind")
+    search_fields = ("title", "text", "case__id", "source_urls")
+    ordering = ("-created",)
+    readonly_fields = (
+        "kind",
+        "status",
+        "case",
+        "title",
+        "text",
+        "source_urls",
+        "contact",
+        "lookalikes",
+        "created",
+    )
+    fields = (*readonly_fields, "decline_reason")
+    actions = ("start_review", "accept", "decline")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # proposals come from the public form and API
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: str) -> None:
+        for proposal in queryset:
+            try:
+                step(proposal)
+            except (proposal_services.ReviewError, workflow.WorkflowError, workflow.NotAllowed) as error:
+                self.message_user(request, f"{proposal.title}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{proposal.title}: {done}.", messages.SUCCESS)
+
+    @admin.action(description="Start reviewing")
+    def start_review(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(
+            request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
+        )
+
+    @admin.action(description="Accept (reviewers; publishes a new case)")
+    def accept(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(request, queryset, lambda p: proposal_services.accept(p, user=request.user), "accepted")
+
+    @admin.action(description="Decline (write the reason on the proposal first)")
+    def decline(self, request: HttpRequest, queryset: Any) -> None:
+        self._review(
+            request,
+            queryset,
+            lambda p: proposal_services.decline(p, user=request.user, reason=p.decline_reason),
+            "declined",
+        )

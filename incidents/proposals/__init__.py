@@ -1,0 +1,1 @@
+"""Public proposals: anyone proposes a new case or a correction; editors review them."""

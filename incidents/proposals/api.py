@@ -1,0 +1,168 @@
+"""`POST /api/proposals/`, `GET /api/proposals/{token}`, `GET /api/proposals/lookalikes`."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound, ParseError, Throttled
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api import schema
+from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
+from api.errors import InvalidParameters, ParameterError
+from api.http import ApiView
+from api.params import ParamReader
+from incidents import duplicates
+from incidents.problems import CaseImportError
+from incidents.search import search_cases
+
+from .forms import ProposalForm
+from .models import Proposal
+from .receive import RateLimited, check_rate, receive
+
+MAX_LOOKALIKES = 5
+
+
+def proposal_body(proposal: Proposal, request: Request) -> dict:
+    return {
+        "status": proposal.status,
+        "kind": proposal.kind,
+        "title": proposal.title,
+        "case": proposal.case_id
+        if proposal.status == Proposal.Status.ACCEPTED or proposal.kind == "correction"
+        else None,
+        "decline_reason": proposal.decline_reason or None,
+        "status_url": request.build_absolute_uri(proposal.get_absolute_url()),
+        "url": request.build_absolute_uri(reverse("api:proposal-status", args=[proposal.token])),
+        "lookalikes": proposal.lookalikes,
+    }
+
+
+class ProposalCreateView(ApiView):
+    """`POST /api/proposals/`: the proposal form's fields as JSON (`ProposalForm`)."""
+
+    @extend_schema(
+        operation_id="proposals_create",
+        summary="Propose a new case or a correction",
+        description=(
+            "Anyone may propose. Fields: `kind` (`new` or `correction`), `title`, `text`, "
+            "`source_urls` (one per line or a list), and for a new case `organization`, "
+            "`published` and `topic` (slug); for a correction `case_id`. Plain text only (no "
+            "HTML), bounded sizes, a per-client rate. Answers the private `status_url`."
+        ),
+        request={"application/json": {"type": "object"}},
+        responses={
+            201: OpenApiResponse(ProposalStatusSerializer, "Received."),
+            **schema.error_responses(bad_request="A field is missing, too long, HTML or not a URL."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        try:
+            check_rate(request)
+        except RateLimited as limited:
+            raise Throttled(wait=limited.wait) from None
+        if not isinstance(request.data, dict):
+            raise ParseError("the body must be a JSON object")
+        data = dict(request.data)
+        if isinstance(data.get("source_urls"), list):
+            data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
+        if "topic" in data:
+            from incidents.models import Facet, Term
+
+            term = Term.objects.of(Facet.TOPIC).filter(slug=str(data["topic"])).first()
+            data["topic"] = term.pk if term else "-1"
+        form = ProposalForm(data)
+        if not form.is_valid():
+            raise InvalidParameters(
+                [
+                    ParameterError(name, " ".join(str(m) for m in messages))
+                    for name, messages in form.errors.items()
+                ]
+            )
+        try:
+            proposal = receive(form.cleaned_data)
+        except CaseImportError as error:
+            raise InvalidParameters([ParameterError(p.path, p.message) for p in error.problems]) from None
+        return Response(proposal_body(proposal, request), status=201)
+
+
+class ProposalStatusView(ApiView):
+    """`GET /api/proposals/{token}`: where one proposal stands."""
+
+    @extend_schema(
+        operation_id="proposals_retrieve",
+        summary="A proposal's status (private link)",
+        description="The status a proposer follows with the token from the answer to `POST /api/proposals/`.",
+        parameters=[
+            OpenApiParameter("token", str, OpenApiParameter.PATH, description="The proposal's private token.")
+        ],
+        responses={
+            200: OpenApiResponse(ProposalStatusSerializer, "The status."),
+            **schema.error_responses(not_found="No such proposal."),
+        },
+    )
+    def get(self, request: Request, token: str) -> Response:
+        proposal = Proposal.objects.filter(token=token).first()
+        if proposal is None:
+            raise NotFound("No proposal at this address.")
+        response = Response(proposal_body(proposal, request))
+        response["Cache-Control"] = "private, no-store"
+        return response
+
+
+class LookalikesView(ApiView):
+    """`GET /api/proposals/lookalikes?title=&text=&url=`: existing cases a proposal may
+    duplicate (same source URL, near-identical text: `duplicates.find_lookalikes`) and
+    published cases the search engine finds for the title (`search_cases`)."""
+
+    @extend_schema(
+        operation_id="proposals_lookalikes",
+        summary="Existing cases that look like a proposal being typed",
+        description=(
+            "What the proposal form shows while typing: possible duplicates (a source URL a case cites, "
+            "near-identical text) and published cases the search engine finds for the title."
+        ),
+        parameters=[
+            OpenApiParameter(
+                "title", OpenApiTypes.STR, required=False, description="At most 300 characters."
+            ),
+            OpenApiParameter(
+                "text", OpenApiTypes.STR, required=False, description="At most 5000 characters."
+            ),
+            OpenApiParameter("url", OpenApiTypes.STR, many=True, required=False, description="Source URLs."),
+        ],
+        responses={
+            200: OpenApiResponse(LookalikesSerializer, "Possible duplicates, then similar cases."),
+            **schema.error_responses(bad_request="A parameter is unknown or too long."),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        reader = ParamReader(request.query_params, allowed=("title", "text", "url"))
+        title = reader.text("title", max_length=300) or ""
+        text = reader.text("text", max_length=5000) or ""
+        urls = [u for u in request.query_params.getlist("url") if len(u) <= 2000][:10]
+        reader.finish()
+        found = duplicates.find_lookalikes(urls=urls, text=f"{title}\n{text}" if (title or text) else "")
+        known = {d.case_id for d in found}
+        similar = []
+        if title.strip():
+            for hit in search_cases(query=title, limit=MAX_LOOKALIKES).hits:
+                if hit.case.id not in known:
+                    similar.append(
+                        {"id": hit.case.id, "title": hit.case.title, "url": _html(request, hit.case.id)}
+                    )
+        return Response(
+            {
+                "duplicates": [
+                    {"id": d.case_id, "title": d.title, "reason": d.reason, "url": _html(request, d.case_id)}
+                    for d in found
+                ],
+                "similar": similar,
+            }
+        )
+
+
+def _html(request: Request, case_id: str) -> str:
+    return request.build_absolute_uri(reverse("incidents:case-detail", args=[case_id]))

@@ -1,0 +1,107 @@
+"""The proposal form (the HTML page and the API read the same one): sizes bounded, no
+HTML, public http(s) source URLs, and a honeypot field that people never fill in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nh3
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+
+from incidents.models import Case, Facet, Term
+
+from .models import Proposal
+
+MAX_URLS = 10
+MAX_TEXT = 5000
+HONEYPOT = "website"
+
+
+def no_html(value: str) -> None:
+    if value and nh3.is_html(value):
+        raise ValidationError("HTML is not accepted: write plain text (Markdown is fine).")
+
+
+class TermChoice(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Term) -> str:
+        return obj.name
+
+
+class ProposalForm(forms.Form):
+    """A new case or a correction of an existing one, with its public sources."""
+
+    kind = forms.ChoiceField(
+        choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW
+    )
+    case_id = forms.CharField(
+        label="Case to correct", max_length=12, required=False, help_text="For a correction, e.g. IL-0428."
+    )
+    title = forms.CharField(
+        max_length=300,
+        min_length=10,
+        validators=[no_html],
+        help_text="What broke, at what scale, with what effect.",
+    )
+    organization = forms.CharField(max_length=200, required=False, validators=[no_html])
+    published = forms.DateField(
+        required=False,
+        label="Date of the source",
+        help_text="YYYY-MM-DD",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    text = forms.CharField(
+        label="What happened / what is wrong",
+        max_length=MAX_TEXT,
+        validators=[no_html],
+        widget=forms.Textarea(attrs={"rows": 8}),
+    )
+    topic = TermChoice(queryset=Term.objects.of(Facet.TOPIC).order_by("name"), required=False)
+    root_cause = TermChoice(
+        queryset=Term.objects.of(Facet.ROOT_CAUSE).order_by("name"),
+        required=False,
+        label="Root cause, if known",
+    )
+    source_urls = forms.CharField(
+        label="Source URLs",
+        max_length=MAX_URLS * 2001,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}.",
+    )
+    contact = forms.EmailField(
+        required=False, max_length=200, help_text="Optional, only for questions about it."
+    )
+    # Hidden from people by CSS and aria-hidden; bots filling every field give themselves away.
+    website = forms.CharField(required=False, label="Leave this empty")
+
+    def clean_source_urls(self) -> list[str]:
+        lines = [line.strip() for line in self.cleaned_data["source_urls"].splitlines() if line.strip()]
+        if not lines:
+            raise ValidationError("Give at least one public source URL.")
+        if len(lines) > MAX_URLS:
+            raise ValidationError(f"At most {MAX_URLS} URLs.")
+        check = URLValidator(schemes=["http", "https"])
+        for line in lines:
+            if len(line) > 2000:
+                raise ValidationError("A URL is longer than 2000 characters.")
+            try:
+                check(line)
+            except ValidationError:
+                raise ValidationError(f"Not an http(s) URL: {line[:100]}") from None
+        return list(dict.fromkeys(lines))
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get(HONEYPOT):
+            raise ValidationError("This proposal looks automated.", code="honeypot")
+        if cleaned.get("kind") == Proposal.Kind.CORRECTION:
+            case = Case.objects.published().filter(id__iexact=(cleaned.get("case_id") or "").strip()).first()
+            if case is None:
+                self.add_error("case_id", "Name the published case to correct, e.g. IL-0428.")
+            cleaned["case"] = case
+        elif cleaned.get("kind") == Proposal.Kind.NEW:
+            for name in ("organization", "published", "topic"):
+                if not cleaned.get(name):
+                    self.add_error(name, "Needed for a new case.")
+        return cleaned

@@ -1,0 +1,59 @@
+"""Taking in a proposal from either door (the form or the API): the per-client rate limit
+and the hand-off to the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.settings import api_settings
+
+from api.throttling import ClientRateThrottle
+
+from . import services
+from .models import Proposal
+
+SCOPE = "proposals"
+
+
+class RateLimited(Exception):
+    def __init__(self, wait: int):
+        self.wait = wait
+        super().__init__(f"try again in {wait} seconds")
+
+
+class _ProposalScope:
+    throttle_scope = SCOPE
+
+
+def check_rate(request: Any) -> None:
+    """Count one proposal for the client address; raise RateLimited past
+    `DEFAULT_THROTTLE_RATES["proposals"]`. The API's own throttle does the counting, so the
+    form and the API share one budget per client."""
+    throttle = ClientRateThrottle()
+    if api_settings.DEFAULT_THROTTLE_RATES.get(SCOPE) and not throttle.allow_request(
+        request, _ProposalScope()
+    ):
+        raise RateLimited(int(throttle.wait() or 1))
+
+
+def receive(data: dict[str, Any]) -> Proposal:
+    """A checked `ProposalForm.cleaned_data` into the review queue."""
+    if data["kind"] == Proposal.Kind.CORRECTION:
+        return services.propose_correction(
+            case=data["case"],
+            text=data["text"],
+            source_urls=data["source_urls"],
+            contact=data.get("contact", ""),
+        )
+    return services.propose_case(
+        services.NewCase(
+            title=data["title"],
+            organization=data["organization"],
+            published=data["published"],
+            summary=data["text"],
+            topic=data["topic"],
+            root_cause=data.get("root_cause"),
+            source_urls=data["source_urls"],
+            contact=data.get("contact", ""),
+        )
+    )

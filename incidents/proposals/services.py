@@ -1,0 +1,127 @@
+"""Receiving and reviewing proposals. A new-case proposal becomes a draft case at once
+(validated by import's own validation through `services.save_case_document`); accepting it
+publishes that draft through the workflow, so search, feeds and history follow."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from incidents import duplicates, services
+from incidents.history import User
+from incidents.models import Case, Facet, Term
+from incidents.workflow import is_editor, is_reviewer
+
+from .models import Proposal
+
+UNKNOWN_ROOT_CAUSE = "Root cause unknown"
+
+
+@dataclass(frozen=True)
+class NewCase:
+    """What a reader tells about a new case (checked by `forms.ProposalForm`)."""
+
+    title: str
+    organization: str
+    published: datetime.date
+    summary: str
+    topic: Term
+    root_cause: Term | None
+    source_urls: list[str]
+    contact: str = ""
+
+
+@transaction.atomic
+def propose_case(data: NewCase) -> Proposal:
+    """Make a draft case from a new-case proposal and queue it. Raises CaseImportError when
+    the draft fails import's validation (nothing is written then)."""
+    root_cause = data.root_cause or Term.objects.get(facet=Facet.ROOT_CAUSE, name=UNKNOWN_ROOT_CAUSE)
+    document: dict[str, Any] = {
+        "id": services.next_case_id(),
+        "title": data.title,
+        "organization": data.organization,
+        "published": data.published.isoformat(),
+        "status": Case.Status.DRAFT,
+        "topics": [data.topic.slug],
+        "summary": data.summary,
+        "symptoms": {"description": data.summary, "tags": []},
+        "root_cause": {"category": root_cause.name},
+        "sources": [{"url": url} for url in data.source_urls],
+    }
+    found = duplicates.find_lookalikes(urls=data.source_urls, text=f"{data.title}\n{data.summary}")
+    services.save_case_document(document, reason="public proposal", where="proposal")
+    return Proposal.objects.create(
+        kind=Proposal.Kind.NEW,
+        case_id=document["id"],
+        title=data.title,
+        text=data.summary,
+        source_urls=data.source_urls,
+        contact=data.contact,
+        lookalikes=[{"id": d.case_id, "reason": d.reason} for d in found],
+    )
+
+
+def propose_correction(*, case: Case, text: str, source_urls: list[str], contact: str = "") -> Proposal:
+    """Queue a correction of a published case (an editor applies it in the admin)."""
+    return Proposal.objects.create(
+        kind=Proposal.Kind.CORRECTION,
+        case=case,
+        title=f"Correction to {case.id}: {case.title}"[:300],
+        text=text,
+        source_urls=source_urls,
+        contact=contact,
+    )
+
+
+class ReviewError(Exception):
+    pass
+
+
+@transaction.atomic
+def start_review(proposal: Proposal, *, user: User) -> Proposal:
+    """received -> in review; a new case's draft moves to review with it (editors)."""
+    if proposal.status != Proposal.Status.RECEIVED:
+        raise ReviewError(f"the proposal is {proposal.status}, not received")
+    if not is_editor(user):
+        raise ReviewError("reviewing proposals needs the editor role")
+    if proposal.kind == Proposal.Kind.NEW and proposal.case_id:
+        if Case.objects.filter(pk=proposal.case_id, status=Case.Status.DRAFT).exists():
+            services.change_status(proposal.case_id, Case.Status.IN_REVIEW, user=user)
+    proposal.status = Proposal.Status.IN_REVIEW
+    proposal.save(update_fields=["status", "updated"])
+    return proposal
+
+
+@transaction.atomic
+def accept(proposal: Proposal, *, user: User) -> Proposal:
+    """Accept: a new case's draft is published (reviewers; it goes through review first)."""
+    if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
+        raise ReviewError(f"the proposal is already {proposal.status}")
+    if not is_reviewer(user):
+        raise ReviewError("accepting proposals needs the reviewer role")
+    if proposal.kind == Proposal.Kind.NEW and proposal.case_id:
+        draft = Case.objects.get(pk=proposal.case_id)
+        if draft.status == Case.Status.DRAFT:
+            services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
+        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
+    proposal.status = Proposal.Status.ACCEPTED
+    proposal.save(update_fields=["status", "updated"])
+    return proposal
+
+
+@transaction.atomic
+def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
+    """Decline with a reason the proposer sees (editors); a new case's draft stays a draft."""
+    if not is_editor(user):
+        raise ReviewError("declining proposals needs the editor role")
+    if not reason.strip():
+        raise ReviewError("say why the proposal is declined")
+    if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
+        raise ReviewError(f"the proposal is already {proposal.status}")
+    proposal.status = Proposal.Status.DECLINED
+    proposal.decline_reason = reason.strip()
+    proposal.save(update_fields=["status", "decline_reason", "updated"])
+    return proposal

@@ -1,0 +1,56 @@
+"""`/propose/` (the form) and `/proposals/<token>` (the proposer's private status page)."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+
+from incidents.problems import CaseImportError
+from incidents.views.common import render_page
+
+from .forms import ProposalForm
+from .models import Proposal
+from .receive import RateLimited, check_rate, receive
+
+
+@never_cache
+@csrf_protect
+def propose(request: HttpRequest) -> HttpResponse:
+    """The proposal form. POST: checked by `ProposalForm` (sizes, no HTML, honeypot) and the
+    per-client proposal rate; a valid one lands in the review queue and the proposer is sent
+    to the private status page. While typing, `static/js/propose.js` shows existing cases
+    that look similar (`/api/proposals/lookalikes`)."""
+    form = ProposalForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        try:
+            check_rate(request)
+        except RateLimited as limited:
+            form.add_error(None, f"Too many proposals from here; try again in {limited.wait} seconds.")
+            status = 429
+        else:
+            if form.is_valid():
+                try:
+                    proposal = receive(form.cleaned_data)
+                except CaseImportError as error:
+                    for problem in error.problems:
+                        form.add_error(None, f"{problem.path.removeprefix('$.')}: {problem.message}")
+                else:
+                    return redirect(proposal.get_absolute_url())
+            status = 400 if status == 200 else status
+    return render_page(request, "incidents/propose.html", {"form": form}, json_url=None, status=status)
+
+
+@never_cache
+def proposal_status(request: HttpRequest, token: str) -> HttpResponse:
+    """Where a proposal stands: received, in review, accepted (with the case) or declined
+    (with the reason). Only whoever holds the private link can see it."""
+    proposal = Proposal.objects.select_related("case").filter(token=token).first()
+    if proposal is None:
+        raise Http404("No proposal at this address.")
+    response = render_page(request, "incidents/proposal_status.html", {"proposal": proposal}, json_url=None)
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"  # the token must not leak to linked sites
+    return response

@@ -1,0 +1,75 @@
+"""A reader proposes a case: the form warns that it looks like an existing case, the
+proposal is sent, its private page shows it received; a reviewer accepts it in the admin
+and the case appears in search."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from incidents.models import Case, Source
+from incidents.proposals.models import Proposal
+from tests.editorial.conftest import make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TITLE = "Object storage throttling stalled checkpoint uploads for a week of training"
+
+
+def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, site, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
+    }
+    existing = Source.objects.filter(case_id="IL-0428").values_list("url", flat=True).first()
+    page = open_page("/propose/")
+
+    page.get_by_label("Title").fill(TITLE)
+    page.get_by_label("Organization").fill("Example Lab")
+    page.get_by_label("Date of the source").fill("2025-02-03")
+    page.get_by_label("What happened / what is wrong").fill(
+        "Uploads of checkpoint shards were throttled by the object store; the job waited on each save."
+    )
+    page.get_by_label("Topic").select_option(label="Storage")
+    # Pasting a source that an existing case cites: the form says so before sending.
+    page.get_by_label("Source URLs").fill(existing)
+    warning = page.locator("#duplicate-warning")
+    warning.wait_for(state="visible")
+    assert "IL-0428" in page.locator("#lookalike-list li.duplicate").first.inner_text()
+
+    # The proposer checks and replaces it with the account they meant.
+    # Let the form's last look-up finish first (the test database is one SQLite file in
+    # memory: a read still running would lock the write).
+    with page.expect_response(lambda r: "/api/proposals/lookalikes" in r.url):
+        page.get_by_label("Source URLs").fill("https://example.org/blog/object-store-throttling")
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name="Send the proposal").click()
+    page.wait_for_url(re.compile(r"/proposals/[\w-]+$"))
+    status_url = page.url
+    assert page.locator("#proposal-status").inner_text() == "Received"
+    proposal = Proposal.objects.get()
+    assert Case.objects.get(id=proposal.case_id).status == "draft"
+
+    # A reviewer signs in to the admin and accepts it from the review queue.
+    make_user("rita", "reviewer")
+    admin = open_page("/admin/login/?next=/admin/incidents/proposal/")
+    admin.get_by_label("Username").fill("rita")
+    admin.get_by_label("Password").fill("pw-rita")
+    admin.get_by_role("button", name="Log in").click()
+    admin.wait_for_url(re.compile(r"/admin/incidents/proposal/$"))
+    admin.locator("input[name=_selected_action]").first.check()
+    admin.locator("select[name=action]").select_option("accept")
+    admin.get_by_role("button", name="Go").click()
+    admin.locator("ul.messagelist").wait_for()
+    assert "accepted" in admin.locator("ul.messagelist").inner_text()
+
+    page.goto(status_url)
+    assert page.locator("#proposal-status").inner_text() == "Accepted"
+    case_id = proposal.case_id
+    page.get_by_role("link", name=case_id).click()
+    page.wait_for_url(re.compile(rf"/cases/{case_id}$"))
+    assert page.locator("h1").inner_text().startswith("Object storage throttling stalled")
+
+    page.goto(f"{site}/cases/?q=object+storage+throttling")
+    assert case_id in page.locator("section.results .case-id").all_inner_texts()

@@ -1,0 +1,97 @@
+"""Accounts for the editorial tests: one per role, each with an API token."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+
+from incidents.roles import ensure_roles
+from incidents.workflow import EDITOR, REVIEWER
+
+
+def make_user(username: str, *roles: str, staff: bool = True):
+    groups = ensure_roles()
+    user = get_user_model().objects.create_user(username, password="pw-" + username, is_staff=staff)
+    for role in roles:
+        user.groups.add(groups[role])
+    return user
+
+
+@pytest.fixture
+def editor(db):
+    return make_user("edna", EDITOR)
+
+
+@pytest.fixture
+def reviewer(db):
+    return make_user("rita", REVIEWER)
+
+
+@pytest.fixture
+def outsider(db):
+    """Signed in, staff even, but with no editorial role."""
+    return make_user("otto")
+
+
+def token_for(user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+class _FormReader(HTMLParser):
+    """The values a browser would send for the first `<form method="post">` of a page."""
+
+    def __init__(self, form_id: str | None) -> None:
+        super().__init__()
+        self.form_id = form_id
+        self.data: dict[str, list[str]] = {}
+        self._select: str | None = None
+        self._textarea: str | None = None
+        self._text: list[str] = []
+        self._in_form = False
+        self._done = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and (a.get("method") or "").lower() == "post" and not self._done:
+            self._in_form = self.form_id is None or a.get("id") == self.form_id
+        if not self._in_form:
+            return
+        name = a.get("name")
+        if tag == "input" and name:
+            kind = (a.get("type") or "text").lower()
+            if kind in ("submit", "button", "image", "file"):
+                return
+            if kind in ("checkbox", "radio") and "checked" not in a:
+                return
+            self.data.setdefault(name, []).append(a.get("value") or ("on" if kind == "checkbox" else ""))
+        elif tag == "select" and name:
+            self._select = name
+            self.data.setdefault(name, [])
+        elif tag == "option" and self._select and "selected" in a:
+            self.data[self._select].append(a.get("value") or "")
+        elif tag == "textarea" and name:
+            self._textarea, self._text = name, []
+
+    def handle_data(self, data):
+        if self._textarea:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea" and self._textarea:
+            text = "".join(self._text)
+            self.data.setdefault(self._textarea, []).append(text[1:] if text.startswith("\n") else text)
+            self._textarea = None
+        elif tag == "form" and self._in_form:
+            self._in_form, self._done = False, True
+
+
+def form_data(html: str, form_id: str | None = None) -> dict[str, list[str]]:
+    """The first POST form's values, or those of the form with `form_id`."""
+    reader = _FormReader(form_id)
+    reader.feed(html)
+    return reader.data
