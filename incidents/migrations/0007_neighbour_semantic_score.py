@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0004_case_embedding'),
+        ('incidents', '0006_case_embedding'),
     ]
 
     operations = [

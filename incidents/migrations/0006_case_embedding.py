@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0003_root_cause_term_rows'),
+        ('incidents', '0005_proposals'),
     ]
 
     operations = [
