@@ -1,7 +1,7 @@
 """Accelerator families: "NVIDIA A100 80GB" and "NVIDIA A100 40GB" are both the A100 family.
 
 Cases name the accelerator model as the source states it (fixtures use one spelling per
-model; see fixtures/REVIEW.md and the content conventions). A family is the model without
+model). A family is the model without
 its memory size or form factor, so charts and family filters group one chip generation.
 """
 
