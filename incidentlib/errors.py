@@ -12,7 +12,8 @@ from api.errors import problem_response
 from incidents.search.logmatch import MAX_LOG_BYTES
 
 
-def _is_api(request: HttpRequest) -> bool:
+def is_api_request(request: HttpRequest) -> bool:
+    """Whether `request` is for the JSON API, which answers errors as problem documents."""
     return request.path.startswith("/api/")
 
 
@@ -22,14 +23,14 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     if isinstance(exception, RequestDataTooBig):
         limit = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1_000_000:.1f} MB"
         detail = f"The request body is larger than {limit}, the most this site accepts."
-        if _is_api(request):
+        if is_api_request(request):
             return problem_response(413, "Content Too Large", detail, instance=request.path)
         message = (
             f"{detail} When pasting a log, the {MAX_LOG_BYTES // 1_000_000} MB around the failure "
             "are enough: the first error and the lines before it."
         )
         return render(request, "error.html", {"title": "Too large", "message": message}, status=413)
-    if _is_api(request):
+    if is_api_request(request):
         return problem_response(
             400, "Bad Request", "The request could not be understood.", instance=request.path
         )
@@ -38,19 +39,19 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if _is_api(request):
+    if is_api_request(request):
         return problem_response(403, "Forbidden", "The request was refused.", instance=request.path)
     return defaults.permission_denied(request, exception or Exception())
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if _is_api(request):
+    if is_api_request(request):
         return problem_response(404, "Not Found", f"No resource at {request.path}", instance=request.path)
     return render(request, "404.html", {"path": request.path}, status=404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    if _is_api(request):
+    if is_api_request(request):
         return problem_response(
             500, "Internal Server Error", "The server failed to answer.", instance=request.path
         )

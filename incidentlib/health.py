@@ -13,7 +13,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-RETRY_AFTER_SECONDS = 5
+from incidentlib.middleware import RETRY_AFTER_SECONDS
 
 
 @never_cache

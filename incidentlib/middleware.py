@@ -19,14 +19,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from api.errors import problem_response
+from incidentlib.errors import is_api_request
 
 logger = logging.getLogger("incidentlib.reliability")
 
 RETRY_AFTER_SECONDS = 5
-
-
-def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/")
 
 
 class RejectNulMiddleware:
@@ -44,7 +41,7 @@ class RejectNulMiddleware:
     @staticmethod
     def _bad_parameter(request: HttpRequest, name: str) -> HttpResponse:
         detail = "contains a NUL character (\\0), which no value can hold"
-        if _is_api(request):
+        if is_api_request(request):
             return problem_response(
                 400,
                 "Bad Request",
@@ -70,7 +67,7 @@ class DatabaseUnavailableMiddleware:
             "database unavailable: %s %s: %s", request.method, request.path, type(exception).__name__
         )
         detail = "The case database is not answering right now. Try again in a few seconds."
-        if _is_api(request):
+        if is_api_request(request):
             response: HttpResponse = problem_response(
                 503, "Service Unavailable", detail, instance=request.path
             )
