@@ -61,11 +61,11 @@ def test_search_adds_one_query_per_kind_of_filter(django_assert_num_queries):
     baseline = queries_of(search.search_cases, query="GPU", limit=10)
     with django_assert_num_queries(baseline):
         tools.search_incidents(query="GPU")
-    filters = build_filters(symptom="nccl-timeout", organization="Meta (FAIR)")
+    filters = build_filters(symptom="nccl-timeout", organization="Meta")
     baseline = queries_of(search.search_cases, query="GPU", filters=filters, limit=10)
     # + the vocabulary (to resolve the symptom) + the organizations.
     with django_assert_num_queries(baseline + 2):
-        tools.search_incidents(query="GPU", symptom="NCCL timeout", organization="meta (fair)")
+        tools.search_incidents(query="GPU", symptom="NCCL timeout", organization="meta")
 
 
 def test_list_adds_nothing_without_filters(django_assert_num_queries):
