@@ -47,6 +47,7 @@ KIND_MISMATCH = 0.6
 STRONG_SIGNATURE = 4.0
 STRONG_SHARE_OF_TOP = 0.8
 POSSIBLE_SIGNATURE = 2.0
+STRONG_SPECIFIC = 2
 _KIND_PATTERNS = {
     "training": re2.compile(
         r"(?i)\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
@@ -83,6 +84,9 @@ class _TermForm:
 class _Evidence:
     lines: list[tuple[int, str]] = field(default_factory=list)
     count: int = 0
+    # Found by an extractor of failures (error codes, exception types, errno and signal
+    # names, known phrases), not only as a code identifier such as `local_rank`.
+    specific: bool = False
 
     def add(self, number: int, line: str) -> None:
         self.count += 1
@@ -162,6 +166,7 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
                     continue
                 key = token if not extractor.ignore_case else token.lower()
                 evidence = found.setdefault(key, _Evidence())
+                evidence.specific = evidence.specific or extractor.name != "identifier"
                 for number in numbers:
                     evidence.add(number, line)
     return found
@@ -190,12 +195,25 @@ def _job_kind(lines: dict[str, list[int]]) -> str | None:
     return None
 
 
-def confidence(signature: float, signatures: int, score: float, top: float) -> str:
+def confidence(signature: float, signatures: int, score: float, top: float, *, specific: int = 0) -> str:
     """strong / possible / weak for a log hit (thresholds from the tuning logs,
-    eval/logs.json): strong needs at least two specific signatures (error codes, tokens,
-    symptom or root-cause terms; never a bare component name) weighing `STRONG_SIGNATURE`
-    and a score close to the best hit's."""
-    if signatures >= 2 and signature >= STRONG_SIGNATURE and score >= STRONG_SHARE_OF_TOP * top:
+    eval/logs.json, with and without a matching case).
+
+    strong needs at least two signatures (error codes, tokens, symptom or root-cause terms,
+    components found by their own patterns; never a bare component name) weighing
+    `STRONG_SIGNATURE`, a score close to the best hit's, and evidence that names the
+    failure specifically: `specific` counts 2 for each failure token the case shares with
+    the log (error code, exception type, errno or signal name, known phrase) and 1 for
+    each symptom or root-cause term and each code identifier (`save_checkpoint`), and must
+    reach `STRONG_SPECIFIC`. One symptom (pods pending, loss diverged), one identifier
+    (`local_rank`) or component names alone fit many unrelated logs: possible at most.
+    """
+    if (
+        specific >= STRONG_SPECIFIC
+        and signatures >= 2
+        and signature >= STRONG_SIGNATURE
+        and score >= STRONG_SHARE_OF_TOP * top
+    ):
         return "strong"
     if signature >= POSSIBLE_SIGNATURE:
         return "possible"
@@ -293,6 +311,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     total = max(Case.objects.published().count(), 1)
     signature: dict[str, float] = {}
     signature_count: dict[str, int] = {}
+    specific: dict[str, int] = {}  # how specifically the evidence names a failure, see `confidence`
     context: dict[str, float] = {}
     reasons: dict[str, list[tuple[str, _Evidence]]] = {}
     term_by_id = {t.id: t for t in terms}
@@ -311,6 +330,9 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         for case_id in case_ids:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
+            # A failure token says as much as two terms or identifiers (see `confidence`).
+            units = 2 if token_evidence[tokens[index]].specific else 1
+            specific[case_id] = specific.get(case_id, 0) + units
             reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
 
     # Which published cases carry the found terms (every facet, root causes included): one
@@ -331,6 +353,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         else:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
+            if term.facet != Facet.COMPONENT:
+                specific[case_id] = specific.get(case_id, 0) + 1
         reasons.setdefault(case_id, []).append((term.name, term_evidence[term_id]))
 
     candidates = [c for c in signature if signature[c] > 0]
@@ -384,7 +408,11 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     for number, (line, names) in shown
                 ],
                 confidence=confidence(
-                    signature[case_id], signature_count.get(case_id, 0), scores[case_id], top
+                    signature[case_id],
+                    signature_count.get(case_id, 0),
+                    scores[case_id],
+                    top,
+                    specific=specific.get(case_id, 0),
                 ),
             )
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,33 @@ pytestmark = pytest.mark.django_db
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
 LOGS = json.loads((EVAL / "logs.json").read_text())["logs"]
+MATCHING = [i for i in LOGS if i["relevant"]]
+NO_MATCH = [i for i in LOGS if not i["relevant"]]
 
 
-@pytest.mark.parametrize("item", LOGS, ids=[i["file"].split("/")[-1] for i in LOGS])
+@pytest.mark.parametrize("item", MATCHING, ids=[i["file"].split("/")[-1] for i in MATCHING])
 def test_each_benchmark_log_puts_a_relevant_case_first(item):
     hits = match_log((EVAL / item["file"]).read_text(encoding="utf-8"))
     assert hits[0].case.id in item["relevant"]
+
+
+# Logs whose only evidence is one symptom or component names (pods pending; loss diverged;
+# a Redis request cancelled): many cases fit them, so their best hit is possible, not strong.
+ONE_SYMPTOM_ONLY = {"logs/fp16-loss-scale.log", "logs/kubelet-image-pull.log", "logs/redis-cancel.log"}
+
+
+@pytest.mark.parametrize("item", MATCHING, ids=[i["file"].split("/")[-1] for i in MATCHING])
+def test_a_log_with_a_specific_signature_is_a_strong_match(item):
+    hit = match_log((EVAL / item["file"]).read_text(encoding="utf-8"))[0]
+    assert hit.confidence == ("possible" if item["file"] in ONE_SYMPTOM_ONLY else "strong")
+
+
+@pytest.mark.parametrize("item", NO_MATCH, ids=[i["file"].split("/")[-1] for i in NO_MATCH])
+def test_a_log_of_an_unknown_failure_gets_no_strong_match(item):
+    # Shared code identifiers (`local_rank`) and component names alone are not evidence
+    # of the same failure (`logmatch.confidence`).
+    hits = match_log((EVAL / item["file"]).read_text(encoding="utf-8"))
+    assert [h.case.id for h in hits if h.confidence == "strong"] == []
 
 
 def test_hit_lists_the_lines_and_terms_that_matched():
@@ -64,25 +84,25 @@ def test_text_is_cut_at_one_megabyte():
     assert len(decode_log(b"a" * (MAX_LOG_BYTES + 10))) == MAX_LOG_BYTES
 
 
-def test_time_grows_linearly_with_hostile_input():
-    # Inputs that make backtracking regular expressions explode: long runs of one character,
-    # almost-matches of the Xid and exception patterns, a single 1 MB line.
-    def seconds(text: str) -> float:
-        started = time.perf_counter()
-        match_log(text)
-        return time.perf_counter() - started
+def test_hostile_input_is_matched_by_linear_time_regular_expressions_only():
+    # Linear time is RE2's guarantee (no backtracking), so the test checks the mechanism,
+    # not a stopwatch: every extractor and term pattern is an RE2 program, a pattern that
+    # needs backtracking (a back-reference) is refused, and near-miss lines that make
+    # backtracking engines explode are read without error.
+    import re2
 
-    def text(lines: int) -> str:
-        # Distinct lines (repeated ones are matched once) of near-misses.
-        return "".join(
-            f"{i} NVRM: Xid (PCI:" + "0" * 200 + " " + "a" * 300 + "Error" * 20 + "\n" for i in range(lines)
-        )
+    from incidents.search.patterns import EXTRACTORS, compile_pattern, pattern_problem
 
-    small, large = text(200), text(1600)
-    seconds(small)
-    ratio = seconds(large) / max(seconds(small), 1e-3)
-    assert ratio < 8 * 3  # 8x the text: well under 24x the time (linear, not worse)
-    assert seconds("a" * (MAX_LOG_BYTES - 1)) < 5
+    assert all(isinstance(compile_pattern(e.pattern), re2._Regexp) for e in EXTRACTORS)
+    assert pattern_problem(r"(a+)+\1") is not None
+    near_misses = "".join(
+        f"{i} NVRM: Xid (PCI:" + "0" * 200 + " " + "a" * 300 + "Error" * 20 + "\n" for i in range(400)
+    )
+    reading = read_log(near_misses + "a" * 100_000)
+    assert reading.lines_read == 401  # 400 lines and the 100 KB one
+    # "NVRM: Xid" names the Xid family, never a code: the lines make no strong match.
+    assert [h.confidence for h in reading.hits if h.confidence == "strong"] == []
+    assert not any(term.startswith("Xid ") for h in reading.hits for term in h.matched_terms)
 
 
 def test_an_infiniband_work_completion_is_not_an_inference_log():
