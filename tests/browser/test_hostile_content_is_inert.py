@@ -61,7 +61,8 @@ PAYLOADS = [
     '<meta http-equiv="refresh" content="0;url=javascript:alert(\'meta\')">',
     '<p title=""><img src=x onerror=alert(\'attr-break\')>">',
 ]
-MARKDOWN = f"{MARKER} text around the payloads.\n\n" + "\n\n".join(PAYLOADS)
+# `NCCL_ZQXHOSTILE`: a setting only this case names, so the hostile log finds it first.
+MARKDOWN = f"{MARKER} text around the payloads, NCCL_ZQXHOSTILE.\n\n" + "\n\n".join(PAYLOADS)
 SHORT = "<img src=x onerror=alert('short')> <script>alert('s')</script> javascript:alert('p')"
 
 
@@ -104,7 +105,7 @@ def hostile_document() -> dict:
 
 LOG = "\n".join(
     [
-        "NCCL WARN Timeout <script>alert('log')</script>",
+        "NCCL WARN Timeout NCCL_ZQXHOSTILE=1 <script>alert('log')</script>",
         "[rank3] Watchdog caught collective operation timeout <img src=x onerror=alert('log2')>",
         "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus <svg onload=alert('log3')>",
         "<a href=\"javascript:alert('log4')\">x</a>",
