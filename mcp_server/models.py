@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-FacetName = Literal["topic", "symptom", "root_cause", "component"]
+FacetName = Literal["topic", "symptom", "root_cause", "component", "organization", "accelerator"]
 
 
 class CaseSummary(BaseModel):
@@ -100,8 +100,16 @@ class VocabTerm(BaseModel):
     slug: str = Field(description="Pass this as the filter value.")
     name: str
     description: str
-    synonyms: list[str]
+    synonyms: list[str] = Field(
+        description="Other names; for organizations and accelerators the aliases filters accept."
+    )
     case_count: int = Field(description="Published cases that carry the term.")
+    vendor: str | None = Field(default=None, description="Accelerators only: the chip's vendor.")
+    family: str | None = Field(
+        default=None,
+        description="Accelerators only: the family's slug (its own for a family); filtering on it "
+        "finds every model's cases.",
+    )
 
 
 class Vocabulary(BaseModel):
