@@ -12,8 +12,8 @@ from simple_history.models import HistoricalRecords
 
 
 class Facet(models.TextChoices):
-    """The vocabularies of a case: four that describe the failure (`DESCRIBING`) and two
-    that say who reported it and on what hardware (organization, accelerator)."""
+    """The vocabularies of a case: those that describe the failure, and two that say who
+    reported it and on what hardware (organization, accelerator: `ALIAS_FACETS`)."""
 
     TOPIC = "topic", "Topic"
     SYMPTOM = "symptom", "Symptom tag"
@@ -23,12 +23,10 @@ class Facet(models.TextChoices):
     ACCELERATOR = "accelerator", "Accelerator"
 
 
-# The facets that describe the failure itself: search widens queries with them and case
-# similarity weighs them. Who reported a case and on which chip say nothing about whether
-# two failures are alike, so organization and accelerator stay out of ranking.
-DESCRIBING_FACETS: tuple[Facet, ...] = (Facet.TOPIC, Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT)
 # Facets a case names by a free string (`organization`, `environment.accelerator`) that
-# resolves to a term through its name, slug or synonyms in any letter case.
+# resolves to a term through its name, slug or synonyms in any letter case. Who reported a
+# case and on which chip say nothing about whether two failures are alike, so case
+# similarity leaves these out.
 ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
 
 
@@ -61,7 +59,7 @@ class Term(models.Model):
     vendor = models.CharField(max_length=60, null=True, blank=True)
     family = models.ForeignKey(
         "self",
-        on_delete=models.PROTECT,
+        on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="members",
@@ -249,6 +247,19 @@ class Case(models.Model):
     @property
     def components(self) -> list[Term]:
         return self.terms_of(Facet.COMPONENT)
+
+    @property
+    def organization_term(self) -> Term | None:
+        """The organization term `organization` resolves to (None before it is linked)."""
+        terms = self.terms_of(Facet.ORGANIZATION)
+        return terms[0] if terms else None
+
+    @property
+    def accelerator_term(self) -> Term | None:
+        """The accelerator term `accelerator` resolves to: the model, or the family when the
+        case names only the family (its family link comes after it)."""
+        terms = self.terms_of(Facet.ACCELERATOR)
+        return terms[0] if terms else None
 
 
 class CaseTerm(models.Model):

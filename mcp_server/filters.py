@@ -28,8 +28,16 @@ Symptom = Annotated[
 ]
 RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
 Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
-Organization = Annotated[Values, Field(description="Organization, e.g. Meta; a list: any.")]
-Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'NVIDIA H100 80GB'; a list: any.")]
+Organization = Annotated[
+    Values, Field(description="Organization slug, name or alias, e.g. meta or FAIR (see vocab); a list: any.")
+]
+Accelerator = Annotated[
+    Values,
+    Field(
+        description="Accelerator model or family: slug, name or alias, e.g. 'a100' (every A100 "
+        "model) or 'NVIDIA H100 80GB' (see vocab); a list: any."
+    ),
+]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
     list[str] | None,
@@ -89,7 +97,7 @@ def build_filters(
     """`CaseFilters` for the given tool arguments, read by `selectors.parse_filters`.
 
     Raises ToolError naming every refused value with the nearest valid ones. Costs one
-    query when a term filter is given and one per organization / accelerator facet used.
+    query when a term filter (organization and accelerator included) is given.
     """
     params: dict[str, object] = {
         "topic": topic,

@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='term',
             name='family',
-            field=models.ForeignKey(blank=True, limit_choices_to={'facet': 'accelerator', 'family': None}, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='members', to='incidents.term'),
+            field=models.ForeignKey(blank=True, limit_choices_to={'facet': 'accelerator', 'family': None}, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='members', to='incidents.term'),
         ),
         migrations.AddField(
             model_name='term',
