@@ -28,15 +28,10 @@ Symptom = Annotated[
 ]
 RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
 Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
-Organization = Annotated[
-    Values, Field(description="Organization slug, name or alias, e.g. meta or FAIR (see vocab); a list: any.")
-]
+Organization = Annotated[Values, Field(description="Organization, e.g. Meta or FAIR; a list: any.")]
 Accelerator = Annotated[
     Values,
-    Field(
-        description="Accelerator model or family: slug, name or alias, e.g. 'a100' (every A100 "
-        "model) or 'NVIDIA H100 80GB' (see vocab); a list: any."
-    ),
+    Field(description="Accelerator model or family, e.g. 'H100 80GB', 'a100' (all A100s); a list: any."),
 ]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[

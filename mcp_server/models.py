@@ -100,15 +100,17 @@ class VocabTerm(BaseModel):
     slug: str = Field(description="Pass this as the filter value.")
     name: str
     description: str
-    synonyms: list[str] = Field(
-        description="Other names; for organizations and accelerators the aliases filters accept."
-    )
+    synonyms: list[str]
     case_count: int = Field(description="Published cases that carry the term.")
-    vendor: str | None = Field(default=None, description="Accelerators only: the chip's vendor.")
+    # Left out of other facets' terms rather than sent as null: the whole vocabulary is
+    # read in one call, and 100-odd nulls would cost 3 KB.
+    vendor: str | None = Field(
+        default=None, exclude_if=lambda v: v is None, description="Accelerators: the vendor."
+    )
     family: str | None = Field(
         default=None,
-        description="Accelerators only: the family's slug (its own for a family); filtering on it "
-        "finds every model's cases.",
+        exclude_if=lambda v: v is None,
+        description="Accelerators: the family's slug, which filters all its models.",
     )
 
 

@@ -352,16 +352,14 @@ def get_topic(
 def vocab(
     facet: Annotated[
         FacetName | None,
-        Field(description="One facet, or leave out for all six."),
+        Field(description="One facet, or leave out for all."),
     ] = None,
 ) -> Vocabulary:
-    """The filter values: every term per facet (topic, symptom, root_cause, component,
-    organization, accelerator) with slug, name, description, synonyms and case count;
-    accelerators also with vendor and family (filter on a family's slug, e.g. a100, to get
-    every model's cases).
+    """The filter values: every term per facet with slug, name, description, synonyms
+    (aliases) and case count; accelerators with vendor and family.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: about 26 KB for all, 1-7 KB for one facet; budget 32 KB, then the last terms are
+    Size: 28 KB for all, 2-9 KB for one facet; budget 32 KB, then the last terms are
     left out (`truncated`: ask for one facet).
     """
     grouped: dict[Any, list[VocabTerm]] = {}

@@ -118,9 +118,9 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
     `co_occurring` maps each term facet (the term's own included, the term itself and, for
     an accelerator, its family and models left out) to at most `top` terms ranked by how
     many of those cases also use them; `chip`, for an accelerator, its family and the
-    family's models. Fixed 6 queries: term, count, cases with their root cause and term
-    links (3), co-occurring terms of every facet in one grouped query; 7 for an accelerator
-    (the family's models).
+    family's models. Fixed 5 queries: term, count, cases with their term links (2),
+    co-occurring terms of every facet in one grouped query; 6 for an accelerator (the
+    family's models).
     """
     term = Term.objects.filter(facet=facet, slug=slug).select_related("family").first()
     if term is None:

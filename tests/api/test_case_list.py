@@ -75,8 +75,9 @@ def test_it_filters_by_organization_accelerator_component_and_year(client):
     assert sorted(all_ids(client, "organization=BigScience")) == ids_where(
         lambda d: d["organization"] == "BigScience"
     )
+    # "TPU v4" is the term the cases' "Google TPU v4" names.
     assert sorted(all_ids(client, "accelerator=TPU+v4")) == ids_where(
-        lambda d: d["environment"].get("accelerator") == "TPU v4"
+        lambda d: d["environment"].get("accelerator") == "Google TPU v4"
     )
     assert sorted(all_ids(client, "component=nccl")) == ids_where(
         lambda d: "NCCL" in d["environment"].get("components", [])

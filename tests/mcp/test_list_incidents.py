@@ -62,8 +62,8 @@ def test_pages_follow_the_cursor_to_the_end(mcp):
 
 def test_an_unknown_organization_names_the_nearest(mcp):
     assert mcp.error("list_incidents", organization="metta") == (
-        "Unknown organization 'metta'. Nearest: Meta, Meta AI. "
-        "Or use search_incidents with the name as the query."
+        "Unknown organization 'metta'. Nearest: meta (Meta). "
+        "All 23 values: call vocab with facet='organization'."
     )
 
 

@@ -22,7 +22,7 @@ def test_facets_for_a_query_match_a_hand_count():
     assert sorted(h.case.id for h in results.hits) == ["IL-0453", "IL-0458", "IL-0459"]
     assert results.total == 3
     assert counts(results, "year") == {"2024": 1, "2018": 2}
-    assert counts(results, "organization") == {"OpenAI": 3}
+    assert counts(results, "organization") == {"openai": 3}
     assert counts(results, "component")["kubernetes"] == 3
     assert counts(results, "component")["etcd"] == 1
     assert counts(results, "root_cause") == {
@@ -35,11 +35,11 @@ def test_facets_for_a_query_match_a_hand_count():
 
 
 def test_values_within_a_facet_combine_with_or_and_facets_with_and():
-    either = search_cases(filters=CaseFilters(include={"organization": ("OpenAI", "Anthropic")}), limit=50)
+    either = search_cases(filters=CaseFilters(include={"organization": ("openai", "anthropic")}), limit=50)
     assert either.total == 9  # OpenAI: 0453 0454 0458-0461; Anthropic: 0455-0457
     both = search_cases(
         filters=CaseFilters(
-            include={"organization": ("OpenAI", "Anthropic"), "symptom": ("service-outage",)}
+            include={"organization": ("openai", "anthropic"), "symptom": ("service-outage",)}
         ),
         limit=50,
     )
@@ -48,10 +48,10 @@ def test_values_within_a_facet_combine_with_or_and_facets_with_and():
 
 def test_exclusion_removes_cases_from_hits_and_counts():
     results = search_cases(
-        query="outage", filters=CaseFilters(exclude={"organization": ("OpenAI",)}), limit=50
+        query="outage", filters=CaseFilters(exclude={"organization": ("openai",)}), limit=50
     )
     assert all(h.case.organization != "OpenAI" for h in results.hits)
-    assert "OpenAI" not in counts(results, "organization")
+    assert "openai" not in counts(results, "organization")
     assert results.total == len(results.hits)
 
 
