@@ -33,14 +33,20 @@ def words_of(text: str) -> list[str]:
     return [w.strip(".'’/-").lower() for w in WORD.findall(text) if w.strip(".'’/-")]
 
 
+# Keys whose strings are not the writer's prose: ids, URLs, links to other cases, and the
+# sources, whose titles quote the source's own title legitimately.
+NOT_PROSE = frozenset({"id", "url", "related", "sources"})
+
+
 def case_prose(document: Any) -> Iterator[str]:
-    """Every string in a case document except URLs and ids: the prose a writer wrote."""
+    """Every string in a case document except URLs, ids, related ids and the `sources` list
+    (source titles are quoted as published): the prose a writer wrote."""
     if isinstance(document, str):
         if not document.startswith(("http://", "https://")):
             yield document
     elif isinstance(document, dict):
         for key, value in document.items():
-            if key not in {"id", "url", "related"}:
+            if key not in NOT_PROSE:
                 yield from case_prose(value)
     elif isinstance(document, list):
         for item in document:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from incidents.overlap import case_prose
 from incidents.services import import_case_files
 
 FIXTURES = Path(settings.FIXTURES_DIR)
@@ -31,6 +32,19 @@ def fixture_ids() -> list[str]:
 
 def load_fixture(case_id: str) -> dict:
     return json.loads((CASES_DIR / f"{case_id}.json").read_text(encoding="utf-8"))
+
+
+def ids_quoting(text: str) -> list[str]:
+    """Ids of the published fixture cases whose prose (every field but ids, URLs and source
+    titles) contains `text`, compared case-insensitively; read from the JSON files, so tests
+    that pin a token's case hold whatever the library's size."""
+    needle = text.casefold()
+    return [
+        case_id
+        for case_id in fixture_ids()
+        if (document := load_fixture(case_id))["status"] == "published"
+        and any(needle in prose.casefold() for prose in case_prose(document))
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -52,9 +52,12 @@ _KIND_PATTERNS = {
         r"(?i)\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
         r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*)\b"
     ),
+    # `completions` (the API route, `/v1/completions`) or `chat.completion`, not a bare
+    # `completion`: NCCL's `NET/IB : Got completion with error 12` is an InfiniBand work
+    # completion, which made RoCE/IB training logs read as inference logs.
     "inference": re2.compile(
         r"(?i)\b(vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|sglang|"
-        r"prefill|decode|kv[ _-]?cache|endpoint|completions?|prompt)\b"
+        r"prefill|decode|kv[ _-]?cache|endpoint|completions|chat\.completion|prompt)\b"
     ),
 }
 

@@ -67,6 +67,11 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("xid", r"\bXid\b[^\n]{0,60}?\):\s*(\d{1,3})\b", template="Xid {0}"),
     Extractor("xid", r"\bXid\s+(\d{1,3})\b", template="Xid {0}"),
     Extractor("nccl-result", r"\b(nccl[A-Z][A-Za-z]+)\b"),
+    # NCCL's IB/RoCE transport: `NET/IB : Got completion from peer ... with error 12` (the
+    # ibverbs work-completion status; 12 is a transport retry timeout).
+    Extractor(
+        "ib-completion", r"\bGot completion\b[^\n]{0,80}?\bwith error (\d{1,3})\b", template="error {0}"
+    ),
     Extractor("cuda-error-name", r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b"),
     Extractor(
         "cuda-error",

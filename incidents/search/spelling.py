@@ -32,6 +32,10 @@ def correct(
         for atom in group:
             if atom.is_phrase or not atom.words[0].isalpha() or len(atom.words[0]) < MIN_LENGTH:
                 continue
+            if atom.is_stop_word:
+                # PostgreSQL does not index stop words, so `with` would look like a word no case
+                # has there (and become `switch`) while SQLite finds it: never correct them.
+                continue
             word = atom.words[0].lower()
             if word in known_set:
                 continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import ids_quoting
+
 pytestmark = pytest.mark.django_db
 
 LOG = "NVRM: Xid (PCI:0000:87:00): 79, pid=1234, GPU has fallen off the bus.\nepoch 3 step 100 loss 2.1\n"
@@ -15,7 +17,7 @@ def test_a_plain_text_body_is_matched_like_the_json_one(client):
     assert plain.status_code == as_json.status_code == 200
     assert plain.json() == as_json.json()
     first = plain.json()["results"][0]
-    assert first["id"] == "IL-0444"
+    assert first["id"] in ids_quoting("Xid 79")  # IL-0444 and IL-0523 both quote it
     assert first["confidence"] in {"strong", "possible"}
     [line] = [entry for entry in first["lines"] if entry["line_number"] == 1]
     assert "Xid 79" in line["terms"]

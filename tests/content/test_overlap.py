@@ -55,3 +55,13 @@ def test_the_command_fails_on_a_flagged_case_and_names_it(tmp_path, capsys):
     assert out.splitlines() == [
         "IL-9001: 11 words shared: “because one rank never entered the allreduce and the watchdog fired”"
     ]
+
+
+def test_source_titles_are_not_prose():
+    # A source's title is quoted as published ("issue #2731: vLLM getting stuck..."), so it
+    # may share any run of words with the source text; the summary quoting it still counts.
+    title = "The job hung because one rank never entered the allreduce"
+    sources = [{"title": title, "url": "https://example.org/issue/1"}]
+    assert case_overlaps({"sources": sources}, SOURCE) == []
+    quoted = {"summary": title, "sources": sources}
+    assert [str(r) for r in case_overlaps(quoted, SOURCE)] == [title.lower()]

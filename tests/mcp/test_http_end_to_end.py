@@ -14,7 +14,7 @@ from mcp import Client
 
 from incidents import search
 from incidents.models import Case
-from tests.conftest import load_fixture
+from tests.conftest import ids_quoting, load_fixture
 from tests.mcp.conftest import TOOL_NAMES
 
 # Marked so these run before transactional tests flush the session's cases (which the
@@ -76,7 +76,9 @@ def test_every_tool_answers_over_http(base_url):
     results = anyio.run(session)
     assert not any(result.is_error for result in results.values())
     out = {name: result.structured_content for name, result in results.items()}
-    assert out["search_incidents"]["hits"][0]["id"] == "IL-0428"
+    found = search.search_cases(query="CUDA_LAUNCH_BLOCKING", limit=3).hits
+    assert [h["id"] for h in out["search_incidents"]["hits"]] == [h.case.id for h in found]
+    assert out["search_incidents"]["hits"][0]["id"] in ids_quoting("CUDA_LAUNCH_BLOCKING")
     fixture = load_fixture("IL-0428")
     assert out["get_incident"] == {
         "id": "IL-0428",

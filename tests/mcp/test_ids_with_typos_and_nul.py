@@ -7,14 +7,23 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    ("typed", "meant"), [("IL-9428", "IL-0428"), ("IL-428", None), ("IL-04280", "IL-0428")]
+    ("typed", "meant"),
+    [
+        ("IL-9428", ["IL-0428"]),
+        ("IL-428", None),
+        # Three ids are likely typos of it and all exist: IL-0428 plus a 0, IL-0480 plus a 2,
+        # and IL-0482 (the same digits in another order); all three are named, in any order.
+        ("IL-04280", ["IL-0428", "IL-0480", "IL-0482"]),
+    ],
 )
 def test_one_digit_off_names_the_meant_id_first(mcp, typed, meant):
     if meant is None:  # a missing leading zero is the same number: it resolves
         assert mcp.ok("get_incident", id=typed, fields=["id"]) == {"id": "IL-0428"}
         return
     message = mcp.error("get_incident", id=typed)
-    assert message.startswith(f"No incident {typed!r}. Closest ids: {meant}, ")
+    prefix = f"No incident {typed!r}. Closest ids: "
+    assert message.startswith(prefix)
+    assert sorted(message[len(prefix) :].split(". ")[0].split(", ")[: len(meant)]) == meant
 
 
 @pytest.mark.parametrize("tool", ["get_incident", "similar_incidents"])

@@ -61,7 +61,7 @@ def test_search_adds_one_query_per_kind_of_filter(django_assert_num_queries):
     baseline = queries_of(search.search_cases, query="GPU", limit=10)
     with django_assert_num_queries(baseline):
         tools.search_incidents(query="GPU")
-    filters = build_filters(symptom="nccl-timeout", organization="Meta (FAIR)")
+    filters = build_filters(symptom="nccl-timeout", organization="Meta")
     baseline = queries_of(search.search_cases, query="GPU", filters=filters, limit=10)
     # + the vocabulary, which resolves the symptom and the organization alike (organizations
     # are a term facet since issue 13; they used to cost a distinct-organizations query).

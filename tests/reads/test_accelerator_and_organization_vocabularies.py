@@ -48,6 +48,19 @@ def term_of(document: dict) -> dict | None:
     return None if spelled is None else ACCELERATORS[spelling_key(spelled)]
 
 
+def organization_of(document: dict) -> str:
+    """The canonical organization a document's `organization` names."""
+    return ORGANIZATIONS[spelling_key(document["organization"])]["name"]
+
+
+def accelerator_names(document: dict) -> list[str]:
+    """The accelerator terms a document's case is linked to: its model and the family."""
+    entry = term_of(document)
+    if entry is None:
+        return []
+    return [entry["name"], *([entry["family"]] if entry.get("family") else [])]
+
+
 def family_of(document: dict) -> str | None:
     """The family name of a document's accelerator."""
     entry = term_of(document)

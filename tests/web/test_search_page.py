@@ -7,6 +7,7 @@ import re
 import pytest
 
 from incidents.models import Case
+from tests.api.fixture_facts import ids_where
 
 from .html import element, link_to, links, text_of
 
@@ -76,7 +77,9 @@ def test_excluding_a_value_drops_its_cases_and_is_shown_as_a_not_chip(client):
 
 def test_values_within_a_facet_combine_with_or(client):
     html = client.get("/cases/?symptom=inference-hang&symptom=data-exposure").content.decode()
-    assert sorted(hit_ids(html)) == ["IL-0454", "IL-0463", "IL-0464"]
+    expected = ids_where(lambda d: {"Inference hang", "Data exposure"} & set(d["symptoms"]["tags"]))
+    assert {"IL-0454", "IL-0463", "IL-0464"} <= set(expected) and len(expected) <= 20  # one page
+    assert sorted(hit_ids(html)) == expected
 
 
 def test_sort_choices_keep_the_filters(client):
@@ -99,14 +102,14 @@ def test_best_match_is_offered_only_with_a_query(client):
 
 
 def test_pagination_keeps_query_and_filters(client):
-    total = Case.objects.published().filter(term_links__term__slug="ai-infra").count()
+    total = Case.objects.published().filter(term_links__term__slug="training").count()
     assert total > 20
-    html = client.get("/cases/?topic=ai-infra&exclude_symptom=loss-spike").content.decode()
+    html = client.get("/cases/?topic=training&exclude_symptom=loss-spike").content.decode()
     pages = element(html, "nav", aria_label="Pages")
-    assert link_to(pages, "Next") == "/cases/?topic=ai-infra&exclude_symptom=loss-spike&page=2"
-    html = client.get("/cases/?topic=ai-infra&exclude_symptom=loss-spike&page=2").content.decode()
+    assert link_to(pages, "Next") == "/cases/?topic=training&exclude_symptom=loss-spike&page=2"
+    html = client.get("/cases/?topic=training&exclude_symptom=loss-spike&page=2").content.decode()
     assert link_to(element(html, "nav", aria_label="Pages"), "Previous") == (
-        "/cases/?topic=ai-infra&exclude_symptom=loss-spike"
+        "/cases/?topic=training&exclude_symptom=loss-spike"
     )
     assert "21–" in text_of(html)
 
