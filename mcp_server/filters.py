@@ -28,10 +28,10 @@ Symptom = Annotated[
 ]
 RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
 Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
-Organization = Annotated[Values, Field(description="Organization, e.g. Meta or FAIR; a list: any.")]
+Organization = Annotated[Values, Field(description="Organization, e.g. Meta; a list: any.")]
 Accelerator = Annotated[
     Values,
-    Field(description="Accelerator model or family, e.g. 'H100 80GB', 'a100' (all A100s); a list: any."),
+    Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'; a list: any."),
 ]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[

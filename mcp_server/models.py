@@ -104,13 +104,11 @@ class VocabTerm(BaseModel):
     case_count: int = Field(description="Published cases that carry the term.")
     # Left out of other facets' terms rather than sent as null: the whole vocabulary is
     # read in one call, and 100-odd nulls would cost 3 KB.
-    vendor: str | None = Field(
-        default=None, exclude_if=lambda v: v is None, description="Accelerators: the vendor."
-    )
+    vendor: str | None = Field(default=None, exclude_if=lambda v: v is None, description="Accelerators.")
     family: str | None = Field(
         default=None,
         exclude_if=lambda v: v is None,
-        description="Accelerators: the family's slug, which filters all its models.",
+        description="Accelerators: the family slug.",
     )
 
 

@@ -356,11 +356,10 @@ def vocab(
     ] = None,
 ) -> Vocabulary:
     """The filter values: every term per facet with slug, name, description, synonyms
-    (aliases) and case count; accelerators with vendor and family.
+    and case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 28 KB for all, 2-9 KB for one facet; budget 32 KB, then the last terms are
-    left out (`truncated`: ask for one facet).
+    Size: 28 KB for all, 2-9 KB per facet; budget 32 KB, then cut (`truncated`).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)
