@@ -35,7 +35,7 @@ EXPECTED_FIRST = [
 ]
 
 # Queries that two cases answer equally well, each read: either may come first, and both
-# come before any other case.
+# are among the first five.
 EQUALLY_GOOD = [
     # IL-0523 is one Xid 79 event (a GPU off the bus breaking the device plugin); IL-0444 is
     # Meta's fleet study, where Xid 79 came with 43% of PCIe errors. Both quote the code.
@@ -58,8 +58,9 @@ def test_the_answer_comes_first(query, expected):
 
 @pytest.mark.parametrize(("query", "expected"), EQUALLY_GOOD)
 def test_equally_good_answers_come_first(query, expected):
-    hits = search_cases(query=query, limit=len(expected)).hits
-    assert {h.case.id for h in hits} == expected
+    hits = [h.case.id for h in search_cases(query=query, limit=5).hits]
+    assert hits[0] in expected
+    assert expected <= set(hits)
 
 
 def test_scores_are_descending_and_positive():
