@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from incidents.models import Facet
 from incidents.selectors import MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
@@ -260,14 +261,20 @@ class TermSerializer(serializers.Serializer):
     )
     case_count = serializers.IntegerField(help_text="Published cases with this term.")
     cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
+    vendor = serializers.CharField(
+        required=False, allow_null=True, help_text="Accelerators only: the chip's vendor (NVIDIA)."
+    )
+    family = serializers.CharField(
+        required=False,
+        help_text="Accelerators only: the family's slug (a100 for A100 80GB; a family's own "
+        "slug for a family). Filtering on it finds every model's cases.",
+    )
 
 
 class TermListSerializer(serializers.Serializer):
     """The terms of one facet."""
 
-    facet = serializers.ChoiceField(
-        choices=["topic", "symptom", "root_cause", "component"], help_text="The facet."
-    )
+    facet = serializers.ChoiceField(choices=Facet.values, help_text="The facet.")
     terms = TermSerializer(many=True, help_text="By name.")
 
 
@@ -278,6 +285,10 @@ class VocabularySerializer(serializers.Serializer):
     symptom = TermSerializer(many=True, help_text="Symptom tags (filter `symptom`).")
     root_cause = TermSerializer(many=True, help_text="Root-cause categories (filter `root_cause`).")
     component = TermSerializer(many=True, help_text="Components (filter `component`).")
+    organization = TermSerializer(many=True, help_text="Organizations (filter `organization`).")
+    accelerator = TermSerializer(
+        many=True, help_text="Accelerator families and models, with vendor and family (filter `accelerator`)."
+    )
 
 
 class TopicSerializer(TermSerializer):
@@ -328,9 +339,12 @@ class YearCountSerializer(serializers.Serializer):
 
 
 class AcceleratorCountSerializer(serializers.Serializer):
-    """Published cases on one accelerator."""
+    """Published cases on one accelerator term (a family counts its models' cases)."""
 
-    accelerator = serializers.CharField(help_text="Accelerator as the cases name it.")
+    accelerator = serializers.CharField(help_text="The accelerator term's name (A100, A100 80GB).")
+    slug = serializers.CharField(help_text="Its slug, the value of the `accelerator` filter.")
+    vendor = serializers.CharField(allow_null=True, help_text="The chip's vendor.")
+    is_family = serializers.BooleanField(help_text="Whether the term is a family.")
     count = serializers.IntegerField(help_text="Published cases.")
     cases_url = serializers.URLField(help_text="The API case list on that accelerator.")
 
@@ -371,7 +385,13 @@ class StatsSerializer(serializers.Serializer):
     by_root_cause = TermCountSerializer(many=True, help_text="Most frequent first.")
     by_symptom = TermCountSerializer(many=True, help_text="Most frequent first.")
     by_component = TermCountSerializer(many=True, help_text="Most frequent first.")
-    by_accelerator = AcceleratorCountSerializer(many=True, help_text="Most frequent first.")
+    by_accelerator = AcceleratorCountSerializer(
+        many=True,
+        help_text="Every accelerator term the cases name, families and models, most frequent first.",
+    )
+    by_accelerator_family = AcceleratorCountSerializer(
+        many=True, help_text="Accelerator families only (each case once), most frequent first."
+    )
     time_to_resolve_seconds = ResolveDistributionSerializer(
         help_text="Time to resolve in seconds, over the cases where it is known."
     )

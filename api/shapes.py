@@ -138,9 +138,11 @@ def log_reading(reading: LogReading) -> dict[str, Any]:
     }
 
 
-def term_entry(term: Term, request: Request) -> dict[str, Any]:
-    """A vocabulary term annotated with `case_count` (published cases using it)."""
-    return {
+def term_entry(term: Term, request: Request, families: dict[int, str] | None = None) -> dict[str, Any]:
+    """A vocabulary term annotated with `case_count` (published cases using it); an
+    accelerator also with `vendor` and `family` (the family's slug, its own for a family;
+    `families` maps term ids to slugs, else the family is read from the term)."""
+    entry = {
         "slug": term.slug,
         "name": term.name,
         "description": term.description,
@@ -148,6 +150,19 @@ def term_entry(term: Term, request: Request) -> dict[str, Any]:
         "case_count": term.case_count,
         "cases_url": cases_url(request, **{term.facet: term.slug}),
     }
+    if term.facet == Facet.ACCELERATOR:
+        entry["vendor"] = term.vendor
+        if term.family_id is None:
+            entry["family"] = term.slug
+        else:
+            entry["family"] = families[term.family_id] if families else term.family.slug  # type: ignore[union-attr]
+    return entry
+
+
+def family_slugs(terms: list[Term]) -> dict[int, str]:
+    """Term id -> slug of the accelerators in `terms`, so entries name their family without
+    a query each."""
+    return {term.id: term.slug for term in terms if term.facet == Facet.ACCELERATOR}
 
 
 def term_count(term: Term, count: int, request: Request) -> dict[str, Any]:
@@ -185,8 +200,9 @@ def topic_overview(overview: TopicOverview, request: Request) -> dict[str, Any]:
 def vocabulary(terms: list[Term], request: Request) -> dict[str, list[dict[str, Any]]]:
     """Terms grouped by facet (every facet present, possibly empty), names in order."""
     grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in Facet}
+    families = family_slugs(terms)
     for term in terms:
-        grouped[term.facet].append(term_entry(term, request))
+        grouped[term.facet].append(term_entry(term, request, families))
     return grouped
 
 
@@ -241,12 +257,22 @@ def stats(data: CaseStats, request: Request) -> dict[str, Any]:
         "by_root_cause": [term_count(t, n, request) for t, n in data.by_root_cause],
         "by_symptom": [term_count(t, n, request) for t, n in data.by_symptom],
         "by_component": [term_count(t, n, request) for t, n in data.by_component],
-        "by_accelerator": [
-            {"accelerator": a, "count": n, "cases_url": cases_url(request, accelerator=a)}
-            for a, n in data.by_accelerator
-        ],
+        "by_accelerator": [accelerator_count(t, n, request) for t, n in data.by_accelerator],
+        "by_accelerator_family": [accelerator_count(t, n, request) for t, n in data.by_accelerator_family],
         "time_to_resolve_seconds": resolve,
         "accelerator_count": distribution(data.accelerator_counts, data.total),
+    }
+
+
+def accelerator_count(term: Term, count: int, request: Request) -> dict[str, Any]:
+    """An accelerator term of the stats: name, slug, vendor, count and filtered list."""
+    return {
+        "accelerator": term.name,
+        "slug": term.slug,
+        "vendor": term.vendor,
+        "is_family": term.family_id is None,
+        "count": count,
+        "cases_url": cases_url(request, accelerator=term.slug),
     }
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .durations import humanize_duration
-from .models import Case
+from .models import Case, Term
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class Fact:
     label: str
     value: Any
     abbr_title: str = ""  # expansion of an abbreviated label (TTD, TTR)
+    url: str = ""  # the vocabulary page of the value (the accelerator's term)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def case_facts(case: Case) -> CaseFacts:
     ]
     environment = [
         Fact("Cluster", case.cluster),
-        Fact("Accelerator", case.accelerator),
+        Fact("Accelerator", case.accelerator, url=_term_url(case.accelerator_term)),
         Fact("Accelerator count", case.accelerator_count),
         Fact("Nodes", case.node_count),
     ]
@@ -59,6 +60,10 @@ def case_facts(case: Case) -> CaseFacts:
         environment=[f for f in environment if f.value not in (None, "")],
         unknown=unknown,
     )
+
+
+def _term_url(term: Term | None) -> str:
+    return term.get_absolute_url() if term is not None else ""
 
 
 def _lower(label: str) -> str:

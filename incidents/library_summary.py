@@ -4,8 +4,9 @@ the bundled case documents, and the README block that shows them.
 The README quotes these figures between `<!-- library-summary:start -->` and
 `<!-- library-summary:end -->`; `manage.py library_summary --write README.md` rewrites that
 block and `tests/content/test_readme_figures.py` fails when it is stale, so no figure about
-the library is typed by hand. Reads the JSON files (`fixtures/cases/*.json` and the topic
-names of `fixtures/vocab.json`), not the database: the README describes what ships.
+the library is typed by hand. Reads the JSON files (`fixtures/cases/*.json`, and the topic
+names, organizations and accelerator families of `fixtures/vocab.json`), not the database:
+the README describes what ships.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .accelerators import family_of
+from .models import Facet
+from .selectors.spelling import spelling_key
+from .vocabulary import TermDefinition, load_vocabulary
 
 START = "<!-- library-summary:start -->"
 END = "<!-- library-summary:end -->"
@@ -52,6 +55,11 @@ def source_kind(url: str) -> str:
     return "postmortem, blog post or documentation"
 
 
+def _by_spelling(terms: list[TermDefinition], facet: Facet) -> dict[str, TermDefinition]:
+    """Spelling key of every name, slug and synonym of `facet`'s terms -> the term."""
+    return {spelling_key(s): term for term in terms if term.facet == facet for s in term.spellings}
+
+
 def _most_first(counts: Counter[str]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
@@ -61,6 +69,9 @@ def summarize(cases_dir: Path, vocab_path: Path) -> LibrarySummary:
     slugs are named from `vocab_path` (a slug the vocabulary lacks is shown as is)."""
     vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
     topic_names = {t["slug"]: t["name"] for t in vocab.get("topics", []) if "slug" in t}
+    definitions, _problems = load_vocabulary(vocab_path)
+    organization = _by_spelling(definitions.terms, Facet.ORGANIZATION)
+    accelerator = _by_spelling(definitions.terms, Facet.ACCELERATOR)
     documents = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(cases_dir.glob("*.json"))]
     published = [d for d in documents if d.get("status", "published") == "published"]
     topics: Counter[str] = Counter()
@@ -70,10 +81,15 @@ def summarize(cases_dir: Path, vocab_path: Path) -> LibrarySummary:
     sources = 0
     for document in published:
         topics.update({topic_names.get(slug, slug) for slug in document.get("topics", [])})
-        organizations[document.get("organization") or COMMUNITY] += 1
-        accelerator = (document.get("environment") or {}).get("accelerator")
-        if accelerator:
-            families[family_of(accelerator)] += 1
+        named = document.get("organization") or COMMUNITY
+        term = organization.get(spelling_key(named))
+        organizations[term.name if term else named] += 1
+        spelled = (document.get("environment") or {}).get("accelerator")
+        if spelled:
+            chip = accelerator.get(spelling_key(spelled))
+            # A model counts for its family (A100 80GB for A100); a name the vocabulary
+            # lacks (import would refuse it) is shown as spelled.
+            families[(chip.family or chip.name) if chip else spelled] += 1
         urls = [s["url"] for s in document.get("sources", [])]
         sources += len(urls)
         if urls:

@@ -12,12 +12,22 @@ from simple_history.models import HistoricalRecords
 
 
 class Facet(models.TextChoices):
-    """The four vocabularies a case is described with."""
+    """The vocabularies of a case: those that describe the failure, and two that say who
+    reported it and on what hardware (organization, accelerator: `ALIAS_FACETS`)."""
 
     TOPIC = "topic", "Topic"
     SYMPTOM = "symptom", "Symptom tag"
     ROOT_CAUSE = "root_cause", "Root-cause category"
     COMPONENT = "component", "Component"
+    ORGANIZATION = "organization", "Organization"
+    ACCELERATOR = "accelerator", "Accelerator"
+
+
+# Facets a case names by a free string (`organization`, `environment.accelerator`) that
+# resolves to a term through its name, slug or synonyms in any letter case. Who reported a
+# case and on which chip say nothing about whether two failures are alike, so case
+# similarity leaves these out.
+ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
 
 
 class TermQuerySet(models.QuerySet["Term"]):
@@ -26,10 +36,18 @@ class TermQuerySet(models.QuerySet["Term"]):
 
 
 class Term(models.Model):
-    """One vocabulary term: a topic, symptom tag, root-cause category or component.
+    """One vocabulary term: a topic, symptom tag, root-cause category, component,
+    organization or accelerator.
 
-    Cases name topics by slug and the other facets by name; both are unique within a facet.
-    `synonyms` widen search; `patterns` are regular expressions that spot the term in logs.
+    Cases name topics by slug, organizations and accelerators by any of their spellings
+    (name, slug or synonym: "NVIDIA A100 SXM 80GB" is the term A100 80GB) and the other
+    facets by name; slug and name are unique within a facet. `synonyms` widen search and,
+    for organizations and accelerators, are the aliases import accepts; `patterns` are
+    regular expressions that spot the term in logs.
+
+    Accelerators only: `vendor` ("NVIDIA") and `family`, the family term a model belongs to
+    (A100 80GB -> A100); a family term has no family of its own. A case on a model is
+    linked to its family too, so a filter on the family finds every model's cases.
     """
 
     facet = models.CharField(max_length=20, choices=Facet.choices)
@@ -38,6 +56,15 @@ class Term(models.Model):
     description = models.TextField()
     synonyms = models.JSONField(default=list, blank=True)
     patterns = models.JSONField(default=list, blank=True)
+    vendor = models.CharField(max_length=60, null=True, blank=True)
+    family = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="members",
+        limit_choices_to={"facet": "accelerator", "family": None},
+    )
 
     objects = TermQuerySet.as_manager()
 
@@ -220,6 +247,19 @@ class Case(models.Model):
     @property
     def components(self) -> list[Term]:
         return self.terms_of(Facet.COMPONENT)
+
+    @property
+    def organization_term(self) -> Term | None:
+        """The organization term `organization` resolves to (None before it is linked)."""
+        terms = self.terms_of(Facet.ORGANIZATION)
+        return terms[0] if terms else None
+
+    @property
+    def accelerator_term(self) -> Term | None:
+        """The accelerator term `accelerator` resolves to: the model, or the family when the
+        case names only the family (its family link comes after it)."""
+        terms = self.terms_of(Facet.ACCELERATOR)
+        return terms[0] if terms else None
 
 
 class CaseTerm(models.Model):

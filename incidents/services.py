@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .locking import serialize_case_writes
 from .models import (
+    ALIAS_FACETS,
     Case,
     CaseRelation,
     CaseTerm,
@@ -31,8 +32,10 @@ from .models import (
 )
 from .problems import CaseImportError, ImportProblem
 from .search import index
+from .selectors.spelling import spelling_key
 from .validation import (
     LoadedDocument,
+    alias_references,
     expand_paths,
     load_documents,
     term_references,
@@ -161,10 +164,16 @@ def write_documents(
     """
     serialize_case_writes()
     terms_written = _upsert_terms(definitions)
-    terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in Term.objects.all()}
+    stored_terms = list(Term.objects.select_related("family"))
+    terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
+    resolve = _alias_resolver(stored_terms)
     plan = _plan(items)
     for item in plan.to_write:
-        _write_case(item.document, terms)
+        _write_case(item.document, terms, resolve)
+    if any(d.facet in ALIAS_FACETS for d in definitions.terms):
+        # New or moved spellings may change which term a stored case's organization or
+        # accelerator names: bring every case's links in step.
+        relink_aliases(resolve)
     changed_items = plan.to_write
     ids = [item.document["id"] for item in changed_items]
     CaseRelation.objects.filter(source_id__in=ids).delete()
@@ -285,8 +294,11 @@ def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: 
 @transaction.atomic
 def save_term(term: Term) -> Term:
     """Save one vocabulary term edited by hand (checked by `vocabulary.term_problems`); the
-    cases that use it are re-indexed, since names and synonyms feed the search index."""
+    cases that use it are re-indexed, since names and synonyms feed the search index. An
+    organization's or accelerator's new spellings relink the cases they now name."""
     term.save()
+    if term.facet in ALIAS_FACETS:
+        relink_aliases()
     used_by = set(CaseTerm.objects.filter(term=term).values_list("case_id", flat=True))
     used_by |= set(Case.objects.filter(root_cause_category=term).values_list("id", flat=True))
     refresh_derived(sorted(used_by))
@@ -294,8 +306,9 @@ def save_term(term: Term) -> Term:
 
 
 def _upsert_terms(definitions: VocabularyDefinitions) -> int:
+    written: dict[tuple[str, str], Term] = {}
     for definition in definitions.terms:
-        Term.objects.update_or_create(
+        term, _ = Term.objects.update_or_create(
             facet=definition.facet,
             slug=definition.slug,
             defaults={
@@ -303,16 +316,94 @@ def _upsert_terms(definitions: VocabularyDefinitions) -> int:
                 "description": definition.description,
                 "synonyms": list(definition.synonyms),
                 "patterns": list(definition.patterns),
+                "vendor": definition.vendor,
+                "family": None,
             },
         )
+        written[(definition.facet, definition.name)] = term
+    # Families after every term exists: a model may come before its family in the file.
+    for definition in definitions.terms:
+        if definition.family is not None:
+            term = written[(definition.facet, definition.name)]
+            term.family = written[(definition.facet, definition.family)]
+            term.save(update_fields=["family"])
     return len(definitions.terms)
+
+
+# Organization and accelerator links come after the document's own terms; their positions
+# start here so that rewriting them never collides with a document's ordered terms.
+ALIAS_POSITION = 1000
+
+Resolver = Callable[[str, str], Term]
+
+
+def _alias_resolver(terms: list[Term]) -> Resolver:
+    """(facet, spelling) -> the organization or accelerator term it names (spellings
+    compared by `spelling_key`); raises KeyError for a spelling no term has (validation
+    reports those first)."""
+    by_spelling: dict[tuple[str, str], Term] = {}
+    for term in terms:
+        if term.facet in ALIAS_FACETS:
+            for spelling in (term.slug, term.name, *term.synonyms):
+                by_spelling[(term.facet, spelling_key(spelling))] = term
+    return lambda facet, spelling: by_spelling[(facet, spelling_key(spelling))]
+
+
+def _alias_terms(organization: str, accelerator: str | None, resolve: Resolver) -> list[Term]:
+    """The terms a case's organization and accelerator strings name: the organization, the
+    accelerator and, for a model, its family (so a filter on the family finds it)."""
+    document = {"organization": organization, "environment": {"accelerator": accelerator}}
+    found: list[Term] = []
+    for facet, spelling, _path in alias_references(document):
+        term = resolve(facet, spelling)
+        found.append(term)
+        if term.family_id is not None:
+            found.append(term.family)  # type: ignore[arg-type]
+    return list(dict.fromkeys(found))
+
+
+def relink_aliases(resolve: Resolver | None = None) -> int:
+    """Bring every case's organization and accelerator links in step with its strings and
+    the stored vocabulary: a few queries whatever changed. Returns how many cases changed.
+
+    Raises CaseImportError naming the case when a stored string no longer resolves (a
+    vocabulary import that dropped a spelling cases use).
+    """
+    if resolve is None:
+        resolve = _alias_resolver(list(Term.objects.filter(facet__in=ALIAS_FACETS).select_related("family")))
+    have: dict[str, set[int]] = {}
+    for case_id, term_id in CaseTerm.objects.filter(term__facet__in=ALIAS_FACETS).values_list(
+        "case_id", "term_id"
+    ):
+        have.setdefault(case_id, set()).add(term_id)
+    problems: list[ImportProblem] = []
+    changed: dict[str, list[Term]] = {}
+    for case_id, organization, accelerator in Case.objects.values_list("id", "organization", "accelerator"):
+        try:
+            wanted = _alias_terms(organization, accelerator, resolve)
+        except KeyError:
+            problems.append(
+                ImportProblem(case_id, "$", "its organization or accelerator is no longer in the vocabulary")
+            )
+            continue
+        if {t.id for t in wanted} != have.get(case_id, set()):
+            changed[case_id] = wanted
+    if problems:
+        raise CaseImportError(problems)
+    CaseTerm.objects.filter(case_id__in=list(changed), term__facet__in=ALIAS_FACETS).delete()
+    CaseTerm.objects.bulk_create(
+        CaseTerm(case_id=case_id, term=term, position=ALIAS_POSITION + i)
+        for case_id, wanted in changed.items()
+        for i, term in enumerate(wanted)
+    )
+    return len(changed)
 
 
 def _date(value: str | None) -> datetime.date | None:
     return datetime.date.fromisoformat(value) if value else None
 
 
-def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term]) -> Case:
+def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], resolve: Resolver) -> Case:
     facts = document.get("facts", {})
     environment = document.get("environment", {})
     root_cause = document["root_cause"]
@@ -352,8 +443,18 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term]) ->
     # Every facet's terms, the root cause's included, as ordered rows (the root-cause
     # foreign key above is for display).
     CaseTerm.objects.bulk_create(
-        CaseTerm(case=case, term=terms[(facet, reference)], position=position)
-        for position, (facet, reference, _path) in enumerate(term_references(document))
+        [
+            *(
+                CaseTerm(case=case, term=terms[(facet, reference)], position=position)
+                for position, (facet, reference, _path) in enumerate(term_references(document))
+            ),
+            *(
+                CaseTerm(case=case, term=term, position=ALIAS_POSITION + i)
+                for i, term in enumerate(
+                    _alias_terms(document["organization"], environment.get("accelerator"), resolve)
+                )
+            ),
+        ]
     )
     case.sources.all().delete()
     Source.objects.bulk_create(

@@ -2,7 +2,12 @@
 
 First each document against `case.schema.json`, then across documents and the database:
 duplicate ids, `related` ids that exist, scale rows that use only their table's columns,
-vocabulary terms that exist (in the database or in the definitions being imported).
+vocabulary terms that exist (in the database or in the definitions being imported),
+organizations and accelerators that resolve to a term through one of its spellings.
+
+Policy for an organization or accelerator no vocabulary names: an import error naming the
+file and JSON path (`$.organization`, `$.environment.accelerator`) and the nearest terms;
+add the term, or the spelling as a synonym of one, to the vocabulary file.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import jsonschema
 from django.conf import settings
 
 from .durations import duration_seconds
-from .models import Case, Facet, Term
+from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
+from .selectors.spelling import spelling_key
 from .vocabulary import VocabularyDefinitions, reference_of
 
 
@@ -107,10 +113,11 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
     related_ids = {rid for item in valid for rid in item.document.get("related", [])}
     existing_ids = set(Case.objects.filter(id__in=related_ids).values_list("id", flat=True))
     known_terms = _known_references(definitions)
+    aliases = alias_index(definitions)
     for item in valid:
         problems.extend(_related_problems(item, set(batch_ids) | existing_ids))
         problems.extend(_scale_problems(item))
-        problems.extend(_vocabulary_problems(item, known_terms))
+        problems.extend(_vocabulary_problems(item, known_terms, aliases))
         problems.extend(_duration_problems(item))
     return problems
 
@@ -145,6 +152,32 @@ def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
     return refs
 
 
+def alias_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
+    """(facet, spelling as written, JSON path) of the organization and, when the document
+    names one, the accelerator: facets named by any spelling of a term."""
+    refs = [(Facet.ORGANIZATION, document["organization"], "$.organization")]
+    accelerator = (document.get("environment") or {}).get("accelerator")
+    if accelerator is not None:
+        refs.append((Facet.ACCELERATOR, accelerator, "$.environment.accelerator"))
+    return refs
+
+
+def alias_index(definitions: VocabularyDefinitions | None = None) -> dict[tuple[str, str], str]:
+    """(facet, `spelling_key` of a spelling) -> the term's name, for organizations and
+    accelerators: the stored terms (one query), overridden by `definitions`."""
+    index: dict[tuple[str, str], str] = {}
+    for facet, name, slug, synonyms in Term.objects.filter(facet__in=ALIAS_FACETS).values_list(
+        "facet", "name", "slug", "synonyms"
+    ):
+        for spelling in (slug, name, *synonyms):
+            index[(facet, spelling_key(spelling))] = name
+    for term in (definitions or VocabularyDefinitions()).terms:
+        if term.facet in ALIAS_FACETS:
+            for spelling in term.spellings:
+                index[(term.facet, spelling_key(spelling))] = term.name
+    return index
+
+
 def _known_references(definitions: VocabularyDefinitions) -> dict[Facet, set[str]]:
     known: dict[Facet, set[str]] = {facet: set() for facet in Facet}
     for facet, name, slug in Term.objects.values_list("facet", "name", "slug"):
@@ -154,7 +187,9 @@ def _known_references(definitions: VocabularyDefinitions) -> dict[Facet, set[str
     return known
 
 
-def _vocabulary_problems(item: LoadedDocument, known: dict[Facet, set[str]]) -> list[ImportProblem]:
+def _vocabulary_problems(
+    item: LoadedDocument, known: dict[Facet, set[str]], aliases: dict[tuple[str, str], str]
+) -> list[ImportProblem]:
     problems = []
     for facet, reference, path in term_references(item.document):
         if reference in known[facet]:
@@ -165,6 +200,20 @@ def _vocabulary_problems(item: LoadedDocument, known: dict[Facet, set[str]]) -> 
         if close:
             message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
         message += "; define it in a vocabulary file passed with --vocab"
+        problems.append(ImportProblem(item.file, path, message))
+    for facet, spelling, path in alias_references(item.document):
+        if (facet, spelling_key(spelling)) in aliases:
+            continue
+        label = Facet(facet).label.lower()
+        message = f"unknown {label} {spelling!r}"
+        close = difflib.get_close_matches(spelling, sorted(known[facet]), n=3, cutoff=0.5)
+        if close:
+            message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
+        plural = "organizations" if facet == Facet.ORGANIZATION else "accelerators"
+        message += (
+            f"; add it, or this spelling as a synonym of one, to the {plural} of a vocabulary "
+            "file passed with --vocab"
+        )
         problems.append(ImportProblem(item.file, path, message))
     return problems
 

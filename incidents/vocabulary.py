@@ -2,9 +2,15 @@
 
 A file maps each facet's plural key to a list of term definitions:
 `{"topics": [{"name", "slug", "description", "synonyms"?}], "symptom_tags": [...],
-"root_causes": [...], "components": [...]}`. Symptom tags, root causes and components
-may omit `slug` (derived from the name) and may carry `patterns` (regular expressions
-used by log matching).
+"root_causes": [...], "components": [...], "organizations": [...], "accelerators": [...]}`.
+Every facet but topics may omit `slug` (derived from the name). Symptom tags, root causes
+and components may carry `patterns` (regular expressions used by log matching).
+
+Organizations and accelerators are named on cases by any spelling (name, slug or synonym,
+compared by `spelling_key`), so no spelling may belong to two terms of one of those facets.
+An accelerator has a `vendor` and, when it is a model of a family, `family`: the name of
+another accelerator of the file that has no family itself ({"name": "A100 80GB",
+"vendor": "NVIDIA", "family": "A100", "synonyms": ["NVIDIA A100 SXM 80GB"]}).
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ from pathlib import Path
 import jsonschema
 from django.utils.text import slugify
 
-from .models import Facet
+from .models import ALIAS_FACETS, Facet
 from .problems import ImportProblem
 from .search.patterns import pattern_problem
+from .selectors.spelling import spelling_key
 
 FILE_KEYS: dict[str, Facet] = {
     "topics": Facet.TOPIC,
     "symptom_tags": Facet.SYMPTOM,
     "root_causes": Facet.ROOT_CAUSE,
     "components": Facet.COMPONENT,
+    "organizations": Facet.ORGANIZATION,
+    "accelerators": Facet.ACCELERATOR,
 }
 
 _TERM_SCHEMA = {
@@ -39,10 +48,26 @@ _TERM_SCHEMA = {
         "patterns": {"type": "array", "items": {"type": "string", "minLength": 1}},
     },
 }
+_ALIAS_PROPERTIES = {k: v for k, v in _TERM_SCHEMA["properties"].items() if k != "patterns"}  # type: ignore[attr-defined]
+_ORGANIZATION_SCHEMA = {**_TERM_SCHEMA, "properties": _ALIAS_PROPERTIES}
+_ACCELERATOR_SCHEMA = {
+    **_TERM_SCHEMA,
+    "required": ["name", "description", "vendor"],
+    "properties": {
+        **_ALIAS_PROPERTIES,
+        "vendor": {"type": "string", "minLength": 1, "maxLength": 60},
+        "family": {"type": "string", "minLength": 1, "maxLength": 120},
+    },
+}
+FACET_SCHEMAS: dict[Facet, dict] = {
+    **{facet: _TERM_SCHEMA for facet in FILE_KEYS.values()},
+    Facet.ORGANIZATION: _ORGANIZATION_SCHEMA,
+    Facet.ACCELERATOR: _ACCELERATOR_SCHEMA,
+}
 VOCABULARY_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
-    "properties": {key: {"type": "array", "items": _TERM_SCHEMA} for key in FILE_KEYS},
+    "properties": {key: {"type": "array", "items": FACET_SCHEMAS[facet]} for key, facet in FILE_KEYS.items()},
 }
 
 
@@ -54,6 +79,13 @@ class TermDefinition:
     description: str
     synonyms: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
+    vendor: str | None = None  # accelerators
+    family: str | None = None  # accelerators: the family term's name
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """Every spelling a case may use for an organization or accelerator."""
+        return (self.slug, self.name, *self.synonyms)
 
 
 @dataclass
@@ -68,10 +100,14 @@ def reference_of(facet: Facet | str, name: str, slug: str) -> str:
     return slug if facet == Facet.TOPIC else name
 
 
-def term_problems(raw: dict, where: str, json_path: str = "$") -> list[ImportProblem]:
+def term_problems(
+    raw: dict, where: str, json_path: str = "$", facet: Facet | str | None = None
+) -> list[ImportProblem]:
     """Problems of one term definition (`name`, `slug`, `description`, `synonyms`,
-    `patterns`): its schema and its patterns, as a vocabulary file is checked."""
-    validator = jsonschema.Draft202012Validator(_TERM_SCHEMA)
+    `patterns`; `vendor` and `family` for accelerators): its schema and its patterns, as a
+    vocabulary file is checked."""
+    schema = FACET_SCHEMAS[Facet(facet)] if facet else _TERM_SCHEMA
+    validator = jsonschema.Draft202012Validator(schema)
     problems = [
         ImportProblem(where, json_path + error.json_path.removeprefix("$"), error.message)
         for error in sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
@@ -124,6 +160,58 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
                     description=raw["description"],
                     synonyms=tuple(raw.get("synonyms", [])),
                     patterns=tuple(raw.get("patterns", [])),
+                    vendor=raw.get("vendor"),
+                    family=raw.get("family"),
                 )
             )
+    problems.extend(_alias_problems(data, str(path)))
+    problems.extend(_family_problems(data, str(path)))
     return definitions, problems
+
+
+def _alias_problems(data: dict, where: str) -> list[ImportProblem]:
+    """A spelling of an organization or accelerator that names two terms of its facet."""
+    problems = []
+    for key, facet in FILE_KEYS.items():
+        if facet not in ALIAS_FACETS:
+            continue
+        owner: dict[str, tuple[str, str]] = {}
+        for index, raw in enumerate(data.get(key, [])):
+            json_path = f"$.{key}[{index}]"
+            spellings = [raw.get("slug") or slugify(raw["name"]), raw["name"], *raw.get("synonyms", [])]
+            for spelling in dict.fromkeys(spellings):
+                spelled = spelling_key(spelling)
+                earlier = owner.get(spelled)
+                if earlier and earlier[0] != raw["name"]:
+                    problems.append(
+                        ImportProblem(
+                            where,
+                            json_path,
+                            f"spelling {spelling!r} also names {earlier[0]!r} (at {earlier[1]}); "
+                            "a case naming it would be ambiguous",
+                        )
+                    )
+                owner.setdefault(spelled, (raw["name"], json_path))
+    return problems
+
+
+def _family_problems(data: dict, where: str) -> list[ImportProblem]:
+    """An accelerator's `family` must name another accelerator of the file that has no
+    family itself (families are one level deep)."""
+    accelerators = data.get("accelerators", [])
+    families = {raw["name"]: raw for raw in accelerators}
+    problems = []
+    for index, raw in enumerate(accelerators):
+        family = raw.get("family")
+        if family is None:
+            continue
+        path = f"$.accelerators[{index}].family"
+        if family == raw["name"]:
+            problems.append(ImportProblem(where, path, "an accelerator cannot be its own family"))
+        elif family not in families:
+            problems.append(ImportProblem(where, path, f"no accelerator named {family!r} in this file"))
+        elif families[family].get("family") is not None:
+            problems.append(
+                ImportProblem(where, path, f"{family!r} is itself a model of {families[family]['family']!r}")
+            )
+    return problems

@@ -29,7 +29,10 @@ Symptom = Annotated[
 RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
 Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
 Organization = Annotated[Values, Field(description="Organization, e.g. Meta; a list: any.")]
-Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'NVIDIA H100 80GB'; a list: any.")]
+Accelerator = Annotated[
+    Values,
+    Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'; a list: any."),
+]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
     list[str] | None,
@@ -89,7 +92,7 @@ def build_filters(
     """`CaseFilters` for the given tool arguments, read by `selectors.parse_filters`.
 
     Raises ToolError naming every refused value with the nearest valid ones. Costs one
-    query when a term filter is given and one per organization / accelerator facet used.
+    query when a term filter (organization and accelerator included) is given.
     """
     params: dict[str, object] = {
         "topic": topic,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-FacetName = Literal["topic", "symptom", "root_cause", "component"]
+FacetName = Literal["topic", "symptom", "root_cause", "component", "organization", "accelerator"]
 
 
 class CaseSummary(BaseModel):
@@ -102,6 +102,14 @@ class VocabTerm(BaseModel):
     description: str
     synonyms: list[str]
     case_count: int = Field(description="Published cases that carry the term.")
+    # Left out of other facets' terms rather than sent as null: the whole vocabulary is
+    # read in one call, and 100-odd nulls would cost 3 KB.
+    vendor: str | None = Field(default=None, exclude_if=lambda v: v is None, description="Accelerators.")
+    family: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Accelerators: the family slug.",
+    )
 
 
 class Vocabulary(BaseModel):

@@ -41,6 +41,7 @@ from .links import case_links
 from .lookup import find_case_id
 from .models import (
     CaseRef,
+    FacetName,
     IncidentDocument,
     IncidentList,
     LogMatch,
@@ -73,7 +74,8 @@ BUDGETS = {
     "list_incidents": 24_000,
     "get_incident": 16_000,
     "get_topic": 12_000,
-    "vocab": 24_000,
+    # Six facets since organizations and accelerators joined (issue 13): about 26 KB whole.
+    "vocab": 32_000,
     "similar_incidents": 16_000,
     "match_log": 16_000,
     "triage": TRIAGE_BUDGET,
@@ -349,19 +351,21 @@ def get_topic(
 
 def vocab(
     facet: Annotated[
-        Literal["topic", "symptom", "root_cause", "component"] | None,
-        Field(description="One facet, or leave out for all four."),
+        FacetName | None,
+        Field(description="One facet, or leave out for all."),
     ] = None,
 ) -> Vocabulary:
     """The filter values: every term per facet with slug, name, description, synonyms
     and case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 16 KB for all, 1-6 KB for one facet; budget 24 KB, then the last terms are
-    left out (`truncated`: ask for one facet).
+    Size: 28 KB for all, 2-9 KB per facet; budget 32 KB, then cut (`truncated`).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
-    for term in selectors.vocabulary(facet):
+    terms = selectors.vocabulary(facet)
+    families = {term.id: term.slug for term in terms if term.facet == "accelerator"}
+    for term in terms:
+        chip = term.facet == "accelerator"
         grouped.setdefault(term.facet, []).append(
             VocabTerm(
                 slug=term.slug,
@@ -369,6 +373,10 @@ def vocab(
                 description=term.description,
                 synonyms=list(term.synonyms),
                 case_count=term.case_count,
+                vendor=term.vendor if chip else None,
+                family=(families.get(term.family_id, term.slug) if term.family_id else term.slug)
+                if chip
+                else None,
             )
         )
     return _fit_vocabulary(Vocabulary(terms=grouped))

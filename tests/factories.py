@@ -35,7 +35,7 @@ def synthetic_case(number: int, *, seed: int | None = None, **overrides: Any) ->
     document: dict[str, Any] = {
         "id": f"IL-{900000 + number}",
         "title": f"Synthetic case {number}: {rng.choice(WORDS)} failure on {rng.randint(8, 4096)} GPUs",
-        "organization": rng.choice(["Synthetic Lab A", "Synthetic Lab B", "Synthetic Cloud"]),
+        "organization": rng.choice(["Meta", "OpenAI", "Community report"]),
         "published": (datetime.date(2020, 1, 1) + datetime.timedelta(days=number % 2000)).isoformat(),
         "occurred": None,
         "status": "published",

@@ -125,9 +125,12 @@ class VocabularyView(ApiView):
         operation_id="vocab_list",
         summary="The whole vocabulary",
         description=(
-            "Every term of the four facets (topic, symptom, root_cause, component) with "
-            "slug, name, description, synonyms and number of published cases. A term's "
-            "slug is the value of its facet's filter on /api/cases/."
+            "Every term of the six facets (topic, symptom, root_cause, component, "
+            "organization, accelerator) with slug, name, description, synonyms (for "
+            "organizations and accelerators: the aliases import and filters accept) and "
+            "number of published cases; accelerators also with vendor and family. A term's "
+            "slug is the value of its facet's filter on /api/cases/; an accelerator family's "
+            "slug finds the cases of all its models."
         ),
         parameters=schema.CONDITIONAL_HEADERS,
         responses={
@@ -153,7 +156,7 @@ class VocabularyFacetView(ApiView):
         operation_id="vocab_retrieve",
         summary="One facet's terms",
         description="The terms of one facet with slug, name, description, synonyms and "
-        "number of published cases, by name.",
+        "number of published cases, by name; accelerators also with vendor and family.",
         parameters=[
             OpenApiParameter(
                 "facet",
@@ -179,7 +182,8 @@ class VocabularyFacetView(ApiView):
     @conditional_on_store()
     def answer(self, request: Request, *, facet: str) -> Response:
         terms = selectors.vocabulary(facet)
-        return Response({"facet": facet, "terms": [shapes.term_entry(t, request) for t in terms]})
+        families = shapes.family_slugs(terms)
+        return Response({"facet": facet, "terms": [shapes.term_entry(t, request, families) for t in terms]})
 
 
 class StatsView(ApiView):

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
 from incidents.models import Case, Facet, Term
+from incidents.selectors.spelling import nearest_terms, resolve_term
 
 from .models import Proposal
 
@@ -44,7 +45,13 @@ class ProposalForm(forms.Form):
         validators=[no_html],
         help_text="What broke, at what scale, with what effect.",
     )
-    organization = forms.CharField(max_length=200, required=False, validators=[no_html])
+    organization = forms.CharField(
+        max_length=200,
+        required=False,
+        validators=[no_html],
+        help_text="An organization of the vocabulary (/vocab/#organization), or “Community report” "
+        "for a user's report; an editor adds new organizations.",
+    )
     published = forms.DateField(
         required=False,
         label="Date of the source",
@@ -104,4 +111,20 @@ class ProposalForm(forms.Form):
             for name in ("organization", "published", "topic"):
                 if not cleaned.get(name):
                     self.add_error(name, "Needed for a new case.")
+            if cleaned.get("organization"):
+                self._check_organization(cleaned["organization"])
         return cleaned
+
+    def _check_organization(self, name: str) -> None:
+        """Cases name organizations from the vocabulary (import refuses other names), so
+        the form says so at once and names the closest ones."""
+        organizations = list(Term.objects.of(Facet.ORGANIZATION).only("slug", "name", "synonyms"))
+        if resolve_term(name, organizations) is not None:
+            return
+        near = [t.name for t in nearest_terms(name, organizations, limit=3)]
+        hint = f" Did you mean {', '.join(near)}?" if near else ""
+        self.add_error(
+            "organization",
+            f"No organization called “{name}” in the vocabulary.{hint} Write “Community report” for "
+            "a user's report; an editor adds new organizations.",
+        )

@@ -48,7 +48,7 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Prefetch
 
-from incidents.models import Case, CaseRelation, CaseTerm, Facet
+from incidents.models import ALIAS_FACETS, Case, CaseRelation, CaseTerm, Facet
 
 from .models import CaseNeighbour
 from .results import SimilarCase
@@ -217,8 +217,11 @@ def _published_profiles() -> list[Profile]:
     vectors = load_vectors()
     embeddings = dict(zip(vectors.ids, vectors.case_matrix(), strict=True))
     terms: dict[str, dict[tuple[str, str], str]] = {}
-    for case_id, facet, slug, name in CaseTerm.objects.filter(case__in=published).values_list(
-        "case_id", "term__facet", "term__slug", "term__name"
+    # Who reported a case and on which chip are not the failure (see `ALIAS_FACETS`).
+    for case_id, facet, slug, name in (
+        CaseTerm.objects.filter(case__in=published)
+        .exclude(term__facet__in=ALIAS_FACETS)
+        .values_list("case_id", "term__facet", "term__slug", "term__name")
     ):
         terms.setdefault(case_id, {})[(facet, slug)] = name
     profiles = []

@@ -58,9 +58,22 @@ FACETS: tuple[FacetSpec, ...] = (
     FacetSpec(
         "component", "Component", "term", "a component's slug, name or synonym (see /vocab/)", "component"
     ),
-    FacetSpec("organization", "Organization", "value", "an organization's name, in any letter case"),
+    FacetSpec(
+        "organization",
+        "Organization",
+        "term",
+        "an organization's slug, name or alias (see /vocab/)",
+        "organization",
+    ),
     FacetSpec("year", "Year", "year", "a publication year such as 2024"),
-    FacetSpec("accelerator", "Accelerator", "value", "an accelerator's name, in any letter case"),
+    FacetSpec(
+        "accelerator",
+        "Accelerator",
+        "term",
+        "an accelerator model or family: slug, name or alias (a100, NVIDIA A100 80GB; see /vocab/); "
+        "a family finds every model's cases",
+        "accelerator",
+    ),
 )
 FACETS_BY_NAME: dict[str, FacetSpec] = {spec.name: spec for spec in FACETS}
 FILTER_FACETS: tuple[str, ...] = tuple(spec.name for spec in FACETS)
@@ -82,10 +95,11 @@ def facet_label(name: str) -> str:
 class CaseFilters:
     """Facet filters: values within one facet combine with OR, facets with AND.
 
-    Values are canonical: slugs for term facets, the stored spelling for `organization` and
-    `accelerator`, four-digit years. Each facet has an exclusion twin whose values remove
-    cases. `published_after` / `published_before` keep cases published on or after / on or
-    before those dates (both ends inclusive). `labels` maps (facet, value) to what a person
+    Values are canonical: slugs for term facets (organization and accelerator included; an
+    accelerator family's slug matches the cases of all its models), four-digit years. Each
+    facet has an exclusion twin whose values remove cases. `published_after` /
+    `published_before` keep cases published on or after / on or before those dates (both
+    ends inclusive). `labels` maps (facet, value) to what a person
     reads (a term's name), for the values the parser resolved; it takes no part in equality.
     """
 

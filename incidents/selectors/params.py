@@ -9,10 +9,11 @@ as a visible notice ("No symptom called “NCCL timout”. Did you mean NCCL tim
 Parameters (every one optional; `params` is a QueryDict or a mapping of name to a string
 or a list of strings):
 
-- `topic`, `symptom`, `root_cause`, `component` (repeatable, OR within a facet): a term's
-  slug, name or synonym in any letter case (`nccl-timeout`, `NCCL timeout`, `watchdog
-  timeout`); stored as the slug;
-- `organization`, `accelerator` (repeatable): a name as on the cases, in any letter case;
+- `topic`, `symptom`, `root_cause`, `component`, `organization`, `accelerator`
+  (repeatable, OR within a facet): a term's slug, name or synonym in any letter case
+  (`nccl-timeout`, `NCCL timeout`, `watchdog timeout`; `meta`, `FAIR`; `a100`, `NVIDIA
+  A100 SXM 80GB`); stored as the slug. An accelerator family (`a100`) finds the cases of
+  every model in it (A100 40GB, A100 80GB and those naming only the family);
 - `year` (repeatable): a publication year, 1900 to 2100;
 - `exclude_<facet>` (repeatable): the same values, removing the cases that have them;
 - `published_after`, `published_before`: dates as YYYY-MM-DD, both ends inclusive;
@@ -21,8 +22,8 @@ or a list of strings):
 - `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` (`relevance`,
   `-published`, `published`) is still read as an alias.
 
-Cost: one query reading the terms of the term facets used, one per `organization` /
-`accelerator` facet used; none without filters.
+Cost: one query reading the terms of the term facets used (plus one per value facet, a
+case field matched as spelled, when the registry has one); none without filters.
 """
 
 from __future__ import annotations
@@ -322,7 +323,7 @@ def parse_search(params: Params) -> tuple[SearchParams, list[Problem]]:
 
 
 def distinct_case_values(field_name: str) -> list[str]:
-    """Distinct non-null values of `organization` or `accelerator` over published cases,
+    """Distinct non-null values of a value facet (a case field) over published cases,
     sorted: one query. The values a filter on that facet accepts."""
     if FACETS_BY_NAME.get(field_name) is None or FACETS_BY_NAME[field_name].kind != "value":
         raise ValueError(f"no distinct values for {field_name!r}")

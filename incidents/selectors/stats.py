@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count
 
 from ..models import Case, Facet, Term
 from .vocabulary import terms_with_counts
@@ -20,9 +19,21 @@ class CaseStats:
     by_root_cause: list[tuple[Term, int]]
     by_symptom: list[tuple[Term, int]]
     by_component: list[tuple[Term, int]]
-    by_accelerator: list[tuple[str, int]]
+    # Every accelerator term the cases name, a family counting the cases of all its models.
+    by_accelerator: list[tuple[Term, int]]
     accelerator_counts: list[int]  # reported accelerator counts, ascending
     time_to_resolve_seconds: list[int]  # known TTRs, ascending
+
+    @property
+    def by_accelerator_family(self) -> list[tuple[Term, int]]:
+        """Accelerator families (terms without a family) and their cases, most first: a case
+        on A100 80GB counts for A100, as do those naming only the family."""
+        return [(term, n) for term, n in self.by_accelerator if term.family_id is None]
+
+    @property
+    def with_accelerator(self) -> int:
+        """Published cases that name an accelerator (each counts for one family)."""
+        return sum(n for _, n in self.by_accelerator_family)
 
 
 def case_stats() -> CaseStats:
@@ -39,20 +50,13 @@ def case_stats() -> CaseStats:
         .values_list("year", "n")
     )
 
-    by_accelerator: QuerySet[Any, Any] = (
-        published.exclude(accelerator=None)
-        .values("accelerator")
-        .annotate(n=Count("id"))
-        .order_by("-n", "accelerator")
-        .values_list("accelerator", "n")
-    )
     return CaseStats(
         total=published.count(),
         by_year=list(by_year),
         by_root_cause=terms_with_counts(Facet.ROOT_CAUSE, ids),
         by_symptom=terms_with_counts(Facet.SYMPTOM, ids),
         by_component=terms_with_counts(Facet.COMPONENT, ids),
-        by_accelerator=list(by_accelerator),
+        by_accelerator=terms_with_counts(Facet.ACCELERATOR, ids),
         accelerator_counts=[
             n
             for n in published.exclude(accelerator_count=None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from ..models import Case, Facet, Term
 from .cases import cases_with_term
@@ -100,29 +100,54 @@ class TermDetail:
     case_count: int
     cases: list[Case]  # newest first, at most `limit`
     co_occurring: dict[str, list[tuple[Term, int]]]  # facet -> (term, shared cases), most first
+    chip: AcceleratorFamily | None = None  # accelerators: the family and its models
+
+
+@dataclass(frozen=True)
+class AcceleratorFamily:
+    """An accelerator's place in its family: the family term and the family's models."""
+
+    family: Term
+    models: list[Term]
 
 
 def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> TermDetail | None:
     """The term `slug` of `facet` with its cases and co-occurring terms, or None if unknown.
 
     `cases` holds the `limit` newest published cases using it (prefetched for case cards);
-    `co_occurring` maps each facet (the term's own included, the term itself left out) to at
-    most `top` terms ranked by how many of those cases also use them. Fixed 8 queries: term,
-    count, cases with their root cause and term links (3), co-occurrence per facet (4).
+    `co_occurring` maps each term facet (the term's own included, the term itself and, for
+    an accelerator, its family and models left out) to at most `top` terms ranked by how
+    many of those cases also use them; `chip`, for an accelerator, its family and the
+    family's models. Fixed 5 queries: term, count, cases with their term links (2),
+    co-occurring terms of every facet in one grouped query; 6 for an accelerator (the
+    family's models).
     """
-    term = Term.objects.filter(facet=facet, slug=slug).first()
+    term = Term.objects.filter(facet=facet, slug=slug).select_related("family").first()
     if term is None:
         return None
     cases = cases_with_term(term)
     ids = cases.values("id")
-    co_occurring: dict[str, list[tuple[Term, int]]] = {}
-    for other_facet in TERM_FACETS:
-        co_occurring[other_facet] = terms_with_counts(other_facet, ids, limit=top, leave_out=term)
+    # A model always comes with its family: "seen with A100" on A100 80GB's page says nothing.
+    others = Term.objects.filter(facet__in=TERM_FACETS, case_links__case__in=ids).exclude(id=term.id)
+    if facet == Facet.ACCELERATOR:
+        others = others.exclude(Q(id=term.family_id) | Q(family_id=term.id))
+    rows = others.annotate(case_count=Count("case_links")).order_by("-case_count", "name")  # type: ignore[no-redef]
+    co_occurring: dict[str, list[tuple[Term, int]]] = {other: [] for other in TERM_FACETS}
+    for other in rows:
+        if len(co_occurring[other.facet]) < top:
+            co_occurring[other.facet].append((other, other.case_count))
+    chip = None
+    if facet == Facet.ACCELERATOR:
+        family = term.family or term
+        chip = AcceleratorFamily(
+            family=family, models=list(Term.objects.filter(family=family).order_by("name"))
+        )
     return TermDetail(
         term=term,
         case_count=cases.count(),
         cases=list(cases.newest_first().with_summary()[:limit]),
         co_occurring=co_occurring,
+        chip=chip,
     )
 
 

@@ -4,8 +4,8 @@
 
 - `q`: search text (blank: browse everything);
 - `<facet>` (repeatable): keep cases with one of these values (`topic`, `symptom`,
-  `root_cause`, `component` take a slug, name or synonym; `organization`, `accelerator` a
-  name; `year`), written back as slugs and stored names;
+  `root_cause`, `component`, `organization`, `accelerator` take a slug, name or synonym,
+  an accelerator family every model's cases; `year`), written back as slugs;
 - `exclude_<facet>` (repeatable): drop cases with any of these values;
 - `published_after`, `published_before`: a date range (YYYY-MM-DD, both ends inclusive);
 - `sort`: `relevance` (only meaningful with `q`), `newest` or `oldest`;

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from incidents import selectors
-from incidents.accelerators import by_family
 
 from .charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, column_chart
 from .common import render_page
@@ -34,7 +31,8 @@ def stats(request: HttpRequest) -> HttpResponse:
 
     Each chart says how many cases it is drawn from, and is an inline SVG (no script, no
     external service) followed by a table of the same numbers for screen readers.
-    Accelerators are counted as the cases spell them. Data: `selectors.case_stats`
+    Accelerators are counted by family from the vocabulary (a model's cases count for its
+    family; each bar links to the family filter). Data: `selectors.case_stats`
     (fixed 8 queries) and `selectors.vocabulary("topic")` (1).
     """
     data = selectors.case_stats()
@@ -46,7 +44,6 @@ def stats(request: HttpRequest) -> HttpResponse:
         (t for t in selectors.vocabulary("topic") if t.case_count), key=lambda t: (-t.case_count, t.name)
     )
     cases = reverse("incidents:case-list")
-    with_accelerator = sum(n for _, n in data.by_accelerator)
     everyone = _basis(total, total, "")
     charts = [
         column_chart(
@@ -94,14 +91,11 @@ def stats(request: HttpRequest) -> HttpResponse:
         bar_chart(
             "accelerators",
             "Accelerator families",
-            [
-                (family, n, f"{cases}?{urlencode([('accelerator', m) for m in members])}")
-                for family, n, members in by_family(data.by_accelerator)
-            ],
+            [(t.name, n, t.get_filter_url()) for t, n in data.by_accelerator_family],
             category_label="Accelerator family",
             basis=(
-                f"{_basis(with_accelerator, total, 'an accelerator')} Models are grouped into their "
-                "family (A100 40GB and 80GB count as A100)."
+                f"{_basis(data.with_accelerator, total, 'an accelerator')} Models are grouped into "
+                "their family (A100 40GB and 80GB count as A100)."
             ),
         ),
         column_chart(

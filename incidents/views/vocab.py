@@ -7,7 +7,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import selectors
-from incidents.models import Facet
+from incidents.models import Facet, Term
 from incidents.selectors import FACETS_BY_NAME, FACETS_BY_SEGMENT
 
 from .common import not_found_page, render_page
@@ -17,18 +17,23 @@ FACET_TITLES: dict[str, str] = {
     Facet.SYMPTOM: "Symptom tags",
     Facet.ROOT_CAUSE: "Root-cause categories",
     Facet.COMPONENT: "Components",
+    Facet.ORGANIZATION: "Organizations",
+    Facet.ACCELERATOR: "Accelerators",
 }
 CASES_SHOWN = 20
 
 
 def vocab_index(request: HttpRequest) -> HttpResponse:
-    """`/vocab/`: every term of every facet with its description and case count.
+    """`/vocab/`: every term of every facet with its description and case count; an
+    accelerator also with its vendor and family.
 
     Data: `selectors.vocabulary()` (one query).
     """
+    terms = selectors.vocabulary()
+    names = {term.id: term.name for term in terms}
     by_facet: dict[str, list] = {facet: [] for facet in FACET_TITLES}
-    for term in selectors.vocabulary():
-        by_facet[term.facet].append(term)
+    for term in terms:
+        by_facet[term.facet].append((term, _chip_note(term, names)))
     sections = [
         (facet, FACET_TITLES[facet], FACETS_BY_NAME[facet].segment, terms)
         for facet, terms in by_facet.items()
@@ -38,9 +43,21 @@ def vocab_index(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _chip_note(term: Term, names: dict[int, str]) -> str:
+    """ "NVIDIA · model of A100" for an accelerator model, "NVIDIA" for a family, else ""."""
+    if term.facet != Facet.ACCELERATOR:
+        return ""
+    parts = [term.vendor or ""]
+    if term.family_id is not None:
+        parts.append(f"model of {names.get(term.family_id, '')}")
+    return " · ".join(p for p in parts if p)
+
+
 def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
-    """`/vocab/<facet>/<slug>` (`facet`: symptom, root-cause, component): the term's
-    description, synonyms, latest cases and the terms that most often occur with it.
+    """`/vocab/<facet>/<slug>` (`facet`: symptom, root-cause, component, organization,
+    accelerator): the term's description, synonyms (an organization's or accelerator's
+    aliases), latest cases and the terms that most often occur with it; an accelerator
+    also with its vendor, its family or its models.
 
     Topics redirect to `/topics/<slug>`; an unknown facet gives 404, an unknown slug a 404
     page naming the terms spelt like it.
@@ -69,6 +86,7 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
             "term": detail.term,
             "facet_title": FACET_TITLES[facet_value],
             "facet_singular": Facet(facet_value).label,
+            "chip": detail.chip,
             "co_occurring": co_occurring,
             "filter_url": filter_url,
             "feed_url": feed_url,

@@ -71,13 +71,14 @@ def test_a_term_name_or_synonym_selects_what_its_slug_selects(client):
 
 
 def test_a_misspelt_organization_suggests_the_stored_spelling(client):
-    # Letter case does not matter (`bigscience` is BigScience); a misspelling is refused.
+    # Letter case does not matter (`bigscience` is BigScience); a misspelling is refused with
+    # the nearest organization's slug, the value to send (organizations are terms).
     [error] = problem(client, "/api/cases/?organization=bigscence")["errors"]
     assert error == {
         "parameter": "organization",
         "detail": "unknown organization 'bigscence'",
         "value": "bigscence",
-        "suggestions": ["BigScience"],
+        "suggestions": ["bigscience"],
     }
     assert (
         client.get("/api/cases/?organization=bigscience").json()["count"]
@@ -130,7 +131,10 @@ def test_a_page_past_the_last_is_a_404(client):
         ("/api/cases/not-an-id", "No case with id 'not-an-id': ids look like IL-0428."),
         ("/api/cases/IL-9999/similar", "No case with id 'IL-9999'."),
         ("/api/topics/no-such-topic", "No topic 'no-such-topic'; /api/topics/ lists them."),
-        ("/api/vocab/colour", "No facet 'colour'; facets: topic, symptom, root_cause, component."),
+        (
+            "/api/vocab/colour",
+            "No facet 'colour'; facets: topic, symptom, root_cause, component, organization, accelerator.",
+        ),
         ("/api/nothing-here", "No resource at /api/nothing-here"),
     ],
 )

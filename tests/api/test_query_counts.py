@@ -64,10 +64,11 @@ COUNTS = {
         2 + 1,
         search(filters=filters({"symptom": ("nccl-timeout",)}, {"topic": ("inference",)})),
     ),
-    # ... and the distinct organizations.
+    # Organizations are a term facet since issue 13: read in that same vocabulary query (the
+    # distinct-organizations query it used to cost is gone).
     "/api/cases/?symptom=nccl-timeout&organization=BigScience": (
-        2 + 1 + 1,
-        search(filters=filters({"symptom": ("nccl-timeout",), "organization": ("BigScience",)})),
+        2 + 1,
+        search(filters=filters({"symptom": ("nccl-timeout",), "organization": ("bigscience",)})),
     ),
     "/api/cases/?year=2024&published_after=2024-03-01": (
         2,

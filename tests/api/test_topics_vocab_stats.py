@@ -10,6 +10,7 @@ from django.conf import settings
 from django.utils.text import slugify
 
 from incidents.durations import duration_seconds
+from tests.reads.test_accelerator_and_organization_vocabularies import family_of, term_of
 
 from .conftest import assert_matches_schema
 from .fixture_facts import ids_where, published_documents, symptom_counts, year_counts
@@ -93,10 +94,13 @@ def test_stats_count_by_year_cause_symptom_accelerator_and_resolve_time(client):
     causes = Counter(d["root_cause"]["category"] for d in documents)
     assert {c["name"]: c["count"] for c in body["by_root_cause"]} == dict(causes)
     assert {s["slug"]: s["count"] for s in body["by_symptom"]} == dict(symptom_counts())
-    accelerators = Counter(
-        d["environment"]["accelerator"] for d in documents if d["environment"].get("accelerator")
-    )
-    assert {a["accelerator"]: a["count"] for a in body["by_accelerator"]} == dict(accelerators)
+    # Accelerators by family, from the vocabulary file: a model's cases count for its family.
+    families = Counter(family_of(d) for d in documents if family_of(d))
+    assert {a["accelerator"]: a["count"] for a in body["by_accelerator_family"]} == dict(families)
+    assert all(a["is_family"] for a in body["by_accelerator_family"])
+    models = {a["accelerator"]: a["count"] for a in body["by_accelerator"] if not a["is_family"]}
+    named = [entry for d in documents if (entry := term_of(d)) is not None]
+    assert models == dict(Counter(entry["name"] for entry in named if entry.get("family")))
     resolve = sorted(
         seconds
         for d in documents

@@ -19,7 +19,7 @@ from urllib.request import urlopen
 import pytest
 
 from incidents.services import import_case_files
-from tests.conftest import load_fixture
+from tests.conftest import fixture_ids, load_fixture
 from tests.factories import write_cases
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -61,7 +61,8 @@ PAYLOADS = [
     '<meta http-equiv="refresh" content="0;url=javascript:alert(\'meta\')">',
     '<p title=""><img src=x onerror=alert(\'attr-break\')>">',
 ]
-MARKDOWN = f"{MARKER} text around the payloads.\n\n" + "\n\n".join(PAYLOADS)
+# `NCCL_ZQXHOSTILE`: a setting only this case names, so the hostile log finds it first.
+MARKDOWN = f"{MARKER} text around the payloads, NCCL_ZQXHOSTILE.\n\n" + "\n\n".join(PAYLOADS)
 SHORT = "<img src=x onerror=alert('short')> <script>alert('s')</script> javascript:alert('p')"
 
 
@@ -77,6 +78,9 @@ def hostile_document() -> dict:
         "cause": doc["root_cause"]["description"] or "",
     }
     doc["id"] = HOSTILE_ID
+    # The newest date of the library (its id wins the tie), so that every list of latest cases
+    # (the case list, a topic's, a term's, the feeds) shows it on its first page.
+    doc["published"] = max(load_fixture(i)["published"] for i in fixture_ids())
     doc["title"] = f"{MARKER} <script>alert('title')</script><img src=x onerror=alert('t')> title"
     doc["organization"] = f"<svg onload=alert('org')> Org {MARKER}"
     doc["summary"] = f"{original['summary']}\n\n{MARKDOWN}"
@@ -101,7 +105,7 @@ def hostile_document() -> dict:
 
 LOG = "\n".join(
     [
-        "NCCL WARN Timeout <script>alert('log')</script>",
+        "NCCL WARN Timeout NCCL_ZQXHOSTILE=1 <script>alert('log')</script>",
         "[rank3] Watchdog caught collective operation timeout <img src=x onerror=alert('log2')>",
         "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus <svg onload=alert('log3')>",
         "<a href=\"javascript:alert('log4')\">x</a>",
@@ -169,7 +173,7 @@ def hostile_site(site, tmp_path) -> str:
 
 PAGES = [
     (f"/cases/{HOSTILE_ID}", None),
-    ("/cases/?sort=oldest", None),  # a plain list (its 2022 date puts it on the first page)
+    ("/cases/", None),  # a plain list, newest first
     ("/topics/networking", None),  # a topic's latest cases
     ("/vocab/symptom/xid-error", None),  # a term's cases
     (f"/cases/?q={MARKER}", None),  # search results with snippets

@@ -114,7 +114,7 @@ def test_an_editor_adds_a_draft_with_the_next_free_id(client, editor):
     data.update(
         {
             "title": ["A new case typed into the admin by an editor"],
-            "organization": ["Example Lab"],
+            "organization": ["Hugging Face"],
             "published": ["2025-01-02"],
             "summary": ["What happened."],
             "symptoms_description": ["Jobs hung."],

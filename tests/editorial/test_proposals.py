@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 NEW = {
     "kind": "new",
     "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-    "organization": "Example Lab",
+    "organization": "Meta AI",
     "published": "2025-03-04",
     "text": "Writes to the shared file system blocked every rank during a checkpoint.",
     "topic": "storage",
@@ -48,7 +48,7 @@ def test_a_new_case_proposal_lands_as_a_draft_in_the_queue(client):
     proposal = Proposal.objects.get()
     assert response["Location"] == reverse("incidents:proposal-status", args=[proposal.token])
     draft = proposal.case
-    assert (draft.status, draft.title, draft.organization) == ("draft", NEW["title"], "Example Lab")
+    assert (draft.status, draft.title, draft.organization) == ("draft", NEW["title"], "Meta AI")
     assert list(draft.sources.values_list("url", flat=True)) == [NEW["source_urls"]]
     assert draft.root_cause_category.name == "Root cause unknown"
     assert client.get(reverse("incidents:case-detail", args=[draft.id])).status_code == 404
@@ -76,6 +76,7 @@ def test_the_form_needs_its_csrf_token():
         ({"source_urls": "ftp://example.org/x"}, "source_urls"),
         ({"source_urls": "\n".join(f"https://example.org/{i}" for i in range(11))}, "source_urls"),
         ({"title": "short"}, "title"),
+        ({"organization": "Some Lab Nobody Listed"}, "organization"),
     ],
 )
 def test_bad_input_is_refused_naming_the_field(client, change, field):
@@ -84,6 +85,13 @@ def test_bad_input_is_refused_naming_the_field(client, change, field):
     assert f'id="field-{field}"' in response.content.decode()
     assert response.context["form"].errors[field]
     assert not Proposal.objects.exists()
+
+
+def test_an_unknown_organization_is_refused_with_the_nearest_names(client):
+    response = form_post(client, organization="Anthropik")
+    assert response.status_code == 400
+    [error] = response.context["form"].errors["organization"]
+    assert error.startswith("No organization called “Anthropik” in the vocabulary. Did you mean Anthropic?")
 
 
 def test_the_honeypot_refuses_bots(client):

@@ -62,10 +62,11 @@ def test_pages_follow_the_cursor_to_the_end(mcp):
 
 
 def test_an_unknown_organization_names_the_nearest(mcp):
-    # One organization is spelt like it now: the reviewed library writes Meta AI, FAIR and
-    # Facebook as "Meta".
+    # One organization is spelt like it: Meta AI, FAIR and Facebook are aliases of the one
+    # organization term Meta (issue 13).
     assert mcp.error("list_incidents", organization="metta") == (
-        "Unknown organization 'metta'. Nearest: Meta. Or use search_incidents with the name as the query."
+        "Unknown organization 'metta'. Nearest: meta (Meta). "
+        "All 23 values: call vocab with facet='organization'."
     )
 
 

@@ -61,6 +61,8 @@ def test_parameters_carry_ranges_and_closed_sets(mcp):
         "symptom",
         "root_cause",
         "component",
+        "organization",
+        "accelerator",
     ]
     fields = schemas["get_incident"]["properties"]["fields"]["anyOf"][0]["items"]["enum"]
     assert fields[:3] == ["id", "title", "organization"]

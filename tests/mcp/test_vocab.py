@@ -7,7 +7,14 @@ from incidents import selectors
 
 def test_every_facet_with_counts(mcp):
     result = mcp.ok("vocab")
-    assert list(result["terms"]) == ["component", "root_cause", "symptom", "topic"]
+    assert list(result["terms"]) == [
+        "accelerator",
+        "component",
+        "organization",
+        "root_cause",
+        "symptom",
+        "topic",
+    ]
     stored = {(t.facet, t.slug): t.case_count for t in selectors.vocabulary()}
     listed = {(facet, t["slug"]): t["case_count"] for facet, terms in result["terms"].items() for t in terms}
     assert listed == stored
@@ -28,5 +35,6 @@ def test_one_facet(mcp):
 
 def test_an_unknown_facet_lists_the_facets(mcp):
     assert mcp.error("vocab", facet="symptoms") == (
-        'Invalid arguments: facet must be one of topic, symptom, root_cause, component (got "symptoms").'
+        "Invalid arguments: facet must be one of topic, symptom, root_cause, component, organization, "
+        'accelerator (got "symptoms").'
     )

@@ -12,6 +12,7 @@ from incidents.overlap import case_prose
 from incidents.search import search_cases
 from incidents.selectors import CaseFilters
 from tests.api.fixture_facts import ids_where, published_documents
+from tests.reads.test_accelerator_and_organization_vocabularies import accelerator_names, organization_of
 
 pytestmark = pytest.mark.django_db
 
@@ -38,11 +39,10 @@ def expected_counts(documents: list[dict]) -> dict[str, dict[str, int]]:
         "symptom": dict(Counter(slugify(t) for d in documents for t in d["symptoms"]["tags"])),
         "root_cause": dict(Counter(slugify(d["root_cause"]["category"]) for d in documents)),
         "component": dict(Counter(slugify(c) for d in documents for c in d["environment"]["components"])),
-        "organization": dict(Counter(d["organization"] for d in documents)),
+        "organization": dict(Counter(slugify(organization_of(d)) for d in documents)),
         "year": dict(Counter(d["published"][:4] for d in documents)),
-        "accelerator": dict(
-            Counter(d["environment"]["accelerator"] for d in documents if d["environment"]["accelerator"])
-        ),
+        # A model's case counts for the model and for its family (issue 13).
+        "accelerator": dict(Counter(slugify(name) for d in documents for name in accelerator_names(d))),
     }
 
 
@@ -62,12 +62,12 @@ def test_facets_for_a_query_match_a_hand_count():
 
 
 def test_values_within_a_facet_combine_with_or_and_facets_with_and():
-    either = search_cases(filters=CaseFilters(include={"organization": ("OpenAI", "Anthropic")}), limit=50)
+    either = search_cases(filters=CaseFilters(include={"organization": ("openai", "anthropic")}), limit=50)
     assert either.total == len(ids_where(lambda d: d["organization"] in ("OpenAI", "Anthropic")))
     assert either.total > len(ids_where(lambda d: d["organization"] == "OpenAI")) > 0
     both = search_cases(
         filters=CaseFilters(
-            include={"organization": ("OpenAI", "Anthropic"), "symptom": ("service-outage",)}
+            include={"organization": ("openai", "anthropic"), "symptom": ("service-outage",)}
         ),
         limit=50,
     )
@@ -81,10 +81,10 @@ def test_values_within_a_facet_combine_with_or_and_facets_with_and():
 
 def test_exclusion_removes_cases_from_hits_and_counts():
     results = search_cases(
-        query="outage", filters=CaseFilters(exclude={"organization": ("OpenAI",)}), limit=50
+        query="outage", filters=CaseFilters(exclude={"organization": ("openai",)}), limit=50
     )
     assert all(h.case.organization != "OpenAI" for h in results.hits)
-    assert "OpenAI" not in counts(results, "organization")
+    assert "openai" not in counts(results, "organization")
     assert results.total == len(results.hits)
 
 

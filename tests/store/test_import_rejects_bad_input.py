@@ -195,9 +195,11 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     case = Case.objects.get(id="IL-0428")
     assert case.title == "An edited title for the BigScience 100B hang case"
     assert case.remediation == ["First step.", "Second step."]
-    # topics, symptoms, components, and the root cause (a term row like the others, issue 9.5)
+    # topics, symptoms, components, the root cause (a term row like the others, issue 9.5),
+    # the organization and the accelerator ("NVIDIA A100" names the A100 family itself).
+    assert document["environment"]["accelerator"] == "NVIDIA A100"
     expected = len(document["topics"]) + len(document["symptoms"]["tags"])
-    expected += len(document["environment"]["components"]) + 1
+    expected += len(document["environment"]["components"]) + 1 + 1 + 1
     assert CaseTerm.objects.filter(case=case).count() == expected
 
 

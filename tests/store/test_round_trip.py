@@ -58,3 +58,33 @@ def test_fixture_files_are_in_export_form(tmp_path):
     call_command("export_cases", str(tmp_path))
     for path in sorted(CASES_DIR.glob("*.json")):
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_the_vocabulary_and_cases_round_trip_through_export(tmp_path):
+    """export_cases --vocab, then import both into an empty store: the same vocabulary
+    (organizations and accelerators with their aliases, vendors and families included),
+    the same documents and the same organization and accelerator links."""
+    from incidents.exporting import vocabulary_document
+    from incidents.models import ALIAS_FACETS, CaseTerm
+
+    def links() -> set[tuple[str, str, str]]:
+        return set(
+            CaseTerm.objects.filter(term__facet__in=ALIAS_FACETS).values_list(
+                "case_id", "term__facet", "term__slug"
+            )
+        )
+
+    vocab, cases = tmp_path / "vocab.json", tmp_path / "cases"
+    call_command("export_cases", str(cases), "--vocab", str(vocab), stdout=open("/dev/null", "w"))
+    before_vocabulary, before_links = vocabulary_document(), links()
+    assert {"organizations", "accelerators"} <= set(json.loads(vocab.read_text(encoding="utf-8")))
+    assert len(before_links) > len(fixture_ids())  # every case's organization, and accelerators
+
+    Case.objects.all().delete()
+    Term.objects.all().delete()
+    call_command("import_cases", str(cases), "--vocab", str(vocab), stdout=open("/dev/null", "w"))
+    assert vocabulary_document() == before_vocabulary
+    assert links() == before_links
+    again = tmp_path / "again"
+    call_command("export_cases", str(again), stdout=open("/dev/null", "w"))
+    assert read_tree(again) == read_tree(cases)

@@ -44,8 +44,14 @@ PAGES = {
     "/topics/training": STORE_VERSION + 7,
     # store version, vocabulary().
     "/vocab/": STORE_VERSION + 1,
-    # store version, term_detail: term, co-occurring terms per facet (4), count, cases + term links (2).
-    "/vocab/symptom/nccl-timeout": STORE_VERSION + 8,
+    # store version, term_detail: term, co-occurring terms of every facet (1: one grouped query
+    # since organizations and accelerators made six facets; it was one per facet), count,
+    # cases + term links (2).
+    "/vocab/symptom/nccl-timeout": STORE_VERSION + 5,
+    "/vocab/organization/meta": STORE_VERSION + 5,
+    # the same and the accelerator family's models (1).
+    "/vocab/accelerator/a100": STORE_VERSION + 6,
+    "/vocab/accelerator/a100-80gb": STORE_VERSION + 6,
     # store version, case_stats (8), vocabulary("topic") for the per-kind chart (1).
     "/stats": STORE_VERSION + 9,
     # store version, feed term, cases + term links.
