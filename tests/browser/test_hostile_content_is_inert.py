@@ -11,6 +11,7 @@ to ignore it (`bypass_csp`), so that the sanitising alone is shown to hold.
 from __future__ import annotations
 
 import copy
+import json
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -87,7 +88,10 @@ def hostile_document() -> dict:
     doc["facts"].update(scope=SHORT, users_affected=SHORT, region=SHORT, severity="high")
     doc["environment"].update(cluster=SHORT, accelerator="<b onclick=alert('acc')>GPU</b>")
     doc["symptoms"]["description"] = f"{original['symptoms']}\n\n{MARKDOWN}"
-    doc["symptoms"]["tags"] = [*doc["symptoms"]["tags"], "NCCL error", "Xid error"]
+    # The tags the pages below list it under (the NCCL timeout feed, the match page's log).
+    doc["symptoms"]["tags"] = list(
+        dict.fromkeys([*doc["symptoms"]["tags"], "NCCL timeout", "NCCL error", "Xid error"])
+    )
     doc["root_cause"].update(description=f"{original['cause']}\n\n{MARKDOWN}", trigger=SHORT)
     doc["detection"] = MARKDOWN
     for field in ("remediation", "action_items", "lessons", "checks"):
@@ -167,7 +171,33 @@ def visit(browser, site: str, path: str, *, bypass_csp: bool, log: str | None = 
 
 @pytest.fixture
 def hostile_site(site, tmp_path) -> str:
-    import_case_files(paths=write_cases(tmp_path, [hostile_document()]))
+    # Organizations and accelerators are closed vocabularies, so the hostile names arrive as
+    # terms of their own (every field hostile), as a user's own vocabulary file would bring them.
+    document = hostile_document()
+    vocab = tmp_path / "hostile-vocab.json"
+    vocab.write_text(
+        json.dumps(
+            {
+                "organizations": [
+                    {
+                        "name": document["organization"],
+                        "description": f"<img src=x onerror=alert('orgdesc')> {MARKER}",
+                        "synonyms": [],
+                    }
+                ],
+                "accelerators": [
+                    {
+                        "name": document["environment"]["accelerator"],
+                        "vendor": f"<b onmouseover=alert('vendor')>Vendor</b> {MARKER}",
+                        "description": f"<svg onload=alert('accdesc')> {MARKER}",
+                        "synonyms": [],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    import_case_files(paths=write_cases(tmp_path / "cases", [document]), vocab_paths=[vocab])
     return site
 
 

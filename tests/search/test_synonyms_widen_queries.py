@@ -64,8 +64,11 @@ def test_deadlock_finds_hang_cases_that_never_say_deadlock():
 
 
 def test_watchdog_timeout_finds_nccl_timeout_cases():
-    ids = {h.case.id for h in search_cases(query="watchdog timeout", limit=50).hits}
-    assert {"IL-0428", "IL-0437", "IL-0442", "IL-0444", "IL-0463"} <= ids
+    # "watchdog timeout" is a synonym of the NCCL timeout tag: every case carrying it is found.
+    tagged = set(ids_where(has_symptom("NCCL timeout")))
+    ids = {h.case.id for h in search_cases(query="watchdog timeout", limit=100).hits}
+    assert len(tagged) >= 5
+    assert tagged <= ids
 
 
 def test_named_term_is_reported_on_the_hits_that_carry_it():
