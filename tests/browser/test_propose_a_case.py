@@ -26,7 +26,7 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     page = open_page("/propose/")
 
     page.get_by_label("Title").fill(TITLE)
-    page.get_by_label("Organization").fill("Example Lab")
+    page.get_by_label("Organization").fill("Community report")
     page.get_by_label("Date of the source").fill("2025-02-03")
     page.get_by_label("What happened / what is wrong").fill(
         "Uploads of checkpoint shards were throttled by the object store; the job waited on each save."
