@@ -20,6 +20,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from incidents.selectors import FACETS
+from incidents.selectors.scale import BOUNDS, MAX_BOUND
 
 from .serializers import ProblemSerializer
 
@@ -175,7 +176,7 @@ CONDITIONAL_HEADERS = [
 
 def filter_parameters() -> list[OpenApiParameter]:
     """Each facet filter of the registry (`selectors.FACETS`) and its `exclude_` twin,
-    repeatable."""
+    repeatable, then the numeric bounds on accelerator and node counts (`scale.BOUNDS`)."""
     parameters = []
     for spec in FACETS:
         kind = OpenApiTypes.INT if spec.kind == "year" else OpenApiTypes.STR
@@ -200,6 +201,18 @@ def filter_parameters() -> list[OpenApiParameter]:
                 required=False,
                 description=f"Leave out cases with this {spec.label.lower()} "
                 f"(same values as `{spec.param}`; repeatable).",
+            )
+        )
+    for bound in BOUNDS:
+        parameters.append(
+            OpenApiParameter(
+                bound.param,
+                OpenApiTypes.INT,
+                required=False,
+                description=f"Only cases whose {bound.field.replace('_', ' ')} is "
+                f"{'at least' if bound.side == 'min' else 'at most'} this whole number (0 to "
+                f"{MAX_BOUND:,}; inclusive). Cases that do not state the count are left out. "
+                "A value that is not such a number, or a max below its min, is refused (400).",
             )
         )
     return parameters

@@ -285,6 +285,9 @@ class VocabularySerializer(serializers.Serializer):
     symptom = TermSerializer(many=True, help_text="Symptom tags (filter `symptom`).")
     root_cause = TermSerializer(many=True, help_text="Root-cause categories (filter `root_cause`).")
     component = TermSerializer(many=True, help_text="Components (filter `component`).")
+    workload = TermSerializer(
+        many=True, help_text="Workloads: training, inference, fleet (filter `workload`)."
+    )
     organization = TermSerializer(many=True, help_text="Organizations (filter `organization`).")
     accelerator = TermSerializer(
         many=True, help_text="Accelerator families and models, with vendor and family (filter `accelerator`)."
@@ -377,6 +380,17 @@ class ResolveDistributionSerializer(DistributionSerializer):
     buckets = ResolveBucketSerializer(many=True, help_text="From short to long.")
 
 
+class ScaleBandCountSerializer(serializers.Serializer):
+    """Published cases whose accelerator count falls in one band of the `scale` facet."""
+
+    scale = serializers.CharField(help_text="The band's slug, the value of `?scale=`: e.g. `1024-9999`.")
+    label = serializers.CharField(help_text="e.g. `1,024–9,999 accelerators`.")  # type: ignore[assignment]  # a field named like Field.label
+    min_accelerators = serializers.IntegerField(allow_null=True, help_text="Inclusive; null: none.")
+    max_accelerators = serializers.IntegerField(allow_null=True, help_text="Inclusive; null: none.")
+    count = serializers.IntegerField(help_text="Published cases in the band.")
+    cases_url = serializers.URLField(help_text="The case list filtered to the band.")
+
+
 class StatsSerializer(serializers.Serializer):
     """Counts and distributions over every published case."""
 
@@ -397,6 +411,10 @@ class StatsSerializer(serializers.Serializer):
     )
     accelerator_count = DistributionSerializer(
         help_text="Accelerators involved, over the cases where it is known."
+    )
+    by_scale = ScaleBandCountSerializer(
+        many=True,
+        help_text="Cases per band of accelerator count, smallest first; cases without a count left out.",
     )
 
 

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from incidents.models import Case, Facet, Term
 from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, TopicOverview
+from incidents.selectors.scale import SCALE_BANDS, band_of
 
 SUMMARY_FIELDS: tuple[str, ...] = (
     "id",
@@ -261,6 +262,17 @@ def stats(data: CaseStats, request: Request) -> dict[str, Any]:
         "by_accelerator_family": [accelerator_count(t, n, request) for t, n in data.by_accelerator_family],
         "time_to_resolve_seconds": resolve,
         "accelerator_count": distribution(data.accelerator_counts, data.total),
+        "by_scale": [
+            {
+                "scale": band.slug,
+                "label": band.label,
+                "min_accelerators": band.low,
+                "max_accelerators": band.high - 1 if band.high is not None else None,
+                "count": sum(1 for n in data.accelerator_counts if band_of(n) == band),
+                "cases_url": cases_url(request, scale=band.slug),
+            }
+            for band in SCALE_BANDS
+        ],
     }
 
 

@@ -47,6 +47,9 @@ def case_facts(case: Case) -> CaseFacts:
         Fact("Nodes", case.node_count),
     ]
     unknown = [_lower(f.label) for f in (*incident, *environment) if f.value in (None, "")]
+    if case.workload is not None:
+        # Not listed as unknown when absent: no workload means the case is not specific to one.
+        environment.insert(0, Fact("Workload", case.workload.name))
     if not case.components:
         unknown.append("components")
     if case.occurred is None:

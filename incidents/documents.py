@@ -65,6 +65,7 @@ def case_document(case: Case) -> CaseDocument:
             "accelerator_count": case.accelerator_count,
             "node_count": case.node_count,
             "components": [term.name for term in case.terms_of(Facet.COMPONENT)],
+            "workload": workload.slug if (workload := case.workload) else None,
         },
         "symptoms": {
             "description": case.symptoms_description,
@@ -153,6 +154,7 @@ def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
                 for key in ("cluster", "accelerator", "accelerator_count", "node_count")
             },
             "components": list(environment.get("components", [])),
+            "workload": environment.get("workload"),
         },
         "symptoms": {
             "description": document["symptoms"]["description"],

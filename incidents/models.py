@@ -12,13 +12,16 @@ from simple_history.models import HistoricalRecords
 
 
 class Facet(models.TextChoices):
-    """The vocabularies of a case: those that describe the failure, and two that say who
-    reported it and on what hardware (organization, accelerator: `ALIAS_FACETS`)."""
+    """The vocabularies of a case: those that describe the failure (topic, symptom, root
+    cause, component, workload), and two that say who reported it and on what hardware
+    (organization, accelerator: `ALIAS_FACETS`)."""
 
     TOPIC = "topic", "Topic"
     SYMPTOM = "symptom", "Symptom tag"
     ROOT_CAUSE = "root_cause", "Root-cause category"
     COMPONENT = "component", "Component"
+    # Training, inference or fleet-wide: at most one per case (`environment.workload`).
+    WORKLOAD = "workload", "Workload"
     ORGANIZATION = "organization", "Organization"
     ACCELERATOR = "accelerator", "Accelerator"
 
@@ -36,13 +39,13 @@ class TermQuerySet(models.QuerySet["Term"]):
 
 
 class Term(models.Model):
-    """One vocabulary term: a topic, symptom tag, root-cause category, component,
+    """One vocabulary term: a topic, symptom tag, root-cause category, component, workload,
     organization or accelerator.
 
-    Cases name topics by slug, organizations and accelerators by any of their spellings
-    (name, slug or synonym: "NVIDIA A100 SXM 80GB" is the term A100 80GB) and the other
-    facets by name; slug and name are unique within a facet. `synonyms` widen search and,
-    for organizations and accelerators, are the aliases import accepts; `patterns` are
+    Cases name topics and workloads by slug, organizations and accelerators by any of their
+    spellings (name, slug or synonym: "NVIDIA A100 SXM 80GB" is the term A100 80GB) and the
+    other facets by name; slug and name are unique within a facet. `synonyms` widen search
+    and, for organizations and accelerators, are the aliases import accepts; `patterns` are
     regular expressions that spot the term in logs.
 
     Accelerators only: `vendor` ("NVIDIA") and `family`, the family term a model belongs to
@@ -247,6 +250,12 @@ class Case(models.Model):
     @property
     def components(self) -> list[Term]:
         return self.terms_of(Facet.COMPONENT)
+
+    @property
+    def workload(self) -> Term | None:
+        """The case's workload term (training, inference, fleet), None when not specific."""
+        terms = self.terms_of(Facet.WORKLOAD)
+        return terms[0] if terms else None
 
     @property
     def organization_term(self) -> Term | None:

@@ -128,13 +128,13 @@ def label_hits(
 def _context_weight(case: Case, context: TriageContext, candidate: Candidate) -> float:
     """A factor on the fused score from the context, recording what fits and what does not."""
     weight = 1.0
-    topics = {t.slug for t in case.topics}
+    workload = case.workload.slug if case.workload else None
     if context.job is not None:
         other = "inference" if context.job == "training" else "training"
-        if context.job in topics:
+        if context.job == workload:
             weight *= 1.5
             candidate.context_fit.append(f"{context.job} job")
-        elif other in topics:
+        elif other == workload:
             weight *= 0.4
             candidate.context_misfit.append(f"the case is about {other}, not {context.job}")
     components = " ".join(t.name.casefold() for t in case.components)

@@ -149,6 +149,9 @@ def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
         (Facet.COMPONENT, t, f"$.environment.components[{i}]")
         for i, t in enumerate(document.get("environment", {}).get("components", []))
     ]
+    workload = document.get("environment", {}).get("workload")
+    if workload:
+        refs.append((Facet.WORKLOAD, workload, "$.environment.workload"))
     return refs
 
 

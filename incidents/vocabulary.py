@@ -2,9 +2,10 @@
 
 A file maps each facet's plural key to a list of term definitions:
 `{"topics": [{"name", "slug", "description", "synonyms"?}], "symptom_tags": [...],
-"root_causes": [...], "components": [...], "organizations": [...], "accelerators": [...]}`.
-Every facet but topics may omit `slug` (derived from the name). Symptom tags, root causes
-and components may carry `patterns` (regular expressions used by log matching).
+"root_causes": [...], "components": [...], "workloads": [...], "organizations": [...],
+"accelerators": [...]}`. Every facet but topics and workloads may omit `slug` (derived
+from the name). Symptom tags, root causes and components may carry `patterns` (regular
+expressions used by log matching).
 
 Organizations and accelerators are named on cases by any spelling (name, slug or synonym,
 compared by `spelling_key`), so no spelling may belong to two terms of one of those facets.
@@ -32,6 +33,7 @@ FILE_KEYS: dict[str, Facet] = {
     "symptom_tags": Facet.SYMPTOM,
     "root_causes": Facet.ROOT_CAUSE,
     "components": Facet.COMPONENT,
+    "workloads": Facet.WORKLOAD,
     "organizations": Facet.ORGANIZATION,
     "accelerators": Facet.ACCELERATOR,
 }
@@ -96,8 +98,8 @@ class VocabularyDefinitions:
 
 
 def reference_of(facet: Facet | str, name: str, slug: str) -> str:
-    """How a case document names a term: topics by slug, every other facet by name."""
-    return slug if facet == Facet.TOPIC else name
+    """How a case document names a term: topics and workloads by slug, every other facet by name."""
+    return slug if facet in (Facet.TOPIC, Facet.WORKLOAD) else name
 
 
 def term_problems(

@@ -3,9 +3,11 @@ read layer (`incidents.selectors.parse_filters`), so a tool accepts exactly what
 and the API accept.
 
 Term filters take a slug, a name or a synonym in any letter case (`nccl-timeout`, `NCCL
-timeout`, `watchdog timeout`), one value or a list (any of them); `exclude` removes cases
-with `facet:value` items; `published_after` / `published_before` bound the publication
-date. A value the parser refuses becomes a ToolError naming the nearest valid values.
+timeout`, `watchdog timeout`), one value or a list (any of them); `scale` takes a band of
+accelerator count; `exclude` removes cases with `facet:value` items; `published_after` /
+`published_before` bound the publication date; `min_accelerators`, `max_accelerators`,
+`min_nodes`, `max_nodes` bound the case's counts. A value the parser refuses becomes a
+ToolError naming the parameter and the nearest valid values.
 """
 
 from __future__ import annotations
@@ -21,22 +23,25 @@ from incidents.selectors.params import MAX_YEAR, MIN_YEAR
 
 Values = str | list[str] | None
 
-# Short descriptions: they are repeated in two tools of the tool list every assistant reads.
-Topic = Annotated[Values, Field(description="Topic slug, name or synonym, e.g. training; a list: any.")]
-Symptom = Annotated[
-    Values, Field(description="Symptom tag, e.g. nccl-timeout or 'Training hang'; a list: any.")
+# Short descriptions: they are repeated in two tools of the tool list every assistant reads
+# (each filter takes one value or a list, any of them: the tools' docstrings say so once).
+Topic = Annotated[Values, Field(description="Kind of failure, e.g. interconnect, training-hang.")]
+Workload = Annotated[Values, Field(description="training, inference or fleet.")]
+Scale = Annotated[
+    Values, Field(description="Accelerator-count band: under-64, 64-1023, 1024-9999, 10000-plus.")
 ]
-RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault; a list: any.")]
-Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand; a list: any.")]
-Organization = Annotated[Values, Field(description="Organization, e.g. Meta; a list: any.")]
-Accelerator = Annotated[
-    Values,
-    Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'; a list: any."),
-]
+# Whole numbers, inclusive (the docstrings say so), checked by the parser so that a bad one
+# gets the pages' and the API's answer.
+Count = int | None
+Symptom = Annotated[Values, Field(description="Symptom tag, e.g. nccl-timeout or 'Training hang'.")]
+RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault.")]
+Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand.")]
+Organization = Annotated[Values, Field(description="Organization, e.g. Meta.")]
+Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'.")]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
     list[str] | None,
-    Field(max_length=20, description="'facet:value' items to leave out, e.g. ['topic:inference']."),
+    Field(max_length=20, description="'facet:value' items to leave out, e.g. ['workload:inference']."),
 ]
 # Dates as text, so a malformed one gets the same answer as on the pages and the API.
 PublishedAfter = Annotated[str | None, Field(max_length=40, description="Published on or after, YYYY-MM-DD.")]
@@ -88,6 +93,12 @@ def build_filters(
     exclude: list[str] | None = None,
     published_after: datetime.date | str | None = None,
     published_before: datetime.date | str | None = None,
+    workload: Values = None,
+    scale: Values = None,
+    min_accelerators: int | None = None,
+    max_accelerators: int | None = None,
+    min_nodes: int | None = None,
+    max_nodes: int | None = None,
 ) -> CaseFilters:
     """`CaseFilters` for the given tool arguments, read by `selectors.parse_filters`.
 
@@ -108,6 +119,12 @@ def build_filters(
         "published_before": published_before.isoformat()
         if isinstance(published_before, datetime.date)
         else published_before,
+        "workload": workload,
+        "scale": scale,
+        "min_accelerators": min_accelerators,
+        "max_accelerators": max_accelerators,
+        "min_nodes": min_nodes,
+        "max_nodes": max_nodes,
     }
     excluded, wrong = _exclusions(exclude or [])
     params.update(excluded)
@@ -128,4 +145,5 @@ def filter_arguments(filters: CaseFilters) -> dict[str, str]:
     for name in ("published_after", "published_before"):
         if (day := getattr(filters, name)) is not None:
             arguments[name] = day.isoformat()
+    arguments.update({name: str(value) for name, value in sorted(filters.bounds.items())})
     return arguments

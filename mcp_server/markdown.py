@@ -77,6 +77,7 @@ def case_markdown(document: CaseDocument) -> str:
         f"- Accelerator count: {_value(env['accelerator_count'])}",
         f"- Node count: {_value(env['node_count'])}",
         f"- Components: {', '.join(env['components']) or NOT_KNOWN}",
+        f"- Workload: {_value(env.get('workload'))}",
         "",
         "## Symptoms",
         "",

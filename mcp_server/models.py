@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-FacetName = Literal["topic", "symptom", "root_cause", "component", "organization", "accelerator"]
+FacetName = Literal["topic", "symptom", "root_cause", "component", "workload", "organization", "accelerator"]
 
 
 class CaseSummary(BaseModel):

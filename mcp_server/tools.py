@@ -26,13 +26,16 @@ from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Accelerator,
     Component,
+    Count,
     Exclude,
     Organization,
     PublishedAfter,
     PublishedBefore,
     RootCause,
+    Scale,
     Symptom,
     Topic,
+    Workload,
     Year,
     build_filters,
     filter_arguments,
@@ -152,13 +155,20 @@ def search_incidents(
     exclude: Exclude = None,
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,
+    workload: Workload = None,
+    scale: Scale = None,
+    min_accelerators: Count = None,
+    max_accelerators: Count = None,
+    min_nodes: Count = None,
+    max_nodes: Count = None,
     limit: Annotated[int, Field(ge=1, le=25)] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
     """Search cases by words or error text: ranked hits with snippet and matched_terms.
 
-    Use for "have we seen this?" in words, with filters (AND; values: see vocab). Not for:
+    Use for "have we seen this?" in words, with filters (AND; a list: any; values: see vocab;
+    min_/max_ counts: inclusive). Not for:
     causes and fixes at once (triage), logs (match_log). Example: {"query": "allreduce
     hangs after adding nodes", "symptom": "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`; next_cursor goes on).
@@ -174,6 +184,12 @@ def search_incidents(
         exclude=exclude,
         published_after=published_after,
         published_before=published_before,
+        workload=workload,
+        scale=scale,
+        min_accelerators=min_accelerators,
+        max_accelerators=max_accelerators,
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
     )
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -226,6 +242,12 @@ def list_incidents(
     exclude: Exclude = None,
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,
+    workload: Workload = None,
+    scale: Scale = None,
+    min_accelerators: Count = None,
+    max_accelerators: Count = None,
+    min_nodes: Count = None,
+    max_nodes: Count = None,
     sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
     limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor = None,
@@ -233,8 +255,9 @@ def list_incidents(
 ) -> IncidentList:
     """Browse published cases, newest first, optionally filtered.
 
-    Use to list what is known for a topic, symptom, component and so on. Not for:
-    finding a failure (triage). Example: {"topic": "storage", "year": 2024}.
+    Use to list what is known for a topic, symptom, scale and so on (filters as in
+    search_incidents). Not for: finding a failure (triage). Example: {"workload":
+    "training", "min_accelerators": 1024}.
     Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`; next_cursor goes on).
     """
     filters = build_filters(
@@ -248,6 +271,12 @@ def list_incidents(
         exclude=exclude,
         published_after=published_after,
         published_before=published_before,
+        workload=workload,
+        scale=scale,
+        min_accelerators=min_accelerators,
+        max_accelerators=max_accelerators,
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
     )
     key = query_key(tool="list", sort=sort, filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
@@ -312,7 +341,7 @@ def get_topic(
         Field(
             min_length=1,
             max_length=120,
-            description="Topic slug or name, e.g. training, networking, storage (see vocab).",
+            description="Topic slug or name, e.g. interconnect (see vocab).",
         ),
     ],
     latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
@@ -321,10 +350,15 @@ def get_topic(
     components, latest cases.
 
     Use to orient in an area. Not for: a specific failure (triage). Example:
-    {"slug": "networking", "latest": 3}.
+    {"slug": "interconnect", "latest": 3}.
     Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`).
     """
     lookup = find_topic(slug)
+    if lookup.workload is not None:
+        raise ToolError(
+            f"{slug!r} is a workload now, not a topic: call list_incidents with "
+            f"workload={lookup.workload.slug!r}; topics are kinds of failure (see vocab)."
+        )
     if lookup.term is None:
         listing = ", ".join(f"{t.slug} ({t.name})" for t in lookup.topics)
         raise ToolError(f"Unknown topic {slug!r}. Valid topics: {listing}.")

@@ -9,7 +9,15 @@ import random
 from pathlib import Path
 from typing import Any
 
-TOPICS = ["ai-infra", "training", "inference", "networking", "storage", "scheduling"]
+TOPICS = [
+    "interconnect",
+    "training-hang",
+    "inference-outage",
+    "checkpoint-storage",
+    "scheduler",
+    "gpu-errors",
+]
+WORKLOADS = ("training", "inference", None)
 SYMPTOMS = [
     "Training hang",
     "NCCL timeout",
@@ -55,6 +63,7 @@ def synthetic_case(number: int, *, seed: int | None = None, **overrides: Any) ->
             "accelerator_count": rng.randint(8, 4096),
             "node_count": None,
             "components": rng.sample(COMPONENTS, 2),
+            "workload": WORKLOADS[number % len(WORKLOADS)],
         },
         "symptoms": {"description": f"Operators saw {words[:80]}", "tags": rng.sample(SYMPTOMS, 2)},
         "scale_tables": [

@@ -44,7 +44,13 @@ LEXICAL_DEPTH = 1000
 PARTIAL_SHOWN = 5
 MAX_OFFSET = 1_000_000_000
 # Facets whose terms widen queries and favour the cases tagged with them.
-EXPAND_FACETS: tuple[str, ...] = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
+EXPAND_FACETS: tuple[str, ...] = (
+    Facet.SYMPTOM,
+    Facet.ROOT_CAUSE,
+    Facet.COMPONENT,
+    Facet.TOPIC,
+    Facet.WORKLOAD,
+)
 
 
 def vocabulary_terms() -> list[VocabTerm]:
@@ -184,7 +190,13 @@ def search_cases(
             continue
         carried = [
             t.name
-            for t in [*case.topics, *case.symptom_tags, *case.components, case.root_cause_category]
+            for t in [
+                *case.topics,
+                *case.terms_of(Facet.WORKLOAD),
+                *case.symptom_tags,
+                *case.components,
+                case.root_cause_category,
+            ]
             if t.id in named
         ]
         hits.append(

@@ -9,13 +9,15 @@ from django.db.models.functions import ExtractYear
 
 from incidents.models import Case, CaseQuerySet, CaseTerm
 from incidents.selectors.facets import FACETS
+from incidents.selectors.scale import SCALE_BANDS
 
 from .results import FacetCount
 
 
 def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
-    """Counts per facet value for `cases`: one query per facet of the registry (7),
-    whatever the data size. An accelerator family counts the cases of all its models."""
+    """Counts per facet value for `cases`: one query per facet of the registry (9: six term
+    facets, year, scale), whatever the data size. An accelerator family counts the cases of
+    all its models; scale bands come in band order, only those with cases."""
     ids = cases.order_by().values("id")
     result: dict[str, list[FacetCount]] = {}
     rows: QuerySet[Any, dict[str, Any]]
@@ -37,6 +39,13 @@ def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
                 .order_by("-year")
             )
             result[spec.name] = [FacetCount(str(r["year"]), str(r["year"]), r["n"]) for r in rows]
+        elif spec.kind == "band":
+            bands = Case.objects.filter(id__in=ids).aggregate(
+                **{band.slug: Count("id", filter=band.condition()) for band in SCALE_BANDS}
+            )
+            result[spec.name] = [
+                FacetCount(b.slug, b.label, bands[b.slug]) for b in SCALE_BANDS if bands[b.slug]
+            ]
         else:
             rows = (
                 Case.objects.filter(id__in=ids, **{f"{spec.name}__isnull": False})

@@ -40,7 +40,7 @@ FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Fa
 # A component found by name only (context) counts this much of its weight, and only for a
 # case that also has a signature.
 CONTEXT_WEIGHT = 0.5
-# The log's kind of job against the case's topics.
+# The log's kind of job against the case's workload (`environment.workload`).
 KIND_MATCH = 1.25
 KIND_MISMATCH = 0.6
 # Confidence (chosen on eval/logs.json): see `confidence`.
@@ -361,7 +361,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     kinds: dict[str, set[str]] = {}
     if candidates:  # always, so the query count does not depend on the log
         for case_id, slug in CaseTerm.objects.filter(
-            case_id__in=candidates, term__facet=Facet.TOPIC, term__slug__in=list(_KIND_PATTERNS)
+            case_id__in=candidates, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
         ).values_list("case_id", "term__slug"):
             kinds.setdefault(case_id, set()).add(slug)
     scores: dict[str, float] = {}

@@ -3,7 +3,7 @@
 Score of a pair (symmetric, 0..1):
     score = VOCABULARY_WEIGHT * vocabulary + TEXT_WEIGHT * text + SEMANTIC_WEIGHT * semantic
 - vocabulary: weighted Jaccard of the two cases' terms (topics, symptom tags, root-cause
-  category, components). A term weighs `facet weight * log(1 + N / n)` where N is the
+  category, components, workload). A term weighs `facet weight * log(1 + N / n)` where N is the
   number of published cases and n those carrying it: rare terms count more than common
   ones, and a shared symptom or cause more than a shared topic.
 - text: cosine of TF-IDF vectors over the title, symptoms, root cause, trigger and summary
@@ -64,9 +64,11 @@ FACET_WEIGHTS = {
     Facet.ROOT_CAUSE: 1.0,
     Facet.COMPONENT: 0.8,
     Facet.TOPIC: 0.4,
+    # Training versus inference was a topic (weight 0.4) before it became the workload.
+    Facet.WORKLOAD: 0.4,
 }
 _WEIGHT_BY_FACET: dict[str, float] = {str(facet): weight for facet, weight in FACET_WEIGHTS.items()}
-FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC)
+FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC, Facet.WORKLOAD)
 MIN_SCORE = 0.02
 # A term on more than this share of the cases is not named as a reason.
 GENERIC_SHARE = 0.5

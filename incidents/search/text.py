@@ -147,6 +147,7 @@ def index_columns(case: Case) -> IndexColumns:
                 *case.checks,
                 *tables,
                 *(term.name for term in case.topics),
+                *([case.workload.name] if case.workload else []),
                 case.organization,
                 case.cluster,
                 case.accelerator,

@@ -10,16 +10,21 @@ facets.
 from __future__ import annotations
 
 import datetime
+import functools
+import operator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from django.db.models import Q
 
 from ..models import CaseQuerySet, CaseTerm
+from .scale import BOUND_PARAMS, BOUNDS_BY_PARAM, SCALE_BANDS_BY_SLUG
 
 EXCLUDE_PREFIX = "exclude_"
 
-Kind = Literal["term", "value", "year"]
+# "term": a vocabulary facet; "value": a case field; "year": publication year; "band": a
+# band of a case's accelerator count (`scale.SCALE_BANDS`).
+Kind = Literal["term", "value", "year", "band"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,7 @@ class FacetSpec:
 
     name: str
     label: str  # what a person reads, e.g. "Root cause"
-    kind: Kind  # "term": a vocabulary facet; "value": a case field; "year": publication year
+    kind: Kind
     spelling: str  # how a value may be written, for help texts
     segment: str | None = None  # URL segment of the vocabulary pages (term facets)
 
@@ -74,6 +79,19 @@ FACETS: tuple[FacetSpec, ...] = (
         "a family finds every model's cases",
         "accelerator",
     ),
+    FacetSpec(
+        "workload",
+        "Workload",
+        "term",
+        "a workload's slug, name or synonym: training, inference or fleet (see /vocab/)",
+        "workload",
+    ),
+    FacetSpec(
+        "scale",
+        "Scale",
+        "band",
+        "a band of accelerator count: under-64, 64-1023, 1024-9999 or 10000-plus",
+    ),
 )
 FACETS_BY_NAME: dict[str, FacetSpec] = {spec.name: spec for spec in FACETS}
 FILTER_FACETS: tuple[str, ...] = tuple(spec.name for spec in FACETS)
@@ -82,12 +100,16 @@ FACETS_BY_SEGMENT: dict[str, str] = {spec.segment: spec.name for spec in FACETS 
 FILTER_PARAMS: tuple[str, ...] = (
     *(spec.param for spec in FACETS),
     *(spec.exclude_param for spec in FACETS),
+    *BOUND_PARAMS,
 )
 
 
 def facet_label(name: str) -> str:
-    """The label of facet `name` ("root_cause" -> "Root cause")."""
+    """The label of facet or numeric bound `name` ("root_cause" -> "Root cause",
+    "min_nodes" -> "Nodes")."""
     spec = FACETS_BY_NAME.get(name)
+    if spec is None and name in BOUNDS_BY_PARAM:
+        return BOUNDS_BY_PARAM[name].label
     return spec.label if spec else name.replace("_", " ").capitalize()
 
 
@@ -96,17 +118,20 @@ class CaseFilters:
     """Facet filters: values within one facet combine with OR, facets with AND.
 
     Values are canonical: slugs for term facets (organization and accelerator included; an
-    accelerator family's slug matches the cases of all its models), four-digit years. Each
-    facet has an exclusion twin whose values remove cases. `published_after` /
-    `published_before` keep cases published on or after / on or before those dates (both
-    ends inclusive). `labels` maps (facet, value) to what a person
-    reads (a term's name), for the values the parser resolved; it takes no part in equality.
+    accelerator family's slug matches the cases of all its models), four-digit years, band
+    slugs for `scale`. Each facet has an exclusion twin whose values remove cases.
+    `published_after` / `published_before` keep cases published on or after / on or before
+    those dates (both ends inclusive). `bounds` maps `min_accelerators`, `max_accelerators`,
+    `min_nodes`, `max_nodes` to whole numbers (both ends inclusive; a case whose count is not
+    stated is left out). `labels` maps (facet, value) to what a person reads (a term's name),
+    for the values the parser resolved; it takes no part in equality.
     """
 
     include: dict[str, tuple[str, ...]] = field(default_factory=dict)
     exclude: dict[str, tuple[str, ...]] = field(default_factory=dict)
     published_after: datetime.date | None = None
     published_before: datetime.date | None = None
+    bounds: dict[str, int] = field(default_factory=dict)
     labels: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
 
     def label(self, facet: str, value: str) -> str:
@@ -120,6 +145,8 @@ def _facet_condition(facet: str, values: tuple[str, ...]) -> Q:
         return Q(id__in=matching.values("case_id"))
     if spec.kind == "year":
         return Q(published__year__in=[int(v) for v in values])
+    if spec.kind == "band":
+        return functools.reduce(operator.or_, (SCALE_BANDS_BY_SLUG[v].condition() for v in values))
     return Q(**{f"{facet}__in": values})
 
 
@@ -137,4 +164,6 @@ def filter_cases(queryset: CaseQuerySet, filters: CaseFilters | None) -> CaseQue
         queryset = queryset.filter(published__gte=filters.published_after)
     if filters.published_before is not None:
         queryset = queryset.filter(published__lte=filters.published_before)
+    for param, value in filters.bounds.items():
+        queryset = queryset.filter(BOUNDS_BY_PARAM[param].condition(value))
     return queryset

@@ -81,15 +81,22 @@ class TopicLookup:
     canonical_slug: str | None = None
     closest: list[Term] = field(default_factory=list)
     topics: list[Term] = field(default_factory=list)
+    workload: Term | None = None  # `training` and `inference` were topics; now workloads
 
 
 def find_topic(raw: str) -> TopicLookup:
-    """The topic named by its slug, name or synonym in any letter case (`training`,
-    `Training`, `fabric` -> networking), or the closest topics. One query (the topics)."""
-    topics = list(Term.objects.of(Facet.TOPIC).order_by("slug"))
+    """The topic named by its slug, name or synonym in any letter case (`interconnect`,
+    `Interconnect`, `networking` -> interconnect), or the workload of that name (`training`,
+    `inference`: topics until the kinds re-cut, so old links still lead somewhere), or else
+    the closest topics. One query (topics and workloads)."""
+    terms = list(Term.objects.filter(facet__in=[Facet.TOPIC, Facet.WORKLOAD]).order_by("slug"))
+    topics = [t for t in terms if t.facet == Facet.TOPIC]
     term = resolve_term(raw, topics)
     if term is not None:
         return TopicLookup(term=term, canonical_slug=None if term.slug == raw else term.slug, topics=topics)
+    workload = resolve_term(raw, [t for t in terms if t.facet == Facet.WORKLOAD])
+    if workload is not None:
+        return TopicLookup(workload=workload, topics=topics)
     return TopicLookup(closest=nearest_terms(raw, topics), topics=topics)
 
 

@@ -9,14 +9,20 @@ as a visible notice ("No symptom called “NCCL timout”. Did you mean NCCL tim
 Parameters (every one optional; `params` is a QueryDict or a mapping of name to a string
 or a list of strings):
 
-- `topic`, `symptom`, `root_cause`, `component`, `organization`, `accelerator`
+- `topic`, `symptom`, `root_cause`, `component`, `workload`, `organization`, `accelerator`
   (repeatable, OR within a facet): a term's slug, name or synonym in any letter case
   (`nccl-timeout`, `NCCL timeout`, `watchdog timeout`; `meta`, `FAIR`; `a100`, `NVIDIA
   A100 SXM 80GB`); stored as the slug. An accelerator family (`a100`) finds the cases of
-  every model in it (A100 40GB, A100 80GB and those naming only the family);
-- `year` (repeatable): a publication year, 1900 to 2100;
+  every model in it (A100 40GB, A100 80GB and those naming only the family). A `topic`
+  value that is now a workload (`training`, `inference`) filters on the workload;
+- `year` (repeatable): a publication year, 1990 to 2100;
+- `scale` (repeatable): a band of accelerator count, `under-64`, `64-1023`, `1024-9999`,
+  `10000-plus` (or its label, `10,000+`);
 - `exclude_<facet>` (repeatable): the same values, removing the cases that have them;
 - `published_after`, `published_before`: dates as YYYY-MM-DD, both ends inclusive;
+- `min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes`: whole numbers from 0 to
+  10,000,000, both ends inclusive (cases that do not state the count are left out; blank:
+  no bound);
 - `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
   module cuts there too);
 - `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` (`relevance`,
@@ -35,6 +41,7 @@ from typing import Any
 
 from ..models import Case, Term
 from .facets import FACETS, FACETS_BY_NAME, CaseFilters, FacetSpec
+from .scale import BOUND_PAIRS, BOUNDS, MAX_BOUND, SCALE_BANDS
 from .spelling import nearest_strings, nearest_terms, resolve_term, spelling_key
 
 MAX_QUERY_CHARS = 500
@@ -44,6 +51,9 @@ MIN_YEAR, MAX_YEAR = 1990, 2100
 MAX_SUGGESTIONS = 5
 # With no close match, a facet with at most this many values lists them all instead.
 LIST_ALL_BELOW = 15
+# A facet whose former values moved to another facet: `training` and `inference` were
+# topics and are now workloads, so `topic=training` filters on the workload.
+MOVED_FACETS: dict[str, str] = {"topic": "workload"}
 
 SORTS: dict[str, str] = {"relevance": "Best match", "newest": "Newest first", "oldest": "Oldest first"}
 SORT_PARAM = "sort"
@@ -148,6 +158,8 @@ class _Vocabulary:
 
     def __init__(self, facets: set[str]):
         term_facets = [f for f in facets if FACETS_BY_NAME[f].is_term]
+        if "topic" in term_facets and MOVED_FACETS["topic"] not in term_facets:
+            term_facets.append(MOVED_FACETS["topic"])
         self.terms: dict[str, list[Term]] = {f: [] for f in term_facets}
         if term_facets:
             for term in Term.objects.filter(facet__in=term_facets).only("facet", "slug", "name", "synonyms"):
@@ -160,6 +172,12 @@ class _Vocabulary:
     def resolve(self, spec: FacetSpec, parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
         if len(value) > MAX_VALUE_CHARS:
             return None, Problem(parameter, f"must be at most {MAX_VALUE_CHARS} characters long", facet=None)
+        if spec.kind == "band":
+            band = resolve_term(value, SCALE_BANDS)
+            if band is not None:
+                return Choice(band.slug, band.label), None
+            every = [Choice(b.slug, b.label) for b in SCALE_BANDS]
+            return None, self._unknown(spec, parameter, value, [], every)
         if spec.is_term:
             terms = self.terms[spec.name]
             term = resolve_term(value, terms)
@@ -175,6 +193,15 @@ class _Vocabulary:
                 return Choice(name, name), None
         near = [Choice(n, n) for n in nearest_strings(value, names, limit=MAX_SUGGESTIONS)]
         return None, self._unknown(spec, parameter, value, near, [Choice(n, n) for n in names])
+
+    def moved(self, spec: FacetSpec, value: str) -> tuple[str, Choice] | None:
+        """Where a value that is no term of `spec` now lives: `topic=training` is the
+        workload `training` since topics became kinds of failure. None when nowhere."""
+        facet = MOVED_FACETS.get(spec.name)
+        if facet is None:
+            return None
+        term = resolve_term(value, self.terms[facet])
+        return (facet, Choice(term.slug, term.name)) if term is not None else None
 
     @staticmethod
     def _unknown(
@@ -211,9 +238,30 @@ def _date(params: Params, name: str, problems: list[Problem]) -> datetime.date |
         return None
 
 
+def _bounds(params: Params, problems: list[Problem]) -> dict[str, int]:
+    """`min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes` as whole numbers from
+    0 to `MAX_BOUND`; a max below its min is a problem and is left out. A blank value is no
+    bound (the page's form sends its empty fields)."""
+    bounds: dict[str, int] = {}
+    for bound in BOUNDS:
+        raw = _single(params, bound.param, problems)
+        if raw is None:
+            continue
+        # isdigit() alone accepts "²" and other digits int() refuses.
+        if raw.isascii() and raw.isdigit() and int(raw) <= MAX_BOUND:
+            bounds[bound.param] = int(raw)
+        else:
+            problems.append(Problem(bound.param, f"must be a whole number from 0 to {MAX_BOUND:,}", raw))
+    for low, high in BOUND_PAIRS:
+        if low in bounds and high in bounds and bounds[high] < bounds[low]:
+            problems.append(Problem(high, f"must not be less than {low} ({bounds[low]})", str(bounds[high])))
+            del bounds[high]
+    return bounds
+
+
 def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
     """The facet filters and date range of `params` (see the module docstring), and the
-    problems found, in parameter order: includes, exclusions, dates.
+    problems found, in parameter order: includes, exclusions, dates, numeric bounds.
 
     A value that is not known is left out of the filters and reported with the nearest
     known values (terms compared by slug, name and synonyms). Several spellings of one
@@ -239,19 +287,20 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
     for (facet, excluded), values in given.items():
         spec = FACETS_BY_NAME[facet]
         parameter = spec.exclude_param if excluded else spec.param
-        accepted: list[str] = []
+        target = exclude if excluded else include
         for value in values:
             if spec.kind == "year":
                 choice, problem = _year(parameter, value)
             else:
                 choice, problem = vocabulary.resolve(spec, parameter, value)
+            into = facet
+            if problem is not None and (moved := vocabulary.moved(spec, value)) is not None:
+                (into, choice), problem = moved, None
             if problem is not None:
                 problems.append(problem)
-            elif choice is not None and choice.value not in accepted:
-                accepted.append(choice.value)
-                labels[(facet, choice.value)] = choice.label
-        if accepted:
-            (exclude if excluded else include)[facet] = tuple(accepted)
+            elif choice is not None and choice.value not in target.get(into, ()):
+                target[into] = (*target.get(into, ()), choice.value)
+                labels[(into, choice.value)] = choice.label
     after = _date(params, "published_after", problems)
     before = _date(params, "published_before", problems)
     if after and before and after > before:
@@ -259,8 +308,14 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
             Problem("published_before", "must not be earlier than published_after", before.isoformat())
         )
         before = None
+    bounds = _bounds(params, problems)
     filters = CaseFilters(
-        include=include, exclude=exclude, published_after=after, published_before=before, labels=labels
+        include=include,
+        exclude=exclude,
+        published_after=after,
+        published_before=before,
+        bounds=bounds,
+        labels=labels,
     )
     return filters, problems
 

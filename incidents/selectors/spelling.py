@@ -66,9 +66,12 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
 
 
 class TermLike(Protocol):
-    slug: str
-    name: str
-    synonyms: list[str]
+    @property
+    def slug(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def synonyms(self) -> Sequence[str]: ...
 
 
 T = TypeVar("T", bound=TermLike)

@@ -83,9 +83,8 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
     candidates: list[tuple[str, SearchState]] = []
     for chip in state.chips(base, labels):
         verb = "stop excluding" if chip.excluded else "remove"
-        undo = state.without_exclusion if chip.excluded else state.without_inclusion
         candidates.append(
-            (f"{verb.capitalize()} {chip.facet_label.lower()} “{chip.label}”", undo(chip.facet, chip.value))
+            (f"{verb.capitalize()} {chip.facet_label.lower()} “{chip.label}”", state.without_chip(chip))
         )
     if state.q and state.has_filters():
         candidates.append(("Search all cases, without the filters", state.without_filters()))
@@ -101,6 +100,23 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
         suggestions.append(Suggestion(text, url, total))
     # Only ways out that lead somewhere, the widest first.
     return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)
+
+
+BOUND_FIELDS = (
+    ("min_accelerators", "Accelerators, at least"),
+    ("max_accelerators", "Accelerators, at most"),
+    ("min_nodes", "Nodes, at least"),
+    ("max_nodes", "Nodes, at most"),
+)
+
+
+def _bounds_form(state: SearchState) -> dict[str, list]:
+    """The numeric bounds as a small GET form that keeps every other filter of the page."""
+    names = {name for name, _ in BOUND_FIELDS}
+    return {
+        "hidden": [(k, v) for k, v in state.params(page=False) if k not in names],
+        "fields": [(name, label, state.bounds.get(name, "")) for name, label in BOUND_FIELDS],
+    }
 
 
 def _api_twin(state: SearchState) -> str:
@@ -189,6 +205,8 @@ def case_list(request: HttpRequest) -> HttpResponse:
             "results": results,
             "hits": results.hits,
             "facet_groups": _facet_groups(state, results.facets, base),
+            "bounds_form": _bounds_form(state),
+            "base_url": base,
             "chips": state.chips(base, labels),
             "clear_url": state.without_filters().url(base),
             "sorts": [

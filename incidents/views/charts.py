@@ -134,15 +134,6 @@ def column_chart(
     )
 
 
-# Accelerators per reported job, in powers of eight: single node, rack, pod, cluster.
-SCALE_BUCKETS: tuple[tuple[int, int | None, str], ...] = (
-    (1, 8, "1–8"),
-    (9, 64, "9–64"),
-    (65, 512, "65–512"),
-    (513, 4096, "513–4,096"),
-    (4097, 32768, "4,097–32,768"),
-    (32769, None, "over 32,768"),
-)
 HOUR = 3600
 DURATION_BUCKETS: tuple[tuple[int, int | None, str], ...] = (
     (0, HOUR - 1, "under 1 hour"),

@@ -8,6 +8,8 @@
   an accelerator family every model's cases; `year`), written back as slugs;
 - `exclude_<facet>` (repeatable): drop cases with any of these values;
 - `published_after`, `published_before`: a date range (YYYY-MM-DD, both ends inclusive);
+- `min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes`: whole-number bounds on
+  the case's accelerator and node counts (both ends inclusive);
 - `sort`: `relevance` (only meaningful with `q`), `newest` or `oldest`;
 - `page`: 1-based page number.
 
@@ -34,6 +36,7 @@ from incidents.selectors.params import (
     MAX_YEAR,
     MIN_YEAR,
 )
+from incidents.selectors.scale import BOUND_PARAMS, BOUNDS_BY_PARAM, MAX_BOUND
 
 DATE_PARAMS = ("published_after", "published_before")
 
@@ -46,6 +49,11 @@ def _date(text: str) -> datetime.date | None:
         return datetime.date.fromisoformat(text.strip())
     except ValueError:
         return None
+
+
+def _bound(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and int(text) <= MAX_BOUND else None
 
 
 def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
@@ -89,6 +97,7 @@ class SearchState:
     page: int = 1
     published_after: datetime.date | None = None
     published_before: datetime.date | None = None
+    bounds: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_query(cls, query: QueryDict) -> SearchState:
@@ -106,6 +115,7 @@ class SearchState:
         except ValueError:
             page = 1
         dates = [_date(query.get(name, "")) for name in DATE_PARAMS]
+        bounds = {name: n for name in BOUND_PARAMS if (n := _bound(query.get(name, ""))) is not None}
         return cls(
             q=q,
             include=include,
@@ -114,6 +124,7 @@ class SearchState:
             page=page,
             published_after=dates[0],
             published_before=dates[1],
+            bounds=bounds,
         )
 
     def resolved(self, search: SearchParams) -> SearchState:
@@ -128,6 +139,7 @@ class SearchState:
             sort=search.sort,
             published_after=filters.published_after,
             published_before=filters.published_before,
+            bounds=dict(filters.bounds),
         )
 
     # What the search module receives.
@@ -142,6 +154,7 @@ class SearchState:
             exclude=dict(self.exclude),
             published_after=self.published_after,
             published_before=self.published_before,
+            bounds=dict(self.bounds),
         )
 
     def has_filters(self) -> bool:
@@ -150,6 +163,7 @@ class SearchState:
             or any(self.exclude.values())
             or self.published_after is not None
             or self.published_before is not None
+            or bool(self.bounds)
         )
 
     def is_blank(self) -> bool:
@@ -168,6 +182,7 @@ class SearchState:
         for name in DATE_PARAMS:
             if (day := getattr(self, name)) is not None:
                 pairs.append((name, day.isoformat()))
+        pairs += [(name, str(self.bounds[name])) for name in BOUND_PARAMS if name in self.bounds]
         if self.sort:
             pairs.append(("sort", self.sort))
         if page and self.page > 1:
@@ -219,12 +234,27 @@ class SearchState:
         return replace(self, q="", sort="" if self.sort == "relevance" else self.sort, page=1)
 
     def without_filters(self) -> SearchState:
-        return replace(self, include={}, exclude={}, published_after=None, published_before=None, page=1)
+        return replace(
+            self, include={}, exclude={}, published_after=None, published_before=None, bounds={}, page=1
+        )
 
     def without_date(self, name: str) -> SearchState:
         if name == "published_after":
             return replace(self, published_after=None, page=1)
         return replace(self, published_before=None, page=1)
+
+    def without_bound(self, name: str) -> SearchState:
+        return replace(self, bounds={k: v for k, v in self.bounds.items() if k != name}, page=1)
+
+    def without_chip(self, chip: Chip) -> SearchState:
+        """This state without the filter `chip` shows."""
+        if chip.facet in DATE_PARAMS:
+            return self.without_date(chip.facet)
+        if chip.facet in BOUNDS_BY_PARAM:
+            return self.without_bound(chip.facet)
+        if chip.excluded:
+            return self.without_exclusion(chip.facet, chip.value)
+        return self.without_inclusion(chip.facet, chip.value)
 
     def sorted_by(self, sort: str) -> SearchState:
         return replace(self, sort=sort, page=1)
@@ -259,4 +289,9 @@ class SearchState:
                 chips.append(
                     Chip(name, day.isoformat(), day.isoformat(), False, self.without_date(name).url(base))
                 )
+        for name in BOUND_PARAMS:
+            if name in self.bounds:
+                bound = self.bounds[name]
+                label = BOUNDS_BY_PARAM[name].describe(bound)
+                chips.append(Chip(name, str(bound), label, False, self.without_bound(name).url(base)))
         return chips

@@ -7,8 +7,9 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from incidents import selectors
+from incidents.selectors.scale import SCALE_BANDS, band_of
 
-from .charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, column_chart
+from .charts import DURATION_BUCKETS, bar_chart, bucket_counts, column_chart
 from .common import render_page
 
 TOP_SHOWN = 12
@@ -26,14 +27,15 @@ def _basis(known: int, total: int, what: str) -> str:
 
 
 def stats(request: HttpRequest) -> HttpResponse:
-    """`/stats`: cases per year, per kind (topic), root-cause categories, most frequent
-    symptoms and components, accelerators, the scale (accelerator count) and time to resolve.
+    """`/stats`: cases per year, per kind (topic), per workload, root-cause categories, most
+    frequent symptoms and components, accelerators, the scale bands of the `scale` facet
+    (accelerator count) and time to resolve.
 
     Each chart says how many cases it is drawn from, and is an inline SVG (no script, no
     external service) followed by a table of the same numbers for screen readers.
     Accelerators are counted by family from the vocabulary (a model's cases count for its
     family; each bar links to the family filter). Data: `selectors.case_stats`
-    (fixed 8 queries) and `selectors.vocabulary("topic")` (1).
+    (fixed 8 queries), `selectors.vocabulary("topic")` (1) and `selectors.vocabulary("workload")` (1).
     """
     data = selectors.case_stats()
     total = data.total
@@ -43,6 +45,13 @@ def stats(request: HttpRequest) -> HttpResponse:
     topics = sorted(
         (t for t in selectors.vocabulary("topic") if t.case_count), key=lambda t: (-t.case_count, t.name)
     )
+    workloads = sorted(
+        (t for t in selectors.vocabulary("workload") if t.case_count), key=lambda t: (-t.case_count, t.name)
+    )
+    per_band = {band.slug: 0 for band in SCALE_BANDS}
+    for count in data.accelerator_counts:
+        if (band := band_of(count)) is not None:
+            per_band[band.slug] += 1
     cases = reverse("incidents:case-list")
     everyone = _basis(total, total, "")
     charts = [
@@ -59,6 +68,13 @@ def stats(request: HttpRequest) -> HttpResponse:
             [(t.name, t.case_count, f"{cases}?topic={t.slug}") for t in topics],
             category_label="Topic",
             basis=f"{everyone} A case has one to three topics, so the bars add up to more.",
+        ),
+        bar_chart(
+            "workloads",
+            "Cases per workload",
+            [(t.name, t.case_count, f"{cases}?workload={t.slug}") for t in workloads],
+            category_label="Workload",
+            basis=_basis(sum(t.case_count for t in workloads), total, "a workload"),
         ),
         bar_chart(
             "root-causes",
@@ -83,9 +99,12 @@ def stats(request: HttpRequest) -> HttpResponse:
         ),
         column_chart(
             "scale",
-            "Scale at which failures were reported",
-            [(label, n, None) for label, n in bucket_counts(data.accelerator_counts, SCALE_BUCKETS)],
-            category_label="Accelerators in the job",
+            "Cases by scale (accelerators in the job or cluster)",
+            [
+                (band.label.removesuffix(" accelerators"), per_band[band.slug], f"{cases}?scale={band.slug}")
+                for band in SCALE_BANDS
+            ],
+            category_label="Scale band",
             basis=_basis(len(data.accelerator_counts), total, "an accelerator count"),
         ),
         bar_chart(

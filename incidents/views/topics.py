@@ -30,12 +30,15 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """`/topics/<slug>`: description, synonyms, case count, the symptoms, root causes and
     components most frequent within the topic (each linking the case list narrowed to both),
     and the latest cases. A topic named by its name or a synonym (`/topics/Training`,
-    `/topics/fabric`) redirects permanently to its slug; an unknown one gives a 404 page
+    `/topics/networking`) redirects permanently to its slug, a former topic that is now a
+    workload (`/topics/training`) to the workload's page; an unknown one gives a 404 page
     naming the closest topics. Data: `selectors.find_topic`, `selectors.topic_overview`.
     """
     lookup = selectors.find_topic(slug)
     if lookup.canonical_slug is not None:
         return redirect("incidents:topic-detail", slug=lookup.canonical_slug, permanent=True)
+    if lookup.workload is not None:
+        return redirect(lookup.workload.get_absolute_url(), permanent=True)
     if lookup.term is None:
         return not_found_page(request, what=f"No topic {slug}", text=slug, topics=lookup.closest)
     overview = selectors.topic_overview(lookup.term, top=TOP_TERMS, latest=LATEST_SHOWN)

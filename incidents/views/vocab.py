@@ -17,6 +17,7 @@ FACET_TITLES: dict[str, str] = {
     Facet.SYMPTOM: "Symptom tags",
     Facet.ROOT_CAUSE: "Root-cause categories",
     Facet.COMPONENT: "Components",
+    Facet.WORKLOAD: "Workloads",
     Facet.ORGANIZATION: "Organizations",
     Facet.ACCELERATOR: "Accelerators",
 }

@@ -133,7 +133,8 @@ def test_a_page_past_the_last_is_a_404(client):
         ("/api/topics/no-such-topic", "No topic 'no-such-topic'; /api/topics/ lists them."),
         (
             "/api/vocab/colour",
-            "No facet 'colour'; facets: topic, symptom, root_cause, component, organization, accelerator.",
+            "No facet 'colour'; facets: topic, symptom, root_cause, component, workload, organization, "
+            "accelerator.",
         ),
         ("/api/nothing-here", "No resource at /api/nothing-here"),
     ],

@@ -49,6 +49,8 @@ def test_it_lists_every_published_case_newest_first_with_facets(client):
         "organization",
         "year",
         "accelerator",
+        "workload",
+        "scale",
     }
 
 
@@ -75,9 +77,11 @@ def test_different_facets_combine_with_and(client):
 
 def test_exclusion_removes_cases_with_the_value(client):
     expected = ids_where(
-        lambda d: "training" in d["topics"] and d["root_cause"]["category"] != "Hardware fault"
+        lambda d: (
+            d["environment"]["workload"] == "training" and d["root_cause"]["category"] != "Hardware fault"
+        )
     )
-    found = all_ids(client, "topic=training&exclude_root_cause=hardware-fault")
+    found = all_ids(client, "workload=training&exclude_root_cause=hardware-fault")
     assert sorted(found) == expected
 
 

@@ -17,7 +17,7 @@ URLS = [
     "/api/cases/IL-0428",
     "/api/cases/IL-0428/similar",
     "/api/topics/",
-    "/api/topics/training",
+    "/api/topics/interconnect",
     "/api/vocab/",
     "/api/vocab/symptom",
     "/api/stats",

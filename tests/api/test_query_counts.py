@@ -60,15 +60,30 @@ COUNTS = {
     "/api/cases/?page=2&ordering=published": (2, search(sort="oldest", offset=20)),
     "/api/cases/?q=NCCL+timeout": (2, search(query="NCCL timeout")),
     # Checking term values: the vocabulary (one query for every term facet).
+    # (`exclude_topic=inference`, a former topic, excludes the workload.)
     "/api/cases/?symptom=nccl-timeout&exclude_topic=inference": (
         2 + 1,
-        search(filters=filters({"symptom": ("nccl-timeout",)}, {"topic": ("inference",)})),
+        search(filters=filters({"symptom": ("nccl-timeout",)}, {"workload": ("inference",)})),
     ),
     # Organizations are a term facet since issue 13: read in that same vocabulary query (the
     # distinct-organizations query it used to cost is gone).
     "/api/cases/?symptom=nccl-timeout&organization=BigScience": (
         2 + 1,
         search(filters=filters({"symptom": ("nccl-timeout",), "organization": ("bigscience",)})),
+    ),
+    # Scale bands and numeric bounds are read without the database.
+    "/api/cases/?scale=10000-plus&min_accelerators=1024&max_nodes=2500": (
+        2,
+        search(
+            filters=CaseFilters(
+                include={"scale": ("10000-plus",)}, bounds={"min_accelerators": 1024, "max_nodes": 2500}
+            )
+        ),
+    ),
+    # A workload is a term facet: the vocabulary, one query.
+    "/api/cases/?workload=training&scale=under-64": (
+        2 + 1,
+        search(filters=filters({"workload": ("training",), "scale": ("under-64",)})),
     ),
     "/api/cases/?year=2024&published_after=2024-03-01": (
         2,
@@ -79,7 +94,7 @@ COUNTS = {
     # The topics with counts.
     "/api/topics/": (2 + 1, None),
     # topic_overview: topic, count, 3 frequency lists, latest cases and their term links.
-    "/api/topics/training": (2 + 7, None),
+    "/api/topics/interconnect": (2 + 7, None),
     # Every term with its count.
     "/api/vocab/": (2 + 1, None),
     "/api/vocab/component": (2 + 1, None),

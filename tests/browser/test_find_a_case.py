@@ -35,12 +35,16 @@ def test_search_narrow_exclude_open_and_follow_a_similar_case(open_page):
     assert searched == [h.case.id for h in search_cases(query="NCCL timeout", limit=len(searched)).hits]
 
     # Narrow: keep only training cases.
-    page.locator("#facet-topic-h + ul").get_by_role("link", name=re.compile(r"^Training \d+")).click()
-    page.wait_for_url(re.compile(r"topic=training"))
+    page.locator("#facet-workload-h + ul").get_by_role("link", name=re.compile(r"^Training \d+")).click()
+    page.wait_for_url(re.compile(r"workload=training"))
     narrowed = result_ids(page)
-    training = set(Case.objects.filter(term_links__term__slug="training").values_list("id", flat=True))
+    training = set(
+        Case.objects.filter(
+            term_links__term__facet="workload", term_links__term__slug="training"
+        ).values_list("id", flat=True)
+    )
     assert narrowed and set(narrowed) <= training and set(narrowed) <= set(searched)
-    assert page.get_by_role("link", name="Remove filter Topic: Training", exact=True).is_visible()
+    assert page.get_by_role("link", name="Remove filter Workload: Training", exact=True).is_visible()
 
     # Exclude: drop the cases that involve the component the facet lists first.
     link = (
@@ -57,7 +61,7 @@ def test_search_narrow_exclude_open_and_follow_a_similar_case(open_page):
     involved = set(Case.objects.filter(term_links__term__slug=slug).values_list("id", flat=True))
     assert excluded and not set(excluded) & involved
     assert page.get_by_role("link", name=f"Remove filter Not component: {name}", exact=True).is_visible()
-    assert f"q=NCCL+timeout&topic=training&exclude_component={slug}" in page.url
+    assert f"q=NCCL+timeout&workload=training&exclude_component={slug}" in page.url
 
     # Open the first case, then follow its most similar case.
     first = excluded[0]

@@ -253,7 +253,7 @@ class _Dangerous(HTMLParser):
 
 @pytest.mark.parametrize("bypass_csp", [False, True], ids=["with-csp", "csp-ignored"])
 def test_feeds_carry_the_case_as_inert_html(browser, hostile_site, bypass_csp):
-    for path in ("/feeds/cases.atom", "/feeds/topics/training.atom", "/feeds/symptoms/nccl-timeout.atom"):
+    for path in ("/feeds/cases.atom", "/feeds/topics/interconnect.atom", "/feeds/symptoms/nccl-timeout.atom"):
         with urlopen(hostile_site + path) as response:  # noqa: S310 - the live test server
             feed = ET.fromstring(response.read())
         atom = "{http://www.w3.org/2005/Atom}"

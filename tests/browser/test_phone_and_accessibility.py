@@ -12,10 +12,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PAGES = [
     "/",
     "/cases/?q=nccl&topic=training&exclude_component=deepspeed",
-    "/cases/?topic=storage&symptom=data-exposure",
+    "/cases/?topic=checkpoint-storage&symptom=data-exposure",
     "/cases/IL-0428",
     "/topics/",
-    "/topics/training",
+    "/topics/interconnect",
     "/vocab/",
     "/vocab/symptom/nccl-timeout",
     "/stats",

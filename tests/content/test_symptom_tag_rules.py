@@ -156,12 +156,12 @@ def test_silent_data_corruption_is_hardware_and_wrong_results_is_software():
 
 def test_hang_tags_follow_the_kind_of_job():
     # Inference hang: "an inference server ... stopped producing tokens"; Training hang: "a
-    # distributed job stopped making progress".
+    # distributed job stopped making progress" (a training job, or the jobs of a fleet study).
     wrong = [
         (d["id"], tag)
         for d in published()
-        for tag, topic in (("Inference hang", "inference"), ("Training hang", "training"))
-        if tag in d["symptoms"]["tags"] and topic not in d["topics"]
+        for tag, workloads in (("Inference hang", {"inference"}), ("Training hang", {"training", "fleet"}))
+        if tag in d["symptoms"]["tags"] and d["environment"].get("workload") not in workloads
     ]
     assert wrong == []
 

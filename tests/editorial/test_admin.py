@@ -110,7 +110,7 @@ def test_an_editor_adds_a_draft_with_the_next_free_id(client, editor):
     page = client.get(reverse("admin:incidents_case_add")).content.decode()
     data = form_data(page, "case_form")
     root_cause = Term.objects.get(facet="root_cause", name="Software bug")
-    topic = Term.objects.get(facet="topic", slug="training")
+    topic = Term.objects.get(facet="topic", slug="interconnect")
     data.update(
         {
             "title": ["A new case typed into the admin by an editor"],
@@ -134,7 +134,7 @@ def test_an_editor_adds_a_draft_with_the_next_free_id(client, editor):
     new = Case.objects.get(title="A new case typed into the admin by an editor")
     assert new.id == f"IL-{max(numbers) + 1:04d}"
     assert new.status == Case.Status.DRAFT
-    assert [t.slug for t in new.terms.filter(facet="topic")] == ["training"]
+    assert [t.slug for t in new.terms.filter(facet="topic")] == ["interconnect"]
     assert new.root_cause_category.name == "Software bug"
     assert case_history(new.id)[0].created
 

@@ -20,7 +20,7 @@ NEW = {
     "organization": "Meta AI",
     "published": "2025-03-04",
     "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-    "topic": "storage",
+    "topic": "checkpoint-storage",
     "source_urls": "https://example.org/blog/checkpoint-stall",
 }
 
@@ -37,7 +37,7 @@ def proposal_rate(settings):
 def form_post(client, **changes):
     page = client.get(reverse("incidents:propose"))
     data = form_data(page.content.decode(), None)
-    topic = Term.objects.get(facet="topic", slug=changes.pop("topic_slug", "storage"))
+    topic = Term.objects.get(facet="topic", slug=changes.pop("topic_slug", "checkpoint-storage"))
     data.update({k: [v] for k, v in {**NEW, "topic": str(topic.pk), **changes}.items()})
     return client.post(reverse("incidents:propose"), data)
 
@@ -61,7 +61,7 @@ def test_the_form_needs_its_csrf_token():
     from django.test import Client
 
     strict = Client(enforce_csrf_checks=True)
-    topic = Term.objects.get(facet="topic", slug="storage")
+    topic = Term.objects.get(facet="topic", slug="checkpoint-storage")
     response = strict.post(reverse("incidents:propose"), {**NEW, "topic": topic.pk})
     assert response.status_code == 403
     assert not Proposal.objects.exists()

@@ -21,7 +21,7 @@ LARGEST = [
     ("search_incidents", {"query": LONGEST_QUERY, "limit": 25, "facets": True}),
     ("search_incidents", {"query": "GPU", "limit": 25, "facets": True}),
     ("list_incidents", {"limit": 50, "facets": True}),
-    ("get_topic", {"slug": "training", "latest": 20}),
+    ("get_topic", {"slug": "interconnect", "latest": 20}),
     ("vocab", {}),
     ("similar_incidents", {"id": "IL-0444", "limit": 20}),
     ("match_log", {"text": LONGEST_LOG, "limit": 20}),

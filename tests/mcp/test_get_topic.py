@@ -6,11 +6,11 @@ from incidents import selectors
 
 
 def test_a_topic_overview_is_the_selectors(mcp):
-    result = mcp.ok("get_topic", slug="numerics", latest=2)
-    overview = selectors.topic_overview("numerics", latest=2)
-    assert result["slug"] == "numerics" and result["name"] == "Numerics"
-    assert result["description"].startswith("Failures in the numbers a model computes")
-    assert result["synonyms"] == ["numerical stability", "training stability"]
+    result = mcp.ok("get_topic", slug="training-instability", latest=2)
+    overview = selectors.topic_overview("training-instability", latest=2)
+    assert result["slug"] == "training-instability" and result["name"] == "Loss spikes and divergence"
+    assert result["description"].startswith("The loss spikes, diverges")
+    assert result["synonyms"] == ["numerics", "training stability", "loss explosion"]
     assert result["case_count"] == overview.case_count >= 6
     assert [(t["name"], t["count"]) for t in result["top_root_causes"]] == [
         (term.name, n) for term, n in overview.top_root_causes
@@ -26,19 +26,30 @@ def test_a_topic_overview_is_the_selectors(mcp):
 
 
 def test_a_topic_is_found_by_name_or_synonym(mcp):
-    assert mcp.ok("get_topic", slug="Training")["slug"] == "training"
-    assert mcp.ok("get_topic", slug="fabric", latest=1)["slug"] == "networking"
+    assert mcp.ok("get_topic", slug="Interconnect faults")["slug"] == "interconnect"
+    assert mcp.ok("get_topic", slug="networking", latest=1)["slug"] == "interconnect"
+
+
+def test_a_former_topic_points_to_its_workload(mcp):
+    assert mcp.error("get_topic", slug="training") == (
+        "'training' is a workload now, not a topic: call list_incidents with workload='training'; "
+        "topics are kinds of failure (see vocab)."
+    )
 
 
 def test_an_unknown_topic_lists_the_topics(mcp):
     assert mcp.error("get_topic", slug="gpus") == (
-        "Unknown topic 'gpus'. Valid topics: ai-infra (AI infrastructure), hardware (Hardware), "
-        "inference (Inference), networking (Networking), numerics (Numerics), reliability "
-        "(Reliability), scheduling (Scheduling), storage (Storage), training (Training)."
+        "Unknown topic 'gpus'. Valid topics: checkpoint-storage (Checkpoint and storage failures), "
+        "configuration (Configuration mistakes), facility (Facility and power events), gpu-errors "
+        "(GPU errors), inference-outage (Inference serving outages), inference-quality (Inference "
+        "quality regressions), interconnect (Interconnect faults), scheduler (Scheduler and orchestration "
+        "failures), silent-data-corruption (Silent data corruption), software-regression (Software "
+        "regressions), stragglers (Stragglers and throughput loss), training-hang (Training hangs), "
+        "training-instability (Loss spikes and divergence)."
     )
 
 
 def test_latest_out_of_range_is_refused(mcp):
-    assert mcp.error("get_topic", slug="training", latest=21) == (
+    assert mcp.error("get_topic", slug="interconnect", latest=21) == (
         "Invalid arguments: latest must be between 1 and 20 (got 21)."
     )

@@ -26,7 +26,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "search_incidents": {"query": "CUDA_LAUNCH_BLOCKING", "limit": 3},
     "get_incident": {"id": "IL-0428", "fields": ["title", "root_cause"]},
     "list_incidents": {"organization": "BigScience", "sort": "oldest", "limit": 2},
-    "get_topic": {"slug": "numerics", "latest": 1},
+    "get_topic": {"slug": "training-instability", "latest": 1},
     "vocab": {"facet": "topic"},
     "similar_incidents": {"id": "IL-0430", "limit": 2},
     "match_log": {"text": "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."},
@@ -87,8 +87,8 @@ def test_every_tool_answers_over_http(base_url):
     }
     oldest = Case.objects.published().filter(organization="BigScience").order_by("published")
     assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
-    assert out["get_topic"]["slug"] == "numerics" and len(out["get_topic"]["latest_cases"]) == 1
-    assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training", "inference"}
+    assert out["get_topic"]["slug"] == "training-instability" and len(out["get_topic"]["latest_cases"]) == 1
+    assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training-hang", "inference-outage"}
     similar = search.similar_cases(Case.objects.get(id="IL-0430"), limit=2)
     assert [s["id"] for s in out["similar_incidents"]["similar"]] == [s.case.id for s in similar]
     matched = search.match_log(CALLS["match_log"]["text"], limit=5)

@@ -49,7 +49,10 @@ def test_filters_combine_and_accept_names_in_any_case(mcp):
     # IL-0452 was published on 2023-12-30 (the post that diagnosed the cause, after the fact-check).
     by_topic = mcp.ok("list_incidents", topic="Storage", year=2023)
     assert "IL-0452" in [c["id"] for c in by_topic["incidents"]]
-    assert all("storage" in c["topics"] and c["published"].startswith("2023") for c in by_topic["incidents"])
+    assert all(
+        "checkpoint-storage" in c["topics"] and c["published"].startswith("2023")
+        for c in by_topic["incidents"]
+    )
 
 
 def test_pages_follow_the_cursor_to_the_end(mcp):
@@ -86,5 +89,6 @@ def test_bad_sort_limit_and_argument_names_are_refused(mcp):
     assert mcp.error("list_incidents", symptoms="Training hang") == (
         "Unknown argument 'symptoms' (did you mean 'symptom'?); list_incidents takes: topic, "
         "symptom, root_cause, component, organization, accelerator, year, exclude, "
-        "published_after, published_before, sort, limit, cursor, facets."
+        "published_after, published_before, workload, scale, min_accelerators, max_accelerators, "
+        "min_nodes, max_nodes, sort, limit, cursor, facets."
     )

@@ -51,10 +51,10 @@ def test_vocab_is_one_query(django_assert_num_queries):
 
 def test_get_topic(django_assert_num_queries):
     with django_assert_num_queries(TOPIC_QUERIES):
-        tools.get_topic(slug="training")
+        tools.get_topic(slug="interconnect")
     # By name: the same, as find_topic reads every topic (1) and resolves the name in Python.
     with django_assert_num_queries(TOPIC_QUERIES):
-        tools.get_topic(slug="Training")
+        tools.get_topic(slug="Interconnect faults")
 
 
 def test_search_adds_one_query_per_kind_of_filter(django_assert_num_queries):

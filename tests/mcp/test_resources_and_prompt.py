@@ -62,9 +62,9 @@ def test_related_cases_link_their_resources(mcp):
 
 
 def test_a_topic_reads_as_markdown(mcp):
-    text = mcp.read("topic://numerics")
-    overview = selectors.topic_overview("numerics")
-    assert text.startswith("# Topic: Numerics (numerics)\n")
+    text = mcp.read("topic://training-instability")
+    overview = selectors.topic_overview("training-instability")
+    assert text.startswith("# Topic: Loss spikes and divergence (training-instability)\n")
     assert f"\nPublished cases: {overview.case_count}\n" in text
     term, count = overview.top_root_causes[0]
     assert f"\n- {term.name} ({count})\n" in text
@@ -76,7 +76,9 @@ def test_unknown_resources_name_what_exists(mcp):
     error = mcp.read_error("incident://IL-0440")
     assert error.code == INVALID_PARAMS
     assert error.message == "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438."
-    assert mcp.read_error("topic://gpus").message.startswith("No topic 'gpus'. Topics: ai-infra, hardware, ")
+    assert mcp.read_error("topic://gpus").message.startswith(
+        "No topic 'gpus'. Topics: checkpoint-storage, configuration, facility, "
+    )
 
 
 def test_the_triage_prompt_plans_with_the_tools(mcp):
@@ -115,4 +117,9 @@ def test_resource_ids_complete(mcp):
     ids = complete("incident://{case_id}", "case_id", "il-042")
     assert ids.values == [f"IL-042{n}" for n in range(8, 10)]
     assert ids.total == 2 and ids.has_more is False
-    assert complete("topic://{slug}", "slug", "s").values == ["scheduling", "storage"]
+    assert complete("topic://{slug}", "slug", "s").values == [
+        "scheduler",
+        "silent-data-corruption",
+        "software-regression",
+        "stragglers",
+    ]

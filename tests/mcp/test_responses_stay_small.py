@@ -16,14 +16,14 @@ LARGEST = [
     ("list_incidents", {"limit": 50, "facets": True}),
     ("similar_incidents", {"id": "IL-0444", "limit": 20}),
     ("match_log", {"text": LOG * 50, "limit": 20}),
-    ("get_topic", {"slug": "training", "latest": 20}),
+    ("get_topic", {"slug": "interconnect", "latest": 20}),
 ]
 DEFAULTS = [
     ("search_incidents", {"query": "GPU"}),
     ("list_incidents", {}),
     ("similar_incidents", {"id": "IL-0444"}),
     ("match_log", {"text": LOG}),
-    ("get_topic", {"slug": "training"}),
+    ("get_topic", {"slug": "interconnect"}),
     ("vocab", {"facet": "component"}),
 ]
 

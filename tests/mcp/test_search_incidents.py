@@ -76,7 +76,7 @@ def test_facets_on_request(mcp):
 
 
 def test_nothing_found_says_what_to_try(mcp):
-    result = mcp.ok("search_incidents", query="zzqxv", topic="storage")
+    result = mcp.ok("search_incidents", query="zzqxv", topic="checkpoint-storage")
     assert result["total"] == 0 and result["hits"] == [] and result["next_cursor"] is None
     assert result["notes"][-1] == (
         "Nothing matched: try fewer or other words (vocab lists synonyms), or drop a filter."
@@ -94,8 +94,8 @@ def test_an_unknown_symptom_names_the_nearest_terms(mcp):
 def test_an_unknown_topic_lists_every_topic(mcp):
     message = mcp.error("search_incidents", query="hang", topic="gpus")
     assert message.startswith(
-        "Unknown topic 'gpus'. Valid values: ai-infra (AI infrastructure),"
-        " hardware (Hardware), inference (Inference),"
+        "Unknown topic 'gpus'. Valid values: checkpoint-storage (Checkpoint and storage failures),"
+        " configuration (Configuration mistakes), facility (Facility and power events),"
     )
 
 

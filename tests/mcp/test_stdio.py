@@ -29,14 +29,14 @@ def test_the_stdio_command_serves_the_tools(served_database_url):
         async with Client(command, mode="legacy") as client:
             tools = await client.list_tools()
             result = await client.call_tool("get_incident", {"id": "IL-0428", "fields": ["title"]})
-            topic = await client.read_resource("topic://training")
+            topic = await client.read_resource("topic://interconnect")
             return client.server_info, tools.tools, result, topic
 
     info, tools, result, topic = anyio.run(session)
     assert info.name == "incidentlib"
     assert {tool.name for tool in tools} == TOOL_NAMES
     assert result.structured_content["title"].startswith("Test runs of 100B-200B models")
-    assert topic.contents[0].text.startswith("# Topic: Training (training)\n")
+    assert topic.contents[0].text.startswith("# Topic: Interconnect faults (interconnect)\n")
 
 
 def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(served_database_url):

@@ -14,6 +14,7 @@ def test_every_facet_with_counts(mcp):
         "root_cause",
         "symptom",
         "topic",
+        "workload",
     ]
     stored = {(t.facet, t.slug): t.case_count for t in selectors.vocabulary()}
     listed = {(facet, t["slug"]): t["case_count"] for facet, terms in result["terms"].items() for t in terms}
@@ -35,6 +36,6 @@ def test_one_facet(mcp):
 
 def test_an_unknown_facet_lists_the_facets(mcp):
     assert mcp.error("vocab", facet="symptoms") == (
-        "Invalid arguments: facet must be one of topic, symptom, root_cause, component, organization, "
-        'accelerator (got "symptoms").'
+        "Invalid arguments: facet must be one of topic, symptom, root_cause, component, workload, "
+        'organization, accelerator (got "symptoms").'
     )

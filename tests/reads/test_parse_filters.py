@@ -32,7 +32,8 @@ def test_spellings_of_one_value_count_once_and_exclusions_are_kept_apart():
     )
     assert problems == []
     assert filters.include == {"symptom": ("nccl-timeout", "training-hang")}
-    assert filters.exclude == {"topic": ("inference",)}
+    # `inference` was a topic and is the workload now: the parser moves it there.
+    assert filters.exclude == {"workload": ("inference",)}
 
 
 def test_organizations_match_in_any_letter_case_and_years_are_checked():
@@ -61,8 +62,10 @@ def test_an_unknown_value_is_a_problem_with_the_nearest_values():
 def test_a_facet_with_few_values_lists_them_all_when_nothing_is_close():
     _, [problem] = filters_of("topic=gpus")
     assert not problem.near
-    assert [c.value for c in problem.suggestions][:3] == ["ai-infra", "hardware", "inference"]
-    assert problem.message().startswith("No topic called “gpus”. Choose from AI infrastructure, Hardware")
+    assert [c.value for c in problem.suggestions][:3] == ["checkpoint-storage", "configuration", "facility"]
+    assert problem.message().startswith(
+        "No topic called “gpus”. Choose from Checkpoint and storage failures, Configuration mistakes"
+    )
 
 
 def test_a_date_range_is_read_and_checked():

@@ -47,7 +47,15 @@ def _key(text: str) -> str:
 
 def test_the_api_lists_both_vocabularies_with_counts_vendor_and_family(client):
     body = client.get("/api/vocab/").json()
-    assert list(body) == ["topic", "symptom", "root_cause", "component", "organization", "accelerator"]
+    assert list(body) == [
+        "topic",
+        "symptom",
+        "root_cause",
+        "component",
+        "workload",
+        "organization",
+        "accelerator",
+    ]
     counts = expected_counts()
     served = {("organization", t["name"]): t["case_count"] for t in body["organization"]}
     served |= {("accelerator", t["name"]): t["case_count"] for t in body["accelerator"]}

@@ -21,15 +21,31 @@ def counts(results, facet):
     return {f.value: f.count for f in results.facets[facet]}
 
 
-def documents_mentioning(pattern: str, topic: str | None = None) -> list[dict]:
+def documents_mentioning(pattern: str, workload: str | None = None) -> list[dict]:
     """Published fixture documents whose prose has a word matching `pattern` (counted from
-    the JSON files, not through search), optionally only those with `topic`."""
+    the JSON files, not through search), optionally only those of `workload`."""
     words = re.compile(pattern, re.IGNORECASE)
     return [
         d
         for d in published_documents()
-        if (topic is None or topic in d["topics"]) and any(words.search(p) for p in case_prose(d))
+        if (workload is None or d["environment"]["workload"] == workload)
+        and any(words.search(p) for p in case_prose(d))
     ]
+
+
+def scale_band(count: int | None) -> str | None:
+    """The `scale` facet's band of an accelerator count, written out here from issue 13's bands."""
+    if count is None:
+        return None
+    return (
+        "under-64"
+        if count < 64
+        else "64-1023"
+        if count < 1024
+        else "1024-9999"
+        if count < 10_000
+        else "10000-plus"
+    )
 
 
 def expected_counts(documents: list[dict]) -> dict[str, dict[str, int]]:
@@ -43,6 +59,16 @@ def expected_counts(documents: list[dict]) -> dict[str, dict[str, int]]:
         "year": dict(Counter(d["published"][:4] for d in documents)),
         # A model's case counts for the model and for its family (issue 13).
         "accelerator": dict(Counter(slugify(name) for d in documents for name in accelerator_names(d))),
+        "workload": dict(
+            Counter(d["environment"]["workload"] for d in documents if d["environment"]["workload"])
+        ),
+        "scale": dict(
+            Counter(
+                band
+                for d in documents
+                if (band := scale_band(d["environment"]["accelerator_count"])) is not None
+            )
+        ),
     }
 
 
@@ -90,8 +116,18 @@ def test_exclusion_removes_cases_from_hits_and_counts():
 
 def test_filters_and_query_together():
     # The inference cases that say hang (hangs, hanging): IL-0463 and IL-0464 among them.
-    documents = documents_mentioning(r"\bhang", topic="inference")
+    documents = documents_mentioning(r"\bhang", workload="inference")
     assert {"IL-0463", "IL-0464"} <= {d["id"] for d in documents}
-    results = search_cases(query="hang", filters=CaseFilters(include={"topic": ("inference",)}), limit=50)
+    results = search_cases(query="hang", filters=CaseFilters(include={"workload": ("inference",)}), limit=50)
     assert sorted(h.case.id for h in results.hits) == sorted(d["id"] for d in documents)
-    assert counts(results, "topic")["inference"] == len(documents)
+    assert counts(results, "workload") == {"inference": len(documents)}
+
+
+def test_scale_bands_count_cases_by_accelerator_count():
+    results = search_cases(filters=CaseFilters(include={"scale": ("10000-plus", "under-64")}), limit=100)
+    expected = ids_where(
+        lambda d: (n := d["environment"]["accelerator_count"]) is not None and (n >= 10_000 or n < 64)
+    )
+    assert sorted(h.case.id for h in results.hits) == expected
+    assert set(counts(results, "scale")) == {"10000-plus", "under-64"}
+    assert sum(counts(results, "scale").values()) == results.total == len(expected)

@@ -12,12 +12,13 @@ from tests.factories import synthetic_case
 pytestmark = pytest.mark.django_db
 
 # With a query: vocabulary with case counts, the lexical ranking, the stored embeddings,
-# snippets, the page's cases (root cause joined), their term links, and 7 facet counts.
-SEARCH_QUERIES = 13
-# Browsing (no query): the total, the page of cases, their term links, 7 facet counts.
-BROWSE_QUERIES = 10
+# snippets, the page's cases (root cause joined), their term links, and 9 facet counts (five
+# term facets, organization, year, accelerator, scale bands).
+SEARCH_QUERIES = 15
+# Browsing (no query): the total, the page of cases, their term links, 9 facet counts.
+BROWSE_QUERIES = 12
 # Terms with case counts, number of published cases, token look-up in the full-text index,
-# (case, term) pairs of the found terms, the candidates' job-kind topics, the hits' cases
+# (case, term) pairs of the found terms, the candidates' workloads, the hits' cases
 # (root cause joined), their term links.
 MATCH_LOG_QUERIES = 7
 # Neighbour rows with their cases and root causes, their term links, the hand-made links.
@@ -44,9 +45,18 @@ def test_search_query_count(django_assert_num_queries, extra_cases):
 
 
 def test_search_with_filters_query_count(django_assert_num_queries, extra_cases):
-    filters = CaseFilters(include={"topic": ("training",)}, exclude={"year": ("2018",)})
+    filters = CaseFilters(include={"workload": ("training",)}, exclude={"year": ("2018",)})
     with django_assert_num_queries(SEARCH_QUERIES):
         search_cases(query="checkpoint", filters=filters)
+
+
+def test_scale_and_bounds_add_no_query(django_assert_num_queries, extra_cases):
+    # Bands and bounds are conditions on the case rows, not look-ups.
+    filters = CaseFilters(include={"scale": ("64-1023", "10000-plus")}, bounds={"min_nodes": 8})
+    with django_assert_num_queries(SEARCH_QUERIES):
+        search_cases(query="checkpoint", filters=filters)
+    with django_assert_num_queries(BROWSE_QUERIES):
+        search_cases(filters=filters, limit=20)
 
 
 def test_browse_query_count(django_assert_num_queries, extra_cases):

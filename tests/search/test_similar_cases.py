@@ -32,7 +32,8 @@ def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
         "symptom": ["Inference hang"],
         "root_cause": ["Software bug"],
         "component": ["CUDA", "NCCL", "PyTorch"],
-        "topic": ["Inference", "Networking"],
+        "topic": ["Inference serving outages", "Interconnect faults"],
+        "workload": ["Inference"],
     }
     assert set(best.score_parts) == {"vocabulary", "text", "semantic"}
     assert best.score_parts["semantic"] > 0  # the passage embeddings count too
@@ -76,7 +77,7 @@ def test_a_new_case_enters_the_neighbour_lists_of_cases_like_it(import_synthetic
             "components": ["vLLM", "NCCL", "CUDA", "PyTorch"],
         },
         root_cause={"category": "Software bug", "description": None, "trigger": None},
-        topics=["inference", "ai-infra"],
+        topics=["inference-outage", "interconnect"],
     )
     import_synthetic(twin)
     nearest = similar_ids("IL-900003")
@@ -95,7 +96,7 @@ def test_incremental_update_leaves_unrelated_lists_alone(import_synthetic):
         synthetic_case(
             4,
             title="Synthetic vLLM hang",
-            topics=["inference", "ai-infra"],
+            topics=["inference-outage", "interconnect"],
             symptoms={"description": "Inference hang under CUDA graphs.", "tags": ["Inference hang"]},
             environment={
                 "cluster": None,

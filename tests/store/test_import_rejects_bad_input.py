@@ -196,10 +196,12 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     assert case.title == "An edited title for the BigScience 100B hang case"
     assert case.remediation == ["First step.", "Second step."]
     # topics, symptoms, components, the root cause (a term row like the others, issue 9.5),
-    # the organization and the accelerator ("NVIDIA A100" names the A100 family itself).
+    # the organization, the accelerator ("NVIDIA A100" names the A100 family itself) and the
+    # workload when the case has one.
     assert document["environment"]["accelerator"] == "NVIDIA A100"
     expected = len(document["topics"]) + len(document["symptoms"]["tags"])
     expected += len(document["environment"]["components"]) + 1 + 1 + 1
+    expected += 1 if document["environment"].get("workload") else 0
     assert CaseTerm.objects.filter(case=case).count() == expected
 
 

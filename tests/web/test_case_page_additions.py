@@ -87,7 +87,7 @@ def test_a_print_stylesheet_is_linked_and_served(client, page):
 def test_tags_link_to_filtered_lists_and_the_category_to_its_page(page):
     assert 'href="/cases/?symptom=ecc-error"' in page
     assert 'href="/vocab/root-cause/hardware-fault"' in page
-    assert 'href="/topics/hardware"' in page
+    assert 'href="/topics/gpu-errors"' in page
 
 
 def test_the_description_names_organization_year_cause_and_symptoms(page):

@@ -18,12 +18,12 @@ PAGES = [
     "/cases/?q=nccl&topic=training",
     "/cases/IL-0428",
     "/topics/",
-    "/topics/training",
+    "/topics/interconnect",
     "/vocab/",
     "/vocab/symptom/nccl-timeout",
     "/stats",
     "/feeds/cases.atom",
-    "/feeds/topics/training.atom",
+    "/feeds/topics/interconnect.atom",
     "/feeds/symptoms/nccl-timeout.atom",
 ]
 

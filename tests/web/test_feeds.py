@@ -40,10 +40,14 @@ def test_the_all_cases_feed_lists_published_cases_newest_first(client):
 
 
 def test_a_topic_feed_holds_only_that_topics_cases(client):
-    feed, items = entries(client, "/feeds/topics/storage.atom")
-    expected = Case.objects.published().filter(term_links__term__slug="storage").order_by("-published", "-id")
+    feed, items = entries(client, "/feeds/topics/checkpoint-storage.atom")
+    expected = (
+        Case.objects.published()
+        .filter(term_links__term__slug="checkpoint-storage")
+        .order_by("-published", "-id")
+    )
     assert [e.find(f"{ATOM}title").text.split(":")[0] for e in items] == [c.id for c in expected]
-    assert feed.find(f"{ATOM}title").text == "incidentlib: cases about Storage"
+    assert feed.find(f"{ATOM}title").text == "incidentlib: cases about Checkpoint and storage failures"
 
 
 def test_a_symptom_feed_holds_only_cases_with_that_symptom(client):

@@ -34,18 +34,19 @@ def test_an_unknown_id_that_is_a_term_suggests_the_term(client):
 
 
 def test_topics_redirect_from_their_name_and_suggest_when_unknown(client):
-    assert client.get("/topics/Training")["Location"] == "/topics/training"
-    response = client.get("/topics/trainig")
+    assert client.get("/topics/Interconnect")["Location"] == "/topics/interconnect"
+    assert client.get("/topics/networking")["Location"] == "/topics/interconnect"
+    response = client.get("/topics/interconect")
     assert response.status_code == 404
-    assert ("/topics/training", "Training") in links(response.content.decode())
+    assert ("/topics/interconnect", "Interconnect faults") in links(response.content.decode())
 
 
 def test_an_unknown_term_shows_a_notice_with_a_did_you_mean_link(client):
-    response = client.get("/cases/?symptom=NCCL+timout&topic=training")
+    response = client.get("/cases/?symptom=NCCL+timout&topic=interconnect")
     assert response.status_code == 200
     notice = element(response.content.decode(), "div", class_="note notice")
     assert "No symptom called “NCCL timout”. Did you mean NCCL timeout" in text_of(notice)
-    assert ("/cases/?topic=training&symptom=nccl-timeout", "NCCL timeout") in links(notice)
+    assert ("/cases/?topic=interconnect&symptom=nccl-timeout", "NCCL timeout") in links(notice)
 
 
 def test_a_name_or_synonym_filters_like_the_slug_and_links_use_the_slug(client):

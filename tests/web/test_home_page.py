@@ -44,8 +44,8 @@ def test_it_lists_the_latest_cases(html):
 
 def test_it_lists_topics_with_counts_most_cases_first(html):
     topics = text_of(element(html, "section", aria_labelledby="topics-h"))
-    training = Case.objects.published().filter(term_links__term__slug="training").count()
-    assert f"Training {training} cases" in topics
+    outages = Case.objects.published().filter(term_links__term__slug="inference-outage").count()
+    assert f"Inference serving outages {outages} cases" in topics
     # Most cases first: the largest topic before the smallest one that has cases.
     counted = sorted(
         (Case.objects.published().filter(term_links__term=t).count(), t.name)

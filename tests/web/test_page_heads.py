@@ -15,10 +15,10 @@ TWINS = {
     "/": "/api/cases/",
     "/cases/": "/api/cases/",
     "/cases/?symptom=nccl-timeout": "/api/cases/?symptom=nccl-timeout",
-    "/cases/?topic=training&sort=oldest&page=2": "/api/cases/?topic=training&sort=oldest&page=2",
+    "/cases/?topic=interconnect&sort=oldest&page=2": "/api/cases/?topic=interconnect&sort=oldest&page=2",
     "/cases/IL-0428": "/api/cases/IL-0428",
     "/topics/": "/api/topics/",
-    "/topics/training": "/api/topics/training",
+    "/topics/interconnect": "/api/topics/interconnect",
     "/vocab/": "/api/vocab/",
     "/vocab/symptom/nccl-timeout": "/api/vocab/symptom",
     "/stats": "/api/stats",
@@ -38,9 +38,9 @@ def test_every_page_links_its_json_twin(client, url, twin):
 
 
 def test_the_search_pages_twin_asks_the_api_for_the_same_cases(client):
-    url = "/cases/?q=nccl&topic=training&exclude_component=deepspeed&sort=oldest&page=1"
+    url = "/cases/?q=nccl&topic=interconnect&exclude_component=deepspeed&sort=oldest&page=1"
     twin = client.get(url)["Link"][1:].split(">")[0]
-    assert twin == "/api/cases/?q=nccl&topic=training&exclude_component=deepspeed&sort=oldest"
+    assert twin == "/api/cases/?q=nccl&topic=interconnect&exclude_component=deepspeed&sort=oldest"
     html = client.get(url).content.decode()
     api = client.get(twin).json()
     assert [r["id"] for r in api["results"]] == re.findall(

@@ -41,7 +41,7 @@ PAGES = {
     # store version, vocabulary("topic").
     "/topics/": STORE_VERSION + 1,
     # store version, topic_overview (7 including latest cases' term links).
-    "/topics/training": STORE_VERSION + 7,
+    "/topics/interconnect": STORE_VERSION + 7,
     # store version, vocabulary().
     "/vocab/": STORE_VERSION + 1,
     # store version, term_detail: term, co-occurring terms of every facet (1: one grouped query
@@ -52,10 +52,11 @@ PAGES = {
     # the same and the accelerator family's models (1).
     "/vocab/accelerator/a100": STORE_VERSION + 6,
     "/vocab/accelerator/a100-80gb": STORE_VERSION + 6,
-    # store version, case_stats (8), vocabulary("topic") for the per-kind chart (1).
-    "/stats": STORE_VERSION + 9,
+    # store version, case_stats (8), vocabulary("topic") for the per-kind chart (1),
+    # vocabulary("workload") for the per-workload chart (1).
+    "/stats": STORE_VERSION + 10,
     # store version, feed term, cases + term links.
-    "/feeds/topics/training.atom": STORE_VERSION + 3,
+    "/feeds/topics/interconnect.atom": STORE_VERSION + 3,
     # the sitemap paginator's count of cases, the cases, terms with counts.
     "/sitemap.xml": 3,
 }
@@ -70,7 +71,8 @@ def test_page_query_counts_are_fixed(client, django_assert_num_queries, tmp_path
         assert client.get(url).status_code == 200
 
 
-FILTERS = CaseFilters(include={"symptom": ("nccl-timeout",)}, exclude={"topic": ("inference",)})
+# `exclude_topic=inference` names a former topic, now the workload: the parser moves it there.
+FILTERS = CaseFilters(include={"symptom": ("nccl-timeout",)}, exclude={"workload": ("inference",)})
 SEARCH_PAGES = {
     # store version, then search_cases.
     "/cases/": (STORE_VERSION, lambda: lambda: search_cases(limit=20)),
@@ -78,6 +80,19 @@ SEARCH_PAGES = {
     "/cases/?q=hang&symptom=nccl-timeout&exclude_topic=inference&sort=oldest": (
         STORE_VERSION + 1,
         lambda: lambda: search_cases(query="hang", filters=FILTERS, sort="oldest", limit=20),
+    ),
+    # store version, the vocabulary of the workload chip (1), then search_cases: bands and
+    # bounds are conditions on the case rows.
+    "/cases/?workload=training&scale=64-1023&min_nodes=8": (
+        STORE_VERSION + 1,
+        lambda: (
+            lambda: search_cases(
+                filters=CaseFilters(
+                    include={"workload": ("training",), "scale": ("64-1023",)}, bounds={"min_nodes": 8}
+                ),
+                limit=20,
+            )
+        ),
     ),
     # store version, case_by_id (7: the case and its prefetches), then similar_cases.
     "/cases/IL-0428": (

@@ -64,15 +64,17 @@ def test_choosing_a_facet_value_narrows_the_results_and_shows_a_chip(client):
 
 def test_excluding_a_value_drops_its_cases_and_is_shown_as_a_not_chip(client):
     html = client.get("/cases/?symptom=nccl-timeout").content.decode()
-    exclude_url = link_to(element(html, "section", aria_labelledby="facet-topic-h"), "exclude Inference")
-    assert exclude_url == "/cases/?symptom=nccl-timeout&exclude_topic=inference"
+    exclude_url = link_to(element(html, "section", aria_labelledby="facet-workload-h"), "exclude Inference")
+    assert exclude_url == "/cases/?symptom=nccl-timeout&exclude_workload=inference"
     html = client.get(exclude_url).content.decode()
     ids = hit_ids(html)
     assert "IL-0463" not in ids  # vLLM serving hang: an inference case with NCCL timeouts
     assert "IL-0444" in ids  # Meta RSC: training jobs with NCCL timeouts
-    expected = with_symptom("nccl-timeout").exclude(term_links__term__slug="inference")
+    expected = with_symptom("nccl-timeout").exclude(
+        term_links__term__facet="workload", term_links__term__slug="inference"
+    )
     assert sorted(ids) == sorted(expected.values_list("id", flat=True))
-    assert ("/cases/?symptom=nccl-timeout", "Remove filter Not topic: Inference ×") in links(html)
+    assert ("/cases/?symptom=nccl-timeout", "Remove filter Not workload: Inference ×") in links(html)
 
 
 def test_values_within_a_facet_combine_with_or(client):
@@ -83,13 +85,17 @@ def test_values_within_a_facet_combine_with_or(client):
 
 
 def test_sort_choices_keep_the_filters(client):
-    html = client.get("/cases/?topic=training&sort=oldest").content.decode()
-    oldest = Case.objects.published().filter(term_links__term__slug="training").order_by("published", "id")
+    html = client.get("/cases/?workload=training&sort=oldest").content.decode()
+    oldest = (
+        Case.objects.published()
+        .filter(term_links__term__facet="workload", term_links__term__slug="training")
+        .order_by("published", "id")
+    )
     assert hit_ids(html)[0] == oldest.first().id
     sort_links = dict((text, href) for href, text in links(element(html, "nav", aria_label="Sort")))
     assert sort_links == {
-        "Newest first": "/cases/?topic=training&sort=newest",
-        "Oldest first": "/cases/?topic=training&sort=oldest",
+        "Newest first": "/cases/?workload=training&sort=newest",
+        "Oldest first": "/cases/?workload=training&sort=oldest",
     }
     assert 'aria-current="true">Oldest first' in html
 
@@ -104,45 +110,45 @@ def test_best_match_is_offered_only_with_a_query(client):
 def test_pagination_keeps_query_and_filters(client):
     total = Case.objects.published().filter(term_links__term__slug="training").count()
     assert total > 20
-    html = client.get("/cases/?topic=training&exclude_symptom=loss-spike").content.decode()
+    html = client.get("/cases/?workload=training&exclude_symptom=loss-spike").content.decode()
     pages = element(html, "nav", aria_label="Pages")
-    assert link_to(pages, "Next") == "/cases/?topic=training&exclude_symptom=loss-spike&page=2"
-    html = client.get("/cases/?topic=training&exclude_symptom=loss-spike&page=2").content.decode()
+    assert link_to(pages, "Next") == "/cases/?workload=training&exclude_symptom=loss-spike&page=2"
+    html = client.get("/cases/?workload=training&exclude_symptom=loss-spike&page=2").content.decode()
     assert link_to(element(html, "nav", aria_label="Pages"), "Previous") == (
-        "/cases/?topic=training&exclude_symptom=loss-spike"
+        "/cases/?workload=training&exclude_symptom=loss-spike"
     )
     assert "21–" in text_of(html)
 
 
 def test_a_page_past_the_end_redirects_to_the_last_page(client):
-    response = client.get("/cases/?topic=storage&page=99")
+    response = client.get("/cases/?topic=checkpoint-storage&page=99")
     assert response.status_code == 302
-    assert response["Location"] == "/cases/?topic=storage"
+    assert response["Location"] == "/cases/?topic=checkpoint-storage"
 
 
 def test_an_empty_result_explains_itself_and_suggests_removing_a_filter(client):
-    html = client.get("/cases/?topic=storage&symptom=data-exposure").content.decode()
+    html = client.get("/cases/?topic=checkpoint-storage&symptom=data-exposure").content.decode()
     assert "No cases have all these filters." in text_of(html)
     suggestions = links(element(html, "ul", class_="suggestions"))
-    storage = Case.objects.published().filter(term_links__term__slug="storage").count()
+    storage = Case.objects.published().filter(term_links__term__slug="checkpoint-storage").count()
     exposure = with_symptom("data-exposure").count()
     # Both ways out, the one that finds more cases first.
     expected = [
-        (storage, ("/cases/?topic=storage", "Remove symptom “Data exposure”")),
-        (exposure, ("/cases/?symptom=data-exposure", "Remove topic “Storage”")),
+        (storage, ("/cases/?topic=checkpoint-storage", "Remove symptom “Data exposure”")),
+        (exposure, ("/cases/?symptom=data-exposure", "Remove topic “Checkpoint and storage failures”")),
     ]
     assert suggestions == [link for _, link in sorted(expected, key=lambda e: -e[0])]
     text = text_of(element(html, "ul", class_="suggestions"))
-    assert f"Remove topic “Storage” ({exposure} case" in text
+    assert f"Remove topic “Checkpoint and storage failures” ({exposure} case" in text
     assert f"Remove symptom “Data exposure” ({storage} case" in text
 
 
 def test_an_empty_search_suggests_dropping_the_query_or_the_filters(client):
-    html = client.get("/cases/?q=zzzyqx&topic=training").content.decode()
+    html = client.get("/cases/?q=zzzyqx&topic=interconnect").content.decode()
     assert "No cases match “zzzyqx” with this filter." in text_of(html)
     # Dropping the filter still finds nothing, so only dropping the query is offered.
     hrefs = [href for href, _ in links(element(html, "ul", class_="suggestions"))]
-    assert hrefs == ["/cases/?topic=training"]
+    assert hrefs == ["/cases/?topic=interconnect"]
 
 
 def test_an_empty_search_with_no_way_out_gives_advice(client):

@@ -22,7 +22,7 @@ PAGES = [
     "/cases/?q=nccl",
     "/cases/IL-0428",
     "/topics/",
-    "/topics/training",
+    "/topics/interconnect",
     "/vocab/",
     "/vocab/symptom/nccl-timeout",
     "/stats",

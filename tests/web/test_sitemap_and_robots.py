@@ -23,7 +23,7 @@ def test_the_sitemap_lists_pages_cases_topics_and_terms(client):
         "/topics/",
         "/vocab/",
         "/stats",
-        "/topics/training",
+        "/topics/interconnect",
         "/vocab/symptom/nccl-timeout",
         "/vocab/root-cause/hardware-fault",
     ):

@@ -8,7 +8,8 @@ import pytest
 
 from incidents.models import Case
 from incidents.selectors import case_stats
-from incidents.views.charts import DURATION_BUCKETS, SCALE_BUCKETS, bar_chart, bucket_counts, column_chart
+from incidents.selectors.scale import band_of
+from incidents.views.charts import DURATION_BUCKETS, bar_chart, bucket_counts, column_chart
 
 from .html import element, text_of
 
@@ -34,10 +35,11 @@ def test_every_chart_is_an_svg_with_a_table_fallback(html):
     titles = [
         "Cases per year of publication",
         "Cases per kind (topic)",
+        "Cases per workload",
         "Root-cause categories",
         "Most frequent symptoms",
         "Most frequent components",
-        "Scale at which failures were reported",
+        "Cases by scale (accelerators in the job or cluster)",
         "Accelerator families",
         "Time to resolve",
     ]
@@ -66,11 +68,20 @@ def test_root_causes_and_symptoms_match_the_counts(html):
     assert table_rows(symptoms) == [(t.name, str(n)) for t, n in stats.by_symptom[:12]]
 
 
-def test_scale_chart_buckets_reported_accelerator_counts(html):
+def test_scale_chart_counts_cases_per_band_of_the_scale_facet(html):
     stats = case_stats()
     scale = element(html, "figure", aria_labelledby="chart-scale-h")
-    expected = bucket_counts(stats.accelerator_counts, SCALE_BUCKETS)
+    published = Case.objects.published()
+    expected = [
+        ("Under 64", published.filter(accelerator_count__lt=64).count()),
+        ("64–1,023", published.filter(accelerator_count__gte=64, accelerator_count__lte=1023).count()),
+        ("1,024–9,999", published.filter(accelerator_count__gte=1024, accelerator_count__lte=9999).count()),
+        ("10,000+", published.filter(accelerator_count__gte=10_000).count()),
+    ]
     assert table_rows(scale) == [(label, str(n)) for label, n in expected]
+    assert sum(n for _, n in expected) == len(stats.accelerator_counts)
+    for slug in ("under-64", "64-1023", "1024-9999", "10000-plus"):
+        assert f'href="/cases/?scale={slug}"' in scale
     assert (
         f"From {len(stats.accelerator_counts)} of {stats.total} published cases: "
         "those that report an accelerator count." in (text_of(scale))
@@ -87,14 +98,11 @@ def test_the_json_twin_is_api_stats(client):
 
 
 def test_buckets_put_each_value_in_exactly_one_bucket():
-    assert bucket_counts([1, 8, 9, 384, 1024, 16384, 100000], SCALE_BUCKETS) == [
-        ("1–8", 2),
-        ("9–64", 1),
-        ("65–512", 1),
-        ("513–4,096", 1),
-        ("4,097–32,768", 1),
-        ("over 32,768", 1),
-    ]
+    bands = [band_of(n).slug for n in (0, 63, 64, 1023, 1024, 9999, 10_000, 100_000)]
+    assert (
+        bands == ["under-64", "under-64", "64-1023", "64-1023", "1024-9999", "1024-9999"] + ["10000-plus"] * 2
+    )
+    assert band_of(None) is None
     assert bucket_counts([59 * 60, 3600, 86400 * 8], DURATION_BUCKETS)[0] == ("under 1 hour", 1)
 
 
@@ -114,6 +122,7 @@ def test_every_chart_says_how_many_cases_it_is_drawn_from(html):
     assert set(basis) == {
         "years",
         "kinds",
+        "workloads",
         "root-causes",
         "symptoms",
         "components",
@@ -142,6 +151,15 @@ def test_every_chart_says_how_many_cases_it_is_drawn_from(html):
 def test_the_kind_chart_counts_cases_per_topic(html):
     figure = element(html, "figure", aria_labelledby="chart-kinds-h")
     rows = dict(table_rows(figure))
-    training = Case.objects.published().filter(terms__facet="topic", terms__slug="training").count()
-    assert rows["Training"] == str(training)
-    assert '<a href="/cases/?topic=training">' in figure
+    hangs = Case.objects.published().filter(terms__facet="topic", terms__slug="training-hang").count()
+    assert rows["Training hangs"] == str(hangs)
+    assert '<a href="/cases/?topic=training-hang">' in figure
+
+
+def test_the_workload_chart_counts_cases_per_workload(html):
+    figure = element(html, "figure", aria_labelledby="chart-workloads-h")
+    rows = dict(table_rows(figure))
+    published = Case.objects.published()
+    for slug, name in (("training", "Training"), ("inference", "Inference"), ("fleet", "Fleet-wide")):
+        assert rows[name] == str(published.filter(terms__facet="workload", terms__slug=slug).count())
+    assert '<a href="/cases/?workload=inference">' in figure

@@ -26,36 +26,36 @@ def test_the_topic_list_shows_every_topic_with_its_case_count(client):
 
 
 def test_a_topic_page_shows_description_counts_cooccurring_terms_and_latest_cases(client):
-    html = client.get("/topics/storage").content.decode()
-    topic = Term.objects.get(facet="topic", slug="storage")
+    html = client.get("/topics/checkpoint-storage").content.decode()
+    topic = Term.objects.get(facet="topic", slug="checkpoint-storage")
     assert f"<h1>{topic.name}</h1>" in html
     assert topic.description in text_of(html)
-    count = in_topic("storage").count()
-    assert link_to(html, f"All {count} case") == "/cases/?topic=storage"
+    count = in_topic("checkpoint-storage").count()
+    assert link_to(html, f"All {count} case") == "/cases/?topic=checkpoint-storage"
     symptoms = element(html, "section", aria_labelledby="g1-h")
     assert "Most frequent symptoms" in text_of(symptoms)
     # Each frequent term links the case list narrowed to the topic and that term.
-    assert all(href.startswith("/cases/?topic=storage&symptom=") for href, _ in links(symptoms))
+    assert all(href.startswith("/cases/?topic=checkpoint-storage&symptom=") for href, _ in links(symptoms))
     checkpoint = (
         Case.objects.published()
-        .filter(term_links__term__slug="storage")
+        .filter(term_links__term__slug="checkpoint-storage")
         .filter(term_links__term__slug="checkpoint-failure")
         .count()
     )
     assert f"Checkpoint failure {checkpoint} case" in text_of(symptoms)
     latest = element(html, "section", aria_labelledby="latest-h")
-    newest = in_topic("storage").order_by("-published", "-id").first()
+    newest = in_topic("checkpoint-storage").order_by("-published", "-id").first()
     assert newest.id in latest
 
 
 def test_a_topic_page_links_its_feed_and_json_twin(client):
-    response = client.get("/topics/training")
+    response = client.get("/topics/interconnect")
     html = response.content.decode()
     assert (
-        '<link rel="alternate" type="application/atom+xml" title="Cases about Training" '
-        'href="/feeds/topics/training.atom">'
+        '<link rel="alternate" type="application/atom+xml" title="Cases about Interconnect faults" '
+        'href="/feeds/topics/interconnect.atom">'
     ) in html
-    assert response["Link"] == '</api/topics/training>; rel="alternate"; type="application/json"'
+    assert response["Link"] == '</api/topics/interconnect>; rel="alternate"; type="application/json"'
 
 
 def test_synonyms_are_shown_when_the_topic_has_them(client):

@@ -18,7 +18,10 @@ def test_term_urls_point_at_term_pages():
     assert Term.objects.get(facet="root_cause", slug="hardware-fault").get_absolute_url() == (
         "/vocab/root-cause/hardware-fault"
     )
-    assert Term.objects.get(facet="topic", slug="training").get_absolute_url() == "/topics/training"
+    assert Term.objects.get(facet="topic", slug="interconnect").get_absolute_url() == "/topics/interconnect"
+    assert (
+        Term.objects.get(facet="workload", slug="training").get_absolute_url() == "/vocab/workload/training"
+    )
     assert Term.objects.get(facet="component", slug="nccl").get_filter_url() == "/cases/?component=nccl"
 
 
@@ -71,8 +74,16 @@ def test_a_root_cause_page_lists_its_cases(client):
 
 
 def test_topic_vocab_urls_redirect_to_topic_pages(client):
-    response = client.get("/vocab/topic/training")
-    assert response.status_code == 301 and response["Location"] == "/topics/training"
+    response = client.get("/vocab/topic/interconnect")
+    assert response.status_code == 301 and response["Location"] == "/topics/interconnect"
+
+
+def test_a_former_topic_redirects_to_its_workload_page(client):
+    response = client.get("/topics/training")
+    assert response.status_code == 301 and response["Location"] == "/vocab/workload/training"
+    html = client.get("/vocab/workload/training").content.decode()
+    training = Case.objects.published().filter(terms__facet="workload", terms__slug="training").count()
+    assert 'href="/cases/?workload=training"' in html and str(training) in html
 
 
 @pytest.mark.parametrize("url", ["/vocab/nonsense/x", "/vocab/symptom/no-such-symptom"])
