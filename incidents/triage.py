@@ -7,9 +7,14 @@ It reads through the one search module: `search.search_cases` for the words and
 `search.match_log` for the log. Each source gives a case a part in 0..1 (the word score
 relative to the best hit's; the log score against `LOG_SCORE_FULL`, so a log whose only
 evidence is a signature most cases share counts little); the parts add up and are weighed
-by the context (a training job's hang is rarely an inference case).
-Confidence labels come from `interim_confidence`, the one place to switch to the search
-module's own labels (issue 17) when they land.
+by the context (a training job's hang is rarely an inference case) to order the cases.
+
+Confidence is the search engine's own label, never recomputed here: a case's label is the
+strongest of those the word search (`SearchHit.confidence`, calibrated) and the log match
+(`LogHit.confidence`) gave it, so `search_incidents`, `match_log`, their API twins and
+triage say the same of the same hit. The context orders the cases and is reported in
+`why.context`; it does not change a label. "Nothing like this is known" is said exactly
+when no case is strong.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from django.db.models import Prefetch
 
 from . import search
 from .models import Case, Source
+from .search.results import Confidence
 
-Confidence = Literal["strong", "possible", "weak"]
 JobKind = Literal["training", "inference"]
 
 CANDIDATES = 10  # hits read from each source before fusing
@@ -30,12 +35,12 @@ CANDIDATES = 10  # hits read from each source before fusing
 # specific signatures (an exact error phrase, a rare error code); a lone common signature
 # such as "NCCL timeout" scores about 2.
 LOG_SCORE_FULL = 8.0
-TOP_MARGIN = 1.1  # first overall by at least this factor counts as a clear first
 MIN_CASES, MAX_CASES = 3, 5
 # Sized so that five cases fit the MCP tool's 8 KB: get_incident gives a case in full.
 TEXT_CHARS = 200  # each root cause, fix and check is cut to this many characters
 FIXES, CHECKS, SOURCES = 3, 2, 2  # per case
 NOTHING_KNOWN = "Nothing like this is known: no case matches strongly."
+RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,14 @@ class Candidate:
     line_numbers: list[int] = field(default_factory=list)
     context_fit: list[str] = field(default_factory=list)
     context_misfit: list[str] = field(default_factory=list)
-    confidence: Confidence = "weak"
+    labels: list[Confidence] = field(default_factory=list)  # the engine's, one per source
     sources: list[str] = field(default_factory=list)  # URLs
     log_score: float = 0.0
+
+    @property
+    def confidence(self) -> Confidence:
+        """The strongest label the search engine gave this case (weak when none)."""
+        return min(self.labels, key=RANK.__getitem__, default="weak")
 
 
 @dataclass
@@ -73,56 +83,6 @@ class TriageAnswer:
     @property
     def known(self) -> bool:
         return any(c.confidence == "strong" for c in self.candidates)
-
-
-def interim_confidence(
-    candidate: Candidate, ranked: list[Candidate], *, both_sources_asked: bool
-) -> Confidence:
-    """strong / possible / weak from what the search module returns today (the ranks and
-    scores of the word search and the log match, the vocabulary terms matched), until it
-    labels its hits itself (issue 17): then this returns the module's label for the case.
-
-    strong: at least two matched terms, no contradicting context, and either first in
-    every source asked, or first overall and found by both sources or `TOP_MARGIN` ahead
-    of the next case; possible: first in one source, found by both, or at least half the
-    best case's score; weak: otherwise. A context that contradicts the case (a training
-    job against an inference case) never gives more than possible.
-    """
-    ranks = [r for r in (candidate.search_rank, candidate.log_rank) if r is not None]
-    in_both = candidate.search_rank is not None and candidate.log_rank is not None
-    first_everywhere = bool(ranks) and all(r == 1 for r in ranks) and (in_both or not both_sources_asked)
-    top = ranked[0] is candidate
-    runner_up = ranked[1].fused if len(ranked) > 1 else 0.0
-    clear_top = top and (in_both or candidate.fused >= TOP_MARGIN * runner_up)
-    if len(candidate.matched_terms) >= 2 and not candidate.context_misfit and (first_everywhere or clear_top):
-        return "strong"
-    if 1 in ranks or in_both or candidate.fused >= 0.5 * ranked[0].fused:
-        return "possible"
-    return "weak"
-
-
-def label_hits(
-    hits: list[tuple[Case, float, list[str]]], *, source: Literal["search", "log"], offset: int = 0
-) -> list[Confidence]:
-    """Confidence labels for one source's ranked hits (case, score, matched terms), by the
-    same rule as triage (`interim_confidence`): what search_incidents and match_log report.
-    `offset` is the rank of the first hit minus one (a later page has no first place)."""
-    if not hits:
-        return []
-    best = max(score for _, score, _ in hits) or 1.0
-    ranked = []
-    for position, (case, score, terms) in enumerate(hits, start=offset + 1):
-        part = score / best if source == "search" else min(1.0, score / LOG_SCORE_FULL)
-        candidate = Candidate(case=case, fused=part, matched_terms=list(terms))
-        if source == "search":
-            candidate.search_rank = position
-        else:
-            candidate.log_rank = position
-        ranked.append(candidate)
-    if offset:
-        ranked.insert(0, Candidate(case=hits[0][0], fused=float("inf")))  # the first page's top
-    labels = [interim_confidence(c, ranked, both_sources_asked=False) for c in ranked]
-    return labels[1:] if offset else labels
 
 
 def _context_weight(case: Case, context: TriageContext, candidate: Candidate) -> float:
@@ -158,6 +118,10 @@ def triage(
 ) -> TriageAnswer:
     """The `limit` (3-5) known cases most like the symptoms and/or log, best first.
 
+    Each case carries the engine's strongest label for it (see the module docstring);
+    `notes` says `NOTHING_KNOWN` when none is strong, and names the strong cases when each
+    contradicts the context (a strong inference case for a training job).
+
     Queries: the search module's (about 12 for the words, 6 for the log) plus 3 to load
     the candidates with their terms and sources. Never raises on odd text.
     """
@@ -171,6 +135,7 @@ def triage(
         for rank, hit in enumerate(hits, start=1):
             candidate = candidates.setdefault(hit.case.id, Candidate(case=hit.case))
             candidate.search_rank = rank
+            candidate.labels.append(_label(hit.confidence))
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
     if log.strip():
@@ -178,6 +143,7 @@ def triage(
             candidate = candidates.setdefault(log_hit.case.id, Candidate(case=log_hit.case))
             candidate.log_rank = rank
             candidate.log_score = log_hit.score
+            candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += min(1.0, log_hit.score / LOG_SCORE_FULL)
             for match in log_hit.matched_lines:
                 log_lines.setdefault(match.line_number, match.line)
@@ -187,18 +153,16 @@ def triage(
                     candidate.matched_terms.append(match.term)
     for candidate in candidates.values():
         candidate.fused *= _context_weight(candidate.case, context, candidate)
-    # A log whose evidence, for the cases that fit the context, is only signatures most cases
-    # share (under `LOG_SCORE_FULL / 2`) says nothing against a case the words put first: it
-    # does not count as a second source.
-    best_log = max((c.log_score for c in candidates.values() if not c.context_misfit), default=0.0)
-    both = bool(symptoms.strip()) and best_log >= LOG_SCORE_FULL / 2
     ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]
     for candidate in ranked:
-        candidate.confidence = interim_confidence(candidate, ranked, both_sources_asked=both)
         candidate.line_numbers.sort()
     _load_sources(ranked)
     shown = {n for c in ranked for n in c.line_numbers}
-    notes = [] if any(c.confidence == "strong" for c in ranked) else [NOTHING_KNOWN]
+    strong = [c for c in ranked if c.confidence == "strong"]
+    notes = [] if strong else [NOTHING_KNOWN]
+    if strong and all(c.context_misfit for c in strong):
+        # Known, but only as something the caller's context says this is not: say so.
+        notes = [f"{c.case.id} matches strongly, but {c.context_misfit[0]}." for c in strong]
     if not symptoms.strip() and not log.strip():
         notes = ["Give symptoms (what failed, the error text) or log lines."]
     return TriageAnswer(
@@ -207,6 +171,10 @@ def triage(
         lines_scanned=len(log.splitlines()),
         notes=notes,
     )
+
+
+def _label(value: Confidence | None) -> Confidence:
+    return value or "weak"
 
 
 def _load_sources(candidates: list[Candidate]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from .durations import duration_seconds
 from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
 from .selectors.spelling import spelling_key
+from .strict_json import parse_json
 from .vocabulary import VocabularyDefinitions, reference_of
 
 
@@ -69,7 +70,7 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
     problems: list[ImportProblem] = []
     for path in files:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(ImportProblem(str(path), "$", f"cannot read file: {exc}"))
             continue
@@ -80,13 +81,48 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
                 )
             )
             continue
+        except ValueError as exc:
+            problems.append(ImportProblem(str(path), "$", f"invalid JSON: {exc}"))
+            continue
         loaded.append(LoadedDocument(str(path), data))
     return loaded, problems
 
 
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
+    """The schema's complaints, then text no database stores and counts past the columns'
+    range, each with its JSON path."""
     errors = sorted(_schema_validator().iter_errors(item.document), key=lambda e: e.json_path)
-    return [ImportProblem(item.file, e.json_path, e.message) for e in errors]
+    problems = [ImportProblem(item.file, e.json_path, e.message) for e in errors]
+    storable = _storable_problems(item.document)
+    return problems + [ImportProblem(item.file, path, message) for path, message in storable]
+
+
+# The count columns are 32-bit on every backend (PositiveIntegerField).
+MAX_COUNT = 2_147_483_647
+COUNT_FIELDS = ("accelerator_count", "node_count")
+
+
+def _storable_problems(node: Any, path: str = "$") -> Iterator[tuple[str, str]]:
+    """(JSON path, problem) for every string (or key) holding a NUL or a lone surrogate:
+    PostgreSQL refuses NUL in text, and a lone surrogate is not a character in UTF-8; and
+    for a count larger than its column holds."""
+    if isinstance(node, str):
+        if "\x00" in node:
+            yield path, "contains a NUL character (U+0000), which text may not hold"
+        surrogate = next((c for c in node if "\ud800" <= c <= "\udfff"), None)
+        if surrogate is not None:
+            yield path, f"contains a lone surrogate (U+{ord(surrogate):04X}), which is not a character"
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            child = f"{path}.{key}"
+            yield from _storable_problems(key, child)
+            if key in COUNT_FIELDS and path == "$.environment" and isinstance(value, int):
+                if value > MAX_COUNT:
+                    yield child, f"{value} is larger than the largest count stored ({MAX_COUNT})"
+            yield from _storable_problems(value, child)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _storable_problems(value, f"{path}[{index}]")
 
 
 def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> list[ImportProblem]:

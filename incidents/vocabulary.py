@@ -27,6 +27,7 @@ from .models import ALIAS_FACETS, Facet
 from .problems import ImportProblem
 from .search.patterns import pattern_problem
 from .selectors.spelling import spelling_key
+from .strict_json import parse_json
 
 FILE_KEYS: dict[str, Facet] = {
     "topics": Facet.TOPIC,
@@ -125,12 +126,14 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
     """Read and check one definitions file; problems name the file and JSON path."""
     problems: list[ImportProblem] = []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         return VocabularyDefinitions(), [ImportProblem(str(path), "$", f"cannot read file: {exc}")]
     except json.JSONDecodeError as exc:
         message = f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         return VocabularyDefinitions(), [ImportProblem(str(path), "$", message)]
+    except ValueError as exc:
+        return VocabularyDefinitions(), [ImportProblem(str(path), "$", f"invalid JSON: {exc}")]
     validator = jsonschema.Draft202012Validator(VOCABULARY_SCHEMA)
     for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
         problems.append(ImportProblem(str(path), error.json_path, error.message))

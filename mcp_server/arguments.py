@@ -51,10 +51,28 @@ class ArgumentCheck:
                 hints.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
             return f"Unknown argument {', '.join(hints)}; {self.name} takes: {', '.join(known)}."
         try:
-            self.model.model_validate(arguments)
+            self.model.model_validate(self.as_the_sdk_reads(arguments))
         except ValidationError as exc:
             return describe_validation_error(exc, self.schema)
         return None
+
+    def as_the_sdk_reads(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`arguments` as the SDK will pass them: a string argument of a parameter that is
+        not plain `str` is read as JSON when it holds an object, an array, true, false or
+        null (`FuncMetadata.pre_parse_json`, for clients that send lists as text), so
+        `'{"$gt": ""}'` for `framework` arrives as an object and must be judged as one."""
+        read = dict(arguments)
+        for name, value in arguments.items():
+            field = self.model.model_fields.get(name)
+            if field is None or not isinstance(value, str) or field.annotation is str:
+                continue
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(parsed, str | int | float):
+                read[name] = parsed
+        return read
 
 
 class CheckedArguments(Extension):

@@ -40,7 +40,7 @@ Organization = Annotated[Values, Field(description="Organization, e.g. Meta.")]
 Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'.")]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
-    list[str] | None,
+    list[Annotated[str, Field(max_length=200)]] | None,
     Field(max_length=20, description="'facet:value' items to leave out, e.g. ['workload:inference']."),
 ]
 # Dates as text, so a malformed one gets the same answer as on the pages and the API.
@@ -130,7 +130,7 @@ def build_filters(
     params.update(excluded)
     if wrong:
         facets = ", ".join(FACETS_BY_NAME)
-        given = ", ".join(map(repr, wrong))
+        given = ", ".join(repr(item if len(item) <= 60 else item[:57] + "...") for item in wrong)
         raise ToolError(f"exclude: each item is 'facet:value' with a facet out of {facets} (got {given}).")
     filters, problems = parse_filters({k: v for k, v in params.items() if v is not None})
     if problems:

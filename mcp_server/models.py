@@ -42,7 +42,9 @@ class FacetValue(BaseModel):
 
 class SearchHit(CaseSummary):
     score: float | None = Field(description="Relevance, higher is better; null when browsing.")
-    confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
+    confidence: Literal["strong", "possible", "weak"] | None = Field(
+        description="The search engine's label (as the API's); null when not ranked."
+    )
     snippet: str | None = Field(
         description="Matching passage, plain text with **bold** around matched words "
         "(at most 300 characters), or null."

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -104,15 +105,33 @@ def collapse_nullable(node: Any, kinds: tuple[str, ...] = SCALARS) -> Any:
 
 def name_only_definitions(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each `$defs` entry reduced to its field names (any value): list
-    items keep their shape, at a third of the bytes."""
+    items keep their shape, at a third of the bytes. A definition referenced once is
+    written in place of its `$ref`; one referenced only from fields reduced away (a triage
+    case's `why`) goes."""
     definitions = schema.get("$defs")
     if not isinstance(definitions, dict):
         return schema
+    top = {key: value for key, value in schema.items() if key != "$defs"}
     named = {
         name: {"type": "object", "properties": dict.fromkeys(definition.get("properties", {}), {})}
         for name, definition in definitions.items()
     }
-    return {**schema, "$defs": named}
+    text = json.dumps(top)
+    uses = {name: text.count(f'"#/$defs/{name}"') for name in named}
+    top = _inline_refs(top, {name: named[name] for name, count in uses.items() if count == 1})
+    shared = {name: named[name] for name, count in uses.items() if count > 1}
+    return {**top, "$defs": shared} if shared else top
+
+
+def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(value, definitions) for value in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.removeprefix("#/$defs/") in definitions and len(node) == 1:
+        return definitions[ref.removeprefix("#/$defs/")]
+    return {key: _inline_refs(value, definitions) for key, value in node.items()}
 
 
 def _strip_properties(properties: Any, keys: frozenset[str]) -> Any:

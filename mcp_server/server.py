@@ -1,4 +1,4 @@
-"""The incidentlib MCP server: seven read-only tools, two resource templates, one prompt.
+"""The incidentlib MCP server: eight read-only tools, two resource templates, one prompt.
 
 `build_server()` makes a fresh `MCPServer`; the HTTP app (`mcp_server.http`) and the stdio
 command (`manage.py mcp_stdio`) each build their own, since a session manager runs once.
@@ -21,10 +21,13 @@ INSTRUCTIONS = """\
 incidentlib is a knowledge base of real, publicly documented AI-infrastructure incidents
 (training hangs, NCCL and fabric faults, GPU errors, checkpoint and storage failures,
 inference outages), each with symptoms, root cause, remediation and sources.
-To answer "have we seen this before?": search_incidents with the symptoms in words, or
-match_log with pasted log lines; then get_incident on the best hits (pass fields to read
-less) and similar_incidents for neighbours. vocab lists the filter values; list_incidents
-browses; get_topic summarises a topic. Every tool only reads; no key is needed."""
+When something is broken: triage once with the symptoms, the log lines and what is known
+of the job; it answers with the likely known cases, their root cause, fix, checks and
+sources. For "have we seen this before?" alone: search_incidents with the symptoms in
+words, or match_log with pasted log lines; then get_incident on the best hits (pass fields
+to read less) and similar_incidents for neighbours. vocab lists the filter values;
+list_incidents browses; get_topic summarises a topic. Every tool only reads; no key is
+needed."""
 
 
 def _version() -> str:

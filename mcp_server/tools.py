@@ -19,7 +19,6 @@ from incidents import search, selectors
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
-from incidents.triage import label_hits
 
 from .budget import fit_fields, fit_list
 from .cursors import decode_cursor, encode_cursor, query_key
@@ -165,13 +164,13 @@ def search_incidents(
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Search cases by words or error text: ranked hits with snippet and matched_terms.
+    """Search cases by words or error text: ranked hits, snippet, matched_terms.
 
-    Use for "have we seen this?" in words, with filters (AND; a list: any; values: see vocab;
-    min_/max_ counts: inclusive). Not for:
+    Use for "have we seen this?" in words, with filters (AND; values: vocab; min_/max_:
+    inclusive). Not for:
     causes and fixes at once (triage), logs (match_log). Example: {"query": "allreduce
     hangs after adding nodes", "symptom": "nccl-timeout"}.
-    Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`; next_cursor goes on).
+    Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     filters = build_filters(
         topic=topic,
@@ -194,20 +193,15 @@ def search_incidents(
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
     results = search.search_cases(query=query, filters=filters, sort="relevance", offset=offset, limit=limit)
-    labels = label_hits(
-        [(hit.case, hit.score or 0.0, list(hit.matched_terms)) for hit in results.hits],
-        source="search",
-        offset=offset,
-    )
     hits = [
         SearchHit(
             **summary_fields(hit.case),
             score=round(hit.score, 4) if hit.score is not None else None,
-            confidence=label,
+            confidence=hit.confidence,  # the engine's calibrated label
             snippet=snippet_text(hit.snippet),
             matched_terms=list(hit.matched_terms),
         )
-        for hit, label in zip(results.hits, labels, strict=True)
+        for hit in results.hits
     ]
     notes = list(results.notes)
     if results.total == 0:
@@ -255,10 +249,9 @@ def list_incidents(
 ) -> IncidentList:
     """Browse published cases, newest first, optionally filtered.
 
-    Use to list what is known for a topic, symptom, scale and so on (filters as in
-    search_incidents). Not for: finding a failure (triage). Example: {"workload":
-    "training", "min_accelerators": 1024}.
-    Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`; next_cursor goes on).
+    Use to list what is known for a topic, symptom, scale. Not for: finding a failure
+    (triage). Example: {"workload": "training", "min_accelerators": 1024}.
+    Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     filters = build_filters(
         topic=topic,
@@ -303,25 +296,25 @@ def get_incident(
         list[DocumentField] | None,
         Field(
             min_length=1,
-            description="Only these top-level fields (id is always included), e.g. "
+            description="Only these top-level fields (id and the links always), e.g. "
             "['summary', 'root_cause', 'remediation'] to save context.",
         ),
     ] = None,
 ) -> IncidentDocument:
-    """Read one case: its whole document (case.schema.json, as GET /api/cases/{id}) or
-    the fields asked for, plus url and html_url.
+    """Read one case: its document (case.schema.json, as GET /api/cases/{id}) or the
+    fields asked for, plus url and html_url. TTD/TTR are ISO 8601 durations.
 
     Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
-    "fields": ["root_cause", "remediation", "checks"]}. TTD/TTR are ISO 8601 durations.
-    Size: 4-10 KB; budget 16 KB, then the last fields are left out (`truncated`,
-    `omitted_fields`: ask for them with `fields`). A merged id: the kept case, `notice`.
+    "fields": ["root_cause", "remediation", "checks"]}.
+    Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`:
+    ask with `fields`). A merged id gives the kept case and a `notice`.
     """
     lookup = _lookup_or_error(id)
     case = lookup.case
     assert case is not None
     document = {**case_document(case), **case_links(case.id)}
     if fields:
-        wanted = {"id", *fields}
+        wanted = {"id", "url", "html_url", *fields}  # a trimmed case keeps its links
         document = {key: value for key, value in document.items() if key in wanted}
     # A merged id answers with the kept case, a retracted case with its reason: said in words.
     if lookup.merged_from:
@@ -346,8 +339,8 @@ def get_topic(
     ],
     latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
 ) -> TopicOverview:
-    """Overview of a topic: description, case count, top symptoms, root causes and
-    components, latest cases.
+    """A topic: description, case count, top symptoms, root causes and components,
+    latest cases.
 
     Use to orient in an area. Not for: a specific failure (triage). Example:
     {"slug": "interconnect", "latest": 3}.
@@ -389,11 +382,11 @@ def vocab(
         Field(description="One facet, or leave out for all."),
     ] = None,
 ) -> Vocabulary:
-    """The filter values: every term per facet with slug, name, description, synonyms
-    and case count.
+    """The filter values: each facet's terms with slug, name, description, synonyms,
+    case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 28 KB for all, 2-9 KB per facet; budget 32 KB, then cut (`truncated`).
+    Size: 28 KB for all, 2-9 KB a facet; budget 32 KB, then cut (`truncated`).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)
@@ -438,8 +431,8 @@ def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, closest first, with the reasons (shared terms, score
-    parts); hand-linked related cases kept apart.
+    """Cases similar to one case, closest first, with why (shared terms, score parts);
+    hand-linked related cases apart.
 
     Use once a case fits, to see related failures. Not for: finding the first case
     (triage). Example: {"id": "IL-0442", "limit": 3}.
@@ -474,21 +467,20 @@ def match_log(
 ) -> LogMatchResult:
     """Rank cases by the failure signatures in pasted log text.
 
-    Use for a log alone. Not for: causes and fixes at once (triage takes a log too).
+    Use for a log alone. Not for: causes and fixes at once (triage takes logs too).
     Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
-    `lines` holds each matched line once; cases give line numbers and signatures.
+    `lines`: each matched line once; hits give line numbers and signatures.
     Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
     """
     hits = search.match_log(text, limit=limit)
     matches: list[LogMatch] = []
-    labels = label_hits([(hit.case, hit.score, list(hit.matched_terms)) for hit in hits], source="log")
-    for hit, label in zip(hits, labels, strict=True):
+    for hit in hits:
         lines = group_matched_lines(hit.matched_lines)
         matches.append(
             LogMatch(
                 **summary_fields(hit.case),
                 score=round(hit.score, 4),
-                confidence=label,
+                confidence=hit.confidence,  # the engine's label
                 matched_lines=lines[:MATCHED_LINES_PER_HIT],
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )

@@ -38,14 +38,13 @@ def triage(
     limit: Annotated[int, Field(ge=3, le=5)] = 5,
 ) -> TriageResult:
     """On-call triage: the 3-5 known cases most like a failure, each with confidence
-    (strong/possible/weak), why (terms, log line numbers, context), root cause, fix,
-    checks, sources, url and html_url; "Nothing like this is known" when none is strong.
+    (search's strong/possible/weak), why (terms, log lines, context), root cause, fix,
+    checks, sources, links; known=false, "Nothing like this is known" when none is strong.
 
-    Use first when something is broken. Not for: browsing, reading a case in full
-    (get_incident). Example: {"symptoms": "training hangs after a node was replaced",
-    "log": "Watchdog caught collective operation timeout", "job": "training"}.
-    Size: budget 8 KB, then fewer cases (`truncated`).
-    Errors: neither symptoms nor log given.
+    Use first when something is broken. Not for: browsing, a case in full (get_incident).
+    Example: {"symptoms": "training hangs after a node was replaced", "log": "Watchdog
+    caught collective operation timeout", "job": "training"}.
+    Size: budget 8 KB, then fewer cases (`truncated`). Error: no symptoms and no log.
     """
     if not symptoms.strip() and not log.strip():
         raise ToolError("Give symptoms (what failed, the error text) or log lines, or both.")

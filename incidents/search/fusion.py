@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from .backends import RankedRow
+from .results import Confidence
 
 RRF_K = 2
 # A case with no lexical match is a candidate only when its semantic score reaches this.
@@ -47,7 +49,9 @@ BIAS = -9.77
 STRONG_P = 0.5
 POSSIBLE_P = 0.15
 
-STRONG, POSSIBLE, WEAK = "strong", "possible", "weak"
+STRONG: Final = "strong"
+POSSIBLE: Final = "possible"
+WEAK: Final = "weak"
 CONFIDENCE_ORDER = (STRONG, POSSIBLE, WEAK)
 
 
@@ -58,14 +62,14 @@ class Candidate:
     share: float  # share of the query's word groups matched; 0 without a lexical match
     semantic: float | None  # None when semantic retrieval is off
     lexical_rank: int | None
-    confidence: str
+    confidence: Confidence
 
     @property
     def is_match(self) -> bool:
         return self.confidence != WEAK
 
 
-def label(p: float) -> str:
+def label(p: float) -> Confidence:
     """strong / possible / weak for a calibrated probability `p`."""
     return STRONG if p >= STRONG_P else POSSIBLE if p >= POSSIBLE_P else WEAK
 

@@ -28,7 +28,7 @@ from incidents.selectors.vocabulary import terms_with_case_counts
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom
-from .results import LogHit, LogLine, LogLineMatch, LogReading
+from .results import Confidence, LogHit, LogLine, LogLineMatch, LogReading
 from .text import STOP_WORDS, words
 
 MAX_LOG_BYTES = 1_000_000
@@ -195,7 +195,9 @@ def _job_kind(lines: dict[str, list[int]]) -> str | None:
     return None
 
 
-def confidence(signature: float, signatures: int, score: float, top: float, *, specific: int = 0) -> str:
+def confidence(
+    signature: float, signatures: int, score: float, top: float, *, specific: int = 0
+) -> Confidence:
     """strong / possible / weak for a log hit (thresholds from the tuning logs,
     eval/logs.json, with and without a matching case).
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from incidents.models import Case
+
+# The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
+Confidence = Literal["strong", "possible", "weak"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,7 @@ class SearchHit:
     snippet: str | None  # HTML-safe text with <mark> around matches, or None
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
     # strong / possible (a match) or weak (a partial match); None when browsing.
-    confidence: str | None = None
+    confidence: Confidence | None = None
 
     @property
     def is_partial(self) -> bool:
@@ -65,7 +69,7 @@ class LogHit:
     matched_lines: list[LogLineMatch]  # one entry per (line, term); see `lines` for one per line
     matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
     lines: list[LogLine] = field(default_factory=list)  # each matched line once
-    confidence: str = "weak"  # strong / possible / weak (see logmatch.confidence)
+    confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)
 
 
 @dataclass(frozen=True)

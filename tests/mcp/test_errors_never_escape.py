@@ -44,3 +44,12 @@ def test_an_unknown_tool_is_an_error_naming_the_real_tools(mcp):
     assert mcp.error("delete_incident", id="IL-0428") == (
         "Unknown tool: delete_incident. The tools are: " + ", ".join(TOOL_ORDER) + "."
     )
+
+
+def test_text_that_reads_as_json_is_judged_as_the_sdk_passes_it(mcp):
+    """The SDK reads a string argument of a `str | None` parameter as JSON when it holds an
+    object or array; the argument check judges that value, so the answer is a sentence,
+    not pydantic's report."""
+    message = mcp.error("triage", symptoms="hang", framework='{"$gt": ""}')
+    assert message.startswith("Invalid arguments: framework: Input should be a valid string")
+    assert "pydantic" not in message

@@ -6,6 +6,7 @@ import pytest
 from django.conf import settings
 
 from incidents.models import Case
+from mcp_server.links import case_links
 from tests.api.fixture_facts import ids_where
 from tests.conftest import load_fixture
 from tests.mcp.conftest import InMemoryMcp
@@ -25,8 +26,9 @@ def test_fields_trim_the_document_and_keep_the_id(mcp):
     document = mcp.ok("get_incident", id="IL-0428", fields=["root_cause", "title"])
     fixture = load_fixture("IL-0428")
     # Schema order, whatever order the fields were asked in.
-    assert list(document) == ["id", "title", "root_cause"]
-    assert mcp.ok("get_incident", id="IL-0428", fields=["id"]) == {"id": "IL-0428"}
+    # The links stay, as the id does: every case a tool names carries them.
+    assert list(document) == ["id", "title", "root_cause", "url", "html_url"]
+    assert mcp.ok("get_incident", id="IL-0428", fields=["id"]) == {"id": "IL-0428", **case_links("IL-0428")}
     assert document["root_cause"] == fixture["root_cause"]
     assert document["root_cause"]["category"] == "Root cause unknown"
 
@@ -57,7 +59,11 @@ def test_an_unknown_field_lists_the_valid_fields(mcp):
 def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
     Case.objects.filter(id="IL-0429").update(status=Case.Status.RETRACTED)
     mcp = InMemoryMcp()
-    assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {"id": "IL-0429", "status": "retracted"}
+    assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {
+        "id": "IL-0429",
+        "status": "retracted",
+        **case_links("IL-0429"),
+    }
     listed = mcp.ok("list_incidents", organization="Meta", limit=50)
     meta = ids_where(lambda d: d["organization"] == "Meta")
     assert "IL-0429" in meta and len(meta) < 50

@@ -14,6 +14,7 @@ from mcp import Client
 
 from incidents import search
 from incidents.models import Case
+from mcp_server.links import case_links
 from tests.conftest import ids_quoting, load_fixture
 from tests.mcp.conftest import TOOL_NAMES
 
@@ -84,6 +85,7 @@ def test_every_tool_answers_over_http(base_url):
         "id": "IL-0428",
         "title": fixture["title"],
         "root_cause": fixture["root_cause"],
+        **case_links("IL-0428"),
     }
     oldest = Case.objects.published().filter(organization="BigScience").order_by("published")
     assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
@@ -126,7 +128,7 @@ def test_stateless_requests_work_across_workers(base_url):
                 group.start_soon(one_client, results)
         return results
 
-    assert anyio.run(many) == [{"id": "IL-0428"}] * 20
+    assert anyio.run(many) == [{"id": "IL-0428", **case_links("IL-0428")}] * 20
 
 
 def test_a_foreign_origin_or_host_is_refused(base_url):

@@ -46,13 +46,24 @@ def test_the_right_case_first_with_why_fixes_checks_and_sources(mcp):
 
 def test_a_training_context_puts_training_cases_before_an_inference_one(mcp):
     log = "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)"
-    ids = [c["id"] for c in mcp.ok("triage", log=log, job="training")["cases"]]
     # Without context the exact phrase puts the vLLM inference case first; a training job
     # moves it down (issue 16: match_log ranked a vLLM case first for a training log).
     assert mcp.ok("triage", log=log)["cases"][0]["id"] == "IL-0463"
-    assert ids[0] != "IL-0463"
-    inference = mcp.ok("triage", log=log, job="training")["cases"]
-    assert all(c["confidence"] != "strong" for c in inference if c["id"] == "IL-0463")
+    answer = mcp.ok("triage", log=log, job="training")
+    assert answer["cases"][0]["id"] != "IL-0463"
+    # The context orders the cases and says what does not fit; the label stays the engine's.
+    labels = {h["id"]: h["confidence"] for h in mcp.ok("match_log", text=log, limit=10)["hits"]}
+    for case in answer["cases"]:
+        assert case["confidence"] == labels[case["id"]], case["id"]
+    inference = [c for c in answer["cases"] if c["id"] == "IL-0463"]
+    for case in inference:
+        assert "the case is about inference, not training" in case["why"]["context"]
+        if case["confidence"] == "strong" and all(
+            c["confidence"] != "strong" for c in answer["cases"] if c["id"] != "IL-0463"
+        ):
+            assert answer["notes"] == [
+                "IL-0463 matches strongly, but the case is about inference, not training."
+            ]
 
 
 def test_nothing_known_is_said_plainly(mcp):
@@ -109,19 +120,51 @@ def test_the_api_answer_costs_a_fixed_number_of_queries(db, client, django_asser
     assert response.status_code == 200
 
 
-def test_match_log_and_search_label_hits_as_triage_does(mcp):
-    """One engine and one confidence rule: a log alone (or words alone) gets the same cases
-    and labels from triage as from match_log (or search_incidents)."""
+def labels_of(cases: list[dict]) -> list[tuple[str, str]]:
+    return [(case["id"], case["confidence"]) for case in cases]
+
+
+def test_triage_search_match_log_and_the_api_give_a_hit_the_same_label(mcp, client):
+    """One engine, one confidence: a log alone (or words alone) gets the same cases, in the
+    same order, with the same labels from triage as from match_log (or search_incidents)
+    and from their API twins, POST /api/match and GET /api/cases/?q=."""
     log = SCENARIOS[2].log
     triaged = mcp.ok("triage", log=log)["cases"]
     matched = mcp.ok("match_log", text=log, limit=len(triaged))["hits"]
-    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in matched]
+    api = client.post("/api/match", {"text": log, "limit": len(triaged)}, content_type="application/json")
+    assert labels_of(triaged) == labels_of(matched) == labels_of(api.json()["results"])
     words = SCENARIOS[0].symptoms
     triaged = mcp.ok("triage", symptoms=words)["cases"]
     searched = mcp.ok("search_incidents", query=words, limit=len(triaged))["hits"]
-    assert [(c["id"], c["confidence"]) for c in triaged] == [(h["id"], h["confidence"]) for h in searched]
-    assert searched[0]["confidence"] == "strong" and {h["confidence"] for h in searched} <= {
-        "strong",
-        "possible",
-        "weak",
-    }
+    api = client.get("/api/cases/", {"q": words, "page_size": len(triaged)})
+    assert labels_of(triaged) == labels_of(searched) == labels_of(api.json()["results"])
+    assert searched[0]["confidence"] == "strong"
+    assert {h["confidence"] for h in searched} <= {"strong", "possible"}
+
+
+def test_with_words_and_a_log_a_case_gets_the_strongest_of_its_two_labels(mcp):
+    rank = {"strong": 0, "possible": 1, "weak": 2}
+    for scenario in SCENARIOS:
+        answer = mcp.ok("triage", symptoms=scenario.symptoms, log=scenario.log, **scenario.context)
+        words = {
+            h["id"]: h["confidence"] for h in mcp.ok("search_incidents", query=scenario.symptoms)["hits"]
+        }
+        logged = {h["id"]: h["confidence"] for h in mcp.ok("match_log", text=scenario.log, limit=10)["hits"]}
+        for case in answer["cases"]:
+            given = [label[case["id"]] for label in (words, logged) if case["id"] in label]
+            assert given, (scenario.name, case["id"])
+            assert case["confidence"] == min(given, key=rank.__getitem__), (scenario.name, case["id"])
+
+
+def test_nothing_known_follows_from_no_strong_case(mcp):
+    asked = [{"symptoms": s.symptoms, "log": s.log, **s.context} for s in SCENARIOS] + [
+        {"symptoms": "the office printer is out of toner and jams on every page"},
+        {"symptoms": "slow"},
+        {"log": "Traceback (most recent call last):\nKeyError: 'x'"},
+        {"symptoms": "NCCL", "job": "inference"},
+    ]
+    for arguments in asked:
+        answer = mcp.ok("triage", **arguments)
+        strong = any(case["confidence"] == "strong" for case in answer["cases"])
+        assert answer["known"] is strong, arguments
+        assert (triage_module.NOTHING_KNOWN in answer["notes"]) is (not strong), arguments

@@ -6,6 +6,17 @@ byte sequences that cannot be written as Python text (invalid UTF-8, overlong fo
 
 from __future__ import annotations
 
+from django.db.models import Max
+
+from incidents.models import Case, Term
+
+
+def store_state() -> tuple[int, int, object]:
+    """What a hostile request must not change: the numbers of cases and terms, and the
+    newest case modification time."""
+    return Case.objects.count(), Term.objects.count(), Case.objects.aggregate(m=Max("modified"))["m"]
+
+
 HOSTILE_TEXT: list[tuple[str, str]] = [
     ("nul byte", "nccl\x00timeout"),
     ("only a nul", "\x00"),

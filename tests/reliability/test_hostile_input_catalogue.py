@@ -8,10 +8,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from django.db.models import Max
 
-from incidents.models import Case, Term
-from tests.reliability.hostile import HOSTILE_BODIES, HOSTILE_TEXT, RAW_QUERY_VALUES
+from tests.reliability.hostile import HOSTILE_BODIES, HOSTILE_TEXT, RAW_QUERY_VALUES, store_state
 
 pytestmark = pytest.mark.django_db
 
@@ -37,10 +35,6 @@ GET_TARGETS = [
 ALL_VALUES = [
     (kind, quote(value, safe="", errors="surrogatepass")) for kind, value in HOSTILE_TEXT
 ] + RAW_QUERY_VALUES
-
-
-def store_state() -> tuple[int, int, object]:
-    return Case.objects.count(), Term.objects.count(), Case.objects.aggregate(m=Max("modified"))["m"]
 
 
 def assert_clean(response, where: str) -> None:

@@ -4,13 +4,16 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from incidents.backup import export_backup
 from incidents.exporting import export_to_directory, export_vocabulary
 
 
 class Command(BaseCommand):
     help = (
         "Write every case as <id>.json (the case schema document) into DIR and, with --vocab, "
-        "the vocabulary as a definitions file; import_cases --vocab FILE DIR reads both back."
+        "the vocabulary as a definitions file; import_cases --vocab FILE DIR reads both back. "
+        "With --backup, a whole backup instead: cases/, vocab.json, editorial.jsonl and "
+        "history.jsonl (restore it with import_cases --restore DIR)."
     )
 
     def add_arguments(self, parser):
@@ -22,10 +25,24 @@ class Command(BaseCommand):
             metavar="FILE",
             help="also write every vocabulary term (fixtures/vocab.json style) to FILE, outside DIR",
         )
+        parser.add_argument(
+            "--backup",
+            action="store_true",
+            help="also the vocabulary, each case's editorial state and every history row",
+        )
 
-    def handle(self, *args, directory: Path, vocab: Path | None, **options):
+    def handle(self, *args, directory: Path, vocab: Path | None, backup: bool, **options):
         if directory.exists() and not directory.is_dir():
             raise CommandError(f"{directory} exists and is not a folder")
+        if backup:
+            if vocab is not None:
+                raise CommandError("--backup writes the vocabulary itself (vocab.json); leave out --vocab")
+            summary = export_backup(directory)
+            self.stdout.write(
+                f"backed up {summary.cases} case(s), {summary.terms} term(s) and "
+                f"{summary.history_rows} history row(s) to {directory}"
+            )
+            return
         if vocab is not None and vocab.resolve().is_relative_to(directory.resolve()):
             # import_cases reads every *.json under DIR as a case.
             raise CommandError("write the vocabulary file outside the cases folder")

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
+from incidents.backup import restore_backup
 from incidents.problems import CaseImportError
 from incidents.services import import_case_files
 
@@ -14,6 +17,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", help="case JSON files or folders of them")
+        parser.add_argument(
+            "--restore",
+            action="store_true",
+            help="PATHS is one folder written by export_cases --backup: restore its cases, "
+            "vocabulary, editorial state and history (all or nothing)",
+        )
         parser.add_argument(
             "--vocab",
             action="append",
@@ -29,7 +38,10 @@ class Command(BaseCommand):
             "near-identical text) instead of warning",
         )
 
-    def handle(self, *args, paths, vocab, dry_run, strict, **options):
+    def handle(self, *args, paths, vocab, dry_run, strict, restore, **options):
+        if restore:
+            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict)
+            return
         try:
             result = import_case_files(paths=paths, vocab_paths=vocab, dry_run=dry_run, strict=strict)
         except CaseImportError as exc:
@@ -45,4 +57,20 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{verb} {total} case(s): {len(result.created)} new, {len(result.updated)} updated, "
             f"{len(result.unchanged)} unchanged"
+        )
+
+    def _restore(self, paths, *, vocab, dry_run, strict) -> None:
+        if len(paths) != 1 or vocab or dry_run or strict:
+            raise CommandError("--restore takes one backup folder and no other option")
+        try:
+            summary = restore_backup(Path(paths[0]))
+        except CaseImportError as exc:
+            for problem in exc.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(
+                f"restore refused: {len(exc.problems)} problem(s); nothing was written"
+            ) from exc
+        self.stdout.write(
+            f"restored {summary.cases} case(s), {summary.terms} term(s) and "
+            f"{summary.history_rows} history row(s)"
         )

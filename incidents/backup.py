@@ -1,0 +1,296 @@
+"""Backup and restore of the whole case store, editorial state and history included.
+
+`manage.py export_cases --backup DIR` writes, `manage.py import_cases --restore DIR` reads
+back into any database, an empty one included:
+
+    DIR/cases/<id>.json   every case document, as `export_cases` writes them (all statuses)
+    DIR/vocab.json        the vocabulary, in the `--vocab` format of fixtures/vocab.json
+    DIR/editorial.jsonl   one line per case: what lives beside its document (`status`,
+                          `merged` included, `retraction_reason`, `merged_into`)
+    DIR/history.jsonl     one line per history row (django-simple-history), oldest first:
+                          its columns, the user's name, the root-cause term's slug and the
+                          case document of that moment
+
+Restore is all or nothing like import: every file is checked first (each problem names
+the file and a JSON path or line), then one transaction writes the vocabulary and the
+documents (as import does), sets each case's editorial columns, and replaces the history
+rows of the restored cases by the backup's. Accounts are not part of a backup: a user
+named in the history who has no account gets an inactive one without a password, so the
+history still says who did what (an administrator activates or replaces it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from . import services
+from .exporting import export_to_directory, export_vocabulary
+from .models import Case, Facet, Term
+from .problems import CaseImportError, ImportProblem
+from .strict_json import parse_json
+from .validation import LoadedDocument, expand_paths, load_documents, validate_batch
+from .vocabulary import load_vocabulary
+
+CASES, VOCAB, EDITORIAL, HISTORY = "cases", "vocab.json", "editorial.jsonl", "history.jsonl"
+# History columns written by name; the rest as the portable values below.
+_SPECIAL = ("history_id", "history_user_id", "root_cause_category_id")
+# A merged case's document says `merged`, which import does not take (the status comes from
+# the editorial line): it is checked and written as a draft, then given its real status.
+_WRITTEN_AS = "draft"
+
+
+@dataclass(frozen=True)
+class BackupSummary:
+    cases: int
+    terms: int
+    history_rows: int
+
+
+def _history_model() -> Any:
+    return Case.history.model
+
+
+def _history_fields() -> list[Any]:
+    return [f for f in _history_model()._meta.concrete_fields if f.attname not in _SPECIAL]
+
+
+def _plain(value: Any) -> Any:
+    """A column value as JSON: dates and times in ISO 8601, to the microsecond."""
+    if isinstance(value, datetime.date | datetime.datetime):
+        return value.isoformat()
+    return value
+
+
+def _line(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def export_backup(directory: Path) -> BackupSummary:
+    """Write the backup of every case, term and history row into `directory` (the layout
+    in the module docstring). Memory stays bounded: cases and history rows are streamed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = export_to_directory(directory / CASES)
+    terms = export_vocabulary(directory / VOCAB)  # what import_cases --vocab reads back
+    with open(directory / EDITORIAL, "w", encoding="utf-8") as out:
+        for case_id, status, reason, merged_into in Case.objects.order_by("id").values_list(
+            "id", "status", "retraction_reason", "merged_into_id"
+        ):
+            out.write(
+                _line(
+                    {"id": case_id, "status": status, "retraction_reason": reason, "merged_into": merged_into}
+                )
+            )
+    rows = 0
+    fields = _history_fields()
+    with open(directory / HISTORY, "w", encoding="utf-8") as out:
+        history = (
+            _history_model()
+            .objects.select_related("history_user", "root_cause_category")
+            .order_by("history_date", "history_id")
+        )
+        for row in history.iterator(chunk_size=500):
+            columns = {f.attname: _plain(f.value_from_object(row)) for f in fields}
+            out.write(
+                _line(
+                    {
+                        "columns": columns,
+                        "user": row.history_user.get_username() if row.history_user else None,
+                        "root_cause_category": row.root_cause_category.slug
+                        if row.root_cause_category
+                        else None,
+                    }
+                )
+            )
+            rows += 1
+    return BackupSummary(cases=len(written), terms=terms, history_rows=rows)
+
+
+@dataclass(frozen=True)
+class _Editorial:
+    status: str
+    retraction_reason: str | None
+    merged_into: str | None
+
+
+def _read_lines(path: Path, problems: list[ImportProblem]) -> list[tuple[str, dict[str, Any]]]:
+    """("line N", object) for each non-blank line of a JSON Lines file; problems for the rest."""
+    if not path.is_file():
+        problems.append(
+            ImportProblem(str(path), "$", "missing: not a backup written by export_cases --backup")
+        )
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(ImportProblem(str(path), "$", f"cannot read file: {exc}"))
+        return []
+    lines: list[tuple[str, dict[str, Any]]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        where = f"line {number}"
+        if not raw.strip():
+            continue
+        try:
+            value = parse_json(raw)
+        except ValueError as exc:
+            problems.append(ImportProblem(str(path), where, f"invalid JSON: {exc}"))
+            continue
+        if isinstance(value, dict):
+            lines.append((where, value))
+        else:
+            problems.append(ImportProblem(str(path), where, "not a JSON object"))
+    return lines
+
+
+def _editorial(path: Path, lines: list[tuple[str, dict[str, Any]]], problems: list[ImportProblem]) -> dict:
+    statuses = set(Case.Status.values)
+    found: dict[str, _Editorial] = {}
+    for where, line in lines:
+        status, reason, merged_into = (
+            line.get("status"),
+            line.get("retraction_reason"),
+            line.get("merged_into"),
+        )
+        if not isinstance(line.get("id"), str) or status not in statuses:
+            problems.append(
+                ImportProblem(str(path), where, f"needs an id and a status out of {sorted(statuses)}")
+            )
+            continue
+        if not (reason is None or isinstance(reason, str)) or not (
+            merged_into is None or isinstance(merged_into, str)
+        ):
+            problems.append(
+                ImportProblem(str(path), where, "retraction_reason and merged_into are text or null")
+            )
+            continue
+        found[line["id"]] = _Editorial(status, reason, merged_into)
+    return found
+
+
+def _history_rows(
+    path: Path, lines: list[tuple[str, dict[str, Any]]], case_ids: set[str], problems: list[ImportProblem]
+) -> list[tuple[dict[str, Any], str | None, str | None]]:
+    """(columns as Python values, user name, root-cause slug) per line, checked."""
+    fields = {f.attname: f for f in _history_fields()}
+    rows = []
+    for where, line in lines:
+        columns = line.get("columns")
+        if not isinstance(columns, dict) or set(columns) != set(fields):
+            problems.append(
+                ImportProblem(str(path), f"{where}: $.columns", f"needs exactly {sorted(fields)}")
+            )
+            continue
+        if columns["id"] not in case_ids:
+            problems.append(
+                ImportProblem(
+                    str(path), f"{where}: $.columns.id", f"{columns['id']!r} is no case of the backup"
+                )
+            )
+            continue
+        try:
+            values = {name: fields[name].to_python(value) for name, value in columns.items()}
+        except Exception as exc:  # django.core.exceptions.ValidationError and type errors alike
+            problems.append(ImportProblem(str(path), f"{where}: $.columns", f"unreadable value: {exc}"))
+            continue
+        user, category = line.get("user"), line.get("root_cause_category")
+        rows.append(
+            (values, user if isinstance(user, str) else None, category if isinstance(category, str) else None)
+        )
+    return rows
+
+
+def restore_backup(directory: Path) -> BackupSummary:
+    """Restore a backup written by `export_backup` (see the module docstring).
+
+    Raises CaseImportError listing every problem (file, JSON path or line); nothing is
+    written then.
+    """
+    problems: list[ImportProblem] = []
+    definitions, found = load_vocabulary(directory / VOCAB)
+    problems += found
+    files, found = expand_paths([directory / CASES])
+    problems += found
+    items, found = load_documents(files)
+    problems += found
+    editorial = _editorial(directory / EDITORIAL, _read_lines(directory / EDITORIAL, problems), problems)
+    case_ids = {str(item.document.get("id")) for item in items if isinstance(item.document, dict)}
+    for case_id in sorted(set(editorial) ^ case_ids, key=str):
+        problems.append(
+            ImportProblem(
+                str(directory / EDITORIAL), "$", f"{case_id!r} is not in both cases/ and editorial.jsonl"
+            )
+        )
+    for case_id, state in editorial.items():
+        if state.merged_into is not None and state.merged_into not in case_ids:
+            problems.append(
+                ImportProblem(
+                    str(directory / EDITORIAL),
+                    "$",
+                    f"{case_id} is merged into {state.merged_into!r}, which is not in the backup",
+                )
+            )
+    history = _history_rows(
+        directory / HISTORY, _read_lines(directory / HISTORY, problems), case_ids, problems
+    )
+    checked = [
+        LoadedDocument(item.file, {**item.document, "status": _WRITTEN_AS})
+        if isinstance(item.document, dict) and item.document.get("status") == Case.Status.MERGED
+        else item
+        for item in items
+    ]
+    if not problems:
+        problems += validate_batch(checked, definitions)
+    if problems:
+        raise CaseImportError(problems)
+    _write(checked, definitions, editorial, history)
+    return BackupSummary(cases=len(checked), terms=len(definitions.terms), history_rows=len(history))
+
+
+@transaction.atomic
+def _write(items, definitions, editorial: dict[str, _Editorial], history) -> None:
+    services.write_documents(items, definitions, reason="restore")
+    changed = []
+    for case_id, state in editorial.items():
+        updated = Case.objects.filter(id=case_id).exclude(
+            status=state.status, retraction_reason=state.retraction_reason, merged_into_id=state.merged_into
+        )
+        if updated.update(
+            status=state.status, retraction_reason=state.retraction_reason, merged_into_id=state.merged_into
+        ):
+            changed.append(case_id)
+    if changed:
+        services.refresh_derived(changed)
+    History = _history_model()
+    History.objects.filter(id__in=list(editorial)).delete()
+    users = _users({user for _, user, _ in history if user})
+    categories = dict(Term.objects.filter(facet=Facet.ROOT_CAUSE).values_list("slug", "id"))
+    History.objects.bulk_create(
+        (
+            History(
+                **values,
+                history_user=users.get(user) if user else None,
+                root_cause_category_id=categories.get(category) if category else None,
+            )
+            for values, user, category in history
+        ),
+        batch_size=500,
+    )
+
+
+def _users(names: set[str]) -> dict[str, Any]:
+    """The accounts named in the history; an inactive account without a password for each
+    name that has none (the history keeps who did what)."""
+    User = get_user_model()
+    existing = {u.get_username(): u for u in User.objects.filter(**{f"{User.USERNAME_FIELD}__in": names})}
+    for name in sorted(names - set(existing)):
+        user = User(**{User.USERNAME_FIELD: name}, is_active=False)
+        user.set_unusable_password()
+        user.save()
+        existing[name] = user
+    return existing
