@@ -93,10 +93,11 @@ eval: $(VENV)/.eval-installed
 	env -u DATABASE_URL $(PY) eval/run.py --check \
 		$$(command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q && echo --postgres=$(EVAL_POSTGRES_URL))
 
-# Speed and memory of search, log matching and similar cases on BENCH_CASES synthetic cases.
-BENCH_CASES ?= 2000
-bench: setup
-	BENCH_CASES=$(BENCH_CASES) $(PY) bench/run.py
+# The production server (uvicorn, 2 workers, DEBUG=0) under wrk at BENCH_SIZES synthetic cases,
+# SQLite and PostgreSQL (BENCH_POSTGRES_URL): writes bench/report.md and bench/report.json.
+BENCH_SIZES ?= 1000,10000
+bench: setup loadtool
+	BENCH_SIZES=$(BENCH_SIZES) $(PY) bench/run.py
 
 # The official MCP conformance suite (npm) against the real server: the generic server scenarios.
 conformance: setup $(CONFORMANCE)

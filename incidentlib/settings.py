@@ -137,6 +137,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int
         "timeout": env.float("DB_POOL_TIMEOUT", default=60.0),
     }
 
+# Read replicas (docs/scaling.md): DATABASE_REPLICA_URLS=url1,url2 adds the aliases replica1,
+# replica2, ... (same health checks and pool as the primary; a test run mirrors the primary)
+# and the router that sends reads outside transactions to them (incidentlib/db_router.py).
+for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
+    _replica = environ.Env.db_url_config(_url)
+    _replica["CONN_HEALTH_CHECKS"] = True
+    _pool = DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if _pool and _replica["ENGINE"] == DATABASES["default"]["ENGINE"]:
+        _replica.setdefault("OPTIONS", {})["pool"] = dict(_pool)
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_number}"] = _replica
+DATABASE_ROUTERS = ["incidentlib.db_router.ReplicaRouter"] if len(DATABASES) > 1 else []
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # History rows are written by `incidents.history.record` once per editorial change, after the
@@ -164,7 +177,13 @@ WHITENOISE_AUTOREFRESH = DEBUG
 CACHES = {
     "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
 }
-CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
+if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
+    # Only these backends cull by count; the Redis client would take it for a connection option.
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
+# Store reads cached per store generation (incidents/store_cache.py: store version, vocabulary
+# counts, passage vectors). On by default with CACHE_URL (a cache server every process shares);
+# off with the database cache, where each cache read is a query of about the cost it saves.
+STORE_CACHE = env.bool("STORE_CACHE", default=bool(env.str("CACHE_URL", default="")))
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

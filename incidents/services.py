@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import duplicates, history, workflow
+from . import duplicates, history, store_cache, workflow
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .locking import serialize_case_writes
@@ -191,7 +191,9 @@ def write_documents(
 
 def refresh_derived(case_ids: list[str]) -> None:
     """Bring the search index and stored neighbours in step with `case_ids` (inside the
-    caller's transaction, so a failed write leaves them untouched too)."""
+    caller's transaction, so a failed write leaves them untouched too), and retire every
+    cached read of the store (`store_cache.changed`: store version, vocabulary counts)."""
+    store_cache.changed()
     index.cases_written(case_ids)
 
 
@@ -480,6 +482,7 @@ def delete_cases(case_ids: Iterable[str]) -> int:
     """Delete cases (their sources, tables, links and neighbour rows cascade) and their index
     rows. Returns how many cases were deleted."""
     ids = list(case_ids)
+    store_cache.changed()
     deleted = Case.objects.filter(id__in=ids).count()
     Case.objects.filter(id__in=ids).delete()
     index.cases_deleted(ids)

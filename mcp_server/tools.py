@@ -192,7 +192,9 @@ def search_incidents(
     )
     key = query_key(tool="search", query=query.strip(), filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
-    results = search.search_cases(query=query, filters=filters, sort="relevance", offset=offset, limit=limit)
+    results = search.search_cases(
+        query=query, filters=filters, sort="relevance", offset=offset, limit=limit, facets=facets
+    )
     hits = [
         SearchHit(
             **summary_fields(hit.case),
@@ -273,7 +275,9 @@ def list_incidents(
     )
     key = query_key(tool="list", sort=sort, filters=filter_arguments(filters))
     offset = decode_cursor(cursor, key)
-    results = search.search_cases(query="", filters=filters, sort=sort, offset=offset, limit=limit)
+    results = search.search_cases(
+        query="", filters=filters, sort=sort, offset=offset, limit=limit, facets=facets
+    )
     incidents = [case_summary(hit.case) for hit in results.hits]
     end = offset + len(incidents)
     result = IncidentList(

@@ -23,13 +23,15 @@ deployment does not have (no pgvector on the target machines) and still not give
 They are updated when cases are imported (`update_neighbours`, called by
 `search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
 cases and m changed ones, the profiles of all N cases are built (O(N) rows and text, two
-queries of plain values), each changed case is compared with every other one (O(m·N)
-pairs, not the O(N²) of a full recompute), and each other case's stored list is merged
-with its scores against the m changed cases; only lists that change are rewritten, and
-only a case that loses a neighbour without a replacement is recomputed in full (O(N)).
-When most cases changed (a first import) every pair is scored once instead (N²/2 pairs).
-Measured on 2 cores (`make bench`): 10 changed cases among 2,046 take about 2.5 s; a first
-import of 2,000 about two minutes, growing as N².
+queries of plain values), the m changed cases are scored against every case by matrix
+products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
+changed case keeps its best, and only the other lists a changed case can enter (its score
+reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
+neighbour without a replacement is recomputed in full (one more row of products).
+When most cases changed (a first import) every case's row is computed, a block at a time.
+Either way, only the candidates near the top of each row are scored by `compare`, so the
+stored scores are exactly the one-pair ones. Every pair is still looked at (O(N²) cheap
+products): `make bench` measures how far that carries (bench/report.md).
 
 Scores of untouched pairs keep the term rarities of the time they were computed; the
 drift is small as cases are added, and `rebuild_neighbours()` (`manage.py rebuild_search`)
@@ -38,7 +40,7 @@ recomputes everything.
 
 from __future__ import annotations
 
-import heapq
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -51,6 +53,7 @@ from django.db.models import Prefetch
 from incidents.models import ALIAS_FACETS, Case, CaseRelation, CaseTerm, Facet
 
 from .models import CaseNeighbour
+from .pair_scores import MARGIN, PairScores, candidates
 from .results import SimilarCase
 from .semantic import load_vectors
 from .text import STOP_WORDS, WORD_RE, stem
@@ -176,36 +179,41 @@ class _Corpus:
             shared_words=shared_words,
         )
 
-    def best(self, a: Profile, exclude: Iterable[str] = ()) -> list[tuple[str, tuple]]:
-        skip = {a.id, *exclude}
-        scored = [(b.id, self.compare(a, b)) for b in self.profiles.values() if b.id not in skip]
+    @functools.cached_property
+    def pairs(self) -> PairScores:
+        """The corpus as matrices for scoring many pairs at once (built on first use, O(N))."""
+        self.ordered = sorted(self.profiles.values(), key=lambda p: p.id)
+        return PairScores(self, self.ordered)
+
+    def exact(self, a: Profile, others: Iterable[Profile]) -> list[tuple[str, tuple]]:
+        """The best of `others` for `a` by `compare`, at most `NEIGHBOURS`, best first (ties
+        by id)."""
+        scored = [(b.id, self.compare(a, b)) for b in others]
         scored = [s for s in scored if s[1][0] >= MIN_SCORE]
         scored.sort(key=lambda s: (-s[1][0], s[0]))
         return scored[:NEIGHBOURS]
 
+    def best(self, a: Profile, exclude: Iterable[str] = ()) -> list[tuple[str, tuple]]:
+        """`a`'s best neighbours: one row of matrix scores against every case, then the few
+        candidates near the top scored exactly."""
+        pairs = self.pairs
+        row = pairs.rows([pairs.index[a.id]])[0]
+        for other in exclude:
+            if other in pairs.index:
+                row[pairs.index[other]] = -np.inf
+        return self.exact(a, [self.ordered[j] for j in candidates(row, NEIGHBOURS, MIN_SCORE)])
+
     def best_all(self) -> dict[str, list[tuple[str, tuple]]]:
-        """Every case's best neighbours, each pair scored once (the score is symmetric):
-        N²/2 comparisons, a bounded heap per case."""
-        heaps: dict[str, list] = {pid: [] for pid in self.profiles}
-        ordered = sorted(self.profiles.values(), key=lambda p: p.id)
-        for i, a in enumerate(ordered):
-            for b in ordered[i + 1 :]:
-                parts = self.compare(a, b)
-                if parts[0] < MIN_SCORE:
-                    continue
-                for owner, other in ((a.id, b.id), (b.id, a.id)):
-                    # The heap's smallest item is the weakest kept neighbour; among equal
-                    # scores the larger id is weaker (negated code points reverse the order).
-                    item = (parts[0], tuple(-ord(ch) for ch in other), other, parts)
-                    heap = heaps[owner]
-                    if len(heap) < NEIGHBOURS:
-                        heapq.heappush(heap, item)
-                    elif item > heap[0]:
-                        heapq.heapreplace(heap, item)
-        return {
-            owner: [(item[2], item[3]) for item in sorted(heap, reverse=True)]
-            for owner, heap in heaps.items()
-        }
+        """Every case's best neighbours: every pair scored by matrix products a block of
+        cases at a time (`pair_scores.py`), the candidates near each case's top scored exactly."""
+        pairs = self.pairs
+        result: dict[str, list[tuple[str, tuple]]] = {}
+        for block in pairs.blocks():
+            for i, row in zip(block, pairs.rows(block), strict=True):
+                a = self.ordered[i]
+                near_top = candidates(row, NEIGHBOURS, MIN_SCORE)
+                result[a.id] = self.exact(a, [self.ordered[j] for j in near_top])
+        return result
 
 
 def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
@@ -293,6 +301,10 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
 
     new_rows: list[CaseNeighbour] = []
     rewrite: list[str] = []
+    pairs = corpus.pairs
+    # The changed cases against every case: their own lists, and (the score is symmetric)
+    # which other lists they may enter.
+    changed_rows = pairs.rows([pairs.index[cid] for cid in live_changed]) if live_changed else None
     for cid in live_changed:
         new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
     for owner, profile in corpus.profiles.items():
@@ -301,7 +313,12 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
         before = stored.get(owner, [])
         kept = [(o, p) for o, p in before if o not in changed and o in corpus.profiles]
         lost = len(before) - len(kept)
-        fresh = [(cid, corpus.compare(profile, corpus.profiles[cid])) for cid in live_changed]
+        # Only a changed case scoring near the weakest kept one can enter (stored scores
+        # are rounded to 4 decimals, hence the extra 1e-4).
+        floor = kept[NEIGHBOURS - 1][1][0] - 1e-4 - MARGIN if len(kept) >= NEIGHBOURS else MIN_SCORE - MARGIN
+        column = changed_rows[:, pairs.index[owner]] if changed_rows is not None else np.empty(0)
+        entering = [cid for cid, score in zip(live_changed, column, strict=True) if score >= floor]
+        fresh = [(cid, corpus.compare(profile, corpus.profiles[cid])) for cid in entering]
         fresh = [f for f in fresh if f[1][0] >= MIN_SCORE]
         if not fresh and not lost:
             continue

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Max
 
+from .. import store_cache
 from ..models import Case, Term
 
 
@@ -35,9 +36,14 @@ class StoreVersion:
 
 
 def store_version() -> StoreVersion:
-    """Newest case modification, number of cases and a vocabulary digest: two queries (one
-    aggregate over cases, one read of the term table, which stays small).
+    """Newest case modification, number of cases and a vocabulary digest, from the shared
+    cache for the current store generation (`store_cache`: two cache reads); when not
+    cached, two queries (one aggregate over cases, one read of the term table).
     """
+    return store_cache.cached("store-version", _compute_store_version)
+
+
+def _compute_store_version() -> StoreVersion:
     row = Case.objects.aggregate(last=Max("modified"), n=Count("id"))
     terms = Term.objects.order_by("id").values_list(
         "id", "facet", "slug", "name", "description", "synonyms", "patterns"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
+from .. import store_cache
 from ..models import Case, Facet, Term
 from .cases import cases_with_term
 from .facets import TERM_FACETS
@@ -25,12 +26,17 @@ def terms_with_case_counts(facets: Iterable[str]) -> list[Term]:
     """Terms of `facets` ordered by facet and name, each with `case_count`: the published
     cases carrying it (every facet, root-cause categories included, is a case-term row).
 
-    One query joining a grouped count, the published ids read once as a set (a join per
-    link costs 4x more on SQLite).
+    From the shared cache for the current store generation (`store_cache`); when not
+    cached, one query joining a grouped count, the published ids read once as a set (a
+    join per link costs 4x more on SQLite).
     """
-    facets = list(facets)
+    facets = sorted(str(f) for f in facets)
     if not facets:
         return []
+    return store_cache.cached("terms-with-counts:" + ",".join(facets), lambda: _count_terms(facets))
+
+
+def _count_terms(facets: list[str]) -> list[Term]:
     marks = ", ".join(["%s"] * len(facets))
     sql = f"""
         SELECT t.*, COALESCE(l.n, 0) AS case_count

@@ -58,11 +58,13 @@ def test_get_topic(django_assert_num_queries):
 
 
 def test_search_adds_one_query_per_kind_of_filter(django_assert_num_queries):
-    baseline = queries_of(search.search_cases, query="GPU", limit=10)
+    # Without `facets` the tool asks the search for no facet counts (they were computed
+    # and dropped before).
+    baseline = queries_of(search.search_cases, query="GPU", limit=10, facets=False)
     with django_assert_num_queries(baseline):
         tools.search_incidents(query="GPU")
     filters = build_filters(symptom="nccl-timeout", organization="Meta")
-    baseline = queries_of(search.search_cases, query="GPU", filters=filters, limit=10)
+    baseline = queries_of(search.search_cases, query="GPU", filters=filters, limit=10, facets=False)
     # + the vocabulary, which resolves the symptom and the organization alike (organizations
     # are a term facet since issue 13; they used to cost a distinct-organizations query).
     with django_assert_num_queries(baseline + 1):
@@ -70,9 +72,17 @@ def test_search_adds_one_query_per_kind_of_filter(django_assert_num_queries):
 
 
 def test_list_adds_nothing_without_filters(django_assert_num_queries):
-    baseline = queries_of(search.search_cases, query="", sort="newest", limit=20)
+    baseline = queries_of(search.search_cases, query="", sort="newest", limit=20, facets=False)
     with django_assert_num_queries(baseline):
         tools.list_incidents()
+
+
+def test_facet_counts_cost_their_seven_queries_only_when_asked_for():
+    # One grouped count per facet: topic, symptom, root cause, component, organization,
+    # year, accelerator.
+    for call in (tools.search_incidents, tools.list_incidents):
+        kwargs = {"query": "GPU"} if call is tools.search_incidents else {}
+        assert queries_of(call, facets=True, **kwargs) == queries_of(call, **kwargs) + 7
 
 
 def test_similar_is_the_document_read_plus_the_search_modules(django_assert_num_queries):

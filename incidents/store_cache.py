@@ -1,0 +1,105 @@
+"""Caching of reads that every request repeats and only a write to the store changes.
+
+The store version (newest modification, case count, vocabulary digest) and the vocabulary
+with case counts were computed on every request: an aggregate over every case and a
+grouped count over every term link, both growing with the number of cases. They are kept
+in Django's cache (`settings.CACHES["default"]`: the database cache by default, Redis when
+`CACHE_URL=redis://...`, shared by every worker and server) under a key that carries the
+store *generation*, a token that every write service replaces (`changed()`).
+
+Why a generation and not deleting keys: one write makes every cached read stale at once,
+whatever keys exist, and a cache that loses the token (eviction, a Redis restart) only
+starts a new generation. A write replaces the token twice: at once (so the writing
+request, and tests inside one transaction, read fresh values) and after its transaction
+commits (so a value another process computed from the not yet committed data, under the
+first new token, is never read again). Readers take the token *before* reading the
+database, so a value is never filed under a newer token than the data it was read from.
+
+`local()` keeps a large value (every case's passage vectors) in this process only, for
+the current generation; the shared cache holds the small token it is checked against.
+
+Only with `settings.STORE_CACHE` (on when `CACHE_URL` names a cache server such as Redis):
+every process must see the same token, and with the database cache each cache read is a
+query costing about what it saves. Off, `cached` and `local` compute every time and
+`changed` does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+from incidentlib.db_router import primary_reads
+
+T = TypeVar("T")
+
+GENERATION_KEY = "incidentlib:store-generation"
+# Cached values outlive no generation; the timeout only bounds what an unused one occupies.
+VALUE_TIMEOUT = 3600
+_MISSING = object()
+_local: dict[str, tuple[str, Any]] = {}
+_local_lock = threading.Lock()
+
+
+def _new_token() -> str:
+    return f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
+
+
+def generation() -> str:
+    """The current store generation (a token; a new one after every write). One cache read."""
+    token = cache.get(GENERATION_KEY)
+    if token is None:
+        cache.add(GENERATION_KEY, _new_token(), timeout=None)
+        token = cache.get(GENERATION_KEY) or _new_token()
+    return token
+
+
+def _replace() -> None:
+    cache.set(GENERATION_KEY, _new_token(), timeout=None)
+
+
+def changed() -> None:
+    """Mark the store as changed: call from every service that writes cases or terms,
+    inside its transaction. Cached reads are recomputed from now on and again after commit."""
+    if not settings.STORE_CACHE:
+        return
+    _replace()
+    transaction.on_commit(_replace)
+
+
+def cached(name: str, compute: Callable[[], T]) -> T:
+    """`compute()`'s value for the current generation, from the shared cache when present
+    (two cache reads), else computed and stored. `name` must say everything the value
+    depends on besides the store (arguments included)."""
+    if not settings.STORE_CACHE:
+        return compute()
+    key = f"incidentlib:{name}:{generation()}"
+    value = cache.get(key, _MISSING)
+    if value is _MISSING:
+        with primary_reads():  # never a lagging replica's answer under the new token
+            value = compute()
+        cache.set(key, value, timeout=VALUE_TIMEOUT)
+    return value
+
+
+def local(name: str, compute: Callable[[], T]) -> T:
+    """Like `cached`, but the value stays in this process (too large to ship per request);
+    one cache read checks it is still current."""
+    if not settings.STORE_CACHE:
+        return compute()
+    token = generation()
+    held = _local.get(name)
+    if held is not None and held[0] == token:
+        return held[1]
+    with primary_reads():
+        value = compute()
+    with _local_lock:
+        _local[name] = (token, value)
+    return value

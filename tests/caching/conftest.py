@@ -1,0 +1,28 @@
+"""The store cache on, against each shared cache it runs on: Django's local-memory cache
+(one process) and the Redis server at 127.0.0.1:6379 (as with `CACHE_URL=redis://...`).
+Each test gets its own key prefix, so nothing cached by another test or run is read."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+BACKENDS = {
+    "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "redis": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
+}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def store_cache_on(request, settings):
+    """STORE_CACHE on, the default cache replaced by one of `BACKENDS`; yields its name."""
+    settings.CACHES = {"default": {**BACKENDS[request.param], "KEY_PREFIX": f"t{uuid.uuid4().hex}"}}
+    settings.STORE_CACHE = True
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None},
+    }
+    yield request.param
