@@ -31,7 +31,7 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     page.get_by_label("What happened / what is wrong").fill(
         "Uploads of checkpoint shards were throttled by the object store; the job waited on each save."
     )
-    page.get_by_label("Topic").select_option(label="Storage")
+    page.get_by_label("Topic").select_option(label="Checkpoint and storage failures")
     # Pasting a source that an existing case cites: the form says so before sending.
     page.get_by_label("Source URLs").fill(existing)
     warning = page.locator("#duplicate-warning")

@@ -38,7 +38,10 @@ def test_token_finds_the_case_quoting_it(query, case_id):
     assert case_id in quoting
     hits = [h.case.id for h in search_cases(query=query, limit=5).hits]
     assert hits[0] in quoting
-    assert case_id in hits
+    if len(quoting) > 5:  # more right answers than places ("uncorrectable ECC"): most will do
+        assert sum(hit in quoting for hit in hits) >= 3, (hits, quoting)
+    else:
+        assert case_id in hits
 
 
 def test_cuda_error_names_and_env_variables_match_exactly(import_synthetic):
@@ -55,7 +58,10 @@ def test_cuda_error_names_and_env_variables_match_exactly(import_synthetic):
 
 def test_a_version_number_does_not_match_its_digits_apart():
     ids = {h.case.id for h in search_cases(query='"2.22.3"', limit=50).hits}
-    assert ids == {"IL-0464"}
+    # Only the cases that write the version (IL-0464 and IL-0604 do), never those that hold
+    # 2.22 and a 3 apart.
+    assert "IL-0464" in ids
+    assert ids == set(ids_quoting("2.22.3"))
 
 
 def test_ecc_matches_upper_case_token():
