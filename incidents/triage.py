@@ -36,11 +36,33 @@ CANDIDATES = 10  # hits read from each source before fusing
 # such as "NCCL timeout" scores about 2.
 LOG_SCORE_FULL = 8.0
 MIN_CASES, MAX_CASES = 3, 5
-# Sized so that five cases fit the MCP tool's 8 KB: get_incident gives a case in full.
-TEXT_CHARS = 200  # each root cause, fix and check is cut to this many characters
-FIXES, CHECKS, SOURCES = 3, 2, 2  # per case
 NOTHING_KNOWN = "Nothing like this is known: no case matches strongly."
 RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
+
+
+@dataclass(frozen=True)
+class Detail:
+    """How much of each case a triage document shows. `FULL` (the API's) is sized so that
+    five cases usually fit the MCP tool's 8 KB; the tool steps down `DETAILS` when they do not
+    (long log lines, long titles), so that at least three cases fit. get_incident gives a
+    case in full."""
+
+    text_chars: int = 200  # each root cause, fix and check is cut to this many characters
+    fixes: int = 3
+    checks: int = 2
+    sources: int = 2
+    line_numbers: int = 10  # matched log lines a case points at
+    line_chars: int = 300  # each log line's text
+
+
+FULL = Detail()
+# Fullest first; the last one fits three cases of the largest inputs in 8 KB with room to spare.
+DETAILS = (
+    FULL,
+    Detail(text_chars=140, fixes=2, checks=2, sources=2, line_numbers=5, line_chars=200),
+    Detail(text_chars=100, fixes=1, checks=1, sources=1, line_numbers=3, line_chars=160),
+    Detail(text_chars=60, fixes=1, checks=1, sources=1, line_numbers=2, line_chars=120),
+)
 
 
 @dataclass(frozen=True)
@@ -191,19 +213,19 @@ def _load_sources(candidates: list[Candidate]) -> None:
         candidate.sources = [s.url for s in by_id[candidate.case.id].sources.all()]
 
 
-def _cut(text: str | None) -> str | None:
+def _cut(text: str | None, chars: int) -> str | None:
     if not text:
         return None
     text = " ".join(text.split())
-    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1].rstrip() + "…"
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
 
 
-def candidate_document(candidate: Candidate, links: dict[str, str]) -> dict[str, Any]:
-    """One case of a triage answer, as the API and MCP serve it."""
+def candidate_document(candidate: Candidate, links: dict[str, str], detail: Detail = FULL) -> dict[str, Any]:
+    """One case of a triage answer, as the API and MCP serve it, shown at `detail`."""
     case = candidate.case
     why = {
         "matched_terms": candidate.matched_terms[:6],
-        "line_numbers": candidate.line_numbers[:10],
+        "line_numbers": candidate.line_numbers[: detail.line_numbers],
         "context": candidate.context_fit + candidate.context_misfit,
     }
     return {
@@ -213,23 +235,30 @@ def candidate_document(candidate: Candidate, links: dict[str, str]) -> dict[str,
         "why": why,
         "root_cause": {
             "category": case.root_cause_category.name,
-            "description": _cut(case.root_cause_description),
+            "description": _cut(case.root_cause_description, detail.text_chars),
         },
-        "fix": [_cut(item) for item in case.remediation[:FIXES]],
-        "checks": [_cut(item) for item in case.checks[:CHECKS]],
-        "sources": candidate.sources[:SOURCES],
+        "fix": [_cut(item, detail.text_chars) for item in case.remediation[: detail.fixes]],
+        "checks": [_cut(item, detail.text_chars) for item in case.checks[: detail.checks]],
+        "sources": candidate.sources[: detail.sources],
         **links,
     }
 
 
-def triage_document(answer: TriageAnswer, link_for: Any) -> dict[str, Any]:
-    """The triage answer as JSON: `known`, `cases` (best first), `log_lines` (each matched
-    line once), `lines_scanned`, `notes`, `truncated`. `link_for(case_id)` gives a case's
-    `url` and `html_url` (absolute, as the caller's front door builds them)."""
+def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) -> dict[str, Any]:
+    """The triage answer as JSON: `known`, `cases` (best first), `log_lines` (each line a
+    case points at, once), `lines_scanned`, `notes`, `truncated`. `link_for(case_id)` gives a
+    case's `url` and `html_url` (absolute, as the caller's front door builds them). `detail`
+    says how much of each case to show (the API shows `FULL`)."""
+    cases = [candidate_document(c, link_for(c.case.id), detail) for c in answer.candidates]
+    shown = {n for case in cases for n in case["why"]["line_numbers"]}
     return {
         "known": answer.known,
-        "cases": [candidate_document(c, link_for(c.case.id)) for c in answer.candidates],
-        "log_lines": [{"line_number": n, "line": text} for n, text in answer.log_lines.items()],
+        "cases": cases,
+        "log_lines": [
+            {"line_number": n, "line": text[: detail.line_chars]}
+            for n, text in answer.log_lines.items()
+            if n in shown
+        ],
         "lines_scanned": answer.lines_scanned,
         "notes": answer.notes,
         "truncated": False,

@@ -44,7 +44,7 @@ def test_each_description_is_the_docstring_and_each_tool_only_reads(mcp):
         assert tool.description == inspect.cleandoc(getattr(tools, tool.name).__doc__)
         assert "Size:" in tool.description
         assert tool.annotations.read_only_hint is True
-        assert tool.annotations.destructive_hint is False
+        assert tool.annotations.destructive_hint is None  # meaningful only for tools that write
         assert tool.annotations.idempotent_hint is True
         assert tool.annotations.open_world_hint is False
         assert tool.input_schema["type"] == "object"
