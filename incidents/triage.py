@@ -19,14 +19,16 @@ when no case is strong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from django.db.models import Prefetch
 
 from . import search
-from .models import Case, Source
+from .models import Case, Facet, Source, Term
 from .search.results import Confidence
+from .selectors.spelling import resolve_term, spelling_key
 
 JobKind = Literal["training", "inference"]
 
@@ -36,11 +38,46 @@ CANDIDATES = 10  # hits read from each source before fusing
 # such as "NCCL timeout" scores about 2.
 LOG_SCORE_FULL = 8.0
 MIN_CASES, MAX_CASES = 3, 5
-# Sized so that five cases fit the MCP tool's 8 KB: get_incident gives a case in full.
-TEXT_CHARS = 200  # each root cause, fix and check is cut to this many characters
-FIXES, CHECKS, SOURCES = 3, 2, 2  # per case
 NOTHING_KNOWN = "Nothing like this is known: no case matches strongly."
+# Accelerator families whose GPU shares a board with an Arm CPU (NVIDIA Grace, over
+# NVLink-C2C): host-side failures there (Arm memory ordering, the C2C link) do not carry over
+# to a GPU in an x86 server, nor the other way round.
+ARM_HOSTED = frozenset({"gh200", "gb200"})
+# Factors on a case whose hardware the context contradicts: another vendor's chip, or the
+# other host platform, rules a case out more than another generation of the same vendor's.
+OTHER_VENDOR, OTHER_PLATFORM, OTHER_FAMILY = 0.3, 0.3, 0.7
+FAR_SCALE, FAR_SCALE_WEIGHT = 32, 0.8  # a case 32 times larger or smaller than the job
+# "512-GPU", "1,024 GPUs", "2k accelerators": a scale stated in the words.
+_SCALE_IN_WORDS = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\s*k)?\s*[- ]?\s*(GPUs?|TPUs?|accelerators?|chips?)\b",
+    re.IGNORECASE,
+)
 RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
+
+
+@dataclass(frozen=True)
+class Detail:
+    """How much of each case a triage document shows. `FULL` (the API's) is sized so that
+    five cases usually fit the MCP tool's 8 KB; the tool steps down `DETAILS` when they do not
+    (long log lines, long titles), so that at least three cases fit. get_incident gives a
+    case in full."""
+
+    text_chars: int = 200  # each root cause, fix and check is cut to this many characters
+    fixes: int = 3
+    checks: int = 2
+    sources: int = 2
+    line_numbers: int = 10  # matched log lines a case points at
+    line_chars: int = 300  # each log line's text
+
+
+FULL = Detail()
+# Fullest first; the last one fits three cases of the largest inputs in 8 KB with room to spare.
+DETAILS = (
+    FULL,
+    Detail(text_chars=140, fixes=2, checks=2, sources=2, line_numbers=5, line_chars=200),
+    Detail(text_chars=100, fixes=1, checks=1, sources=1, line_numbers=3, line_chars=160),
+    Detail(text_chars=60, fixes=1, checks=1, sources=1, line_numbers=2, line_chars=120),
+)
 
 
 @dataclass(frozen=True)
@@ -85,8 +122,69 @@ class TriageAnswer:
         return any(c.confidence == "strong" for c in self.candidates)
 
 
-def _context_weight(case: Case, context: TriageContext, candidate: Candidate) -> float:
-    """A factor on the fused score from the context, recording what fits and what does not."""
+@dataclass(frozen=True)
+class Chip:
+    """An accelerator as the context weighs it: its name, vendor, family and host platform."""
+
+    name: str
+    vendor: str | None
+    family: str  # the family term's slug (A100 80GB -> a100)
+    arm_hosted: bool
+
+
+class Chips:
+    """The accelerator vocabulary (one query), to compare the context's chip with a case's."""
+
+    def __init__(self) -> None:
+        self.terms = list(Term.objects.of(Facet.ACCELERATOR))
+        self.by_id = {term.id: term for term in self.terms}
+
+    def chip(self, term: Term) -> Chip:
+        family = self.by_id.get(term.family_id, term) if term.family_id else term
+        return Chip(term.name, term.vendor, family.slug, family.slug in ARM_HOSTED)
+
+    def named(self, text: str) -> Chip | None:
+        """The chip `text` names ("H100", "NVIDIA A100 80GB", "8x H100 SXM"), None when unknown."""
+        term = resolve_term(text, self.terms)
+        if term is None:  # the longest spelling the text contains, as a whole word
+            wanted = f" {spelling_key(text)} "
+            inside = [
+                (len(spelling), t)
+                for t in self.terms
+                for spelling in (t.name, *t.synonyms)
+                if f" {spelling_key(spelling)} " in wanted
+            ]
+            term = max(inside, key=lambda pair: pair[0])[1] if inside else None
+        return self.chip(term) if term is not None else None
+
+
+def read_scale(symptoms: str) -> tuple[str, int | None]:
+    """The words to search and the scale they state (the largest, when several):
+    "512-GPU training job hangs" is searched as "GPU training job hangs", 512 is the scale.
+
+    A scale is context, weighed by `_context_weight`, not words to match: as words,
+    "512-GPU" matched the title of a 512-GPU case whose failure has nothing to do with the
+    one asked about, and put it first (issue 16's own scenario)."""
+    scales: list[int] = []
+
+    def unit(match: re.Match[str]) -> str:
+        scales.append(int(match.group(1).replace(",", "")) * (1000 if match.group(2) else 1))
+        return match.group(3)
+
+    words = _SCALE_IN_WORDS.sub(unit, symptoms)
+    return words, max(scales, default=None)
+
+
+def _context_weight(
+    case: Case, context: TriageContext, candidate: Candidate, chips: Chips | None = None
+) -> float:
+    """A factor on the fused score from the context, recording what fits and what does not.
+
+    A case whose hardware contradicts the context's accelerator is ranked down: another
+    vendor or host platform (`OTHER_VENDOR`, `OTHER_PLATFORM`) more than another family of
+    the same vendor's (`OTHER_FAMILY`); so is a case at a very different scale. `chips` (the
+    accelerator vocabulary) is needed to compare chips; without it, or for a chip the
+    vocabulary does not know, only a plain match of the names counts."""
     weight = 1.0
     workload = case.workload.slug if case.workload else None
     if context.job is not None:
@@ -101,16 +199,47 @@ def _context_weight(case: Case, context: TriageContext, candidate: Candidate) ->
     if context.framework and context.framework.strip().casefold() in components:
         weight *= 1.05  # weak evidence: the common frameworks are in most cases
         candidate.context_fit.append(f"same framework: {context.framework.strip()}")
-    accelerator = (case.accelerator or "").casefold()
-    if context.accelerator and context.accelerator.strip().casefold() in accelerator:
-        weight *= 1.1
-        candidate.context_fit.append(f"same accelerator: {context.accelerator.strip()}")
+    if context.accelerator and context.accelerator.strip():
+        weight *= _hardware_weight(case, context.accelerator.strip(), candidate, chips)
     if context.scale and case.accelerator_count:
         ratio = max(context.scale, case.accelerator_count) / min(context.scale, case.accelerator_count)
         if ratio <= 4:
             weight *= 1.1
             candidate.context_fit.append(f"similar scale: {case.accelerator_count} accelerators")
+        elif ratio >= FAR_SCALE:
+            weight *= FAR_SCALE_WEIGHT
+            plural = "s" if case.accelerator_count != 1 else ""
+            candidate.context_misfit.append(
+                f"the case ran on {case.accelerator_count} accelerator{plural}, the job on {context.scale}"
+            )
     return weight
+
+
+def _hardware_weight(case: Case, wanted: str, candidate: Candidate, chips: Chips | None) -> float:
+    asked = chips.named(wanted) if chips else None
+    term = case.accelerator_term
+    if chips is None or asked is None or term is None:
+        if wanted.casefold() in (case.accelerator or "").casefold():
+            candidate.context_fit.append(f"same accelerator: {wanted}")
+            return 1.1
+        return 1.0
+    have = chips.chip(term)
+    if have.family == asked.family:
+        candidate.context_fit.append(f"same accelerator: {wanted}")
+        return 1.1
+    if (have.vendor or "").casefold() != (asked.vendor or "").casefold():
+        candidate.context_misfit.append(f"the case ran on {have.vendor} {have.name}, not {asked.vendor}")
+        return OTHER_VENDOR
+    if have.arm_hosted != asked.arm_hosted:
+        host = (
+            f"{have.name}, an Arm (Grace) host, not {asked.name}"
+            if have.arm_hosted
+            else f"{have.name}, not on an Arm (Grace) host like {asked.name}"
+        )
+        candidate.context_misfit.append(f"the case ran on {host}")
+        return OTHER_PLATFORM
+    candidate.context_misfit.append(f"the case ran on {have.name}, not {asked.name}")
+    return OTHER_FAMILY
 
 
 def triage(
@@ -127,10 +256,13 @@ def triage(
     """
     context = context or TriageContext()
     limit = max(MIN_CASES, min(limit, MAX_CASES))
+    words, stated_scale = read_scale(symptoms)
+    if stated_scale and context.scale is None:
+        context = replace(context, scale=stated_scale)
     candidates: dict[str, Candidate] = {}
     log_lines: dict[int, str] = {}
-    if symptoms.strip():
-        hits = search.search_cases(query=symptoms, limit=CANDIDATES).hits
+    if words.strip():
+        hits = search.search_cases(query=words, limit=CANDIDATES).hits
         best = max((hit.score or 0.0 for hit in hits), default=0.0) or 1.0
         for rank, hit in enumerate(hits, start=1):
             candidate = candidates.setdefault(hit.case.id, Candidate(case=hit.case))
@@ -151,8 +283,9 @@ def triage(
                     candidate.line_numbers.append(match.line_number)
                 if match.term not in candidate.matched_terms:
                     candidate.matched_terms.append(match.term)
+    chips = Chips() if context.accelerator and candidates else None
     for candidate in candidates.values():
-        candidate.fused *= _context_weight(candidate.case, context, candidate)
+        candidate.fused *= _context_weight(candidate.case, context, candidate, chips)
     ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]
     for candidate in ranked:
         candidate.line_numbers.sort()
@@ -163,6 +296,8 @@ def triage(
     if strong and all(c.context_misfit for c in strong):
         # Known, but only as something the caller's context says this is not: say so.
         notes = [f"{c.case.id} matches strongly, but {c.context_misfit[0]}." for c in strong]
+    if stated_scale:
+        notes.append(f"The words' scale ({stated_scale} accelerators) was weighed as context, not searched.")
     if not symptoms.strip() and not log.strip():
         notes = ["Give symptoms (what failed, the error text) or log lines."]
     return TriageAnswer(
@@ -191,19 +326,19 @@ def _load_sources(candidates: list[Candidate]) -> None:
         candidate.sources = [s.url for s in by_id[candidate.case.id].sources.all()]
 
 
-def _cut(text: str | None) -> str | None:
+def _cut(text: str | None, chars: int) -> str | None:
     if not text:
         return None
     text = " ".join(text.split())
-    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1].rstrip() + "…"
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
 
 
-def candidate_document(candidate: Candidate, links: dict[str, str]) -> dict[str, Any]:
-    """One case of a triage answer, as the API and MCP serve it."""
+def candidate_document(candidate: Candidate, links: dict[str, str], detail: Detail = FULL) -> dict[str, Any]:
+    """One case of a triage answer, as the API and MCP serve it, shown at `detail`."""
     case = candidate.case
     why = {
         "matched_terms": candidate.matched_terms[:6],
-        "line_numbers": candidate.line_numbers[:10],
+        "line_numbers": candidate.line_numbers[: detail.line_numbers],
         "context": candidate.context_fit + candidate.context_misfit,
     }
     return {
@@ -213,23 +348,30 @@ def candidate_document(candidate: Candidate, links: dict[str, str]) -> dict[str,
         "why": why,
         "root_cause": {
             "category": case.root_cause_category.name,
-            "description": _cut(case.root_cause_description),
+            "description": _cut(case.root_cause_description, detail.text_chars),
         },
-        "fix": [_cut(item) for item in case.remediation[:FIXES]],
-        "checks": [_cut(item) for item in case.checks[:CHECKS]],
-        "sources": candidate.sources[:SOURCES],
+        "fix": [_cut(item, detail.text_chars) for item in case.remediation[: detail.fixes]],
+        "checks": [_cut(item, detail.text_chars) for item in case.checks[: detail.checks]],
+        "sources": candidate.sources[: detail.sources],
         **links,
     }
 
 
-def triage_document(answer: TriageAnswer, link_for: Any) -> dict[str, Any]:
-    """The triage answer as JSON: `known`, `cases` (best first), `log_lines` (each matched
-    line once), `lines_scanned`, `notes`, `truncated`. `link_for(case_id)` gives a case's
-    `url` and `html_url` (absolute, as the caller's front door builds them)."""
+def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) -> dict[str, Any]:
+    """The triage answer as JSON: `known`, `cases` (best first), `log_lines` (each line a
+    case points at, once), `lines_scanned`, `notes`, `truncated`. `link_for(case_id)` gives a
+    case's `url` and `html_url` (absolute, as the caller's front door builds them). `detail`
+    says how much of each case to show (the API shows `FULL`)."""
+    cases = [candidate_document(c, link_for(c.case.id), detail) for c in answer.candidates]
+    shown = {n for case in cases for n in case["why"]["line_numbers"]}
     return {
         "known": answer.known,
-        "cases": [candidate_document(c, link_for(c.case.id)) for c in answer.candidates],
-        "log_lines": [{"line_number": n, "line": text} for n, text in answer.log_lines.items()],
+        "cases": cases,
+        "log_lines": [
+            {"line_number": n, "line": text[: detail.line_chars]}
+            for n, text in answer.log_lines.items()
+            if n in shown
+        ],
         "lines_scanned": answer.lines_scanned,
         "notes": answer.notes,
         "truncated": False,

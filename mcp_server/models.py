@@ -96,6 +96,7 @@ class TopicOverview(BaseModel):
     top_components: list[TermCount]
     latest_cases: list[CaseSummary] = Field(description="Newest published cases in the topic.")
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+    notes: list[str] = Field(default_factory=list, description="How to get what was cut.")
 
 
 class VocabTerm(BaseModel):
@@ -146,6 +147,7 @@ class SimilarIncidents(BaseModel):
     similar: list[SimilarIncident] = Field(description="Computed neighbours, closest first.")
     related: list[CaseRef] = Field(description="Cases the editors linked by hand (kept apart).")
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
+    notes: list[str] = Field(default_factory=list, description="How to get what was cut.")
 
 
 class LogLine(BaseModel):

@@ -32,9 +32,10 @@ from .links import resource_links
 
 logger = logging.getLogger(__name__)
 
+# No destructive_hint: the specification gives it meaning only when read_only_hint is false,
+# and the tool list is read into every session's context (8 tools x 24 bytes).
 READ_ONLY = ToolAnnotations(
     read_only_hint=True,
-    destructive_hint=False,
     idempotent_hint=True,
     open_world_hint=False,
 )

@@ -349,7 +349,7 @@ def get_topic(
 
     Use to orient in an area. Not for: a specific failure (triage). Example:
     {"slug": "interconnect", "latest": 3}.
-    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`).
+    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`, notes).
     """
     lookup = find_topic(slug)
     if lookup.workload is not None:
@@ -378,7 +378,20 @@ def get_topic(
         top_components=counts(overview.top_components),
         latest_cases=[case_summary(case) for case in overview.latest_cases],
     )
-    return fit_list(result, "latest_cases", BUDGETS["get_topic"], lambda kept: {})
+
+    def rest_of_topic(kept: int) -> dict[str, Any]:
+        # list_incidents lists a topic newest first, as latest_cases: its cursor goes on from here.
+        filters = build_filters(topic=topic.slug)
+        key = query_key(tool="list", sort="newest", filters=filter_arguments(filters))
+        return {
+            "notes": [
+                f"Cut to the budget after {kept} cases: call list_incidents with topic="
+                f"{topic.slug!r} and cursor={encode_cursor(kept, key)!r} for the rest "
+                f"({overview.case_count} in all)."
+            ]
+        }
+
+    return fit_list(result, "latest_cases", BUDGETS["get_topic"], rest_of_topic)
 
 
 def vocab(
@@ -391,7 +404,7 @@ def vocab(
     case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 30 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
+    Size: 31 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)
@@ -441,7 +454,7 @@ def similar_incidents(
 
     Use once a case fits, to see related failures. Not for: finding the first case
     (triage). Example: {"id": "IL-0442", "limit": 3}.
-    Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`).
+    Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`, notes).
     """
     case = _case_or_error(id)
     similar = [
@@ -455,7 +468,17 @@ def similar_incidents(
     ]
     related = [CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in selectors.related_cases(case)]
     result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
-    return fit_list(result, "similar", BUDGETS["similar_incidents"], lambda kept: {})
+
+    def rest_of_similar(kept: int) -> dict[str, Any]:
+        left_out = ", ".join(item.id for item in similar[kept:])
+        return {
+            "notes": [
+                f"Cut to the budget after {kept} cases; left out: {left_out} (get_incident reads "
+                f"one; GET {case_links(case.id)['url']}/similar?limit={limit} returns all)."
+            ]
+        }
+
+    return fit_list(result, "similar", BUDGETS["similar_incidents"], rest_of_similar)
 
 
 def match_log(

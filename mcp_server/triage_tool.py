@@ -3,7 +3,8 @@ one call from `incidents.triage`, the same function `POST /api/triage` serves.""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -13,7 +14,7 @@ from incidents.selectors import MAX_QUERY_CHARS
 
 from .budget import fit_list
 from .links import case_links
-from .models import LogLine, TriageResult
+from .models import TriageResult
 
 TRIAGE_BUDGET = 8_000
 
@@ -38,22 +39,59 @@ def triage(
     limit: Annotated[int, Field(ge=3, le=5)] = 5,
 ) -> TriageResult:
     """On-call triage: the 3-5 known cases most like a failure, each with confidence
-    (search's strong/possible/weak), why (terms, log lines, context), root cause, fix,
-    checks, sources, links; known=false, "Nothing like this is known" when none is strong.
+    (strong/possible/weak), why (terms, log lines, context), root cause, fix, checks,
+    sources, links; known=false, "Nothing like this is known" when none is strong.
 
     Use first when something is broken. Not for: browsing, a case in full (get_incident).
     Example: {"symptoms": "training hangs after a node was replaced", "log": "Watchdog
     caught collective operation timeout", "job": "training"}.
-    Size: budget 8 KB, then fewer cases (`truncated`). Error: no symptoms and no log.
+    Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Needs symptoms
+    or log.
     """
     if not symptoms.strip() and not log.strip():
         raise ToolError("Give symptoms (what failed, the error text) or log lines, or both.")
     context = triage_module.TriageContext(job=job, framework=framework, accelerator=accelerator, scale=scale)
     answer = triage_module.triage(symptoms=symptoms, log=log, context=context, limit=limit)
-    result = TriageResult.model_validate(triage_module.triage_document(answer, case_links))
+    return fit_triage(answer, TRIAGE_BUDGET)
 
-    def kept_lines(kept: int) -> list[LogLine]:
+
+def fit_triage(answer: triage_module.TriageAnswer, budget: int) -> TriageResult:
+    """The answer within `budget` bytes, with at least three cases when it has three.
+
+    Each step of `triage_module.DETAILS` shortens every case's texts (root cause, fixes,
+    checks, log lines); at each step the last cases go when all do not fit, and the first
+    step that keeps three cases (or all, when fewer) is the answer. Whatever is cut is said
+    in `notes`, with where to get it: get_incident for a case, POST /api/triage for all.
+    """
+    for step, detail in enumerate(triage_module.DETAILS):
+        result = TriageResult.model_validate(triage_module.triage_document(answer, case_links, detail))
+        if step:
+            shortened = (
+                f"Shortened to fit {budget // 1000} KB (texts of {detail.text_chars} characters; "
+                f"fixes: {detail.fixes}, checks: {detail.checks} a case): get_incident gives a case "
+                "in full, POST /api/triage the whole answer."
+            )
+            result = result.model_copy(update={"truncated": True, "notes": [*result.notes, shortened]})
+        cut = fit_list(result, "cases", budget, _left_out(result))
+        if len(cut.cases) >= min(triage_module.MIN_CASES, len(result.cases)):
+            break
+    return cut
+
+
+def _left_out(result: TriageResult) -> Callable[[int], dict[str, Any]]:
+    """The `mark` of a triage answer cut after `kept` cases: the lines the kept cases point
+    at, and a note naming the cases left out."""
+
+    def mark(kept: int) -> dict[str, Any]:
         wanted = {n for case in result.cases[:kept] for n in case.why.line_numbers}
-        return [line for line in result.log_lines if line.line_number in wanted]
+        rest = ", ".join(case.id for case in result.cases[kept:])
+        note = (
+            f"Cut to the budget after {kept} cases; left out: {rest} (get_incident reads one, "
+            "POST /api/triage returns all)."
+        )
+        return {
+            "log_lines": [line for line in result.log_lines if line.line_number in wanted],
+            "notes": [*result.notes, note],
+        }
 
-    return fit_list(result, "cases", TRIAGE_BUDGET, lambda kept: {"log_lines": kept_lines(kept)})
+    return mark

@@ -20,12 +20,11 @@ class Scenario:
 SCENARIOS = (
     Scenario(
         name="training hang after a node replacement",
-        # The job's size is in the context (scale 512), not repeated in the words. Written
-        # "512-GPU training job hangs ...", the words match the title of IL-0497 (a 512-GPU
-        # GB200 hang) and triage puts it first, although its ARM-only NCCL bug and "no
-        # timeout" rule it out for an A100 job whose log shows a watchdog timeout: triage does
-        # not weigh a case's platform against the context's accelerator (a known weakness).
-        symptoms="Training job hangs after a node was replaced",
+        # Issue 16's own words. "512-GPU" is the job's scale, weighed as context: as words it
+        # matched the title of IL-0497 (a 512-GPU GB200 hang whose Arm-only NCCL bug and "no
+        # timeout" rule it out for an A100 job whose log shows a watchdog timeout).
+        symptoms='512-GPU training job hangs with "Watchdog caught collective operation timeout" '
+        "after a node was replaced",
         log=(
             "[rank37]:[E ProcessGroupNCCL.cpp:607] [Rank 37] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=88012, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "

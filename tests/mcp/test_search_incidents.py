@@ -57,14 +57,15 @@ def test_a_symptom_filter_takes_a_name_and_keeps_only_tagged_cases(mcp):
 def test_cursors_walk_every_hit_once(mcp):
     seen, cursor = [], None
     while True:
-        page = mcp.ok("search_incidents", query="GPU", limit=4, **({"cursor": cursor} if cursor else {}))
+        page = mcp.ok("search_incidents", query="NCCL", limit=4, **({"cursor": cursor} if cursor else {}))
         seen += [hit["id"] for hit in page["hits"]]
         cursor = page["next_cursor"]
         if cursor is None:
             break
-    everything = search.search_cases(query="GPU", limit=100)
+    everything = search.search_cases(query="NCCL", limit=100)
+    assert everything.total < 100  # one call holds them all, to compare with
     assert seen == [hit.case.id for hit in everything.hits]
-    assert len(seen) == page["total"] == everything.total
+    assert len(seen) == page["total"] == everything.total > 8
 
 
 def test_facets_on_request(mcp):
