@@ -18,6 +18,7 @@ from incidents.models import Case, Facet, Term
 from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
+from incidents.selectors.summaries import case_summary_fields
 
 SUMMARY_FIELDS: tuple[str, ...] = (
     "id",
@@ -50,18 +51,10 @@ def cases_url(request: Request, **params: str) -> str:
 
 
 def case_summary(case: Case, request: Request) -> dict[str, Any]:
-    """A case in a list (read from a case fetched `with_summary()`: no queries)."""
+    """A case in a list (the read layer's one summary shape, `case_summary_fields`, plus its
+    JSON and page URLs for this request's host; no queries)."""
     return {
-        "id": case.id,
-        "title": case.title,
-        "organization": case.organization,
-        "published": case.published.isoformat(),
-        "status": case.status,
-        "topics": [term.slug for term in case.topics],
-        "symptom_tags": [term.name for term in case.symptom_tags],
-        "root_cause_category": case.root_cause_category.name,
-        "components": [term.name for term in case.components],
-        "accelerator": case.accelerator,
+        **case_summary_fields(case),
         "url": case_url(request, case.id),
         "html_url": absolute(request, case.get_absolute_url()),
     }

@@ -7,6 +7,7 @@ import re
 
 from incidents.models import Case
 from incidents.search import FacetCount, LogLineMatch
+from incidents.selectors.summaries import case_summary_fields
 
 from .links import case_links
 from .models import CaseSummary, FacetValue, LogLine, MatchedLine
@@ -19,18 +20,15 @@ _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 
 
+# The fields of the read layer's summary that MCP keeps (its model adds the two links).
+SUMMARY_KEYS = tuple(name for name in CaseSummary.model_fields if name not in ("url", "html_url"))
+
+
 def summary_fields(case: Case) -> dict:
-    """The `CaseSummary` fields of a case fetched with `with_summary()` (no queries)."""
-    return {
-        "id": case.id,
-        "title": case.title,
-        "organization": case.organization,
-        "published": case.published.isoformat(),
-        "topics": [term.slug for term in case.topics],
-        "symptom_tags": [term.name for term in case.symptom_tags],
-        "root_cause_category": case.root_cause_category.name,
-        **case_links(case.id),
-    }
+    """The `CaseSummary` fields of a case fetched with `with_summary()` (no queries): the
+    read layer's summary cut to `SUMMARY_KEYS`, plus the case's links."""
+    shared = case_summary_fields(case)
+    return {**{key: shared[key] for key in SUMMARY_KEYS}, **case_links(case.id)}  # type: ignore[literal-required]
 
 
 def case_summary(case: Case) -> CaseSummary:

@@ -7,6 +7,7 @@ make goes through here; none of them builds its own queries.
 - `spelling`: matching typed values to ids and terms, nearest values;
 - `cases`: one case, case lists (pages, feeds, sitemap), the change feed and export;
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
+- `summaries`: the one summary shape of a case in a list (API and MCP);
 - `stats`: statistics over the published cases;
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
