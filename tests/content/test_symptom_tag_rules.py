@@ -104,8 +104,12 @@ RULES = [
 # explained; keep this list short.
 NOT_A_SYMPTOM = {
     ("IL-0497", "Xid error"): "the Xid 13/43 events it mentions were ruled out as unrelated to the hang",
-    ("IL-0605", "Xid error"): "its Xid 45s were the job's own cleanup, as on the rack's other nodes, not the fault",
-    ("IL-0600", "Out of memory"): "one benchmark configuration's memory limit, not the failure the case is about",
+    ("IL-0605", "Xid error"): (
+        "its Xid 45s were the job's own cleanup, as on the rack's other nodes, not the fault"
+    ),
+    ("IL-0600", "Out of memory"): (
+        "one benchmark configuration's memory limit, not the failure the case is about"
+    ),
 }
 
 
