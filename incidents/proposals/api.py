@@ -66,6 +66,15 @@ class ProposalCreateView(ApiView):
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
         data = dict(request.data)
+        # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
+        # answer can encode: refuse it by name before anything reads the value.
+        unstorable = [
+            ParameterError(str(name).encode("utf-8", "replace").decode(), "contains a lone surrogate")
+            for name, value in data.items()
+            if _has_surrogate(str(name)) or (isinstance(value, str) and _has_surrogate(value))
+        ]
+        if unstorable:
+            raise InvalidParameters(unstorable)
         if isinstance(data.get("source_urls"), list):
             data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
         if "topic" in data:
@@ -162,6 +171,10 @@ class LookalikesView(ApiView):
                 "similar": similar,
             }
         )
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in text)
 
 
 def _html(request: Request, case_id: str) -> str:
