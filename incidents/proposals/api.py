@@ -67,11 +67,12 @@ class ProposalCreateView(ApiView):
             raise ParseError("the body must be a JSON object")
         data = dict(request.data)
         # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
-        # answer can encode: refuse it by name before anything reads the value.
+        # answer can encode, and a NUL, which PostgreSQL text refuses (even in a lookup):
+        # refuse them by name before anything reads the value.
         unstorable = [
-            ParameterError(str(name).encode("utf-8", "replace").decode(), "contains a lone surrogate")
+            ParameterError(str(name).encode("utf-8", "replace").decode().replace("\x00", "\\0"), problem)
             for name, value in data.items()
-            if _has_surrogate(str(name)) or (isinstance(value, str) and _has_surrogate(value))
+            if (problem := _unstorable(str(name)) or (_unstorable(value) if isinstance(value, str) else None))
         ]
         if unstorable:
             raise InvalidParameters(unstorable)
@@ -173,8 +174,13 @@ class LookalikesView(ApiView):
         )
 
 
-def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= c <= "\udfff" for c in text)
+def _unstorable(text: str) -> str | None:
+    """Why `text` cannot be stored or shown, or None."""
+    if "\x00" in text:
+        return "contains a NUL character (\\0), which no value can hold"
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        return "contains a lone surrogate, which is not a character"
+    return None
 
 
 def _html(request: Request, case_id: str) -> str:
