@@ -1,12 +1,23 @@
--- wrk script: mixed traffic over pages, API search, similar cases, MCP calls and log matching.
--- Counts every status and every 429 that lacks Retry-After; `done` prints one JSON line.
--- Requests are formatted in init(): only then does wrk know the Host header to send.
-local requests = {}
+-- wrk script: mixed traffic over pages, API search, similar cases, log matching and MCP calls
+-- (search, get, similar, match_log), from two kinds of client:
+--   * one noisy client (no X-Forwarded-For: 127.0.0.1 itself), which the per-client limits
+--     must stop with 429 + Retry-After;
+--   * many light clients, each request from an address of its own (X-Forwarded-For, which
+--     uvicorn trusts from 127.0.0.1 as from a proxy on the same host), which the limits let
+--     through, so that real search, similar and match work runs under the load.
+-- Counts every status, every 429 that lacks Retry-After, and each MCP call's answers by its
+-- JSON-RPC id (an answer with "isError": true or an "error" object counts as an error);
+-- `done` prints one JSON line. Requests are formatted per call: only then does wrk know the
+-- Host header, and each light client needs its own address.
+local kinds = {}
 local function add(method, path, body, content_type)
-  local headers = {Host = wrk.host .. ":" .. wrk.port}
-  if content_type then headers["Content-Type"] = content_type end
-  if path == "/mcp" then headers["Accept"] = "application/json, text/event-stream" end
-  table.insert(requests, wrk.format(method, path, headers, body))
+  table.insert(kinds, {method = method, path = path, body = body, content_type = content_type})
+end
+
+local function mcp_call(id, name, arguments)
+  add("POST", "/mcp", string.format(
+    '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s}}',
+    id, name, arguments), "application/json")
 end
 
 local counter = 0
@@ -14,11 +25,13 @@ local threads = {}
 
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("thread_id", #threads)
 end
 
 function init(args)
   statuses = {}
   missing_retry_after = 0
+  mcp = {}
   add("GET", "/")
   add("GET", "/cases/?q=nccl+timeout")
   add("GET", "/cases/IL-0428")
@@ -29,12 +42,10 @@ function init(args)
   add("GET", "/api/vocab/")
   add("GET", "/stats")
   add("GET", "/healthz")
-  add("POST", "/mcp",
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":"allreduce hangs after adding nodes"}}}',
-      "application/json")
-  add("POST", "/mcp",
-      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_incident","arguments":{"id":"IL-0428"}}}',
-      "application/json")
+  mcp_call(11, "search_incidents", '{"query":"allreduce hangs after adding nodes"}')
+  mcp_call(12, "get_incident", '{"id":"IL-0428"}')
+  mcp_call(13, "similar_incidents", '{"id":"IL-0430","limit":5}')
+  mcp_call(14, "match_log", '{"text":"NCCL WARN Timeout: watchdog caught collective operation timeout\\nNVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus."}')
   add("POST", "/api/match",
       '{"text":"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 1800000 milliseconds before timing out.\\nNVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus."}',
       "application/json")
@@ -42,7 +53,16 @@ end
 
 function request()
   counter = counter + 1
-  return requests[(counter % #requests) + 1]
+  local kind = kinds[(counter % #kinds) + 1]
+  local headers = {Host = wrk.host .. ":" .. wrk.port}
+  if kind.content_type then headers["Content-Type"] = kind.content_type end
+  if kind.path == "/mcp" then headers["Accept"] = "application/json, text/event-stream" end
+  -- Every other round of the kinds comes from light clients, one address per request.
+  if math.floor(counter / #kinds) % 2 == 1 then
+    headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", thread_id, math.floor(counter / 250) % 250,
+      counter % 250 + 1)
+  end
+  return wrk.format(kind.method, kind.path, headers, kind.body)
 end
 
 function response(status, headers, body)
@@ -50,25 +70,43 @@ function response(status, headers, body)
   if status == 429 and headers["Retry-After"] == nil and headers["retry-after"] == nil then
     missing_retry_after = missing_retry_after + 1
   end
+  if body and body:find('"jsonrpc"', 1, true) then
+    -- Flat keys ("13 ok"): wrk's thread:get copies only flat tables (nested ones crash it).
+    local id = body:match('"id"%s*:%s*(%d+)') or "none"
+    local failed = status ~= 200 or body:find('"isError"%s*:%s*true') or body:find('"error"%s*:%s*{')
+    local key = id .. (failed and " error" or " ok")
+    mcp[key] = (mcp[key] or 0) + 1
+  end
 end
 
 function done(summary, latency, requests)
   local total = {}
   local missing = 0
+  local calls = {}
   for _, thread in ipairs(threads) do
     for status, n in pairs(thread:get("statuses")) do
       total[tostring(status)] = (total[tostring(status)] or 0) + n
     end
     missing = missing + thread:get("missing_retry_after")
+    for key, n in pairs(thread:get("mcp")) do
+      local id, outcome = key:match("^(%S+) (%a+)$")
+      local sum = calls[id] or {ok = 0, error = 0}
+      sum[outcome] = sum[outcome] + n
+      calls[id] = sum
+    end
   end
   local parts = {}
   for status, n in pairs(total) do table.insert(parts, string.format('"%s": %d', status, n)) end
+  local mcp_parts = {}
+  for id, sum in pairs(calls) do
+    table.insert(mcp_parts, string.format('"%s": {"ok": %d, "error": %d}', id, sum.ok, sum.error))
+  end
   local e = summary.errors
   io.write(string.format(
-    'WRK-RESULT {"requests": %d, "statuses": {%s}, "missing_retry_after": %d, ' ..
+    'WRK-RESULT {"requests": %d, "statuses": {%s}, "missing_retry_after": %d, "mcp": {%s}, ' ..
     '"errors": {"connect": %d, "read": %d, "write": %d, "timeout": %d}, ' ..
     '"latency_ms": {"p50": %.1f, "p99": %.1f}}\n',
-    summary.requests, table.concat(parts, ", "), missing,
+    summary.requests, table.concat(parts, ", "), missing, table.concat(mcp_parts, ", "),
     e.connect, e.read, e.write, e.timeout,
     latency:percentile(50) / 1000, latency:percentile(99) / 1000))
 end

@@ -66,6 +66,16 @@ class ProposalCreateView(ApiView):
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
         data = dict(request.data)
+        # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
+        # answer can encode, and a NUL, which PostgreSQL text refuses (even in a lookup):
+        # refuse them by name before anything reads the value.
+        unstorable = [
+            ParameterError(str(name).encode("utf-8", "replace").decode().replace("\x00", "\\0"), problem)
+            for name, value in data.items()
+            if (problem := _unstorable(str(name)) or (_unstorable(value) if isinstance(value, str) else None))
+        ]
+        if unstorable:
+            raise InvalidParameters(unstorable)
         if isinstance(data.get("source_urls"), list):
             data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
         if "topic" in data:
@@ -162,6 +172,15 @@ class LookalikesView(ApiView):
                 "similar": similar,
             }
         )
+
+
+def _unstorable(text: str) -> str | None:
+    """Why `text` cannot be stored or shown, or None."""
+    if "\x00" in text:
+        return "contains a NUL character (\\0), which no value can hold"
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        return "contains a lone surrogate, which is not a character"
+    return None
 
 
 def _html(request: Request, case_id: str) -> str:

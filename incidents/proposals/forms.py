@@ -21,6 +21,13 @@ HONEYPOT = "website"
 
 
 def no_html(value: str) -> None:
+    # JSON may carry a lone surrogate (`"\ud800"`): not a character, and the HTML check
+    # below could not even encode it.
+    surrogate = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if surrogate is not None:
+        raise ValidationError(
+            f"Contains a lone surrogate (U+{ord(surrogate):04X}), which is not a character."
+        )
     if value and nh3.is_html(value):
         raise ValidationError("HTML is not accepted: write plain text (Markdown is fine).")
 

@@ -9,12 +9,25 @@ from __future__ import annotations
 from django.db.models import Max
 
 from incidents.models import Case, Term
+from incidents.proposals.models import Proposal
 
 
-def store_state() -> tuple[int, int, object]:
-    """What a hostile request must not change: the numbers of cases and terms, and the
-    newest case modification time."""
-    return Case.objects.count(), Term.objects.count(), Case.objects.aggregate(m=Max("modified"))["m"]
+def store_state() -> tuple[int, int, object, int]:
+    """What a hostile request must not change: the numbers of cases and terms, the newest
+    case modification time, and the number of proposals."""
+    return (
+        Case.objects.count(),
+        Term.objects.count(),
+        Case.objects.aggregate(m=Max("modified"))["m"],
+        Proposal.objects.count(),
+    )
+
+
+def published_state() -> tuple[int, int, object]:
+    """What a proposal, accepted or not, must not change: the published cases (their number
+    and newest modification time) and the vocabulary."""
+    published = Case.objects.published()
+    return published.count(), Term.objects.count(), published.aggregate(m=Max("modified"))["m"]
 
 
 HOSTILE_TEXT: list[tuple[str, str]] = [

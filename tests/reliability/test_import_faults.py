@@ -17,6 +17,9 @@ from tests.reliability.scratch import scratch_database, writing_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# "Thousands of cases": the import killed half-way is of this many new cases.
+IMPORT_SIZE = 2_000
+
 
 @pytest.fixture
 def database(tmp_path):
@@ -39,7 +42,7 @@ def test_an_import_killed_half_way_leaves_the_database_as_before(database, tmp_p
     migrate_and_import_fixtures(database)
     before = export(database, tmp_path / "before")
     batch = tmp_path / "batch"
-    write_cases(batch, [synthetic_case(n) for n in range(1, 1001)])
+    write_cases(batch, [synthetic_case(n) for n in range(1, IMPORT_SIZE + 1)])
 
     process = database.start("import_cases", "--vocab", str(VOCAB_FILE), str(batch))
     deadline = time.monotonic() + 300
@@ -47,6 +50,8 @@ def test_an_import_killed_half_way_leaves_the_database_as_before(database, tmp_p
         assert process.poll() is None, "the import ended before it was caught writing"
         assert time.monotonic() < deadline, "the import never started writing"
         time.sleep(0.05)
+    # Caught writing and still running: the kill lands inside the import's transaction.
+    assert process.poll() is None, "the import committed before it could be killed"
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
