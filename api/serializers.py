@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from incidents.models import Facet
+from incidents.models import VOCAB_FACETS
 from incidents.selectors import MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
@@ -274,7 +274,7 @@ class TermSerializer(serializers.Serializer):
 class TermListSerializer(serializers.Serializer):
     """The terms of one facet."""
 
-    facet = serializers.ChoiceField(choices=Facet.values, help_text="The facet.")
+    facet = serializers.ChoiceField(choices=[str(f) for f in VOCAB_FACETS], help_text="The facet.")
     terms = TermSerializer(many=True, help_text="By name.")
 
 

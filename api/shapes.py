@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from rest_framework.request import Request
 
-from incidents.models import Case, Facet, Term
+from incidents.models import VOCAB_FACETS, Case, Facet, Term
 from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
@@ -200,7 +200,7 @@ def topic_overview(overview: TopicOverview, request: Request) -> dict[str, Any]:
 
 def vocabulary(terms: list[Term], request: Request) -> dict[str, list[dict[str, Any]]]:
     """Terms grouped by facet (every facet present, possibly empty), names in order."""
-    grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in Facet}
+    grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in VOCAB_FACETS}
     families = family_slugs(terms)
     for term in terms:
         grouped[term.facet].append(term_entry(term, request, families))

@@ -20,7 +20,7 @@ from incidents.documents import case_document
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
 
-from .budget import fit_fields, fit_list
+from .budget import fit_fields, fit_list, json_size
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Accelerator,
@@ -104,6 +104,8 @@ DocumentField = Literal[
     "checks",
     "sources",
     "related",
+    "affected",
+    "references",
 ]
 CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
@@ -415,6 +417,8 @@ def vocab(
 
 def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
     """The vocabulary cut to its budget at a term boundary, facet by facet."""
+    if json_size(result) <= BUDGETS["vocab"]:
+        return result  # measured as sent: the cut's (facet, term) pairs weigh more
     pairs = [(facet, term) for facet, terms in result.terms.items() for term in terms]
     holder = VocabularyCut(pairs=pairs)
     cut = fit_list(holder, "pairs", BUDGETS["vocab"] - 200, lambda kept: {})
