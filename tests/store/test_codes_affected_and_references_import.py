@@ -3,6 +3,8 @@ and JSON path, normalised at import, stored, exported as imported, served unchan
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from incidents.documents import case_document
@@ -86,7 +88,7 @@ def test_reimporting_the_export_changes_nothing(tmp_path):
     document["symptoms"]["description"] = "Got completion from peer with error 12, vendor err 129."
     document["affected"] = [{"component": "PyTorch", "versions": ["2.10"]}]
     imported(tmp_path / "first", document)
-    exported = [dict(d) for d in iter_documents() if d["id"] == document["id"]]
+    exported: list[dict[str, Any]] = [dict(d) for d in iter_documents() if d["id"] == document["id"]]
     [path] = write_cases(tmp_path / "second", exported)
     result = import_case_files(paths=[path])
     assert result.unchanged == [document["id"]]
