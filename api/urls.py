@@ -29,6 +29,7 @@ urlpatterns = [
     path("vocab/", views.VocabularyView.as_view(), name="vocab"),
     path("vocab/<str:facet>", views.VocabularyFacetView.as_view(), name="vocab-facet"),
     path("stats", views.StatsView.as_view(), name="stats"),
+    path("lookup", views.LookupView.as_view(), name="lookup"),
     path("match", views.MatchView.as_view(), name="match"),
     path("triage", views.TriageView.as_view(), name="triage"),
     path("export", views.ExportView.as_view(), name="export"),

@@ -8,6 +8,7 @@ from .proposals.views import proposal_status, propose
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
 from .views.history import case_history_page
+from .views.references import reference_page
 
 app_name = "incidents"
 
@@ -47,6 +48,7 @@ urlpatterns = [
         name="vocab-term",
     ),
     path("stats", store_page(views.stats), name="stats"),
+    path("refs/", store_page(reference_page), name="reference"),
     path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
     path(
         "feeds/topics/<slug:slug>.atom",

@@ -6,6 +6,7 @@ from .bulk import ChangesView, ExportView
 from .cases import CaseDetailView, CaseListView, CaseSimilarView
 from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
 from .docs import SchemaView
+from .lookup import LookupView
 from .match import MatchView
 from .triage import TriageView
 
@@ -15,6 +16,7 @@ __all__ = [
     "CaseSimilarView",
     "ChangesView",
     "ExportView",
+    "LookupView",
     "MatchView",
     "SchemaView",
     "StatsView",

@@ -8,6 +8,7 @@ make goes through here; none of them builds its own queries.
 - `cases`: one case, case lists (pages, feeds, sitemap), the change feed and export;
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
 - `stats`: statistics over the published cases;
+- `references`: the cases citing an upstream record (alias or URL);
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
@@ -50,6 +51,14 @@ from .params import (
     parse_filters,
     parse_search,
 )
+from .references import (
+    NotAReference,
+    UpstreamRecord,
+    citing_cases_condition,
+    record_lookup,
+    reference_condition,
+    split_reference_tokens,
+)
 from .stats import CaseStats, case_stats
 from .version import StoreVersion, store_version
 from .vocabulary import (
@@ -65,6 +74,12 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "NotAReference",
+    "UpstreamRecord",
+    "citing_cases_condition",
+    "record_lookup",
+    "reference_condition",
+    "split_reference_tokens",
     "redirect_target",
     "resolve_case_id",
     "visible_case_row",

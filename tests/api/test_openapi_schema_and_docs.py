@@ -27,6 +27,7 @@ PATHS = {
     "/api/vocab/": {"get"},
     "/api/vocab/{facet}": {"get"},
     "/api/stats": {"get"},
+    "/api/lookup": {"get"},
     "/api/match": {"post"},
     "/api/triage": {"post"},
     "/api/export": {"get"},
