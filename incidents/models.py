@@ -94,9 +94,12 @@ class Term(models.Model):
         return f"{self.get_facet_display()}: {self.name}"
 
     def get_absolute_url(self) -> str:
-        """The term's own page: `/topics/<slug>` for topics, `/vocab/<facet>/<slug>` otherwise."""
+        """The term's own page: `/topics/<slug>` for topics, `/codes/<slug>` for error codes,
+        `/vocab/<facet>/<slug>` otherwise."""
         if self.facet == Facet.TOPIC:
             return reverse("incidents:topic-detail", args=[self.slug])
+        if self.facet == Facet.ERROR_CODE:
+            return reverse("incidents:code-detail", args=[self.slug])
         segment = self.facet.replace("_", "-")
         return reverse("incidents:vocab-term", args=[segment, self.slug])
 
@@ -262,6 +265,10 @@ class Case(models.Model):
     @property
     def components(self) -> list[Term]:
         return self.terms_of(Facet.COMPONENT)
+
+    @property
+    def error_codes(self) -> list[Term]:
+        return self.terms_of(Facet.ERROR_CODE)
 
     @property
     def workload(self) -> Term | None:

@@ -5,6 +5,7 @@ from incidents.models import Facet
 
 from . import views
 from .proposals.views import proposal_status, propose
+from .views.codes import code_detail, code_index
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
 from .views.history import case_history_page
@@ -49,6 +50,14 @@ urlpatterns = [
     ),
     path("stats", store_page(views.stats), name="stats"),
     path("refs/", store_page(reference_page), name="reference"),
+    path("codes/", store_page(code_index), name="code-index"),
+    path(
+        "codes/<str:slug>",
+        conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(
+            code_detail
+        ),
+        name="code-detail",
+    ),
     path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
     path(
         "feeds/topics/<slug:slug>.atom",

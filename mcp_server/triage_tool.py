@@ -26,9 +26,7 @@ def triage(
             description="What failed, in words or error text.",
         ),
     ] = "",
-    log: Annotated[
-        str, Field(max_length=1_000_000, description="Log lines around the failure (optional).")
-    ] = "",
+    log: Annotated[str, Field(max_length=1_000_000, description="Log lines (optional).")] = "",
     job: Annotated[Literal["training", "inference"] | None, Field(description="Kind of job.")] = None,
     framework: Annotated[
         str | None, Field(max_length=60, description="e.g. PyTorch, DeepSpeed, vLLM.")
@@ -38,12 +36,11 @@ def triage(
     limit: Annotated[int, Field(ge=3, le=5)] = 5,
 ) -> TriageResult:
     """On-call triage: the 3-5 known cases most like a failure, each with confidence
-    (search's strong/possible/weak), why (terms, log lines, context), root cause, fix,
-    checks, sources, links; known=false, "Nothing like this is known" when none is strong.
+    (strong/possible/weak), why, root cause, fix, checks, sources; known=false when none
+    is strong.
 
-    Use first when something is broken. Not for: browsing, a case in full (get_incident).
-    Example: {"symptoms": "training hangs after a node was replaced", "log": "Watchdog
-    caught collective operation timeout", "job": "training"}.
+    Use first when something is broken. Not for: a case in full (get_incident).
+    Example: {"symptoms": "training hangs after a node swap", "job": "training"}.
     Size: budget 8 KB, then fewer cases (`truncated`). Error: no symptoms and no log.
     """
     if not symptoms.strip() and not log.strip():

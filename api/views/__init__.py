@@ -5,6 +5,7 @@
 from .bulk import ChangesView, ExportView
 from .cases import CaseDetailView, CaseListView, CaseSimilarView
 from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
+from .codes import CodeDetailView, CodeListView
 from .docs import SchemaView
 from .lookup import LookupView
 from .match import MatchView
@@ -15,6 +16,8 @@ __all__ = [
     "CaseListView",
     "CaseSimilarView",
     "ChangesView",
+    "CodeDetailView",
+    "CodeListView",
     "ExportView",
     "LookupView",
     "MatchView",

@@ -9,6 +9,7 @@ make goes through here; none of them builds its own queries.
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
 - `stats`: statistics over the published cases;
 - `references`: the cases citing an upstream record (alias or URL);
+- `codes`: the error-code index, one code's cases and root causes, codes in a pasted line;
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
@@ -27,6 +28,7 @@ from .cases import (
     visible_case_ids,
     visible_case_row,
 )
+from .codes import CauseCount, CodeDetail, code_detail, codes_in_text, detail_of, error_codes, find_code
 from .facets import (
     EXCLUDE_PREFIX,
     FACETS,
@@ -74,6 +76,13 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "CauseCount",
+    "CodeDetail",
+    "code_detail",
+    "codes_in_text",
+    "detail_of",
+    "error_codes",
+    "find_code",
     "NotAReference",
     "UpstreamRecord",
     "citing_cases_condition",

@@ -28,6 +28,8 @@ PATHS = {
     "/api/vocab/{facet}": {"get"},
     "/api/stats": {"get"},
     "/api/lookup": {"get"},
+    "/api/codes/": {"get"},
+    "/api/codes/{slug}": {"get"},
     "/api/match": {"post"},
     "/api/triage": {"post"},
     "/api/export": {"get"},

@@ -13,7 +13,7 @@ CALLS = [
     ("triage", {"symptoms": SCENARIOS[0].symptoms, "log": SCENARIOS[0].log}, ["cases"]),
     ("search_incidents", {"query": "nccl timeout", "limit": 5}, ["hits"]),
     ("list_incidents", {"topic": "training", "limit": 5}, ["incidents"]),
-    ("get_topic", {"slug": "training", "latest": 3}, ["latest_cases"]),
+    ("get_topic", {"slug": "training-hang", "latest": 3}, ["latest_cases"]),
     ("similar_incidents", {"id": "IL-0430", "limit": 3}, ["similar", "related"]),
     ("match_log", {"text": SCENARIOS[1].log, "limit": 3}, ["hits"]),
     ("get_incident", {"id": "IL-0428", "fields": ["title"]}, []),

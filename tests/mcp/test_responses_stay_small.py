@@ -50,5 +50,6 @@ def test_lists_hold_summaries_not_documents(mcp):
 
 
 def test_the_whole_vocabulary_fits_the_documented_size(mcp):
-    # Six facets since organizations and accelerators became vocabularies (issue 13).
-    assert size(mcp.ok("vocab")) < 30_000
+    # Seven facets since organizations, accelerators (issue 13) and workloads became
+    # vocabularies; 30.7 KB when measured with 184 terms (the tool's budget is 32 KB).
+    assert size(mcp.ok("vocab")) < 31_500
