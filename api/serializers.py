@@ -628,3 +628,48 @@ class ErrorCodeDetailSerializer(ErrorCodeSerializer):
     root_causes = CauseCountSerializer(many=True, help_text="Most frequent first.")
     checks = CaseCheckSerializer(many=True, help_text="Each once, newest case first (at most 12).")
     cases = CaseSummarySerializer(many=True, help_text="Newest first (at most 50).")
+
+
+class AffectedRequestSerializer(serializers.Serializer):
+    """Body of `POST /api/affected` (the bare mapping is accepted too)."""
+
+    versions = serializers.DictField(
+        child=serializers.CharField(),
+        help_text='Component -> version, e.g. {"NCCL": "2.19.3", "NVIDIA driver": "535.104.05"}; '
+        "components by name, slug or synonym.",
+    )
+
+
+class AffectedRangeSerializer(serializers.Serializer):
+    """A case's `affected` item."""
+
+    component = serializers.CharField(help_text="Component term name.")
+    versions = serializers.ListField(child=serializers.CharField(), help_text="Versions listed as affected.")
+    introduced = serializers.CharField(allow_null=True, help_text="First affected version (inclusive).")
+    fixed = serializers.CharField(allow_null=True, help_text="First fixed version (exclusive).")
+    last_affected = serializers.CharField(allow_null=True, help_text="Last affected version (inclusive).")
+
+
+class AffectedMatchSerializer(serializers.Serializer):
+    """A case whose range includes a sent version (or cannot be compared with it)."""
+
+    case = CaseSummarySerializer(help_text="The case.")
+    component = serializers.CharField(help_text="Component term name.")
+    version = serializers.CharField(help_text="The version sent.")
+    range = AffectedRangeSerializer(help_text="The case's range that decided.")
+    why = serializers.CharField(help_text="Why, in words, e.g. `introduced 2.19.1 <= 2.19.3 < fixed 2.20.3`.")
+    fixed = serializers.CharField(allow_null=True, help_text="The fixed version, when known.")
+    workaround = serializers.CharField(allow_null=True, help_text="The case's first remediation step.")
+
+
+class AffectedResponseSerializer(serializers.Serializer):
+    """The cases a set of component versions falls into."""
+
+    checked = serializers.DictField(
+        child=serializers.CharField(), help_text="Component name -> version compared."
+    )
+    count = serializers.IntegerField(help_text="Matches in `affected`.")
+    affected = AffectedMatchSerializer(many=True, help_text="Ranges including a version, newest case first.")
+    unknown = AffectedMatchSerializer(
+        many=True, help_text="Ranges whose bounds have no order (e.g. `r0.3.0`): check these by hand."
+    )

@@ -30,6 +30,7 @@ urlpatterns = [
     path("vocab/<str:facet>", views.VocabularyFacetView.as_view(), name="vocab-facet"),
     path("stats", views.StatsView.as_view(), name="stats"),
     path("lookup", views.LookupView.as_view(), name="lookup"),
+    path("affected", views.AffectedView.as_view(), name="affected"),
     path("codes/", views.CodeListView.as_view(), name="code-list"),
     path("codes/<str:slug>", views.CodeDetailView.as_view(), name="code-detail"),
     path("match", views.MatchView.as_view(), name="match"),

@@ -5,6 +5,7 @@ from incidents.models import Facet
 
 from . import views
 from .proposals.views import proposal_status, propose
+from .views.affected import affected_page
 from .views.codes import code_detail, code_index
 from .views.conditional import conditional_page
 from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
@@ -51,6 +52,7 @@ urlpatterns = [
     path("stats", store_page(views.stats), name="stats"),
     path("refs/", store_page(reference_page), name="reference"),
     path("codes/", store_page(code_index), name="code-index"),
+    path("affected/", store_page(affected_page), name="affected"),
     path(
         "codes/<str:slug>",
         conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(

@@ -2,6 +2,7 @@
 `incidents.feeds`, and shape the output with `api.shapes`; no query logic here.
 """
 
+from .affected import AffectedView
 from .bulk import ChangesView, ExportView
 from .cases import CaseDetailView, CaseListView, CaseSimilarView
 from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
@@ -12,6 +13,7 @@ from .match import MatchView
 from .triage import TriageView
 
 __all__ = [
+    "AffectedView",
     "CaseDetailView",
     "CaseListView",
     "CaseSimilarView",

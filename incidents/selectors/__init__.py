@@ -9,10 +9,12 @@ make goes through here; none of them builds its own queries.
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
 - `stats`: statistics over the published cases;
 - `references`: the cases citing an upstream record (alias or URL);
+- `affected`: "am I affected?", the cases whose affected ranges include given versions;
 - `codes`: the error-code index, one code's cases and root causes, codes in a pasted line;
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
+from .affected import AffectedAnswer, AffectedMatch, affected_cases, check_versions
 from .cases import (
     case_by_id,
     case_changes,
@@ -76,6 +78,10 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "AffectedAnswer",
+    "AffectedMatch",
+    "affected_cases",
+    "check_versions",
     "CauseCount",
     "CodeDetail",
     "code_detail",

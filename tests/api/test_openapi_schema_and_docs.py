@@ -30,6 +30,7 @@ PATHS = {
     "/api/lookup": {"get"},
     "/api/codes/": {"get"},
     "/api/codes/{slug}": {"get"},
+    "/api/affected": {"post"},
     "/api/match": {"post"},
     "/api/triage": {"post"},
     "/api/export": {"get"},
