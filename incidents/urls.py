@@ -8,7 +8,7 @@ from .proposals.views import proposal_status, propose
 from .views.affected import affected_page
 from .views.codes import code_detail, code_index
 from .views.conditional import conditional_page
-from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
+from .views.feeds import AllCasesFeed, ErrorCodeFeed, SymptomFeed, TopicFeed
 from .views.history import case_history_page
 from .views.references import reference_page
 
@@ -72,5 +72,12 @@ urlpatterns = [
             SymptomFeed()
         ),
         name="feed-symptom",
+    ),
+    path(
+        "feeds/codes/<slug:slug>.atom",
+        conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(
+            ErrorCodeFeed()
+        ),
+        name="feed-code",
     ),
 ]

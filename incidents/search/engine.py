@@ -126,10 +126,10 @@ def search_cases(
     Queries (fixed whatever the number of cases): with a query 13 (one more when a word
     is close to a vocabulary word but not one: whether any case has it) - vocabulary with
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
-    their terms, 7 facet counts (none when nothing matches; one more query to order the
+    their terms, 10 facet counts (none when nothing matches; one more query to order the
     matches by date when `sort` is newest or oldest); a query that only excludes words:
     11; no query: 10. `facets=False` (callers that show no counts) leaves `facets` empty
-    and saves the 7 facet queries.
+    and saves the 10 facet queries.
     """
     counts = facet_counts if facets else _no_facet_counts
     sort = sort if sort in SORTS else "relevance"

@@ -38,6 +38,18 @@ def test_a_code_gives_its_cases_root_causes_and_checks(client):
     assert body["checks"]
 
 
+def test_error_codes_filter_case_lists_like_any_facet(client):
+    body = client.get("/api/cases/?error_code=xid-79&sort=newest").json()
+    assert [case["id"] for case in body["results"]] == ["IL-0523", "IL-0444"]
+    by_name = client.get("/api/cases/", {"error_code": "Xid 79", "sort": "newest"}).json()
+    assert [case["id"] for case in by_name["results"]] == ["IL-0523", "IL-0444"]
+    assert {"value": "xid-79", "label": "Xid 79", "count": 2} in body["facets"]["error_code"]
+    excluded = client.get("/api/cases/?exclude_error_code=xid-79").json()
+    assert excluded["count"] == client.get("/api/cases/").json()["count"] - 2
+    wrong = client.get("/api/cases/?error_code=xid-7").json()["errors"][0]
+    assert wrong["parameter"] == "error_code"
+
+
 def test_a_code_by_name_redirects_and_an_unknown_one_is_a_404(client):
     response = client.get("/api/codes/Xid%2079")
     assert (response.status_code, response["Location"]) == (301, "/api/codes/xid-79")
@@ -64,6 +76,10 @@ def test_the_pages_show_meaning_source_causes_and_cases(client):
     assert 'href="/codes/xid-79"' in index.content.decode()
     assert client.get("/codes/Xid%2079")["Location"] == "/codes/xid-79"
     assert client.get("/codes/nope").status_code == 404
+    feed = client.get("/feeds/codes/ibv-wc-retry-exc-err.atom").content.decode()
+    assert "incidentlib: cases that showed IBV_WC_RETRY_EXC_ERR" in feed
+    assert feed.count("<entry>") == 2
+    assert client.get("/feeds/codes/nope.atom").status_code == 404
 
 
 def test_a_case_page_links_its_codes_versions_and_records(client):

@@ -70,7 +70,7 @@ def test_an_unknown_organization_names_the_nearest(mcp):
     # organization term Meta (issue 13).
     assert mcp.error("list_incidents", organization="metta") == (
         "Unknown organization 'metta'. Nearest: meta (Meta). "
-        "All 23 values: call vocab with facet='organization'."
+        "All 24 values: call vocab with facet='organization'."
     )
 
 
