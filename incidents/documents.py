@@ -89,10 +89,10 @@ def case_document(case: Case) -> CaseDocument:
         "checks": list(case.checks),
         "sources": [{"title": s.title, "url": s.url} for s in case.sources.all()],
         "related": [link.target_id for link in case.related_links.all()],
-        # Stored as import normalised them (`affected.normalised_range`,
-        # `references.normalised_reference`): every key, in schema order.
-        "affected": [dict(item) for item in case.affected],
-        "references": [dict(item) for item in case.references],
+        # Stored as import normalised them; spelled out again in schema order because
+        # PostgreSQL's jsonb reorders object keys.
+        "affected": [normalised_range(item) for item in case.affected],
+        "references": [normalised_reference(item) for item in case.references],
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from ..affected import ComponentIndex
+from ..affected import ComponentIndex, normalised_range
 from ..models import Case, CaseKey
 from ..versions import RangeVerdict, parse_version, range_verdict
 
@@ -116,7 +116,7 @@ def affected_cases(resolved: dict[str, tuple[str, str]]) -> AffectedAnswer:
                 case=case,
                 component=item["component"],
                 version=version,
-                range=dict(item),
+                range=normalised_range(item),
                 verdict=verdict,
                 fixed=fixed,
                 workaround=case.remediation[0] if case.remediation else None,

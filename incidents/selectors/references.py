@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Q
 
 from ..models import Case, CaseKey
-from ..references import PARTIAL_ALIAS_RE, reference_key
+from ..references import PARTIAL_ALIAS_RE, normalised_reference, reference_key
 
 # Tokens of a search query that name an upstream record rather than words.
 _TOKEN_SPLIT = re.compile(r"\s+")
@@ -116,5 +116,5 @@ def _record_of(cases: list[Case], keys: set[str]) -> dict[str, Any] | None:
     for case in cases:
         for item in case.references:
             if {reference_key(item["url"]), item["id"] and reference_key(item["id"])} & keys:
-                return dict(item)
+                return normalised_reference(item)
     return None
