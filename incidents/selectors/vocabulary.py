@@ -168,5 +168,7 @@ def topic_exists(slug: str) -> bool:
 
 
 def sitemap_terms() -> list[Term]:
-    """Terms that at least one published case uses, for the sitemap (one query)."""
-    return sorted((t for t in vocabulary() if t.case_count), key=lambda t: (t.facet, t.slug))
+    """Terms that at least one published case uses, error codes included, for the sitemap
+    (one query)."""
+    terms = terms_with_case_counts([*VOCAB_FACETS, Facet.ERROR_CODE])
+    return sorted((t for t in terms if t.case_count), key=lambda t: (t.facet, t.slug))
