@@ -147,3 +147,17 @@ def test_the_fixture_cases_carry_the_writers_facts():
         "ENOSPC",
         "ncclSystemError",
     ]
+
+
+def test_an_error_code_definition_needs_its_source_and_patterns(tmp_path):
+    vocab = tmp_path / "vocab.json"
+    vocab.write_text(
+        '{"error_codes": [{"name": "Xid 999", "description": "A made-up code.", "vendor": "NVIDIA driver",'
+        ' "patterns": ["(a+)+\\\\1"]}]}',
+        encoding="utf-8",
+    )
+    [path] = write_cases(tmp_path / "cases", [synthetic_case(6)])
+    with pytest.raises(CaseImportError) as excinfo:
+        import_case_files(paths=[path], vocab_paths=[vocab])
+    problems = [(p.file, p.path, p.message) for p in excinfo.value.problems]
+    assert problems[0] == (str(vocab), "$.error_codes[0]", "'source_url' is a required property")
