@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from incidents.models import Facet
+from incidents.models import VOCAB_FACETS
 from incidents.selectors import MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
@@ -274,7 +274,7 @@ class TermSerializer(serializers.Serializer):
 class TermListSerializer(serializers.Serializer):
     """The terms of one facet."""
 
-    facet = serializers.ChoiceField(choices=Facet.values, help_text="The facet.")
+    facet = serializers.ChoiceField(choices=[str(f) for f in VOCAB_FACETS], help_text="The facet.")
     terms = TermSerializer(many=True, help_text="By name.")
 
 
@@ -540,3 +540,136 @@ class TriageResponseSerializer(serializers.Serializer):
         child=serializers.CharField(), help_text='E.g. "Nothing like this is known: ..."'
     )
     truncated = serializers.BooleanField(help_text="Always false here (MCP cuts to its byte budget).")
+
+
+class ReferenceSerializer(serializers.Serializer):
+    """An upstream record as a case's `references` item has it."""
+
+    kind = serializers.ChoiceField(
+        choices=["issue", "pull_request", "commit", "release", "advisory", "paper", "postmortem", "other"],
+        help_text="What the record is.",
+    )
+    id = serializers.CharField(
+        allow_null=True, help_text="Alias, e.g. `NVIDIA/nccl#1405`, `arXiv:2407.21783`."
+    )
+    url = serializers.URLField(help_text="Where the record is.")
+    state = serializers.CharField(
+        allow_null=True, help_text="`open`, `fixed`, `closed` or `unknown` as written; null if not stated."
+    )
+    fixed_in = serializers.CharField(allow_null=True, help_text="Release carrying the fix, when known.")
+
+
+class CitingCaseSerializer(CaseSummarySerializer):
+    """A case citing the record, and how: in its `references`, its `sources` or both."""
+
+    via = serializers.ListField(
+        child=serializers.ChoiceField(choices=["reference", "source"]), help_text="How the case cites it."
+    )
+
+
+class UpstreamLookupSerializer(serializers.Serializer):
+    """`GET /api/lookup`: the published cases citing one upstream record or source."""
+
+    query = serializers.CharField(help_text="The `ref` or `url` as sent.")
+    key = serializers.CharField(
+        help_text="The normalised record key compared: `owner/repo#n` in lower case, `arxiv:NNNN.NNNNN`, "
+        "or the URL without scheme, `www.`, fragment or trailing slash."
+    )
+    record = ReferenceSerializer(
+        allow_null=True, help_text="The record as a citing case describes it; null when only sources cite it."
+    )
+    count = serializers.IntegerField(help_text="Citing published cases.")
+    cases = CitingCaseSerializer(many=True, help_text="Newest first.")
+    html_url = serializers.URLField(help_text="The record's page.")
+
+
+class ErrorCodeSerializer(serializers.Serializer):
+    """An error code of the vocabulary."""
+
+    slug = serializers.CharField(help_text="The code's slug, e.g. `xid-79`.")
+    name = serializers.CharField(help_text="The code as the tool prints it, e.g. `Xid 79`.")
+    vendor = serializers.CharField(help_text="What prints it: NVIDIA driver, NCCL, CUDA runtime, ...")
+    description = serializers.CharField(help_text="What it means, one line, from the vendor documentation.")
+    source_url = serializers.URLField(help_text="The vendor documentation the meaning comes from.")
+    synonyms = serializers.ListField(child=serializers.CharField(), help_text="Other ways it is written.")
+    patterns = serializers.ListField(
+        child=serializers.CharField(), help_text="RE2 patterns (case ignored) that find it in text."
+    )
+    case_count = serializers.IntegerField(help_text="Published cases that showed it.")
+    url = serializers.URLField(help_text="This code in the API.")
+    html_url = serializers.URLField(help_text="This code's page.")
+
+
+class ErrorCodeListSerializer(serializers.Serializer):
+    """Every error code."""
+
+    results = ErrorCodeSerializer(many=True, help_text="By vendor, then name (numbers in order).")
+
+
+class CauseCountSerializer(serializers.Serializer):
+    """How often one root cause was the answer among a code's cases."""
+
+    slug = serializers.CharField(help_text="Root-cause category slug.")
+    name = serializers.CharField(help_text="Root-cause category name.")
+    count = serializers.IntegerField(help_text="Cases with this root cause.")
+    total = serializers.IntegerField(help_text="Cases of the code.")
+
+
+class CaseCheckSerializer(serializers.Serializer):
+    """A check one of the code's cases names."""
+
+    text = serializers.CharField(help_text="The check (Markdown).")
+    case_id = serializers.CharField(help_text="The case naming it.")
+
+
+class ErrorCodeDetailSerializer(ErrorCodeSerializer):
+    """An error code with its cases, root-cause breakdown and checks."""
+
+    root_causes = CauseCountSerializer(many=True, help_text="Most frequent first.")
+    checks = CaseCheckSerializer(many=True, help_text="Each once, newest case first (at most 12).")
+    cases = CaseSummarySerializer(many=True, help_text="Newest first (at most 50).")
+
+
+class AffectedRequestSerializer(serializers.Serializer):
+    """Body of `POST /api/affected` (the bare mapping is accepted too)."""
+
+    versions = serializers.DictField(
+        child=serializers.CharField(),
+        help_text='Component -> version, e.g. {"NCCL": "2.19.3", "NVIDIA driver": "535.104.05"}; '
+        "components by name, slug or synonym.",
+    )
+
+
+class AffectedRangeSerializer(serializers.Serializer):
+    """A case's `affected` item."""
+
+    component = serializers.CharField(help_text="Component term name.")
+    versions = serializers.ListField(child=serializers.CharField(), help_text="Versions listed as affected.")
+    introduced = serializers.CharField(allow_null=True, help_text="First affected version (inclusive).")
+    fixed = serializers.CharField(allow_null=True, help_text="First fixed version (exclusive).")
+    last_affected = serializers.CharField(allow_null=True, help_text="Last affected version (inclusive).")
+
+
+class AffectedMatchSerializer(serializers.Serializer):
+    """A case whose range includes a sent version (or cannot be compared with it)."""
+
+    case = CaseSummarySerializer(help_text="The case.")
+    component = serializers.CharField(help_text="Component term name.")
+    version = serializers.CharField(help_text="The version sent.")
+    range = AffectedRangeSerializer(help_text="The case's range that decided.")
+    why = serializers.CharField(help_text="Why, in words, e.g. `introduced 2.19.1 <= 2.19.3 < fixed 2.20.3`.")
+    fixed = serializers.CharField(allow_null=True, help_text="The fixed version, when known.")
+    workaround = serializers.CharField(allow_null=True, help_text="The case's first remediation step.")
+
+
+class AffectedResponseSerializer(serializers.Serializer):
+    """The cases a set of component versions falls into."""
+
+    checked = serializers.DictField(
+        child=serializers.CharField(), help_text="Component name -> version compared."
+    )
+    count = serializers.IntegerField(help_text="Matches in `affected`.")
+    affected = AffectedMatchSerializer(many=True, help_text="Ranges including a version, newest case first.")
+    unknown = AffectedMatchSerializer(
+        many=True, help_text="Ranges whose bounds have no order (e.g. `r0.3.0`): check these by hand."
+    )

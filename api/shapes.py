@@ -14,9 +14,9 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from rest_framework.request import Request
 
-from incidents.models import Case, Facet, Term
+from incidents.models import VOCAB_FACETS, Case, Facet, Term
 from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
-from incidents.selectors import CaseStats, TopicOverview
+from incidents.selectors import CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields
 
@@ -193,7 +193,7 @@ def topic_overview(overview: TopicOverview, request: Request) -> dict[str, Any]:
 
 def vocabulary(terms: list[Term], request: Request) -> dict[str, list[dict[str, Any]]]:
     """Terms grouped by facet (every facet present, possibly empty), names in order."""
-    grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in Facet}
+    grouped: dict[str, list[dict[str, Any]]] = {str(facet): [] for facet in VOCAB_FACETS}
     families = family_slugs(terms)
     for term in terms:
         grouped[term.facet].append(term_entry(term, request, families))
@@ -288,4 +288,33 @@ def change(row: dict[str, Any], request: Request) -> dict[str, Any]:
         "modified": row["modified"].isoformat().replace("+00:00", "Z"),
         "url": case_url(request, row["id"]),
         "merged_into": row["merged_into"],
+    }
+
+
+def error_code(term: Term, request: Request, *, case_count: int | None = None) -> dict[str, Any]:
+    """An error code's entry (`ErrorCodeSerializer`): no queries."""
+    return {
+        "slug": term.slug,
+        "name": term.name,
+        "vendor": term.vendor,
+        "description": term.description,
+        "source_url": term.source_url,
+        "synonyms": list(term.synonyms),
+        "patterns": list(term.patterns),
+        "case_count": term.case_count if case_count is None else case_count,
+        "url": absolute(request, reverse("api:code-detail", args=[term.slug])),
+        "html_url": absolute(request, term.get_absolute_url()),
+    }
+
+
+def error_code_detail(detail: CodeDetail, request: Request) -> dict[str, Any]:
+    """`ErrorCodeDetailSerializer`: the code, its root causes, checks and cases (no queries)."""
+    return {
+        **error_code(detail.term, request, case_count=detail.case_count),
+        "root_causes": [
+            {"slug": row.cause.slug, "name": row.cause.name, "count": row.count, "total": row.total}
+            for row in detail.root_causes
+        ],
+        "checks": [{"text": check.text, "case_id": check.case_id} for check in detail.checks],
+        "cases": [case_summary(case, request) for case in detail.cases],
     }

@@ -468,7 +468,17 @@ class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
 class TermAdminForm(forms.ModelForm):
     class Meta:
         model = Term
-        fields = ("facet", "name", "slug", "description", "synonyms", "patterns", "vendor", "family")
+        fields = (
+            "facet",
+            "name",
+            "slug",
+            "description",
+            "synonyms",
+            "patterns",
+            "vendor",
+            "family",
+            "source_url",
+        )
         field_classes = {"synonyms": LinesField, "patterns": LinesField}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

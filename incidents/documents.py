@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
+from .affected import normalised_range
 from .models import Case, Facet
+from .references import normalised_reference
 
 
 class SourceDocument(TypedDict):
@@ -38,6 +40,8 @@ class CaseDocument(TypedDict, total=False):
     checks: list[str]
     sources: list[SourceDocument]
     related: list[str]
+    affected: list[dict[str, Any]]
+    references: list[dict[str, Any]]
 
 
 def case_document(case: Case) -> CaseDocument:
@@ -70,6 +74,7 @@ def case_document(case: Case) -> CaseDocument:
         "symptoms": {
             "description": case.symptoms_description,
             "tags": [term.name for term in case.terms_of(Facet.SYMPTOM)],
+            "error_codes": [term.name for term in case.terms_of(Facet.ERROR_CODE)],
         },
         "scale_tables": [_scale_table_document(table) for table in case.scale_tables.all()],
         "root_cause": {
@@ -84,6 +89,10 @@ def case_document(case: Case) -> CaseDocument:
         "checks": list(case.checks),
         "sources": [{"title": s.title, "url": s.url} for s in case.sources.all()],
         "related": [link.target_id for link in case.related_links.all()],
+        # Stored as import normalised them; spelled out again in schema order because
+        # PostgreSQL's jsonb reorders object keys.
+        "affected": [normalised_range(item) for item in case.affected],
+        "references": [normalised_reference(item) for item in case.references],
     }
 
 
@@ -112,7 +121,9 @@ def dumps_document(document: CaseDocument | dict[str, Any], *, indent: int | Non
 
 def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
     """An incoming document spelled out the way `case_document` builds it, for comparison:
-    optional sections filled with their empty values, scale-row values in column order."""
+    optional sections filled with their empty values, scale-row values in column order,
+    `affected` and `references` items spelled out (components and error codes as written:
+    `services` resolves their spellings before comparing)."""
     facts = document.get("facts", {})
     environment = document.get("environment", {})
     root_cause = document["root_cause"]
@@ -159,6 +170,7 @@ def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
         "symptoms": {
             "description": document["symptoms"]["description"],
             "tags": list(document["symptoms"]["tags"]),
+            "error_codes": list(document["symptoms"].get("error_codes", [])),
         },
         "scale_tables": tables,
         "root_cause": {
@@ -170,4 +182,6 @@ def normalized_document(document: dict[str, Any]) -> dict[str, Any]:
         **{key: list(document.get(key, [])) for key in ("remediation", "action_items", "lessons", "checks")},
         "sources": [{"title": s.get("title"), "url": s["url"]} for s in document["sources"]],
         "related": list(document.get("related", [])),
+        "affected": [normalised_range(item) for item in document.get("affected", [])],
+        "references": [normalised_reference(item) for item in document.get("references", [])],
     }

@@ -45,8 +45,9 @@ def export_to_directory(directory: Path) -> list[Path]:
 def vocabulary_document() -> dict[str, list[dict[str, Any]]]:
     """Every stored term as a definitions file: each facet's plural key (`FILE_KEYS`, every
     key present) -> terms by name, each with name, slug, description, and synonyms and
-    patterns when it has some; accelerators with vendor and family (the family's name).
-    Two queries. `import_cases --vocab` reads it back to the same terms."""
+    patterns when it has some; accelerators with vendor and family (the family's name);
+    error codes with vendor and source_url. Two queries. `import_cases --vocab` reads it
+    back to the same terms."""
     names = dict(Term.objects.filter(facet=Facet.ACCELERATOR).values_list("id", "name"))
     document: dict[str, list[dict[str, Any]]] = {key: [] for key in FILE_KEYS}
     keys = {facet: key for key, facet in FILE_KEYS.items()}
@@ -56,6 +57,9 @@ def vocabulary_document() -> dict[str, list[dict[str, Any]]]:
             entry["vendor"] = term.vendor
             if term.family_id is not None:
                 entry["family"] = names[term.family_id]
+        if term.facet == Facet.ERROR_CODE:
+            entry["vendor"] = term.vendor
+            entry["source_url"] = term.source_url
         if term.synonyms:
             entry["synonyms"] = list(term.synonyms)
         if term.patterns and term.facet not in ALIAS_FACETS:

@@ -22,6 +22,9 @@ class Facet(models.TextChoices):
     COMPONENT = "component", "Component"
     # Training, inference or fleet-wide: at most one per case (`environment.workload`).
     WORKLOAD = "workload", "Workload"
+    # Codes and messages the failing tools print (Xid 79, ncclSystemError, IB completion
+    # status 12, ProcessGroupNCCL watchdog timeout ...): `symptoms.error_codes`.
+    ERROR_CODE = "error_code", "Error code"
     ORGANIZATION = "organization", "Organization"
     ACCELERATOR = "accelerator", "Accelerator"
 
@@ -31,6 +34,9 @@ class Facet(models.TextChoices):
 # case and on which chip say nothing about whether two failures are alike, so case
 # similarity leaves these out.
 ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
+# The facets `/vocab/`, `/api/vocab/` and the MCP `vocab` tool list. Error codes have pages
+# of their own (`/codes/`, `/api/codes/`, `explain_error`): meaning, source, root causes.
+VOCAB_FACETS: tuple[Facet, ...] = tuple(f for f in Facet if f != Facet.ERROR_CODE)
 
 
 class TermQuerySet(models.QuerySet["Term"]):
@@ -60,6 +66,8 @@ class Term(models.Model):
     synonyms = models.JSONField(default=list, blank=True)
     patterns = models.JSONField(default=list, blank=True)
     vendor = models.CharField(max_length=60, null=True, blank=True)
+    # Error codes only: the vendor documentation the one-line description is written from.
+    source_url = models.URLField(max_length=500, null=True, blank=True)
     family = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -86,9 +94,12 @@ class Term(models.Model):
         return f"{self.get_facet_display()}: {self.name}"
 
     def get_absolute_url(self) -> str:
-        """The term's own page: `/topics/<slug>` for topics, `/vocab/<facet>/<slug>` otherwise."""
+        """The term's own page: `/topics/<slug>` for topics, `/codes/<slug>` for error codes,
+        `/vocab/<facet>/<slug>` otherwise."""
         if self.facet == Facet.TOPIC:
             return reverse("incidents:topic-detail", args=[self.slug])
+        if self.facet == Facet.ERROR_CODE:
+            return reverse("incidents:code-detail", args=[self.slug])
         segment = self.facet.replace("_", "-")
         return reverse("incidents:vocab-term", args=[segment, self.slug])
 
@@ -207,6 +218,10 @@ class Case(models.Model):
     action_items = models.JSONField(default=list, blank=True)
     lessons = models.JSONField(default=list, blank=True)
     checks = models.JSONField(default=list, blank=True)
+    # OSV-style affected ranges and upstream records, stored as the document has them after
+    # import's normalisation (`references.py`); `CaseKey` rows index them for lookups.
+    affected = models.JSONField(default=list, blank=True)
+    references = models.JSONField(default=list, blank=True)
 
     terms: models.ManyToManyField[Term, CaseTerm] = models.ManyToManyField(
         Term, through="CaseTerm", related_name="cases"
@@ -250,6 +265,10 @@ class Case(models.Model):
     @property
     def components(self) -> list[Term]:
         return self.terms_of(Facet.COMPONENT)
+
+    @property
+    def error_codes(self) -> list[Term]:
+        return self.terms_of(Facet.ERROR_CODE)
 
     @property
     def workload(self) -> Term | None:
@@ -298,6 +317,28 @@ class CaseRelation(models.Model):
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["source", "target"], name="caserelation_unique_pair"),
+        ]
+
+
+class CaseKey(models.Model):
+    """A lookup key derived from a case at import (`references.case_keys`), never edited:
+    an upstream record the case cites (`owner/repo#N`, `arxiv:2407.21783` or a normalised
+    URL, from `references` and from `sources`) or a component its `affected` ranges name
+    (the component term's slug). One indexed query answers "which cases cite X" and "which
+    cases have ranges for NCCL"."""
+
+    class Kind(models.TextChoices):
+        REFERENCE = "reference"  # references[].id / url
+        SOURCE = "source"  # sources[].url
+        AFFECTED = "affected"  # affected[].component, as the term's slug
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="keys")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    key = models.CharField(max_length=500, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["case", "kind", "key"], name="casekey_unique"),
         ]
 
 

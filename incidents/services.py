@@ -15,12 +15,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import duplicates, history, store_cache, workflow
+from .affected import ComponentIndex, normalised_range
+from .codes import CodeVocabulary
 from .documents import case_document, normalized_document
 from .durations import duration_seconds
 from .locking import serialize_case_writes
 from .models import (
     ALIAS_FACETS,
     Case,
+    CaseKey,
     CaseRelation,
     CaseTerm,
     Facet,
@@ -31,6 +34,7 @@ from .models import (
     Term,
 )
 from .problems import CaseImportError, ImportProblem
+from .references import case_keys, normalised_reference
 from .search import index
 from .selectors.spelling import spelling_key
 from .validation import (
@@ -88,7 +92,7 @@ def import_case_files(
         problems.extend(validate_batch(items, definitions))
     if problems:
         raise CaseImportError(problems)
-    plan = _plan(items)
+    plan = _plan(items, Preparer.load(definitions))
     warnings = _duplicate_warnings([item for item in items if item.document["id"] in set(plan.created)])
     if strict and warnings:
         raise CaseImportError(
@@ -130,7 +134,31 @@ class _ImportPlan:
     to_write: list[LoadedDocument]
 
 
-def _plan(items: list[LoadedDocument]) -> _ImportPlan:
+@dataclass(frozen=True)
+class Preparer:
+    """Import's normalisation of a valid document before it is compared and written:
+    `symptoms.error_codes` by name plus the codes its text shows (`codes.CodeVocabulary`),
+    `affected` components by name and every range spelled out, `references` spelled out
+    with `id` filled from the URL. Export writes documents in this form, so re-importing
+    an export changes nothing."""
+
+    codes: CodeVocabulary
+    components: ComponentIndex
+
+    @classmethod
+    def load(cls, definitions: VocabularyDefinitions | None = None) -> Preparer:
+        """From the stored vocabulary and `definitions` (two queries)."""
+        return cls(CodeVocabulary.load(definitions), ComponentIndex.load(definitions))
+
+    def __call__(self, document: dict[str, Any]) -> dict[str, Any]:
+        prepared = dict(document)
+        prepared["symptoms"] = {**document["symptoms"], "error_codes": self.codes.derive(document)}
+        prepared["affected"] = [normalised_range(a, self.components) for a in document.get("affected", [])]
+        prepared["references"] = [normalised_reference(r) for r in document.get("references", [])]
+        return prepared
+
+
+def _plan(items: list[LoadedDocument], prepare: Preparer) -> _ImportPlan:
     stored = {
         case.id: dict(case_document(case))
         for case in Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document()
@@ -138,6 +166,7 @@ def _plan(items: list[LoadedDocument]) -> _ImportPlan:
     plan = _ImportPlan(created=[], updated=[], unchanged=[], to_write=[])
     for item in items:
         case_id = item.document["id"]
+        item = LoadedDocument(item.file, prepare(item.document))
         if stored.get(case_id) == normalized_document(item.document):
             plan.unchanged.append(case_id)
             continue
@@ -167,7 +196,7 @@ def write_documents(
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
     resolve = _alias_resolver(stored_terms)
-    plan = _plan(items)
+    plan = _plan(items, Preparer.load())
     for item in plan.to_write:
         _write_case(item.document, terms, resolve)
     if any(d.facet in ALIAS_FACETS for d in definitions.terms):
@@ -319,6 +348,7 @@ def _upsert_terms(definitions: VocabularyDefinitions) -> int:
                 "synonyms": list(definition.synonyms),
                 "patterns": list(definition.patterns),
                 "vendor": definition.vendor,
+                "source_url": definition.source_url,
                 "family": None,
             },
         )
@@ -335,6 +365,8 @@ def _upsert_terms(definitions: VocabularyDefinitions) -> int:
 # Organization and accelerator links come after the document's own terms; their positions
 # start here so that rewriting them never collides with a document's ordered terms.
 ALIAS_POSITION = 1000
+# Error codes (`symptoms.error_codes`) after the document's other terms, before the aliases.
+CODE_POSITION = 500
 
 Resolver = Callable[[str, str], Term]
 
@@ -439,6 +471,8 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], re
             "action_items": document.get("action_items", []),
             "lessons": document.get("lessons", []),
             "checks": document.get("checks", []),
+            "affected": document.get("affected", []),
+            "references": document.get("references", []),
         },
     )
     case.term_links.all().delete()
@@ -449,6 +483,10 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], re
             *(
                 CaseTerm(case=case, term=terms[(facet, reference)], position=position)
                 for position, (facet, reference, _path) in enumerate(term_references(document))
+            ),
+            *(
+                CaseTerm(case=case, term=terms[(Facet.ERROR_CODE, name)], position=CODE_POSITION + i)
+                for i, name in enumerate(document["symptoms"].get("error_codes", []))
             ),
             *(
                 CaseTerm(case=case, term=term, position=ALIAS_POSITION + i)
@@ -462,6 +500,18 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], re
     Source.objects.bulk_create(
         Source(case=case, position=i, title=s.get("title"), url=s["url"])
         for i, s in enumerate(document["sources"])
+    )
+    case.keys.all().delete()
+    CaseKey.objects.bulk_create(
+        [
+            *(CaseKey(case=case, kind=kind, key=key) for kind, key in case_keys(document)),
+            *(
+                CaseKey(case=case, kind=CaseKey.Kind.AFFECTED, key=slug)
+                for slug in dict.fromkeys(
+                    terms[(Facet.COMPONENT, item["component"])].slug for item in document.get("affected", [])
+                )
+            ),
+        ]
     )
     case.scale_tables.all().delete()
     for t, table_doc in enumerate(document.get("scale_tables", [])):

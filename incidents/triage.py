@@ -262,7 +262,7 @@ def triage(
     candidates: dict[str, Candidate] = {}
     log_lines: dict[int, str] = {}
     if words.strip():
-        hits = search.search_cases(query=words, limit=CANDIDATES).hits
+        hits = search.search_cases(query=words, limit=CANDIDATES, facets=False).hits
         best = max((hit.score or 0.0 for hit in hits), default=0.0) or 1.0
         for rank, hit in enumerate(hits, start=1):
             candidate = candidates.setdefault(hit.case.id, Candidate(case=hit.case))

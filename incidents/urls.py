@@ -5,9 +5,12 @@ from incidents.models import Facet
 
 from . import views
 from .proposals.views import proposal_status, propose
+from .views.affected import affected_page
+from .views.codes import code_detail, code_index
 from .views.conditional import conditional_page
-from .views.feeds import AllCasesFeed, SymptomFeed, TopicFeed
+from .views.feeds import AllCasesFeed, ErrorCodeFeed, SymptomFeed, TopicFeed
 from .views.history import case_history_page
+from .views.references import reference_page
 
 app_name = "incidents"
 
@@ -47,6 +50,16 @@ urlpatterns = [
         name="vocab-term",
     ),
     path("stats", store_page(views.stats), name="stats"),
+    path("refs/", store_page(reference_page), name="reference"),
+    path("codes/", store_page(code_index), name="code-index"),
+    path("affected/", store_page(affected_page), name="affected"),
+    path(
+        "codes/<str:slug>",
+        conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(
+            code_detail
+        ),
+        name="code-detail",
+    ),
     path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
     path(
         "feeds/topics/<slug:slug>.atom",
@@ -59,5 +72,12 @@ urlpatterns = [
             SymptomFeed()
         ),
         name="feed-symptom",
+    ),
+    path(
+        "feeds/codes/<slug:slug>.atom",
+        conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(
+            ErrorCodeFeed()
+        ),
+        name="feed-code",
     ),
 ]

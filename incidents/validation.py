@@ -3,7 +3,10 @@
 First each document against `case.schema.json`, then across documents and the database:
 duplicate ids, `related` ids that exist, scale rows that use only their table's columns,
 vocabulary terms that exist (in the database or in the definitions being imported),
-organizations and accelerators that resolve to a term through one of its spellings.
+organizations, accelerators, error codes (`symptoms.error_codes`) and `affected`
+components that resolve to a term through one of its spellings; an `affected` range with
+both `fixed` and `last_affected` (OSV: one or the other); a reference `id` naming another
+record than its GitHub or arXiv URL.
 
 Policy for an organization or accelerator no vocabulary names: an import error naming the
 file and JSON path (`$.organization`, `$.environment.accelerator`) and the nearest terms;
@@ -23,9 +26,12 @@ from typing import Any
 import jsonschema
 from django.conf import settings
 
+from .affected import ComponentIndex
+from .codes import CodeVocabulary
 from .durations import duration_seconds
 from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
+from .references import alias_of_url, reference_key
 from .selectors.spelling import spelling_key
 from .strict_json import parse_json
 from .vocabulary import VocabularyDefinitions, reference_of
@@ -150,11 +156,73 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
     existing_ids = set(Case.objects.filter(id__in=related_ids).values_list("id", flat=True))
     known_terms = _known_references(definitions)
     aliases = alias_index(definitions)
+    codes = CodeVocabulary.load(definitions)
+    components = ComponentIndex.load(definitions)
     for item in valid:
         problems.extend(_related_problems(item, set(batch_ids) | existing_ids))
         problems.extend(_scale_problems(item))
         problems.extend(_vocabulary_problems(item, known_terms, aliases))
         problems.extend(_duration_problems(item))
+        problems.extend(_code_problems(item, codes))
+        problems.extend(_affected_problems(item, components))
+        problems.extend(_reference_problems(item))
+    return problems
+
+
+def _code_problems(item: LoadedDocument, codes: CodeVocabulary) -> list[ImportProblem]:
+    problems = []
+    names = [term.name for term in codes.terms]
+    for index, spelling in enumerate(item.document["symptoms"].get("error_codes", [])):
+        if codes.resolve(spelling) is not None:
+            continue
+        message = f"unknown error code {spelling!r}"
+        close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.5)
+        if close:
+            message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
+        message += (
+            "; add it, or this spelling as a synonym of one, to the error_codes of a vocabulary "
+            "file passed with --vocab"
+        )
+        problems.append(ImportProblem(item.file, f"$.symptoms.error_codes[{index}]", message))
+    return problems
+
+
+def _affected_problems(item: LoadedDocument, components: ComponentIndex) -> list[ImportProblem]:
+    problems = []
+    for index, entry in enumerate(item.document.get("affected", [])):
+        path = f"$.affected[{index}]"
+        if components.resolve(entry["component"]) is None:
+            message = f"unknown component {entry['component']!r}"
+            close = difflib.get_close_matches(entry["component"], components.names, n=3, cutoff=0.5)
+            if close:
+                message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
+            message += "; name a component of the vocabulary (name, slug or synonym)"
+            problems.append(ImportProblem(item.file, f"{path}.component", message))
+        if entry.get("fixed") and entry.get("last_affected"):
+            problems.append(
+                ImportProblem(
+                    item.file,
+                    path,
+                    "give `fixed` (first version with the fix) or `last_affected` (when no fix "
+                    "exists), not both",
+                )
+            )
+    return problems
+
+
+def _reference_problems(item: LoadedDocument) -> list[ImportProblem]:
+    problems = []
+    for index, reference in enumerate(item.document.get("references", [])):
+        alias, implied = reference.get("id"), alias_of_url(reference["url"])
+        if alias and implied and reference_key(alias) != reference_key(implied):
+            problems.append(
+                ImportProblem(
+                    item.file,
+                    f"$.references[{index}].id",
+                    f"id {alias!r} names another record than its url ({implied!r}); fix one of them "
+                    "or leave id out (import derives it from the url)",
+                )
+            )
     return problems
 
 

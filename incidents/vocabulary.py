@@ -3,7 +3,7 @@
 A file maps each facet's plural key to a list of term definitions:
 `{"topics": [{"name", "slug", "description", "synonyms"?}], "symptom_tags": [...],
 "root_causes": [...], "components": [...], "workloads": [...], "organizations": [...],
-"accelerators": [...]}`. Every facet but topics and workloads may omit `slug` (derived
+"accelerators": [...], "error_codes": [...]}`. Every facet but topics and workloads may omit `slug` (derived
 from the name). Symptom tags, root causes and components may carry `patterns` (regular
 expressions used by log matching).
 
@@ -12,6 +12,13 @@ compared by `spelling_key`), so no spelling may belong to two terms of one of th
 An accelerator has a `vendor` and, when it is a model of a family, `family`: the name of
 another accelerator of the file that has no family itself ({"name": "A100 80GB",
 "vendor": "NVIDIA", "family": "A100", "synonyms": ["NVIDIA A100 SXM 80GB"]}).
+
+An error code (`error_codes`) has `vendor` (the software that prints it: "NVIDIA driver",
+"NCCL", "CUDA runtime", "InfiniBand verbs", "PyTorch", "Kubernetes", "Slurm") and
+`source_url`, the vendor documentation its one-line description is written from; its
+`patterns` (RE2) tag the cases whose text shows the code (`codes.py`) and pasted logs. A
+case names an error code by any spelling (name, slug or synonym, any letter case), so no
+spelling may belong to two error codes.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ FILE_KEYS: dict[str, Facet] = {
     "workloads": Facet.WORKLOAD,
     "organizations": Facet.ORGANIZATION,
     "accelerators": Facet.ACCELERATOR,
+    "error_codes": Facet.ERROR_CODE,
 }
 
 _TERM_SCHEMA = {
@@ -62,11 +70,24 @@ _ACCELERATOR_SCHEMA = {
         "family": {"type": "string", "minLength": 1, "maxLength": 120},
     },
 }
+_ERROR_CODE_SCHEMA = {
+    **_TERM_SCHEMA,
+    "required": ["name", "description", "vendor", "source_url", "patterns"],
+    "properties": {
+        **_TERM_SCHEMA["properties"],  # type: ignore[dict-item]
+        "vendor": {"type": "string", "minLength": 1, "maxLength": 60},
+        "source_url": {"type": "string", "pattern": "^https://", "maxLength": 500},
+        "patterns": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+    },
+}
 FACET_SCHEMAS: dict[Facet, dict] = {
     **{facet: _TERM_SCHEMA for facet in FILE_KEYS.values()},
     Facet.ORGANIZATION: _ORGANIZATION_SCHEMA,
     Facet.ACCELERATOR: _ACCELERATOR_SCHEMA,
+    Facet.ERROR_CODE: _ERROR_CODE_SCHEMA,
 }
+# Facets a case names by any spelling of a term, so no spelling may name two terms.
+SPELLED_FACETS: tuple[Facet, ...] = (*ALIAS_FACETS, Facet.ERROR_CODE)
 VOCABULARY_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -82,12 +103,13 @@ class TermDefinition:
     description: str
     synonyms: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
-    vendor: str | None = None  # accelerators
+    vendor: str | None = None  # accelerators; error codes: the software that prints it
     family: str | None = None  # accelerators: the family term's name
+    source_url: str | None = None  # error codes: the vendor documentation
 
     @property
     def spellings(self) -> tuple[str, ...]:
-        """Every spelling a case may use for an organization or accelerator."""
+        """Every spelling a case may use for an organization, accelerator or error code."""
         return (self.slug, self.name, *self.synonyms)
 
 
@@ -167,6 +189,7 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
                     patterns=tuple(raw.get("patterns", [])),
                     vendor=raw.get("vendor"),
                     family=raw.get("family"),
+                    source_url=raw.get("source_url"),
                 )
             )
     problems.extend(_alias_problems(data, str(path)))
@@ -175,10 +198,11 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
 
 
 def _alias_problems(data: dict, where: str) -> list[ImportProblem]:
-    """A spelling of an organization or accelerator that names two terms of its facet."""
+    """A spelling of an organization, accelerator or error code that names two terms of
+    its facet."""
     problems = []
     for key, facet in FILE_KEYS.items():
-        if facet not in ALIAS_FACETS:
+        if facet not in SPELLED_FACETS:
             continue
         owner: dict[str, tuple[str, str]] = {}
         for index, raw in enumerate(data.get(key, [])):

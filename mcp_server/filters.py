@@ -25,29 +25,25 @@ Values = str | list[str] | None
 
 # Short descriptions: they are repeated in two tools of the tool list every assistant reads
 # (each filter takes one value or a list, any of them: the tools' docstrings say so once).
-Topic = Annotated[Values, Field(description="Kind of failure, e.g. interconnect, training-hang.")]
+Topic = Annotated[Values, Field(description="e.g. interconnect.")]
 Workload = Annotated[Values, Field(description="training, inference or fleet.")]
-Scale = Annotated[
-    Values, Field(description="Accelerator-count band: under-64, 64-1023, 1024-9999, 10000-plus.")
-]
+Scale = Annotated[Values, Field(description="under-64, 64-1023, 1024-9999, 10000-plus.")]
 # Whole numbers, inclusive (the docstrings say so), checked by the parser so that a bad one
 # gets the pages' and the API's answer.
 Count = int | None
-Symptom = Annotated[Values, Field(description="Symptom tag, e.g. nccl-timeout or 'Training hang'.")]
-RootCause = Annotated[Values, Field(description="Root-cause category, e.g. hardware-fault.")]
-Component = Annotated[Values, Field(description="Component, e.g. nccl, InfiniBand.")]
-Organization = Annotated[Values, Field(description="Organization, e.g. Meta.")]
-Accelerator = Annotated[Values, Field(description="Accelerator, e.g. 'H100 80GB' or 'a100'.")]
+Symptom = Annotated[Values, Field(description="e.g. nccl-timeout.")]
+RootCause = Annotated[Values, Field(description="e.g. hardware-fault.")]
+Component = Annotated[Values, Field(description="e.g. nccl.")]
+Organization = Values
+Accelerator = Annotated[Values, Field(description="e.g. a100.")]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
 Exclude = Annotated[
     list[Annotated[str, Field(max_length=200)]] | None,
-    Field(max_length=20, description="'facet:value' items to leave out, e.g. ['workload:inference']."),
+    Field(max_length=20, description="'facet:value' to leave out."),
 ]
 # Dates as text, so a malformed one gets the same answer as on the pages and the API.
-PublishedAfter = Annotated[str | None, Field(max_length=40, description="Published on or after, YYYY-MM-DD.")]
-PublishedBefore = Annotated[
-    str | None, Field(max_length=40, description="Published on or before, YYYY-MM-DD.")
-]
+PublishedAfter = Annotated[str | None, Field(max_length=40, description="YYYY-MM-DD, inclusive.")]
+PublishedBefore = Annotated[str | None, Field(max_length=40, description="YYYY-MM-DD, inclusive.")]
 
 
 def problem_message(problem: Problem) -> str:

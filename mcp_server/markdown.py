@@ -82,6 +82,7 @@ def case_markdown(document: CaseDocument) -> str:
         "## Symptoms",
         "",
         f"Tags: {', '.join(symptoms['tags']) or 'none'}",
+        *([f"Error codes: {', '.join(codes)}"] if (codes := symptoms.get("error_codes")) else []),
         "",
         symptoms["description"],
         "",
@@ -112,7 +113,29 @@ def case_markdown(document: CaseDocument) -> str:
     lines += _section("Sources", "\n".join(sources))
     if document["related"]:
         lines += _section("Related cases", _items([f"incident://{i}" for i in document["related"]]))
+    if document.get("affected"):
+        lines += _section("Affected versions", _items([_range_text(a) for a in document["affected"]]))
+    if document.get("references"):
+        lines += _section("Upstream references", _items([_reference_text(r) for r in document["references"]]))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _range_text(item: dict) -> str:
+    """ "NCCL: 2.19.1, 2.19.3; introduced 2.19.1; fixed 2.20.3" """
+    parts = [", ".join(item["versions"])] if item["versions"] else []
+    parts += [
+        f"{key.replace('_', ' ')} {item[key]}"
+        for key in ("introduced", "fixed", "last_affected")
+        if item[key]
+    ]
+    return f"{item['component']}: {'; '.join(parts) or 'versions not stated'}"
+
+
+def _reference_text(item: dict) -> str:
+    """ "issue NVIDIA/nccl#1116 (closed, fixed in 2.20.3): <url>" """
+    state = ", ".join(filter(None, [item["state"], item["fixed_in"] and f"fixed in {item['fixed_in']}"]))
+    label = item["id"] or item["url"]
+    return f"{item['kind'].replace('_', ' ')} [{label}]({item['url']})" + (f" ({state})" if state else "")
 
 
 def topic_markdown(overview: TopicOverview) -> str:

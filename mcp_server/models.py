@@ -82,7 +82,7 @@ class IncidentList(BaseModel):
 class TermCount(BaseModel):
     slug: str
     name: str
-    count: int = Field(description="Published cases in the topic that carry this term.")
+    count: int  # published cases in the topic that carry this term
 
 
 class TopicOverview(BaseModel):
@@ -271,5 +271,26 @@ class TriageResult(BaseModel):
     cases: list[TriageCase]
     log_lines: list[LogLine]
     lines_scanned: int
+    notes: list[str]
+    truncated: bool = False
+
+
+class CodeExplanation(BaseModel):
+    """One error code: meaning, source, what its cases turned out to be."""
+
+    slug: str
+    name: str
+    vendor: str
+    meaning: str
+    source_url: str
+    case_count: int
+    root_causes: list[str]
+    checks: list[str]
+    cases: list[CaseRef]
+    html_url: str
+
+
+class ErrorExplanation(BaseModel):
+    codes: list[CodeExplanation]
     notes: list[str]
     truncated: bool = False

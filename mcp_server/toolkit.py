@@ -18,6 +18,7 @@ import functools
 import inspect
 import json
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -60,8 +61,27 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
             for conn in connections.all(initialized_only=True):
                 if not conn.in_atomic_block:
                     conn.close()
+                    _release_in_memory(conn)
 
     return wrapper
+
+
+def _release_in_memory(conn: Any) -> None:
+    """Close a worker thread's own connection to an in-memory SQLite database (the tests').
+
+    Django ignores `close()` there (the last connection would take the database with it), so
+    the connection would live until the garbage collector frees it, at any moment in another
+    thread, possibly inside a SQLite callback of a query holding the shared-cache lock that
+    freeing it needs: a deadlock. The main thread's connection keeps the database alive.
+    """
+    if (
+        conn.vendor == "sqlite"
+        and conn.is_in_memory_db()
+        and conn.connection is not None
+        and threading.current_thread() is not threading.main_thread()
+    ):
+        conn.connection.close()
+        conn.connection = None
 
 
 def resource_reader(fn: Callable[..., Any]) -> Callable[..., Any]:

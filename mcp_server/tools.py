@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -20,7 +21,7 @@ from incidents.documents import case_document
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
 
-from .budget import fit_fields, fit_list
+from .budget import fit_fields, fit_list, json_size
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Accelerator,
@@ -43,6 +44,8 @@ from .links import case_links
 from .lookup import find_case_id
 from .models import (
     CaseRef,
+    CodeExplanation,
+    ErrorExplanation,
     FacetName,
     IncidentDocument,
     IncidentList,
@@ -82,6 +85,7 @@ BUDGETS = {
     "similar_incidents": 16_000,
     "match_log": 16_000,
     "triage": TRIAGE_BUDGET,
+    "explain_error": 8_000,
 }
 
 DocumentField = Literal[
@@ -105,13 +109,15 @@ DocumentField = Literal[
     "checks",
     "sources",
     "related",
+    "affected",
+    "references",
 ]
 CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
     str | None,
-    Field(max_length=200, description="next_cursor of the previous call, same arguments."),
+    Field(max_length=200, description="From the previous call, same arguments."),
 ]
-WithFacets = Annotated[bool, Field(description="Also the top values of each facet (adds 2-4 KB).")]
+WithFacets = Annotated[bool, Field(description="Top values of each facet (2-4 KB).")]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -167,10 +173,10 @@ def search_incidents(
 ) -> SearchResult:
     """Search cases by words or error text: ranked hits, snippet, matched_terms.
 
-    Use for "have we seen this?" in words, with filters (AND; values: vocab; min_/max_:
-    inclusive). Not for:
-    causes and fixes at once (triage), logs (match_log). Example: {"query": "allreduce
-    hangs after adding nodes", "symptom": "nccl-timeout"}.
+    Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1405), with
+    filters (AND; values: vocab; bounds inclusive). Not for: causes and fixes at once
+    (triage), logs (match_log). Example: {"query": "allreduce hangs", "symptom":
+    "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     filters = build_filters(
@@ -301,13 +307,12 @@ def get_incident(
         list[DocumentField] | None,
         Field(
             min_length=1,
-            description="Only these top-level fields (id and the links always), e.g. "
-            "['summary', 'root_cause', 'remediation'] to save context.",
+            description="Only these top-level fields (id and links always).",
         ),
     ] = None,
 ) -> IncidentDocument:
-    """Read one case: its document (case.schema.json, as GET /api/cases/{id}) or the
-    fields asked for, plus url and html_url. TTD/TTR are ISO 8601 durations.
+    """One case: its document (as GET /api/cases/{id}) or the fields asked for, plus url
+    and html_url. TTD/TTR are ISO 8601 durations.
 
     Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
     "fields": ["root_cause", "remediation", "checks"]}.
@@ -344,8 +349,7 @@ def get_topic(
     ],
     latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
 ) -> TopicOverview:
-    """A topic: description, case count, top symptoms, root causes and components,
-    latest cases.
+    """A topic: description, count, top symptoms, causes, components, latest cases.
 
     Use to orient in an area. Not for: a specific failure (triage). Example:
     {"slug": "interconnect", "latest": 3}.
@@ -400,8 +404,7 @@ def vocab(
         Field(description="One facet, or leave out for all."),
     ] = None,
 ) -> Vocabulary:
-    """The filter values: each facet's terms with slug, name, description, synonyms,
-    case count.
+    """Each facet's terms: slug, name, description, synonyms, case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
     Size: 31 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
@@ -429,6 +432,8 @@ def vocab(
 
 def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
     """The vocabulary cut to its budget at a term boundary, facet by facet."""
+    if json_size(result) <= BUDGETS["vocab"]:
+        return result  # measured as sent: the cut's (facet, term) pairs weigh more
     pairs = [(facet, term) for facet, terms in result.terms.items() for term in terms]
     holder = VocabularyCut(pairs=pairs)
     cut = fit_list(holder, "pairs", BUDGETS["vocab"] - 200, lambda kept: {})
@@ -449,11 +454,10 @@ def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, closest first, with why (shared terms, score parts);
-    hand-linked related cases apart.
+    """Cases similar to one case, closest first, with why; hand-linked cases apart.
 
-    Use once a case fits, to see related failures. Not for: finding the first case
-    (triage). Example: {"id": "IL-0442", "limit": 3}.
+    Use once a case fits. Not for: finding the first case (triage).
+    Example: {"id": "IL-0442", "limit": 3}.
     Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`, notes).
     """
     case = _case_or_error(id)
@@ -495,9 +499,9 @@ def match_log(
 ) -> LogMatchResult:
     """Rank cases by the failure signatures in pasted log text.
 
-    Use for a log alone. Not for: causes and fixes at once (triage takes logs too).
+    Use for a log alone. Not for: causes and fixes at once (triage).
     Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
-    `lines`: each matched line once; hits give line numbers and signatures.
+    `lines`: each matched line once.
     Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
     """
     hits = search.match_log(text, limit=limit)
@@ -535,6 +539,46 @@ def match_log(
     )
 
 
+CODES_EXPLAINED = 3
+CODE_CASES = 5
+CODE_CHECKS = 5
+
+
+def explain_error(
+    text: Annotated[str, Field(min_length=1, max_length=20_000, description="An error line or code.")],
+) -> ErrorExplanation:
+    """An error code's meaning (vendor docs) and its cases' root causes, checks, cases.
+
+    Use when a line names a code (Xid, NCCL, CUDA, IB). Not for: logs (match_log).
+    Example: {"text": "Xid 79"}.
+    Size: 1-3 KB a code, 3 at most; budget 8 KB.
+    """
+    found = selectors.codes_in_text(text)
+    notes = [] if found else ["No known error code in the text; try match_log or search_incidents."]
+    if len(found) > CODES_EXPLAINED:
+        notes.append(f"{len(found)} codes found; the first {CODES_EXPLAINED} are explained.")
+    codes = []
+    for term in found[:CODES_EXPLAINED]:
+        detail = selectors.detail_of(term, limit=CODE_CASES, checks_limit=CODE_CHECKS)
+        codes.append(
+            CodeExplanation(
+                slug=term.slug,
+                name=term.name,
+                vendor=term.vendor or "",
+                meaning=term.description,
+                source_url=term.source_url or "",
+                case_count=detail.case_count,
+                root_causes=[f"{row.cause.name}: {row.count} of {row.total}" for row in detail.root_causes],
+                checks=[check.text for check in detail.checks],
+                cases=[CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in detail.cases],
+                html_url=settings.SITE_URL + term.get_absolute_url(),
+            )
+        )
+    return fit_list(
+        ErrorExplanation(codes=codes, notes=notes), "codes", BUDGETS["explain_error"], lambda kept: {}
+    )
+
+
 TOOLS = tuple(
     ToolSpec(fn=fn, title=title, budget=BUDGETS[fn.__name__])
     for fn, title in (
@@ -543,8 +587,9 @@ TOOLS = tuple(
         (get_incident, "Get an incident"),
         (list_incidents, "List incidents"),
         (get_topic, "Get a topic"),
-        (vocab, "Vocabulary of filter values"),
+        (vocab, "Filter values"),
         (similar_incidents, "Similar incidents"),
-        (match_log, "Match a log against incidents"),
+        (match_log, "Match a log"),
+        (explain_error, "Explain an error code"),
     )
 )

@@ -27,9 +27,7 @@ def triage(
             description="What failed, in words or error text.",
         ),
     ] = "",
-    log: Annotated[
-        str, Field(max_length=1_000_000, description="Log lines around the failure (optional).")
-    ] = "",
+    log: Annotated[str, Field(max_length=1_000_000, description="Log lines (optional).")] = "",
     job: Annotated[Literal["training", "inference"] | None, Field(description="Kind of job.")] = None,
     framework: Annotated[
         str | None, Field(max_length=60, description="e.g. PyTorch, DeepSpeed, vLLM.")
@@ -40,13 +38,12 @@ def triage(
 ) -> TriageResult:
     """On-call triage: the 3-5 known cases most like a failure, each with confidence
     (strong/possible/weak), why (terms, log lines, context), root cause, fix, checks,
-    sources, links; known=false, "Nothing like this is known" when none is strong.
+    sources; known=false when none is strong.
 
-    Use first when something is broken. Not for: browsing, a case in full (get_incident).
-    Example: {"symptoms": "training hangs after a node was replaced", "log": "Watchdog
-    caught collective operation timeout", "job": "training"}.
-    Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Needs symptoms
-    or log.
+    Use first when something is broken. Not for: a case in full (get_incident).
+    Example: {"symptoms": "training hangs after a node swap", "job": "training"}.
+    Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Error: no
+    symptoms and no log.
     """
     if not symptoms.strip() and not log.strip():
         raise ToolError("Give symptoms (what failed, the error text) or log lines, or both.")

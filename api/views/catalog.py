@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents import selectors
-from incidents.models import Facet
+from incidents.models import VOCAB_FACETS, Facet
 
 from .. import schema, shapes
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
@@ -162,7 +162,7 @@ class VocabularyFacetView(ApiView):
                 "facet",
                 OpenApiTypes.STR,
                 OpenApiParameter.PATH,
-                enum=[str(f) for f in Facet],
+                enum=[str(f) for f in VOCAB_FACETS],
                 description="The facet.",
             ),
             *schema.CONDITIONAL_HEADERS,
@@ -175,8 +175,9 @@ class VocabularyFacetView(ApiView):
     )
     def get(self, request: Request, facet: str) -> Response:
         reject_all(request.query_params)
-        if facet not in Facet.values:
-            raise Http404(f"No facet {facet!r}; facets: {', '.join(Facet.values)}.")
+        if facet not in VOCAB_FACETS:
+            names = ", ".join(VOCAB_FACETS)
+            raise Http404(f"No facet {facet!r}; facets: {names} (error codes: /api/codes/).")
         return self.answer(request, facet=facet)
 
     @conditional_on_store()

@@ -17,14 +17,16 @@ the facet counts count them; weak hits follow them on the list as partial matche
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from django.db.models.expressions import RawSQL
 
 from incidents import store_cache
-from incidents.models import Case, Facet
+from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors import CaseFilters, filter_cases
+from incidents.selectors.references import citing_cases_condition, split_reference_tokens
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend, render_snippet
@@ -117,15 +119,17 @@ def search_cases(
     accelerator), a "did you mean" `suggestion` and notes (query cut short, only stop
     words, nothing matched well). Any string is accepted: nothing raises on odd input. A
     blank query is the browse view: `relevance` means newest first, scores and labels are
-    None.
+    None. Tokens naming an upstream record (`NVIDIA/nccl#1405`, `nccl#1405`, `arXiv:...`,
+    a URL) are reference lookups: only the cases citing one of them (in `references` or
+    `sources`) are searched, the rest of the query ranks them, and a note says so.
 
     Queries (fixed whatever the number of cases): with a query 13 (one more when a word
     is close to a vocabulary word but not one: whether any case has it) - vocabulary with
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
-    their terms, 7 facet counts (none when nothing matches; one more query to order the
+    their terms, 10 facet counts (none when nothing matches; one more query to order the
     matches by date when `sort` is newest or oldest); a query that only excludes words:
     11; no query: 10. `facets=False` (callers that show no counts) leaves `facets` empty
-    and saves the 7 facet queries.
+    and saves the 10 facet queries.
     """
     counts = facet_counts if facets else _no_facet_counts
     sort = sort if sort in SORTS else "relevance"
@@ -133,6 +137,27 @@ def search_cases(
     offset, limit = min(max(0, int(offset)), MAX_OFFSET), max(1, min(int(limit), MAX_LIMIT))
     published = Case.objects.published()
     filtered = filter_cases(published, filters)
+    references, rest = split_reference_tokens(query or "")
+    if references:
+        # `NVIDIA/nccl#1405`, `nccl#1405`, an arXiv id or a URL: the cases citing that record
+        # (a subquery, no extra query), the rest of the query ranked among them.
+        filtered = filtered.filter(citing_cases_condition(references))
+        note = f"Cases citing {', '.join(references)} (references and sources)."
+        results = _search(
+            query=rest, filtered=filtered, sort=sort, offset=offset, limit=limit, counts=counts, whole=False
+        )
+        return dataclasses.replace(results, notes=[note, *results.notes])
+    whole = _unfiltered(filters)
+    return _search(
+        query=query, filtered=filtered, sort=sort, offset=offset, limit=limit, counts=counts, whole=whole
+    )
+
+
+def _search(
+    *, query: str, filtered: CaseQuerySet, sort: str, offset: int, limit: int, counts: Any, whole: bool
+) -> SearchResults:
+    """`search_cases` once the filters (and reference tokens) have made `filtered`;
+    `whole` when that is every published case."""
     if not (query or "").strip():
         return _browse(filtered, sort=sort, offset=offset, limit=limit, browsing=True, counts=counts)
 
@@ -172,7 +197,7 @@ def search_cases(
     if vector is not None:
         # Unfiltered, every search reads the same N vectors: kept in this process per store
         # generation instead of read and decoded again (about 8 MB at 10,000 cases).
-        every = not parsed.excluded and _unfiltered(filters)
+        every = not parsed.excluded and whole
         vectors = store_cache.local("vectors", load_vectors) if every else load_vectors(allowed)
         semantic = vectors.case_scores(vector)
     ranked = fuse(rows, semantic)

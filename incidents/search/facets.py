@@ -15,8 +15,8 @@ from .results import FacetCount
 
 
 def facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
-    """Counts per facet value for `cases`: one query per facet of the registry (9: six term
-    facets, year, scale), whatever the data size. An accelerator family counts the cases of
+    """Counts per facet value for `cases`: one query per facet of the registry (10: eight
+    term facets, year, scale), whatever the data size. An accelerator family counts the cases of
     all its models; scale bands come in band order, only those with cases."""
     ids = cases.order_by().values("id")
     result: dict[str, list[FacetCount]] = {}

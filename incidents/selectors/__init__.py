@@ -9,9 +9,13 @@ make goes through here; none of them builds its own queries.
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
 - `summaries`: the one summary shape of a case in a list (API and MCP);
 - `stats`: statistics over the published cases;
+- `references`: the cases citing an upstream record (alias or URL);
+- `affected`: "am I affected?", the cases whose affected ranges include given versions;
+- `codes`: the error-code index, one code's cases and root causes, codes in a pasted line;
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
+from .affected import AffectedAnswer, AffectedMatch, affected_cases, check_versions
 from .cases import (
     case_by_id,
     case_changes,
@@ -27,6 +31,7 @@ from .cases import (
     visible_case_ids,
     visible_case_row,
 )
+from .codes import CauseCount, CodeDetail, code_detail, codes_in_text, detail_of, error_codes, find_code
 from .facets import (
     EXCLUDE_PREFIX,
     FACETS,
@@ -51,6 +56,14 @@ from .params import (
     parse_filters,
     parse_search,
 )
+from .references import (
+    NotAReference,
+    UpstreamRecord,
+    citing_cases_condition,
+    record_lookup,
+    reference_condition,
+    split_reference_tokens,
+)
 from .stats import CaseStats, case_stats
 from .version import StoreVersion, store_version
 from .vocabulary import (
@@ -66,6 +79,23 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "AffectedAnswer",
+    "AffectedMatch",
+    "affected_cases",
+    "check_versions",
+    "CauseCount",
+    "CodeDetail",
+    "code_detail",
+    "codes_in_text",
+    "detail_of",
+    "error_codes",
+    "find_code",
+    "NotAReference",
+    "UpstreamRecord",
+    "citing_cases_condition",
+    "record_lookup",
+    "reference_condition",
+    "split_reference_tokens",
     "redirect_target",
     "resolve_case_id",
     "visible_case_row",

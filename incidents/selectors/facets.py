@@ -92,6 +92,8 @@ FACETS: tuple[FacetSpec, ...] = (
         "band",
         "a band of accelerator count: under-64, 64-1023, 1024-9999 or 10000-plus",
     ),
+    # Its pages are /codes/<slug>, not the vocabulary's (no segment).
+    FacetSpec("error_code", "Error code", "term", "an error code's slug, name or synonym (see /codes/)"),
 )
 FACETS_BY_NAME: dict[str, FacetSpec] = {spec.name: spec for spec in FACETS}
 FILTER_FACETS: tuple[str, ...] = tuple(spec.name for spec in FACETS)

@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet
 
 from .. import store_cache
-from ..models import Case, Facet, Term
+from ..models import VOCAB_FACETS, Case, Facet, Term
 from .cases import cases_with_term
 from .facets import TERM_FACETS
 
 
 def vocabulary(facet: Facet | str | None = None) -> list[Term]:
     """Terms with `case_count` (published cases), ordered by facet and name: one query for
-    every facet or one facet."""
-    return terms_with_case_counts([facet] if facet else list(Facet))
+    every facet of `VOCAB_FACETS` or one facet."""
+    return terms_with_case_counts([facet] if facet else VOCAB_FACETS)
 
 
 def terms_with_case_counts(facets: Iterable[str]) -> list[Term]:
@@ -168,5 +168,7 @@ def topic_exists(slug: str) -> bool:
 
 
 def sitemap_terms() -> list[Term]:
-    """Terms that at least one published case uses, for the sitemap (one query)."""
-    return sorted((t for t in vocabulary() if t.case_count), key=lambda t: (t.facet, t.slug))
+    """Terms that at least one published case uses, error codes included, for the sitemap
+    (one query)."""
+    terms = terms_with_case_counts([*VOCAB_FACETS, Facet.ERROR_CODE])
+    return sorted((t for t in terms if t.case_count), key=lambda t: (t.facet, t.slug))

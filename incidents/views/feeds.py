@@ -106,3 +106,15 @@ class SymptomFeed(TermFeed):
 
     def feed_url(self, obj: Term) -> str:
         return reverse("incidents:feed-symptom", args=[obj.slug])
+
+
+class ErrorCodeFeed(TermFeed):
+    """`/feeds/codes/<slug>.atom`: newest cases that showed one error code."""
+
+    facet = Facet.ERROR_CODE
+
+    def title(self, obj: Term) -> str:
+        return f"incidentlib: cases that showed {obj.name}"
+
+    def feed_url(self, obj: Term) -> str:
+        return reverse("incidents:feed-code", args=[obj.slug])

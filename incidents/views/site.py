@@ -40,6 +40,7 @@ class PagesSitemap(Sitemap):
             "incidents:topic-list",
             "incidents:vocab-index",
             "incidents:stats",
+            "incidents:code-index",
         ]
 
     def location(self, item: str) -> str:

@@ -21,6 +21,9 @@ FACET_TITLES: dict[str, str] = {
     Facet.ORGANIZATION: "Organizations",
     Facet.ACCELERATOR: "Accelerators",
 }
+# Headings of the terms a term's cases also carry (error codes too, though /vocab/ lists
+# them not: they have /codes/).
+CO_OCCURRING_TITLES: dict[str, str] = {**FACET_TITLES, Facet.ERROR_CODE: "Error codes"}
 CASES_SHOWN = 20
 
 
@@ -74,7 +77,7 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
         return not_found_page(request, what=f"No {facet.replace('-', ' ')} {slug}", text=slug)
     filter_url = detail.term.get_filter_url()
     co_occurring = [
-        (FACET_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])
+        (CO_OCCURRING_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])
         for f, pairs in detail.co_occurring.items()
         if pairs
     ]

@@ -134,7 +134,7 @@ def test_a_page_past_the_last_is_a_404(client):
         (
             "/api/vocab/colour",
             "No facet 'colour'; facets: topic, symptom, root_cause, component, workload, organization, "
-            "accelerator.",
+            "accelerator (error codes: /api/codes/).",
         ),
         ("/api/nothing-here", "No resource at /api/nothing-here"),
     ],

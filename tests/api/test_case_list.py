@@ -51,6 +51,7 @@ def test_it_lists_every_published_case_newest_first_with_facets(client):
         "accelerator",
         "workload",
         "scale",
+        "error_code",
     }
 
 

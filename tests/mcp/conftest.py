@@ -43,6 +43,7 @@ TOOL_ORDER = (
     "vocab",
     "similar_incidents",
     "match_log",
+    "explain_error",
 )
 TOOL_NAMES = set(TOOL_ORDER)
 

@@ -113,11 +113,11 @@ def test_the_api_refuses_a_body_without_symptoms_or_log(db, client):
 def test_the_api_answer_costs_a_fixed_number_of_queries(db, client, django_assert_num_queries):
     scenario = SCENARIOS[0]
     body = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
-    # 6 for the rate limit (database cache), 15 for the word search (its 9 facet counts and
-    # stored embeddings included; no "did you mean" check, since "hangs" is a vocabulary word
-    # now, in the topic "Training hangs"), 7 for the log match, 1 for the accelerator
-    # vocabulary (the context names one), 2 for the candidates' sources.
-    with django_assert_num_queries(31):
+    # 6 for the rate limit (database cache), 6 for the word search (stored embeddings
+    # included, no facet counts: triage shows none; no "did you mean" check, since "hangs" is
+    # a vocabulary word now, in the topic "Training hangs"), 7 for the log match, 1 for the
+    # accelerator vocabulary (the context names one), 2 for the candidates' sources.
+    with django_assert_num_queries(22):
         response = client.post("/api/triage", body, content_type="application/json")
     assert response.status_code == 200
 

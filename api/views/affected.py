@@ -1,0 +1,94 @@
+"""`POST /api/affected`: component versions in, the cases whose affected ranges hold them out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from incidents import selectors
+from incidents.selectors.affected import AffectedMatch
+
+from .. import schema, shapes
+from ..errors import InvalidParameters, ParameterError
+from ..http import ApiView
+from ..params import reject_all
+from ..parsers import JSONBodyParser
+from ..serializers import AffectedRequestSerializer, AffectedResponseSerializer
+
+RULE = (
+    "Versions are compared with the `packaging` library (PEP 440) after dropping a leading `v`: "
+    "NCCL 2.19.3, driver 535.104.05 (number by number), CUDA 12.4, PyTorch 2.1.0+cu121. A range "
+    "includes a version listed in `versions`, or one at or after `introduced`, before `fixed` and "
+    "at or before `last_affected`. A bound with no order (`r0.3.0`) puts the range in `unknown`."
+)
+
+
+def match_entry(match: AffectedMatch, request: Request) -> dict[str, Any]:
+    """`AffectedMatchSerializer` (no queries)."""
+    return {
+        "case": shapes.case_summary(match.case, request),
+        "component": match.component,
+        "version": match.version,
+        "range": match.range,
+        "why": match.verdict.why,
+        "fixed": match.fixed,
+        "workaround": match.workaround,
+    }
+
+
+class AffectedView(ApiView):
+    """`POST /api/affected`: `selectors.check_versions` then `selectors.affected_cases`
+    (`AffectedResponseSerializer`). 400 naming each unknown component (with the nearest
+    names) and each version with no order; 400 for a body that is not a JSON object of
+    strings."""
+
+    parser_classes = [JSONBodyParser]
+
+    @extend_schema(
+        operation_id="affected_create",
+        summary="Am I affected?",
+        description='Send the versions you run, as `{"versions": {component: version}}` or the bare '
+        "mapping; get the published cases whose `affected` ranges include them, with the fixed "
+        "version and the case's workaround. " + RULE + " Read-only (POST for the body).",
+        request=AffectedRequestSerializer,
+        responses={
+            200: OpenApiResponse(AffectedResponseSerializer, "The cases, newest first."),
+            **schema.error_responses(
+                bad_request="A body that is not an object of component -> version strings, an unknown "
+                "component (named, with the nearest ones) or a version with no order."
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "A training node",
+                request_only=True,
+                value={"versions": {"NCCL": "2.19.3", "NVIDIA driver": "535.104.05", "PyTorch": "2.1.0"}},
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        data = request.data
+        if isinstance(data, dict) and set(data) == {"versions"} and isinstance(data["versions"], dict):
+            data = data["versions"]
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise InvalidParameters(
+                [ParameterError("versions", "send a JSON object of component -> version strings")]
+            )
+        resolved, problems = selectors.check_versions(data)
+        if problems:
+            raise InvalidParameters(
+                [ParameterError(p.component, p.detail, p.value, list(p.suggestions)) for p in problems]
+            )
+        answer = selectors.affected_cases(resolved)
+        return Response(
+            {
+                "checked": answer.checked,
+                "count": len(answer.affected),
+                "affected": [match_entry(m, request) for m in answer.affected],
+                "unknown": [match_entry(m, request) for m in answer.unknown],
+            }
+        )

@@ -1,0 +1,98 @@
+"""Error codes on cases: the codes a case states and the codes its text shows.
+
+An error code is a vocabulary term of the facet `error_code` (`fixtures/vocab.json`,
+`error_codes`): Xid 79, ncclSystemError, IB completion status 12, ProcessGroupNCCL watchdog
+timeout ... with RE2 `patterns`. At import a case's `symptoms.error_codes` is normalised
+by `CodeVocabulary.derive`: the codes it states (any spelling, written back as the term's
+name, in the document's order), then the codes whose patterns match its title, summary,
+symptoms or detection (in `natural_key` order of vendor and name). Re-importing an export
+therefore changes nothing. The same patterns tag pasted text (`CodeVocabulary.find`), so a
+case and a log line are tagged alike.
+
+Patterns are matched ignoring case, with RE2 (linear time; `search.patterns`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .models import Facet, Term
+from .search.patterns import compile_pattern, pattern_problem
+from .selectors.spelling import spelling_key
+from .vocabulary import VocabularyDefinitions
+
+# The parts of a case whose text shows what the failure printed (not root cause or checks:
+# "grep for Xid 79" in a checklist does not mean the case showed it).
+SCANNED_TEXT = ("title", "summary", "symptoms.description", "detection")
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """Sort key reading digit runs as numbers: Xid 13 before Xid 119."""
+    return tuple(int(part) if part.isdigit() else part.lower() for part in _DIGITS.split(text))
+
+
+@dataclass(frozen=True)
+class CodeTerm:
+    name: str
+    slug: str
+    vendor: str
+    spellings: tuple[str, ...]
+    patterns: tuple[str, ...]
+
+
+class CodeVocabulary:
+    """The error-code terms with their spellings and compiled patterns."""
+
+    def __init__(self, terms: Iterable[CodeTerm]):
+        self.terms = sorted(terms, key=lambda t: (natural_key(t.vendor), natural_key(t.name)))
+        self._by_spelling = {spelling_key(s): t.name for t in self.terms for s in t.spellings}
+        self._compiled = [
+            (term.name, [compile_pattern(p) for p in term.patterns if pattern_problem(p) is None])
+            for term in self.terms
+        ]
+
+    @classmethod
+    def load(cls, definitions: VocabularyDefinitions | None = None) -> CodeVocabulary:
+        """The stored error codes (one query), overridden by `definitions` of the same slug."""
+        terms = {
+            slug: CodeTerm(name, slug, vendor or "", (slug, name, *synonyms), tuple(patterns))
+            for name, slug, vendor, synonyms, patterns in Term.objects.filter(
+                facet=Facet.ERROR_CODE
+            ).values_list("name", "slug", "vendor", "synonyms", "patterns")
+        }
+        for d in (definitions or VocabularyDefinitions()).terms:
+            if d.facet == Facet.ERROR_CODE:
+                terms[d.slug] = CodeTerm(d.name, d.slug, d.vendor or "", d.spellings, d.patterns)
+        return cls(terms.values())
+
+    def resolve(self, spelling: str) -> str | None:
+        """The name of the error code `spelling` names (name, slug or synonym, any case)."""
+        return self._by_spelling.get(spelling_key(spelling))
+
+    def find(self, text: str) -> list[str]:
+        """Names of the codes whose patterns match somewhere in `text`, in vocabulary order."""
+        return [name for name, patterns in self._compiled if any(p.search(text) for p in patterns)]
+
+    def derive(self, document: dict[str, Any]) -> list[str]:
+        """A document's `symptoms.error_codes` after import: stated codes by name (unknown
+        spellings are kept as written; validation reports them), then the codes its text
+        shows."""
+        stated = [self.resolve(s) or s for s in document["symptoms"].get("error_codes", [])]
+        found = self.find(case_text(document))
+        return list(dict.fromkeys([*stated, *found]))
+
+
+def case_text(document: dict[str, Any]) -> str:
+    """The `SCANNED_TEXT` fields of a document, one per line."""
+    symptoms = document.get("symptoms") or {}
+    parts = [
+        document.get("title"),
+        document.get("summary"),
+        symptoms.get("description"),
+        document.get("detection"),
+    ]
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,125 @@
+""" "Am I affected?": the published cases whose `affected` ranges include given versions.
+
+`POST /api/affected`, the `/affected/` form and MCP read through `affected_cases`; version
+comparison follows `incidents.versions`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from ..affected import ComponentIndex, normalised_range
+from ..models import Case, CaseKey
+from ..versions import RangeVerdict, parse_version, range_verdict
+
+MAX_COMPONENTS = 20
+MAX_VERSION_CHARS = 100
+
+
+@dataclass(frozen=True)
+class VersionProblem:
+    """A component no vocabulary term names, or a version with no order; `component` is
+    the key as sent, `suggestions` the nearest component names."""
+
+    component: str
+    detail: str
+    value: str | None = None
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AffectedMatch:
+    """One case range that includes (or cannot be compared with) a sent version.
+
+    `component` is the term's name, `version` as sent, `range` the case's `affected[]`
+    item, `verdict` affected or unknown with `why`, `fixed` the range's fixed version or a
+    reference's `fixed_in`, `workaround` the case's first remediation step."""
+
+    case: Case
+    component: str
+    version: str
+    range: dict
+    verdict: RangeVerdict
+    fixed: str | None
+    workaround: str | None
+
+
+@dataclass(frozen=True)
+class AffectedAnswer:
+    affected: list[AffectedMatch]  # newest case first
+    unknown: list[AffectedMatch]  # ranges whose bounds have no order
+    checked: dict[str, str]  # component name -> version, as compared
+
+
+def check_versions(versions: dict[str, str]) -> tuple[dict[str, tuple[str, str]], list[VersionProblem]]:
+    """({term slug: (name, version)}, problems): each key must name a component term (name,
+    slug or synonym, any case) and each value be a version `packaging` reads. One query."""
+    components = ComponentIndex.load()
+    resolved: dict[str, tuple[str, str]] = {}
+    problems: list[VersionProblem] = []
+    if not versions:
+        problems.append(VersionProblem("versions", "give at least one component and its version"))
+    if len(versions) > MAX_COMPONENTS:
+        problems.append(VersionProblem("versions", f"at most {MAX_COMPONENTS} components"))
+    for given, version in list(versions.items())[:MAX_COMPONENTS]:
+        ref = components.resolve(given)
+        if ref is None:
+            close = tuple(difflib.get_close_matches(given, components.names, n=3, cutoff=0.5))
+            problems.append(VersionProblem(given, "unknown component", given, close))
+            continue
+        if not isinstance(version, str) or not version.strip() or len(version) > MAX_VERSION_CHARS:
+            problems.append(
+                VersionProblem(given, f"give the version as text of 1 to {MAX_VERSION_CHARS} characters")
+            )
+        elif parse_version(version) is None:
+            problems.append(
+                VersionProblem(given, "not a version that can be compared (e.g. 2.18.1, 535.104.05)", version)
+            )
+        else:
+            resolved[ref.slug] = (ref.name, version.strip())
+    return resolved, problems
+
+
+def affected_cases(resolved: dict[str, tuple[str, str]]) -> AffectedAnswer:
+    """The published cases with a range for one of the `resolved` components (from
+    `check_versions`) that includes its version, and those whose range cannot be compared.
+
+    Queries: 2 (the cases with a range for one of the components, joined to the key index;
+    their terms).
+    """
+    cases = list(
+        Case.objects.published()
+        .filter(
+            id__in=CaseKey.objects.filter(kind=CaseKey.Kind.AFFECTED, key__in=list(resolved)).values(
+                "case_id"
+            )
+        )
+        .with_summary()
+        .newest_first()
+    )
+    by_name = {name: version for name, version in resolved.values()}
+    affected: list[AffectedMatch] = []
+    unknown: list[AffectedMatch] = []
+    for case in cases:
+        for item in case.affected:
+            version = by_name.get(item["component"])
+            if version is None:
+                continue
+            verdict = range_verdict(item, version)
+            if verdict.verdict == "not_affected":
+                continue
+            fixed = item.get("fixed") or next(
+                (r["fixed_in"] for r in case.references if r.get("fixed_in")), None
+            )
+            match = AffectedMatch(
+                case=case,
+                component=item["component"],
+                version=version,
+                range=normalised_range(item),
+                verdict=verdict,
+                fixed=fixed,
+                workaround=case.remediation[0] if case.remediation else None,
+            )
+            (affected if verdict.verdict == "affected" else unknown).append(match)
+    return AffectedAnswer(affected=affected, unknown=unknown, checked=by_name)

@@ -1,0 +1,74 @@
+"""Version comparison for "am I affected?" (`affected` ranges of cases).
+
+The rule, the same for every component: a version is read with the `packaging` library
+(PEP 440) after dropping a leading `v` (`v23.9.2`). That covers the schemes of the
+components cases name: NCCL (`2.19.3`; a package suffix `2.18.1-1` reads as a post-release,
+after `2.18.1`), the NVIDIA driver (`535.104.05`, compared number by number, so 05 is 5),
+CUDA (`12.4`), PyTorch (`2.1.0`, `2.1.0+cu121`, `2.4.0a0`), DCGM, ROCm, GPU Operator.
+A version `packaging` cannot read (`r0.3.0`, a commit hash, free text) has no order: a
+range bound written that way is "unknown ordering" and only an exact match of the text in
+`versions` says anything about it.
+
+A range (OSV semantics) includes a version when it is listed in `versions`, or when the
+range gives a bound and the version is at or after `introduced` (inclusive), before
+`fixed` (exclusive) and at or before `last_affected` (inclusive); absent bounds do not
+limit. A range with only `versions` includes exactly those versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from packaging.version import InvalidVersion, Version
+
+Verdict = Literal["affected", "not_affected", "unknown"]
+
+
+def parse_version(text: str) -> Version | None:
+    """`text` as a comparable version, or None when it has no order (see the module rule)."""
+    cleaned = text.strip()
+    if cleaned[:1] in ("v", "V") and cleaned[1:2].isdigit():
+        cleaned = cleaned[1:]
+    try:
+        return Version(cleaned)
+    except InvalidVersion:
+        return None
+
+
+@dataclass(frozen=True)
+class RangeVerdict:
+    """Whether a range includes a version, and why in words ("2.19.3 is listed",
+    "introduced 2.19.1 <= 2.19.3 < fixed 2.20.3", "fixed 'r0.3.0' has no order")."""
+
+    verdict: Verdict
+    why: str
+
+
+def range_verdict(item: dict[str, Any], version: str) -> RangeVerdict:
+    """Apply an `affected[]` item to `version` (already known to parse)."""
+    wanted = parse_version(version)
+    assert wanted is not None, version
+    for listed in item.get("versions", []):
+        if listed.strip() == version.strip() or parse_version(listed) == wanted:
+            return RangeVerdict("affected", f"{listed} is listed as affected")
+    bounds = {key: item.get(key) for key in ("introduced", "fixed", "last_affected") if item.get(key)}
+    if not bounds:
+        return RangeVerdict("not_affected", "not among the versions listed")
+    parsed = {key: parse_version(str(value)) for key, value in bounds.items()}
+    unordered = [f"{key.replace('_', ' ')} {bounds[key]!r}" for key, value in parsed.items() if value is None]
+    if unordered:
+        return RangeVerdict("unknown", f"{', '.join(unordered)} has no order to compare {version} with")
+    introduced, fixed, last = parsed.get("introduced"), parsed.get("fixed"), parsed.get("last_affected")
+    if introduced is not None and wanted < introduced:
+        return RangeVerdict("not_affected", f"{version} is before introduced {bounds['introduced']}")
+    if fixed is not None and wanted >= fixed:
+        return RangeVerdict("not_affected", f"{version} is at or after fixed {bounds['fixed']}")
+    if last is not None and wanted > last:
+        return RangeVerdict("not_affected", f"{version} is after last affected {bounds['last_affected']}")
+    parts = [f"introduced {bounds['introduced']} <= {version}" if introduced is not None else version]
+    if fixed is not None:
+        parts.append(f"< fixed {bounds['fixed']}")
+    if last is not None:
+        parts.append(f"<= last affected {bounds['last_affected']}")
+    return RangeVerdict("affected", " ".join(parts))

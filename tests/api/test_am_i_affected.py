@@ -1,0 +1,120 @@
+""" "Am I affected?" (issue 15, point 3): version-range semantics, `POST /api/affected` on the
+fixture cases' ranges, its 400s naming what is wrong, its query count, and the form."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from incidents.versions import parse_version, range_verdict
+
+NCCL_A2A = {
+    "component": "NCCL",
+    "versions": ["2.19.1", "2.19.3", "2.19.4"],
+    "introduced": "2.19.1",
+    "fixed": "2.20.3",
+    "last_affected": None,
+}
+
+
+def verdict(item, version) -> str:
+    return range_verdict({"versions": [], **item}, version).verdict
+
+
+@pytest.mark.parametrize(
+    "version, expected",
+    [
+        ("2.18.6", "not_affected"),  # before introduced
+        ("2.19.1", "affected"),  # introduced is inclusive
+        ("2.19.2", "affected"),  # inside the range though not listed
+        ("2.20.2", "affected"),
+        ("2.20.3", "not_affected"),  # fixed is exclusive
+        ("2.21.5", "not_affected"),
+        ("v2.19.3", "affected"),  # listed, with a leading v
+    ],
+)
+def test_introduced_is_inclusive_and_fixed_exclusive(version, expected):
+    assert range_verdict(NCCL_A2A, version).verdict == expected
+
+
+def test_last_affected_is_inclusive_and_listed_versions_stand_alone():
+    assert verdict({"last_affected": "2.22.3"}, "2.22.3") == "affected"
+    assert verdict({"last_affected": "2.22.3"}, "2.23.4") == "not_affected"
+    assert verdict({"versions": ["535.104.05"]}, "535.104.5") == "affected"  # number by number
+    assert verdict({"versions": ["535.104.05"]}, "535.129.03") == "not_affected"
+    assert verdict({"versions": ["2.10"]}, "2.10.0") == "affected"
+    assert verdict({"fixed": "2.23.4"}, "2.18.1-1") == "affected"  # a package suffix is a post-release
+
+
+def test_a_bound_with_no_order_is_unknown_not_a_guess():
+    result = range_verdict({"versions": [], "fixed": "r0.3.0"}, "0.2.0")
+    assert (result.verdict, result.why) == ("unknown", "fixed 'r0.3.0' has no order to compare 0.2.0 with")
+    assert parse_version("r0.3.0") is None
+    assert parse_version("8a5521ac4226") is None
+    assert parse_version("v23.9.2") == parse_version("23.9.2")
+
+
+def post(client, body):
+    return client.post("/api/affected", json.dumps(body), content_type="application/json")
+
+
+@pytest.mark.django_db
+def test_the_cases_holding_the_versions_come_with_why_fix_and_workaround(client):
+    body = post(client, {"NCCL": "2.19.3", "NVIDIA driver": "580.126.20", "torch": "2.10.0"}).json()
+    assert body["checked"] == {"NCCL": "2.19.3", "NVIDIA driver": "580.126.20", "PyTorch": "2.10.0"}
+    found = [(m["case"]["id"], m["component"], m["why"], m["fixed"]) for m in body["affected"]]
+    assert found == [
+        ("IL-0605", "NVIDIA driver", "580.126.20 is listed as affected", None),
+        ("IL-0615", "PyTorch", "2.10 is listed as affected", None),
+        ("IL-0604", "NCCL", "2.19.3 < fixed 2.23.4", "2.23.4"),
+        ("IL-0602", "NCCL", "2.19.3 is listed as affected", "2.20.3"),
+    ]
+    assert body["count"] == 4 and body["unknown"] == []
+    a2a = body["affected"][3]
+    assert a2a["range"] == NCCL_A2A
+    assert a2a["workaround"]
+
+
+@pytest.mark.django_db
+def test_a_fixed_version_is_not_affected(client):
+    body = post(client, {"versions": {"nccl": "2.23.4"}}).json()
+    assert body["affected"] == []
+    body = post(client, {"versions": {"nccl": "2.20.3"}}).json()
+    assert [m["case"]["id"] for m in body["affected"]] == ["IL-0604"]  # fixed in 2.23.4 only
+
+
+@pytest.mark.django_db
+def test_unknown_components_and_versions_with_no_order_are_a_400_naming_them(client):
+    response = post(client, {"NCCLX": "2.19.3", "NCCL": "two", "PyTorch": "2.1.0"})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"parameter": "NCCLX", "detail": "unknown component", "value": "NCCLX", "suggestions": ["NCCL"]},
+        {
+            "parameter": "NCCL",
+            "detail": "not a version that can be compared (e.g. 2.18.1, 535.104.05)",
+            "value": "two",
+        },
+    ]
+    bad_bodies: list[object] = [[], {"NCCL": 2.19}, {}]
+    for bad in bad_bodies:
+        errors = post(client, bad).json()["errors"]
+        assert errors[0]["parameter"] == "versions", bad
+
+
+@pytest.mark.django_db
+def test_the_answer_runs_a_fixed_number_of_queries(client, django_assert_num_queries):
+    # The component terms, the cases with a range for one of them, their terms.
+    with django_assert_num_queries(3):
+        assert post(client, {"NCCL": "2.19.3", "PyTorch": "2.1.0"}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_form_answers_the_same(client):
+    html = client.get("/affected/", {"versions": "NCCL 2.19.3\nNVIDIA driver: 580.126.20"}).content.decode()
+    assert "3 cases with these versions" in html
+    assert "2.19.3 &lt; fixed 2.23.4" in html
+    assert 'href="/cases/IL-0602"' in html
+    response = client.get("/affected/", {"versions": "NCCLX 2.19.3"})
+    assert response.status_code == 400
+    assert "NCCLX: unknown component (nearest: NCCL)" in response.content.decode()
