@@ -368,7 +368,10 @@ def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) 
         "known": answer.known,
         "cases": cases,
         "log_lines": [
-            {"line_number": n, "line": text[: detail.line_chars]}
+            {
+                "line_number": n,
+                "line": text if len(text) <= detail.line_chars else text[: detail.line_chars - 1] + "…",
+            }
             for n, text in answer.log_lines.items()
             if n in shown
         ],

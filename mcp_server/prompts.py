@@ -40,8 +40,8 @@ def triage(
     ] = "",
 ) -> str:
     """Turn a symptom description (optionally with log lines and the environment) into a
-    triage plan grounded in past incidents, using search_incidents, match_log,
-    get_incident and similar_incidents."""
+    triage plan grounded in past incidents: the triage tool first, then get_incident and
+    similar_incidents on its best matches."""
     parts = [TRIAGE_STEPS, "", "Symptoms:", symptoms.strip()]
     if environment.strip():
         parts += ["", "Environment:", environment.strip()]

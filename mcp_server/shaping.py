@@ -72,5 +72,5 @@ def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
 def log_lines(matches: list[LogLineMatch], wanted: set[int]) -> list[LogLine]:
     """The text of each wanted line once, by line number (a response names every line once,
     however many cases it matched)."""
-    text = {m.line_number: m.line[:300] for m in matches if m.line_number in wanted}
+    text = {m.line_number: m.line for m in matches if m.line_number in wanted}  # cut by the engine
     return [LogLine(line_number=number, line=text[number]) for number in sorted(text)]

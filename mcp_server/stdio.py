@@ -6,6 +6,11 @@ a single JSON-RPC 2.0 message (a batch array, `{"hello": 1}`, `"jsonrpc": "1.0"`
 id) a -32600 error naming what is wrong, and either way one line on stderr; good lines
 go on to the SDK. The SDK serves `sys.stdin`/`sys.stdout` in place when they are not the
 process's own descriptors (its documented behaviour), so the command installs these.
+
+When the input ends, the SDK stops the session at once, dropping requests still being
+served (a script piping a few requests and closing stdin got no answer to the slow ones).
+So the end of input is passed on only once every request read has been answered, or after
+`EOF_GRACE_SECONDS`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,59 @@ import io
 import json
 import os
 import sys
+import threading
 from typing import Any, BinaryIO
 
 from .http_guard import INVALID_REQUEST, PARSE_ERROR, envelope_problem
+
+EOF_GRACE_SECONDS = 120.0
+
+
+class InFlight:
+    """Ids of the requests read and not yet answered; `wait_until_answered` blocks until none."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.changed = threading.Condition()
+
+    def read(self, message: Any) -> None:
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            with self.changed:
+                self.ids.add(json.dumps(message["id"]))
+
+    def answered(self, message: Any) -> None:
+        if isinstance(message, dict) and "id" in message and ("result" in message or "error" in message):
+            with self.changed:
+                self.ids.discard(json.dumps(message["id"]))
+                self.changed.notify_all()
+
+    def wait_until_answered(self, timeout: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: not self.ids, timeout=timeout)
+
+
+class AnsweringWire(io.RawIOBase):
+    """The protocol's output: every write goes to `target` at once; complete lines that are
+    answers are checked off `in_flight`."""
+
+    def __init__(self, target: BinaryIO, in_flight: InFlight) -> None:
+        self.target, self.in_flight = target, in_flight
+        self.partial = b""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self.target.write(chunk)
+        self.target.flush()
+        *lines, self.partial = (self.partial + chunk).split(b"\n")
+        for line in lines:
+            try:
+                self.in_flight.answered(json.loads(line))
+            except ValueError:
+                pass
+        return len(chunk)
 
 
 def _error(code: int, message: str, request_id: Any = None) -> bytes:
@@ -41,8 +96,11 @@ class CheckedStdin(io.RawIOBase):
     """The lines of `source` that are JSON-RPC messages; the others are answered on `wire`
     and reported on `log`."""
 
-    def __init__(self, source: BinaryIO, wire: BinaryIO, log: Any) -> None:
+    def __init__(
+        self, source: BinaryIO, wire: BinaryIO | io.RawIOBase, log: Any, in_flight: InFlight | None = None
+    ) -> None:
         self.source, self.wire, self.log = source, wire, log
+        self.in_flight = in_flight or InFlight()
         self.pending = b""
         self.line_number = 0
 
@@ -53,12 +111,16 @@ class CheckedStdin(io.RawIOBase):
         while not self.pending:
             line = self.source.readline()
             if not line:
+                if not self.in_flight.wait_until_answered(EOF_GRACE_SECONDS):
+                    self.log.write("mcp_stdio: input ended with requests still unanswered\n")
+                    self.log.flush()
                 return 0
             self.line_number += 1
             if not line.strip():
                 continue
             answer = line_problem(line)
             if answer is None:
+                self.in_flight.read(json.loads(line))
                 self.pending = line
                 continue
             self.wire.write(answer)
@@ -79,8 +141,9 @@ def install_checked_stdio() -> None:
     one whole line per write); descriptor 1 then goes to stderr, so a stray print can
     never corrupt the protocol stream.
     """
-    wire = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    in_flight = InFlight()
+    wire = AnsweringWire(os.fdopen(os.dup(sys.stdout.fileno()), "wb"), in_flight)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    checked = CheckedStdin(sys.stdin.buffer, wire, sys.stderr)
+    checked = CheckedStdin(sys.stdin.buffer, wire, sys.stderr, in_flight)
     sys.stdin = io.TextIOWrapper(io.BufferedReader(checked), encoding="utf-8", errors="replace")
-    sys.stdout = io.TextIOWrapper(wire, encoding="utf-8", write_through=True)
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(wire), encoding="utf-8", write_through=True)

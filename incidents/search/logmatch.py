@@ -35,6 +35,7 @@ MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40
 LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
+LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
 TOKEN_WEIGHT = 1.2
 FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
 # A component found by name only (context) counts this much of its weight, and only for a
@@ -222,6 +223,13 @@ def confidence(
     return "weak"
 
 
+def shown_line(line: str) -> str:
+    """The line as a hit shows it: stripped, at most `LINE_CHARS` characters, ending in "…"
+    when it was cut, so that a cut figure ("Timeout(ms)=6…") is not read as the whole one."""
+    text = line.strip()
+    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
+
+
 def _spans(line: str, names: list[str], patterns: dict[str, list[str]]) -> tuple[tuple[int, int], ...]:
     """Where `names` (terms by their forms and patterns, tokens by their words) are in `line`."""
     found: list[tuple[int, int]] = []
@@ -387,7 +395,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         matched: list[LogLineMatch] = []
         per_line: dict[int, tuple[str, list[str]]] = {}
         for name, evidence in reasons[case_id]:
-            matched.extend(LogLineMatch(n, line.strip()[:300], name) for n, line in evidence.lines)
+            matched.extend(LogLineMatch(n, shown_line(line), name) for n, line in evidence.lines)
             for number, line in evidence.lines:
                 names = per_line.setdefault(number, (line, []))[1]
                 if name not in names:
@@ -403,9 +411,9 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 lines=[
                     LogLine(
                         line_number=number,
-                        line=line.strip()[:300],
+                        line=shown_line(line),
                         terms=tuple(names),
-                        spans=_spans(line.strip()[:300], names, patterns),
+                        spans=_spans(shown_line(line), names, patterns),
                     )
                     for number, (line, names) in shown
                 ],

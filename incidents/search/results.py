@@ -48,7 +48,7 @@ class SearchResults:
 @dataclass(frozen=True)
 class LogLineMatch:
     line_number: int  # 1-based line in the pasted text
-    line: str  # the line, trimmed to 300 characters
+    line: str  # the line, at most 300 characters (ending in … when cut)
     term: str  # vocabulary term or extracted token it matched
 
 
@@ -57,7 +57,7 @@ class LogLine:
     """One log line once, with everything in it that a hit's case shares."""
 
     line_number: int  # 1-based (the first occurrence of a repeated line)
-    line: str  # trimmed to 300 characters
+    line: str  # at most 300 characters (ending in … when cut)
     terms: tuple[str, ...]  # vocabulary terms and tokens it matched, strongest first
     spans: tuple[tuple[int, int], ...]  # [start, end) offsets of the matches in `line`
 

@@ -67,7 +67,8 @@ def match(request: HttpRequest) -> HttpResponse:
     context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "reading": None, "error": None}
     status = 200
     if request.method == "POST":
-        log = request.POST.get("log", "")
+        # A NUL byte means nothing in a log and must not be echoed into the page.
+        log = request.POST.get("log", "").replace("\x00", " ")
         context["log"] = log
         if not log.strip():
             context["error"] = "Paste some log lines first: the box was empty."

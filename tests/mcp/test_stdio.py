@@ -95,3 +95,49 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         "send one message per request",
         'mcp_stdio: input line 3 refused: "jsonrpc" must be "2.0" (got "1.0")',
     ]
+
+
+def test_requests_still_served_when_the_input_ends_are_answered(served_database_url):
+    # A script pipes its requests and closes stdin at once: every request is answered, the
+    # slow tool call included, before the server exits.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    lines = [
+        initialize,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "triage", "arguments": {"symptoms": "training hangs after adding nodes"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "get_incident", "arguments": {"id": "IL-0428"}},
+        },
+    ]
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
+        env=server_environment(served_database_url),
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, finished.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4]
+    assert answers[3]["result"]["structuredContent"]["cases"]
+    assert answers[4]["result"]["structuredContent"]["id"] == "IL-0428"
+    assert "unanswered" not in finished.stderr

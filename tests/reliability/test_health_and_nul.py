@@ -125,3 +125,11 @@ def test_a_5_mb_api_body_is_a_413_problem(client):
     response = client.post("/api/match", {"text": "x" * 5_000_000}, content_type="application/json")
     assert response.status_code == 413
     assert response["Content-Type"] == "application/problem+json"
+
+
+def test_a_nul_in_a_pasted_log_is_not_echoed_into_the_page(client):
+    response = client.post("/match/", {"log": "Xid 79\x00 GPU has fallen off the bus"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "\x00" not in page
+    assert "Xid 79  GPU has fallen off the bus" in page  # the box keeps the log, NUL as a space

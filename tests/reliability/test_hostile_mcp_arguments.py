@@ -85,6 +85,7 @@ SLOTS: dict[str, dict[str, str]] = {
     "vocab": {"facet": CHOICE},
     "similar_incidents": {"id": TEXT, "limit": NUMBER},
     "match_log": {"text": TEXT, "limit": NUMBER},
+    "explain_error": {"text": TEXT},
 }
 # A valid value for each required argument, so the hostile one is what is judged.
 REQUIRED = {
