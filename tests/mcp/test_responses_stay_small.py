@@ -51,4 +51,4 @@ def test_lists_hold_summaries_not_documents(mcp):
 
 def test_the_whole_vocabulary_fits_the_documented_size(mcp):
     # Seven vocabularies since organizations, accelerators and workloads joined (issue 13).
-    assert size(mcp.ok("vocab")) < 32_000
+    assert size(mcp.ok("vocab")) < 34_000  # 32.8 KB with 30 accelerator models
