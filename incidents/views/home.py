@@ -67,8 +67,9 @@ def match(request: HttpRequest) -> HttpResponse:
     context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "reading": None, "error": None}
     status = 200
     if request.method == "POST":
-        # A NUL byte means nothing in a log and must not be echoed into the page.
-        log = request.POST.get("log", "").replace("\x00", " ")
+        # A NUL byte means nothing in a log and must not be echoed into the page: it becomes
+        # U+FFFD, the replacement character, as undecodable bytes do.
+        log = request.POST.get("log", "").replace("\x00", "\ufffd")
         context["log"] = log
         if not log.strip():
             context["error"] = "Paste some log lines first: the box was empty."

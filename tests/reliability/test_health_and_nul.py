@@ -132,4 +132,4 @@ def test_a_nul_in_a_pasted_log_is_not_echoed_into_the_page(client):
     assert response.status_code == 200
     page = response.content.decode()
     assert "\x00" not in page
-    assert "Xid 79  GPU has fallen off the bus" in page  # the box keeps the log, NUL as a space
+    assert "Xid 79\ufffd GPU has fallen off the bus" in page  # the box keeps the log, NUL as U+FFFD
