@@ -27,6 +27,7 @@ from django.db.models import Prefetch
 
 from . import search
 from .models import Case, Facet, Source, Term
+from .search.logmatch import shown_line
 from .search.results import Confidence
 from .selectors.spelling import resolve_term, spelling_key
 
@@ -370,7 +371,7 @@ def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) 
         "log_lines": [
             {
                 "line_number": n,
-                "line": text if len(text) <= detail.line_chars else text[: detail.line_chars - 1] + "…",
+                "line": shown_line(text, detail.line_chars),
             }
             for n, text in answer.log_lines.items()
             if n in shown

@@ -79,17 +79,18 @@ def _error(code: int, message: str, request_id: Any = None) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode() + b"\n"
 
 
-def line_problem(line: bytes) -> bytes | None:
-    """The JSON-RPC error answering `line`, or None when it is one good message."""
+def checked_message(line: bytes) -> tuple[Any, bytes | None]:
+    """`(message, None)` when `line` is one good JSON-RPC message, else `(None, the error
+    answering it)`; the line is parsed once."""
     try:
         message = json.loads(line)
     except (ValueError, UnicodeDecodeError):
-        return _error(PARSE_ERROR, "Parse error: the line is not JSON")
+        return None, _error(PARSE_ERROR, "Parse error: the line is not JSON")
     if (problem := envelope_problem(message)) is None:
-        return None
+        return message, None
     request_id = message.get("id") if isinstance(message, dict) else None
     valid = isinstance(request_id, str | int) and not isinstance(request_id, bool)
-    return _error(INVALID_REQUEST, problem, request_id if valid else None)
+    return None, _error(INVALID_REQUEST, problem, request_id if valid else None)
 
 
 class CheckedStdin(io.RawIOBase):
@@ -118,9 +119,9 @@ class CheckedStdin(io.RawIOBase):
             self.line_number += 1
             if not line.strip():
                 continue
-            answer = line_problem(line)
+            message, answer = checked_message(line)
             if answer is None:
-                self.in_flight.read(json.loads(line))
+                self.in_flight.read(message)
                 self.pending = line
                 continue
             self.wire.write(answer)

@@ -223,11 +223,11 @@ def confidence(
     return "weak"
 
 
-def shown_line(line: str) -> str:
-    """The line as a hit shows it: stripped, at most `LINE_CHARS` characters, ending in "…"
-    when it was cut, so that a cut figure ("Timeout(ms)=6…") is not read as the whole one."""
+def shown_line(line: str, chars: int = LINE_CHARS) -> str:
+    """The line as a hit shows it: stripped, at most `chars` characters, ending in "…" when
+    it was cut, so that a cut figure ("Timeout(ms)=6…") is not read as the whole one."""
     text = line.strip()
-    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
+    return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
 def _spans(line: str, names: list[str], patterns: dict[str, list[str]]) -> tuple[tuple[int, int], ...]:

@@ -13,6 +13,20 @@ from mcp import Client, StdioServerParameters
 
 from tests.mcp.conftest import TOOL_NAMES, server_environment
 
+
+def initialize_request(request_id: int) -> dict:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+
+
 # Marked so this runs before transactional tests flush the session's cases.
 pytestmark = pytest.mark.django_db
 
@@ -40,16 +54,7 @@ def test_the_stdio_command_serves_the_tools(served_database_url):
 
 
 def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(served_database_url):
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    initialize = initialize_request(2)
     lines = [
         "{not json",
         json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
@@ -100,16 +105,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
 def test_requests_still_served_when_the_input_ends_are_answered(served_database_url):
     # A script pipes its requests and closes stdin at once: every request is answered, the
     # slow tool call included, before the server exits.
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    initialize = initialize_request(1)
     lines = [
         initialize,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
