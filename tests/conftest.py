@@ -57,3 +57,17 @@ def django_db_setup(django_db_setup, django_db_blocker):
 def transactional_cases(transactional_db):
     import_real_cases()
     return fixture_ids()
+
+
+@pytest.fixture
+def import_synthetic(tmp_path):
+    """Import synthetic case documents (inside the test's transaction); returns their ids."""
+    from tests.factories import write_cases
+
+    def run(*documents: dict) -> list[str]:
+        folder = tmp_path / f"batch{len(list(tmp_path.iterdir()))}"
+        write_cases(folder, list(documents))
+        import_case_files(paths=[folder], vocab_paths=[VOCAB_FILE])
+        return [d["id"] for d in documents]
+
+    return run

@@ -11,6 +11,7 @@ from incidents import triage as triage_module
 from mcp_server.budget import json_size
 from mcp_server.triage_tool import TRIAGE_BUDGET
 from tests.conftest import load_fixture
+from tests.factories import synthetic_case
 from tests.mcp.scenarios import SCENARIOS
 
 VLLM = SCENARIOS[1]
@@ -178,21 +179,17 @@ def ranked(answer: dict) -> list[str]:
     return [case["id"] for case in answer["cases"]]
 
 
-def hardware_twins(tmp_path) -> tuple[str, str]:
+def hardware_twins(import_synthetic) -> tuple[str, str]:
     """Two cases telling one story (a made-up word keeps other cases out), one on GB200 (a
     Grace, Arm host), one on A100 80GB: only the context can tell them apart."""
-    from incidents.services import import_case_files
-    from tests.factories import synthetic_case, write_cases
-
     story = "The optimizer step froze on every rank at 100% GPU utilisation with no error: quokkaplex"
     twins = []
     for number, accelerator in ((51, "GB200"), (52, "A100 80GB")):
         case = synthetic_case(number, seed=51, title=f"{story} ({accelerator})", summary=story)
         case["environment"] = {**case["environment"], "accelerator": accelerator, "workload": "training"}
         twins.append(case)
-    write_cases(tmp_path / "twins", twins)
-    import_case_files(paths=[tmp_path / "twins"], vocab_paths=[settings.BASE_DIR / "fixtures" / "vocab.json"])
-    return twins[0]["id"], twins[1]["id"]
+    arm, a100 = import_synthetic(*twins)
+    return arm, a100
 
 
 TWIN_QUERY = "training froze on every rank at 100% utilisation quokkaplex"
@@ -206,8 +203,8 @@ def triage_tool(**arguments) -> dict:
     return triage(**arguments).model_dump(mode="json")
 
 
-def test_a_case_whose_hardware_contradicts_the_context_is_ranked_down(db, client, tmp_path):
-    arm, a100 = hardware_twins(tmp_path)
+def test_a_case_whose_hardware_contradicts_the_context_is_ranked_down(db, client, import_synthetic):
+    arm, a100 = hardware_twins(import_synthetic)
     on_a100 = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="A100")
     assert ranked(on_a100)[:2] == [a100, arm]
     by_id = {case["id"]: case for case in on_a100["cases"]}
