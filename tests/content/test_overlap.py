@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from datetime import date
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -65,3 +67,25 @@ def test_source_titles_are_not_prose():
     assert case_overlaps({"sources": sources}, SOURCE) == []
     quoted = {"summary": title, "sources": sources}
     assert [str(r) for r in case_overlaps(quoted, SOURCE)] == [title.lower()]
+
+
+def test_the_record_keeps_each_checked_case_and_the_rows_of_cases_not_checked_again(tmp_path):
+    cases, sources = tmp_path / "cases", tmp_path / "sources"
+    cases.mkdir(), sources.mkdir()
+    record = tmp_path / "overlap.tsv"
+    record.write_text(
+        "case\tsource_sha256\tsource_words\tmin_words\tshared_runs\tchecked_on\n"
+        "IL-9000\t0123456789abcdef\t812\t8\t0\t2026-11-30\n"
+        "IL-9002\tfedcba9876543210\t5\t8\t3\t2026-11-30\n"
+    )
+    (cases / "IL-9002.json").write_text(json.dumps({"summary": "A rank stalled; the timeout tripped."}))
+    (cases / "IL-9003.json").write_text(json.dumps({"summary": "No saved source for this one."}))
+    (sources / "IL-9002.txt").write_text(SOURCE)
+    call_command("check_overlap", str(cases), sources=str(sources), record=str(record))
+    lines = record.read_text().splitlines()
+    assert lines[0] == "case\tsource_sha256\tsource_words\tmin_words\tshared_runs\tchecked_on"
+    assert lines[1] == "IL-9000\t0123456789abcdef\t812\t8\t0\t2026-11-30"
+    # The fingerprint and length are those of the source text read now; the old row is replaced.
+    digest = hashlib.sha256(SOURCE.encode()).hexdigest()[:16]
+    assert lines[2] == f"IL-9002\t{digest}\t28\t8\t0\t{date.today().isoformat()}"
+    assert len(lines) == 3  # IL-9003 had no saved source: no row
