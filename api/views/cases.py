@@ -259,19 +259,23 @@ class CaseListView(CaseCreateMixin, ApiView):
                 replace_query_param(url, "page", page - 1) if page > 2 else remove_query_param(url, "page")
             )
         return Response(
-            {
-                "count": results.total,
-                "page": page,
-                "page_size": page_size,
-                "next": replace_query_param(url, "page", page + 1) if has_next else None,
-                "previous": previous,
-                "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
-                "partial_matches": [shapes.search_hit(hit, request, fields) for hit in results.partial_hits],
-                "partial_count": results.partial_total,
-                "suggestion": results.suggestion,
-                "facets": shapes.facet_counts(results.facets),
-                "notes": list(results.notes),
-            }
+            CaseListSerializer(
+                {
+                    "count": results.total,
+                    "page": page,
+                    "page_size": page_size,
+                    "next": replace_query_param(url, "page", page + 1) if has_next else None,
+                    "previous": previous,
+                    "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
+                    "partial_matches": [
+                        shapes.search_hit(hit, request, fields) for hit in results.partial_hits
+                    ],
+                    "partial_count": results.partial_total,
+                    "suggestion": results.suggestion,
+                    "facets": shapes.facet_counts(results.facets),
+                    "notes": list(results.notes),
+                }
+            ).data
         )
 
 
@@ -359,9 +363,11 @@ class CaseSimilarView(ApiView):
         if not isinstance(case, Case):
             return case
         return Response(
-            {
-                "case": case.id,
-                "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
-                "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
-            }
+            SimilarListSerializer(
+                {
+                    "case": case.id,
+                    "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
+                    "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
+                }
+            ).data
         )
