@@ -1,4 +1,5 @@
-"""Shapes of the editorial endpoints (history, writes, proposals), for the OpenAPI schema."""
+"""Shapes of the editorial endpoints (history, writes, proposals), for the OpenAPI schema;
+the history answer is built by its serializers (`ResponseSerializer`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from rest_framework import serializers
 from incidents.models import Case
 from incidents.proposals.models import Proposal
 
+from .serializers import ResponseSerializer
 
-class FieldChangeSerializer(serializers.Serializer):
+
+class FieldChangeSerializer(ResponseSerializer):
     """One changed field of one history entry."""
 
     field = serializers.CharField(
@@ -18,7 +21,7 @@ class FieldChangeSerializer(serializers.Serializer):
     new = serializers.JSONField(allow_null=True, help_text="The value after (null: removed).")
 
 
-class RevisionSerializer(serializers.Serializer):
+class RevisionSerializer(ResponseSerializer):
     """One recorded change of a case."""
 
     number = serializers.IntegerField(help_text="1 for the first recorded state.")
@@ -32,7 +35,7 @@ class RevisionSerializer(serializers.Serializer):
     changes = FieldChangeSerializer(many=True, help_text="Each changed field.")
 
 
-class CaseHistorySerializer(serializers.Serializer):
+class CaseHistorySerializer(ResponseSerializer):
     """A case's history, newest first."""
 
     case = serializers.CharField(help_text="Case id.")

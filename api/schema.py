@@ -10,15 +10,12 @@ its `$defs` inlined, once as `CaseDocument` and once as `CaseDetail` (plus the A
 from __future__ import annotations
 
 import copy
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
+from incidents.document_model import case_model
 from incidents.selectors import FACETS
 from incidents.selectors.scale import BOUNDS, MAX_BOUND
 
@@ -29,29 +26,9 @@ CASE_ID_PATTERN = "^[Ii][Ll]-[0-9]{4,6}$"
 SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 
-@cache
 def case_schema() -> dict[str, Any]:
     """`case.schema.json` with `$defs` references inlined and the file-level keys dropped."""
-    raw = json.loads(Path(str(settings.CASE_SCHEMA_PATH)).read_text(encoding="utf-8"))
-    definitions = raw.pop("$defs", {})
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref", "")
-            if ref.startswith("#/$defs/"):
-                merged = {
-                    **copy.deepcopy(definitions[ref.removeprefix("#/$defs/")]),
-                    **{k: v for k, v in node.items() if k != "$ref"},
-                }
-                return inline(merged)
-            return {key: inline(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [inline(item) for item in node]
-        return node
-
-    for key in ("$schema", "$id"):
-        raw.pop(key, None)
-    return inline(raw)
+    return case_model().standalone_schema
 
 
 def add_case_document_schemas(result: dict[str, Any], generator, request, public) -> dict:

@@ -1,11 +1,17 @@
-"""Serializers that describe the API's shapes in the OpenAPI schema.
+"""Serializers that build the API's answers and parse its request bodies; the OpenAPI
+schema is generated from them, so it describes what runs.
 
-Responses are built by `api.shapes`; these classes document them field by field (the
-test suite checks real answers against the generated schema). `MatchRequestSerializer`
-also validates the body of `POST /api/match`.
+A view gathers an answer's values (`api.shapes` turns read-layer results into plain values)
+and hands them to the `ResponseSerializer` its schema names: the answer holds exactly the
+declared fields, in declaration order, each formatted by its field. The request
+serializers (`MatchRequestSerializer`, `TriageRequestSerializer`,
+`AffectedRequestSerializer`) validate the bodies.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from rest_framework import serializers
 
@@ -14,6 +20,21 @@ from incidents.selectors import MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
+
+
+class ResponseSerializer(serializers.Serializer):
+    """Builds one answer from gathered values: every declared field, in order; a field that
+    is not required is left out when the values do not hold it (rather than given as null),
+    and a required one missing is an error."""
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = {}
+        for field in self._readable_fields:
+            if not field.required and isinstance(instance, Mapping) and field.source not in instance:
+                continue
+            value = field.get_attribute(instance)
+            answer[str(field.field_name)] = None if value is None else field.to_representation(value)
+        return answer
 
 
 class ParameterErrorSerializer(serializers.Serializer):
@@ -46,7 +67,7 @@ class ProblemSerializer(serializers.Serializer):
     )
 
 
-class CaseSummarySerializer(serializers.Serializer):
+class CaseSummarySerializer(ResponseSerializer):
     """A case in a list: enough to choose which one to open."""
 
     id = serializers.CharField(help_text="Case id, e.g. `IL-0428`.")
@@ -93,7 +114,7 @@ class SearchHitSerializer(CaseSummarySerializer):
         return fields
 
 
-class FacetCountSerializer(serializers.Serializer):
+class FacetCountSerializer(ResponseSerializer):
     """How many cases of the current result carry one facet value."""
 
     value = serializers.CharField(help_text="Filter value: slug for term facets, the name or year otherwise.")
@@ -101,7 +122,7 @@ class FacetCountSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Cases in the whole result with this value.")
 
 
-class CaseListSerializer(serializers.Serializer):
+class CaseListSerializer(ResponseSerializer):
     """One page of search or browse results."""
 
     count = serializers.IntegerField(help_text="Cases matching the query and filters.")
@@ -150,7 +171,7 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     )
 
 
-class SimilarListSerializer(serializers.Serializer):
+class SimilarListSerializer(ResponseSerializer):
     """The cases most similar to one case."""
 
     case = serializers.CharField(help_text="Id of the case the others are similar to.")
@@ -194,7 +215,7 @@ class MatchRequestSerializer(serializers.Serializer):
     )
 
 
-class MatchedLineSerializer(serializers.Serializer):
+class MatchedLineSerializer(ResponseSerializer):
     """A line of the pasted text that matched a vocabulary term."""
 
     line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
@@ -202,7 +223,7 @@ class MatchedLineSerializer(serializers.Serializer):
     term = serializers.CharField(help_text="Vocabulary term or token the line matched.")
 
 
-class LogLineSerializer(serializers.Serializer):
+class LogLineSerializer(ResponseSerializer):
     """One line of the pasted text, once, with everything in it the case shares."""
 
     line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
@@ -226,7 +247,7 @@ class LogHitSerializer(CaseSummarySerializer):
     lines = LogLineSerializer(many=True, help_text="Each matched line once, in line order.")
 
 
-class LogReadingSerializer(serializers.Serializer):
+class LogReadingSerializer(ResponseSerializer):
     """What was read of the log."""
 
     lines_read = serializers.IntegerField(help_text="Lines in the text.")
@@ -241,7 +262,7 @@ class LogReadingSerializer(serializers.Serializer):
     )
 
 
-class MatchResponseSerializer(serializers.Serializer):
+class MatchResponseSerializer(ResponseSerializer):
     """Cases ranked by what the log text contains."""
 
     results = LogHitSerializer(
@@ -250,7 +271,7 @@ class MatchResponseSerializer(serializers.Serializer):
     reading = LogReadingSerializer(help_text="How many lines were read, matched and ignored.")
 
 
-class TermSerializer(serializers.Serializer):
+class TermSerializer(ResponseSerializer):
     """A vocabulary term."""
 
     slug = serializers.CharField(help_text="Filter value for this facet's parameter.")
@@ -271,14 +292,14 @@ class TermSerializer(serializers.Serializer):
     )
 
 
-class TermListSerializer(serializers.Serializer):
+class TermListSerializer(ResponseSerializer):
     """The terms of one facet."""
 
     facet = serializers.ChoiceField(choices=[str(f) for f in VOCAB_FACETS], help_text="The facet.")
     terms = TermSerializer(many=True, help_text="By name.")
 
 
-class VocabularySerializer(serializers.Serializer):
+class VocabularySerializer(ResponseSerializer):
     """Every term, by facet, each list by name."""
 
     topic = TermSerializer(many=True, help_text="Topics (filter `topic`).")
@@ -300,13 +321,13 @@ class TopicSerializer(TermSerializer):
     url = serializers.URLField(help_text="This topic's overview in the API.")
 
 
-class TopicListSerializer(serializers.Serializer):
+class TopicListSerializer(ResponseSerializer):
     """Every topic."""
 
     results = TopicSerializer(many=True, help_text="By name.")
 
 
-class TermCountSerializer(serializers.Serializer):
+class TermCountSerializer(ResponseSerializer):
     """A term with the number of cases carrying it."""
 
     slug = serializers.CharField(help_text="Filter value of the term.")
@@ -315,7 +336,7 @@ class TermCountSerializer(serializers.Serializer):
     cases_url = serializers.URLField(help_text="The API case list filtered by this term.")
 
 
-class TopicOverviewSerializer(serializers.Serializer):
+class TopicOverviewSerializer(ResponseSerializer):
     """What one topic holds."""
 
     slug = serializers.CharField(help_text="Topic slug (filter `topic`).")
@@ -333,7 +354,7 @@ class TopicOverviewSerializer(serializers.Serializer):
     latest_cases = CaseSummarySerializer(many=True, help_text="Newest first.")
 
 
-class YearCountSerializer(serializers.Serializer):
+class YearCountSerializer(ResponseSerializer):
     """Published cases of one publication year."""
 
     year = serializers.IntegerField(help_text="Publication year.")
@@ -341,7 +362,7 @@ class YearCountSerializer(serializers.Serializer):
     cases_url = serializers.URLField(help_text="The API case list of that year.")
 
 
-class AcceleratorCountSerializer(serializers.Serializer):
+class AcceleratorCountSerializer(ResponseSerializer):
     """Published cases on one accelerator term (a family counts its models' cases)."""
 
     accelerator = serializers.CharField(help_text="The accelerator term's name (A100, A100 80GB).")
@@ -352,7 +373,7 @@ class AcceleratorCountSerializer(serializers.Serializer):
     cases_url = serializers.URLField(help_text="The API case list on that accelerator.")
 
 
-class DistributionSerializer(serializers.Serializer):
+class DistributionSerializer(ResponseSerializer):
     """Nearest-rank percentiles of the known values (each one a value that occurs)."""
 
     known = serializers.IntegerField(help_text="Published cases with a known value.")
@@ -365,7 +386,7 @@ class DistributionSerializer(serializers.Serializer):
     max = serializers.IntegerField(allow_null=True, help_text="Largest; null if none known.")
 
 
-class ResolveBucketSerializer(serializers.Serializer):
+class ResolveBucketSerializer(ResponseSerializer):
     """Cases whose time to resolve falls in one range."""
 
     label = serializers.CharField(help_text="e.g. `1 to 6 hours`.")  # type: ignore[assignment]  # a field named like Field.label
@@ -380,7 +401,7 @@ class ResolveDistributionSerializer(DistributionSerializer):
     buckets = ResolveBucketSerializer(many=True, help_text="From short to long.")
 
 
-class ScaleBandCountSerializer(serializers.Serializer):
+class ScaleBandCountSerializer(ResponseSerializer):
     """Published cases whose accelerator count falls in one band of the `scale` facet."""
 
     scale = serializers.CharField(help_text="The band's slug, the value of `?scale=`: e.g. `1024-9999`.")
@@ -391,7 +412,7 @@ class ScaleBandCountSerializer(serializers.Serializer):
     cases_url = serializers.URLField(help_text="The case list filtered to the band.")
 
 
-class StatsSerializer(serializers.Serializer):
+class StatsSerializer(ResponseSerializer):
     """Counts and distributions over every published case."""
 
     total = serializers.IntegerField(help_text="Published cases.")
@@ -418,7 +439,7 @@ class StatsSerializer(serializers.Serializer):
     )
 
 
-class ChangeSerializer(serializers.Serializer):
+class ChangeSerializer(ResponseSerializer):
     """A case written at `modified`: fetch `url` again."""
 
     id = serializers.CharField(help_text="Case id.")
@@ -431,7 +452,7 @@ class ChangeSerializer(serializers.Serializer):
     merged_into = serializers.CharField(allow_null=True, help_text="The kept case of a merged id, else null.")
 
 
-class ChangesPageSerializer(serializers.Serializer):
+class ChangesPageSerializer(ResponseSerializer):
     """One page of the change feed."""
 
     next = serializers.URLField(allow_null=True, help_text="Older changes; null at the end.")
@@ -483,7 +504,7 @@ class TriageRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class TriageWhySerializer(serializers.Serializer):
+class TriageWhySerializer(ResponseSerializer):
     """Why a case is offered."""
 
     matched_terms = serializers.ListField(
@@ -498,14 +519,14 @@ class TriageWhySerializer(serializers.Serializer):
     )
 
 
-class TriageRootCauseSerializer(serializers.Serializer):
+class TriageRootCauseSerializer(ResponseSerializer):
     """The case's root cause, short."""
 
     category = serializers.CharField(help_text="Root-cause category name.")
     description = serializers.CharField(allow_null=True, help_text="The root cause, cut to 200 characters.")
 
 
-class TriageCaseSerializer(serializers.Serializer):
+class TriageCaseSerializer(ResponseSerializer):
     """A known case like the failure, with what to do about it."""
 
     id = serializers.CharField(help_text="Case id.")
@@ -522,14 +543,14 @@ class TriageCaseSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="The case's web page.")
 
 
-class TriageLogLineSerializer(serializers.Serializer):
+class TriageLogLineSerializer(ResponseSerializer):
     """A posted log line that points at one of the cases."""
 
     line_number = serializers.IntegerField(help_text="1-based line in the posted log.")
     line = serializers.CharField(help_text="The line, cut to 300 characters.")
 
 
-class TriageResponseSerializer(serializers.Serializer):
+class TriageResponseSerializer(ResponseSerializer):
     """The triage answer (the same as the MCP `triage` tool's)."""
 
     known = serializers.BooleanField(help_text="True when a case matches strongly.")
@@ -542,7 +563,7 @@ class TriageResponseSerializer(serializers.Serializer):
     truncated = serializers.BooleanField(help_text="Always false here (MCP cuts to its byte budget).")
 
 
-class ReferenceSerializer(serializers.Serializer):
+class ReferenceSerializer(ResponseSerializer):
     """An upstream record as a case's `references` item has it."""
 
     kind = serializers.ChoiceField(
@@ -567,7 +588,7 @@ class CitingCaseSerializer(CaseSummarySerializer):
     )
 
 
-class UpstreamLookupSerializer(serializers.Serializer):
+class UpstreamLookupSerializer(ResponseSerializer):
     """`GET /api/lookup`: the published cases citing one upstream record or source."""
 
     query = serializers.CharField(help_text="The `ref` or `url` as sent.")
@@ -583,7 +604,7 @@ class UpstreamLookupSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="The record's page.")
 
 
-class ErrorCodeSerializer(serializers.Serializer):
+class ErrorCodeSerializer(ResponseSerializer):
     """An error code of the vocabulary."""
 
     slug = serializers.CharField(help_text="The code's slug, e.g. `xid-79`.")
@@ -600,13 +621,13 @@ class ErrorCodeSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="This code's page.")
 
 
-class ErrorCodeListSerializer(serializers.Serializer):
+class ErrorCodeListSerializer(ResponseSerializer):
     """Every error code."""
 
     results = ErrorCodeSerializer(many=True, help_text="By vendor, then name (numbers in order).")
 
 
-class CauseCountSerializer(serializers.Serializer):
+class CauseCountSerializer(ResponseSerializer):
     """How often one root cause was the answer among a code's cases."""
 
     slug = serializers.CharField(help_text="Root-cause category slug.")
@@ -615,7 +636,7 @@ class CauseCountSerializer(serializers.Serializer):
     total = serializers.IntegerField(help_text="Cases of the code.")
 
 
-class CaseCheckSerializer(serializers.Serializer):
+class CaseCheckSerializer(ResponseSerializer):
     """A check one of the code's cases names."""
 
     text = serializers.CharField(help_text="The check (Markdown).")
@@ -640,7 +661,7 @@ class AffectedRequestSerializer(serializers.Serializer):
     )
 
 
-class AffectedRangeSerializer(serializers.Serializer):
+class AffectedRangeSerializer(ResponseSerializer):
     """A case's `affected` item."""
 
     component = serializers.CharField(help_text="Component term name.")
@@ -650,7 +671,7 @@ class AffectedRangeSerializer(serializers.Serializer):
     last_affected = serializers.CharField(allow_null=True, help_text="Last affected version (inclusive).")
 
 
-class AffectedMatchSerializer(serializers.Serializer):
+class AffectedMatchSerializer(ResponseSerializer):
     """A case whose range includes a sent version (or cannot be compared with it)."""
 
     case = CaseSummarySerializer(help_text="The case.")
@@ -662,7 +683,7 @@ class AffectedMatchSerializer(serializers.Serializer):
     workaround = serializers.CharField(allow_null=True, help_text="The case's first remediation step.")
 
 
-class AffectedResponseSerializer(serializers.Serializer):
+class AffectedResponseSerializer(ResponseSerializer):
     """The cases a set of component versions falls into."""
 
     checked = serializers.DictField(

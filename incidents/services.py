@@ -5,7 +5,6 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 from __future__ import annotations
 
 import dataclasses
-import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +16,8 @@ from django.utils import timezone
 from . import duplicates, history, store_cache, workflow
 from .affected import ComponentIndex, normalised_range
 from .codes import CodeVocabulary
+from .document_model import case_model
 from .documents import case_document, normalized_document
-from .durations import duration_seconds
 from .locking import serialize_case_writes
 from .models import (
     ALIAS_FACETS,
@@ -433,48 +432,11 @@ def relink_aliases(resolve: Resolver | None = None) -> int:
     return len(changed)
 
 
-def _date(value: str | None) -> datetime.date | None:
-    return datetime.date.fromisoformat(value) if value else None
-
-
 def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], resolve: Resolver) -> Case:
-    facts = document.get("facts", {})
-    environment = document.get("environment", {})
-    root_cause = document["root_cause"]
-    case, _ = Case.objects.update_or_create(
-        id=document["id"],
-        defaults={
-            "title": document["title"],
-            "organization": document["organization"],
-            "published": _date(document["published"]),
-            "occurred": _date(document.get("occurred")),
-            "status": document["status"],
-            "summary": document["summary"],
-            "severity": facts.get("severity"),
-            "scope": facts.get("scope"),
-            "users_affected": facts.get("users_affected"),
-            "region": facts.get("region"),
-            "time_to_detect": facts.get("time_to_detect"),
-            "time_to_detect_seconds": duration_seconds(facts.get("time_to_detect")),
-            "time_to_resolve": facts.get("time_to_resolve"),
-            "time_to_resolve_seconds": duration_seconds(facts.get("time_to_resolve")),
-            "cluster": environment.get("cluster"),
-            "accelerator": environment.get("accelerator"),
-            "accelerator_count": environment.get("accelerator_count"),
-            "node_count": environment.get("node_count"),
-            "symptoms_description": document["symptoms"]["description"],
-            "root_cause_category": terms[(Facet.ROOT_CAUSE, root_cause["category"])],
-            "root_cause_description": root_cause.get("description"),
-            "root_cause_trigger": root_cause.get("trigger"),
-            "detection": document.get("detection"),
-            "remediation": document.get("remediation", []),
-            "action_items": document.get("action_items", []),
-            "lessons": document.get("lessons", []),
-            "checks": document.get("checks", []),
-            "affected": document.get("affected", []),
-            "references": document.get("references", []),
-        },
-    )
+    document = normalized_document(document)
+    environment = document["environment"]
+    columns = case_model().columns(document, lambda facet, reference: terms[(facet, reference)])
+    case, _ = Case.objects.update_or_create(id=columns.pop("id"), defaults=columns)
     case.term_links.all().delete()
     # Every facet's terms, the root cause's included, as ordered rows (the root-cause
     # foreign key above is for display).
@@ -486,7 +448,7 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], re
             ),
             *(
                 CaseTerm(case=case, term=terms[(Facet.ERROR_CODE, name)], position=CODE_POSITION + i)
-                for i, name in enumerate(document["symptoms"].get("error_codes", []))
+                for i, name in enumerate(document["symptoms"]["error_codes"])
             ),
             *(
                 CaseTerm(case=case, term=term, position=ALIAS_POSITION + i)
@@ -508,13 +470,13 @@ def _write_case(document: dict[str, Any], terms: dict[tuple[str, str], Term], re
             *(
                 CaseKey(case=case, kind=CaseKey.Kind.AFFECTED, key=slug)
                 for slug in dict.fromkeys(
-                    terms[(Facet.COMPONENT, item["component"])].slug for item in document.get("affected", [])
+                    terms[(Facet.COMPONENT, item["component"])].slug for item in document["affected"]
                 )
             ),
         ]
     )
     case.scale_tables.all().delete()
-    for t, table_doc in enumerate(document.get("scale_tables", [])):
+    for t, table_doc in enumerate(document["scale_tables"]):
         table = ScaleTable.objects.create(case=case, position=t, caption=table_doc["caption"])
         ScaleColumn.objects.bulk_create(
             ScaleColumn(table=table, position=i, key=c["key"], label=c["label"], unit=c.get("unit"))

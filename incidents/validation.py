@@ -16,18 +16,15 @@ add the term, or the spelling as a synonym of one, to the vocabulary file.
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from django.conf import settings
-
 from .affected import ComponentIndex
 from .codes import CodeVocabulary
+from .document_model import case_model, value_at
 from .durations import duration_seconds
 from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
@@ -41,18 +38,6 @@ from .vocabulary import VocabularyDefinitions, reference_of
 class LoadedDocument:
     file: str
     document: dict[str, Any]
-
-
-@functools.cache
-def case_schema() -> dict[str, Any]:
-    return json.loads(Path(settings.CASE_SCHEMA_PATH).read_text(encoding="utf-8"))
-
-
-@functools.cache
-def _schema_validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(
-        case_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
 
 
 def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportProblem]]:
@@ -97,15 +82,15 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
     """The schema's complaints, then text no database stores and counts past the columns'
     range, each with its JSON path."""
-    errors = sorted(_schema_validator().iter_errors(item.document), key=lambda e: e.json_path)
+    errors = sorted(case_model().validator.iter_errors(item.document), key=lambda e: e.json_path)
     problems = [ImportProblem(item.file, e.json_path, e.message) for e in errors]
     storable = _storable_problems(item.document)
     return problems + [ImportProblem(item.file, path, message) for path, message in storable]
 
 
-# The count columns are 32-bit on every backend (PositiveIntegerField).
+# The count columns (the schema's integer fields) are 32-bit on every backend
+# (PositiveIntegerField).
 MAX_COUNT = 2_147_483_647
-COUNT_FIELDS = ("accelerator_count", "node_count")
 
 
 def _storable_problems(node: Any, path: str = "$") -> Iterator[tuple[str, str]]:
@@ -122,7 +107,7 @@ def _storable_problems(node: Any, path: str = "$") -> Iterator[tuple[str, str]]:
         for key, value in node.items():
             child = f"{path}.{key}"
             yield from _storable_problems(key, child)
-            if key in COUNT_FIELDS and path == "$.environment" and isinstance(value, int):
+            if child in case_model().paths_of_type("integer") and isinstance(value, int):
                 if value > MAX_COUNT:
                     yield child, f"{value} is larger than the largest count stored ({MAX_COUNT})"
             yield from _storable_problems(value, child)
@@ -245,28 +230,24 @@ def _retired_id_problems(items: list[LoadedDocument]) -> list[ImportProblem]:
 
 
 def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
-    """(facet, reference, JSON path) for every vocabulary term a document uses."""
-    refs = [(Facet.TOPIC, t, f"$.topics[{i}]") for i, t in enumerate(document["topics"])]
-    refs += [(Facet.SYMPTOM, t, f"$.symptoms.tags[{i}]") for i, t in enumerate(document["symptoms"]["tags"])]
-    refs.append((Facet.ROOT_CAUSE, document["root_cause"]["category"], "$.root_cause.category"))
-    refs += [
-        (Facet.COMPONENT, t, f"$.environment.components[{i}]")
-        for i, t in enumerate(document.get("environment", {}).get("components", []))
+    """(facet, reference, JSON path) for every vocabulary term a document names by name or
+    slug (the model's faceted fields but error codes and organization and accelerator,
+    which are checked by their own rules)."""
+    return [
+        (binding.facet, value, path)
+        for binding, value, path in case_model().faceted(document)
+        if binding.facet is not None and binding.facet not in (*ALIAS_FACETS, Facet.ERROR_CODE)
     ]
-    workload = document.get("environment", {}).get("workload")
-    if workload:
-        refs.append((Facet.WORKLOAD, workload, "$.environment.workload"))
-    return refs
 
 
 def alias_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
     """(facet, spelling as written, JSON path) of the organization and, when the document
     names one, the accelerator: facets named by any spelling of a term."""
-    refs = [(Facet.ORGANIZATION, document["organization"], "$.organization")]
-    accelerator = (document.get("environment") or {}).get("accelerator")
-    if accelerator is not None:
-        refs.append((Facet.ACCELERATOR, accelerator, "$.environment.accelerator"))
-    return refs
+    return [
+        (binding.facet, value, path)
+        for binding, value, path in case_model().faceted(document)
+        if binding.facet in ALIAS_FACETS
+    ]
 
 
 def alias_index(definitions: VocabularyDefinitions | None = None) -> dict[tuple[str, str], str]:
@@ -370,9 +351,9 @@ def _scale_problems(item: LoadedDocument) -> list[ImportProblem]:
 
 def _duration_problems(item: LoadedDocument) -> list[ImportProblem]:
     problems = []
-    for name in ("time_to_detect", "time_to_resolve"):
+    for path in sorted(case_model().paths_of_definition("duration")):
         try:
-            duration_seconds(item.document.get("facts", {}).get(name))
+            duration_seconds(value_at(item.document, path.removeprefix("$.")))
         except ValueError as exc:
-            problems.append(ImportProblem(item.file, f"$.facts.{name}", str(exc)))
+            problems.append(ImportProblem(item.file, path, str(exc)))
     return problems

@@ -7,8 +7,10 @@ of the document are included as written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from incidents.document_model import CaseModel, case_model, humanize
 from incidents.documents import CaseDocument
 from incidents.selectors import TopicOverview
 
@@ -48,37 +50,59 @@ def _scale_table(table: dict[str, Any]) -> list[str]:
 
 
 def case_markdown(document: CaseDocument) -> str:
-    """The whole case as Markdown: headline, facts, every section, sources, related ids."""
-    facts, env = document["facts"], document["environment"]
-    symptoms, root = document["symptoms"], document["root_cause"]
-    lines = [
-        f"# {document['id']}: {document['title']}",
-        "",
-        f"- Organization: {document['organization']}",
-        f"- Published: {document['published']}",
-        f"- Occurred: {_value(document['occurred'])}",
-        f"- Status: {document['status']}",
-        f"- Topics: {', '.join(document['topics'])}",
-        "",
-        *_section("Summary", document["summary"]),
-        "## Facts",
-        "",
-        f"- Severity: {_value(facts['severity'])}",
-        f"- Scope: {_value(facts['scope'])}",
-        f"- Users affected: {_value(facts['users_affected'])}",
-        f"- Region: {_value(facts['region'])}",
-        f"- Time to detect: {_value(facts['time_to_detect'])}",
-        f"- Time to resolve: {_value(facts['time_to_resolve'])}",
-        "",
-        "## Environment",
-        "",
-        f"- Cluster: {_value(env['cluster'])}",
-        f"- Accelerator: {_value(env['accelerator'])}",
-        f"- Accelerator count: {_value(env['accelerator_count'])}",
-        f"- Node count: {_value(env['node_count'])}",
-        f"- Components: {', '.join(env['components']) or NOT_KNOWN}",
-        f"- Workload: {_value(env.get('workload'))}",
-        "",
+    """The whole case as Markdown: the headline, then every field of the document model in
+    schema order (labels from the model): scalars and term lists as bullets, objects as a
+    section of bullets, text and lists of text as sections; a few fields have their own form
+    (`SECTIONS`)."""
+    model = case_model()
+    lines = [f"# {document['id']}: {document['title']}", ""]
+    bullets: list[str] = []
+    for name in model.top_level:
+        if name in ("id", "title"):
+            continue
+        value = document.get(name)
+        if name not in SECTIONS and not model.children(name) and _is_bullet(model, name):
+            bullets.append(f"- {model.binding(name).title}: {_bullet_value(value)}")
+            continue
+        if bullets:
+            lines += [*bullets, ""]
+            bullets = []
+        if name in SECTIONS:
+            lines += SECTIONS[name](document)
+        elif children := model.children(name):
+            lines += [f"## {humanize(name)}", ""]
+            given = value or {}
+            lines += [f"- {b.title}: {_bullet_value(given.get(f.name))}" for f, b in children]
+            lines.append("")
+        elif isinstance(value, list):
+            lines += _section(model.binding(name).title, _items(value, numbered=name in NUMBERED))
+        else:
+            lines += _section(model.binding(name).title, value)
+    lines += bullets
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# Steps in order: a numbered list.
+NUMBERED = frozenset({"remediation"})
+
+
+def _is_bullet(model: CaseModel, name: str) -> bool:
+    """A one-line field: a scalar that is not Markdown text, or a list of vocabulary terms."""
+    binding = model.binding(name)
+    if model.is_list(name):
+        return binding.facet is not None
+    return not model.field(name).node.get("description", "").startswith("Markdown")
+
+
+def _bullet_value(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or NOT_KNOWN
+    return _value(value)
+
+
+def _symptoms(document: CaseDocument) -> list[str]:
+    symptoms = document["symptoms"]
+    return [
         "## Symptoms",
         "",
         f"Tags: {', '.join(symptoms['tags']) or 'none'}",
@@ -87,11 +111,20 @@ def case_markdown(document: CaseDocument) -> str:
         symptoms["description"],
         "",
     ]
-    if document["scale_tables"]:
-        lines += ["## Scale observations", ""]
-        for table in document["scale_tables"]:
-            lines += _scale_table(table)
-    lines += [
+
+
+def _scale_tables(document: CaseDocument) -> list[str]:
+    if not document["scale_tables"]:
+        return []
+    lines = [f"## {case_model().binding('scale_tables').title}", ""]
+    for table in document["scale_tables"]:
+        lines += _scale_table(table)
+    return lines
+
+
+def _root_cause(document: CaseDocument) -> list[str]:
+    root = document["root_cause"]
+    return [
         "## Root cause",
         "",
         f"Category: {root['category']}",
@@ -100,24 +133,28 @@ def case_markdown(document: CaseDocument) -> str:
         "",
         f"Trigger: {_value(root['trigger'])}",
         "",
-        *_section("Detection", document["detection"]),
     ]
-    for key, title in (
-        ("remediation", "Remediation"),
-        ("action_items", "Action items"),
-        ("lessons", "Lessons"),
-        ("checks", "Checks"),
-    ):
-        lines += _section(title, _items(document[key], numbered=key == "remediation"))  # type: ignore[literal-required]
+
+
+def _sources(document: CaseDocument) -> list[str]:
     sources = [f"- [{s['title'] or s['url']}]({s['url']})" for s in document["sources"]]
-    lines += _section("Sources", "\n".join(sources))
-    if document["related"]:
-        lines += _section("Related cases", _items([f"incident://{i}" for i in document["related"]]))
-    if document.get("affected"):
-        lines += _section("Affected versions", _items([_range_text(a) for a in document["affected"]]))
-    if document.get("references"):
-        lines += _section("Upstream references", _items([_reference_text(r) for r in document["references"]]))
-    return "\n".join(lines).rstrip() + "\n"
+    return _section("Sources", "\n".join(sources))
+
+
+def _listed(name: str, render: Callable[[Any], str]) -> Callable[[CaseDocument], list[str]]:
+    """A list field as a section of items, left out when empty."""
+
+    def section(document: CaseDocument) -> list[str]:
+        values = document.get(name)
+        if not values:
+            return []
+        return _section(case_model().binding(name).title, _items([render(v) for v in values]))
+
+    return section
+
+
+def _related_text(case_id: str) -> str:
+    return f"incident://{case_id}"
 
 
 def _range_text(item: dict) -> str:
@@ -136,6 +173,18 @@ def _reference_text(item: dict) -> str:
     state = ", ".join(filter(None, [item["state"], item["fixed_in"] and f"fixed in {item['fixed_in']}"]))
     label = item["id"] or item["url"]
     return f"{item['kind'].replace('_', ' ')} [{label}]({item['url']})" + (f" ({state})" if state else "")
+
+
+# Fields with a form of their own.
+SECTIONS: dict[str, Callable[[CaseDocument], list[str]]] = {
+    "symptoms": _symptoms,
+    "scale_tables": _scale_tables,
+    "root_cause": _root_cause,
+    "sources": _sources,
+    "related": _listed("related", _related_text),
+    "affected": _listed("affected", _range_text),
+    "references": _listed("references", _reference_text),
+}
 
 
 def topic_markdown(overview: TopicOverview) -> str:

@@ -8,14 +8,14 @@ bytes, so a page at the largest `limit` stays under `MAX_LIST_RESPONSE_BYTES`.
 from __future__ import annotations
 
 import copy
-import json
 from functools import cache
 from typing import Any, Literal
 
-from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
+
+from incidents.document_model import case_model
 
 FacetName = Literal["topic", "symptom", "root_cause", "component", "workload", "organization", "accelerator"]
 
@@ -183,10 +183,7 @@ class LogMatchResult(BaseModel):
 def incident_document_schema() -> dict[str, Any]:
     """`case.schema.json` as get_incident's output schema: only `id` is required, since
     `fields` may leave the others out."""
-    with open(settings.CASE_SCHEMA_PATH, encoding="utf-8") as handle:
-        schema = json.load(handle)
-    definitions = schema.pop("$defs", {})
-    schema = _inline_refs({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, definitions)
+    schema = copy.deepcopy(case_model().standalone_schema)
     schema["required"] = ["id"]
     # The fields are typed and described in case.schema.json (the API serves it, and the
     # case document's schema in GET /api/schema/); the tool list, read into an assistant's
@@ -198,23 +195,6 @@ def incident_document_schema() -> dict[str, Any]:
 # What get_incident adds to the case document: the same links as the API's detail, and the
 # marker of a document cut to the byte budget.
 DOCUMENT_EXTRAS = ("url", "html_url", "truncated", "omitted_fields", "notice")
-
-
-def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
-    """Replace `{"$ref": "#/$defs/x"}` by the definition (the case schema has no cycles),
-    so the schema stands alone inside a tool listing."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            merged = {
-                **definitions[ref.removeprefix("#/$defs/")],
-                **{k: v for k, v in node.items() if k != "$ref"},
-            }
-            return _inline_refs(merged, definitions)
-        return {k: _inline_refs(v, definitions) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_inline_refs(v, definitions) for v in node]
-    return node
 
 
 class IncidentDocument(BaseModel):

@@ -10,13 +10,14 @@ whole documents; only get_incident returns a document.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from incidents import search, selectors
+from incidents.document_model import case_model
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
@@ -88,30 +89,11 @@ BUDGETS = {
     "explain_error": 8_000,
 }
 
-DocumentField = Literal[
-    "id",
-    "title",
-    "organization",
-    "published",
-    "occurred",
-    "status",
-    "topics",
-    "summary",
-    "facts",
-    "environment",
-    "symptoms",
-    "scale_tables",
-    "root_cause",
-    "detection",
-    "remediation",
-    "action_items",
-    "lessons",
-    "checks",
-    "sources",
-    "related",
-    "affected",
-    "references",
-]
+if TYPE_CHECKING:
+    DocumentField = str
+else:
+    # The document's top-level fields, in schema order (the tool's `fields` enum).
+    DocumentField = Literal[case_model().top_level]
 CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
     str | None,

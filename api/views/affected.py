@@ -85,10 +85,12 @@ class AffectedView(ApiView):
             )
         answer = selectors.affected_cases(resolved)
         return Response(
-            {
-                "checked": answer.checked,
-                "count": len(answer.affected),
-                "affected": [match_entry(m, request) for m in answer.affected],
-                "unknown": [match_entry(m, request) for m in answer.unknown],
-            }
+            AffectedResponseSerializer(
+                {
+                    "checked": answer.checked,
+                    "count": len(answer.affected),
+                    "affected": [match_entry(m, request) for m in answer.affected],
+                    "unknown": [match_entry(m, request) for m in answer.unknown],
+                }
+            ).data
         )

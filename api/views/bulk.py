@@ -156,9 +156,11 @@ class ChangesView(ApiView):
         paginator.page_size = limit
         rows = paginator.paginate_queryset(selectors.case_changes(since=since), request, view=self) or []
         return Response(
-            {
-                "next": paginator.get_next_link(),
-                "previous": paginator.get_previous_link(),
-                "results": [shapes.change(row, request) for row in rows],
-            }
+            ChangesPageSerializer(
+                {
+                    "next": paginator.get_next_link(),
+                    "previous": paginator.get_previous_link(),
+                    "results": [shapes.change(row, request) for row in rows],
+                }
+            ).data
         )

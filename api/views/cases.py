@@ -19,7 +19,6 @@ from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
 from incidents.selectors import (
-    FILTER_PARAMS,
     MAX_QUERY_CHARS,
     SORTS,
     CaseFilters,
@@ -32,6 +31,7 @@ from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import ParamReader, reject_all
+from ..query import FacetFilters, QueryParam, QueryParams
 from ..serializers import CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
@@ -39,16 +39,40 @@ DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 100_000
 MAX_SIMILAR = 20
-LIST_PARAMS = (
-    "q",
-    *FILTER_PARAMS,
-    "published_after",
-    "published_before",
-    SORT_PARAM,
-    ORDERING_ALIAS,
-    "page",
-    "page_size",
-    "fields",
+LIST_QUERY = QueryParams(
+    [
+        QueryParam(
+            "q",
+            description='Search text: words, "quoted phrases", -excluded '
+            f"words, OR; at most {MAX_QUERY_CHARS} characters.",
+        ),
+        FacetFilters(),
+        QueryParam("published_after", OpenApiTypes.DATE, "Only cases published on or after this date."),
+        QueryParam("published_before", OpenApiTypes.DATE, "Only cases published on or before this date."),
+        QueryParam(
+            SORT_PARAM,
+            description="`relevance` (default with `q`; newest first without), `newest` "
+            "(default without `q`) or `oldest`. The same parameter as the /cases/ page.",
+            options=(("enum", list(SORTS)),),
+        ),
+        QueryParam(
+            ORDERING_ALIAS,
+            description="Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
+            options=(("enum", list(ORDERINGS)), ("deprecated", True)),
+        ),
+        QueryParam("page", OpenApiTypes.INT, "Page number from 1."),
+        QueryParam(
+            "page_size",
+            OpenApiTypes.INT,
+            f"Cases per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE}); more is "
+            "refused, not clamped.",
+        ),
+        QueryParam(
+            "fields",
+            description="Comma-separated fields to return for each case (`id` always comes). Default: all.",
+            options=(("many", True), ("explode", False), ("enum", list(shapes.HIT_FIELDS))),
+        ),
+    ]
 )
 CASE_ID = re.compile(schema.CASE_ID_PATTERN)
 
@@ -119,62 +143,7 @@ class CaseListView(CaseCreateMixin, ApiView):
             "last one is 404."
         ),
         parameters=[
-            OpenApiParameter(
-                "q",
-                OpenApiTypes.STR,
-                required=False,
-                description='Search text: words, "quoted phrases", -excluded '
-                f"words, OR; at most {MAX_QUERY_CHARS} characters.",
-            ),
-            *schema.filter_parameters(),
-            OpenApiParameter(
-                "published_after",
-                OpenApiTypes.DATE,
-                required=False,
-                description="Only cases published on or after this date.",
-            ),
-            OpenApiParameter(
-                "published_before",
-                OpenApiTypes.DATE,
-                required=False,
-                description="Only cases published on or before this date.",
-            ),
-            OpenApiParameter(
-                SORT_PARAM,
-                OpenApiTypes.STR,
-                enum=list(SORTS),
-                required=False,
-                description="`relevance` (default with `q`; newest first without), `newest` "
-                "(default without `q`) or `oldest`. The same parameter as the /cases/ page.",
-            ),
-            OpenApiParameter(
-                ORDERING_ALIAS,
-                OpenApiTypes.STR,
-                enum=list(ORDERINGS),
-                required=False,
-                deprecated=True,
-                description="Earlier name of `sort`: `relevance`, `-published` (newest) or "
-                "`published` (oldest).",
-            ),
-            OpenApiParameter("page", OpenApiTypes.INT, required=False, description="Page number from 1."),
-            OpenApiParameter(
-                "page_size",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Cases per page, 1 to {MAX_PAGE_SIZE} (default "
-                f"{DEFAULT_PAGE_SIZE}); more is refused, not "
-                "clamped.",
-            ),
-            OpenApiParameter(
-                "fields",
-                OpenApiTypes.STR,
-                many=True,
-                explode=False,
-                enum=list(shapes.HIT_FIELDS),
-                required=False,
-                description="Comma-separated fields to return for each case "
-                "(`id` always comes). Default: all.",
-            ),
+            *LIST_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -217,7 +186,7 @@ class CaseListView(CaseCreateMixin, ApiView):
         ],
     )
     def get(self, request: Request) -> Response:
-        reader = ParamReader(request.query_params, allowed=LIST_PARAMS)
+        reader = LIST_QUERY.reader(request.query_params)
         search, problems = parse_search(request.query_params)
         reader.report(problems)
         page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
@@ -259,19 +228,23 @@ class CaseListView(CaseCreateMixin, ApiView):
                 replace_query_param(url, "page", page - 1) if page > 2 else remove_query_param(url, "page")
             )
         return Response(
-            {
-                "count": results.total,
-                "page": page,
-                "page_size": page_size,
-                "next": replace_query_param(url, "page", page + 1) if has_next else None,
-                "previous": previous,
-                "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
-                "partial_matches": [shapes.search_hit(hit, request, fields) for hit in results.partial_hits],
-                "partial_count": results.partial_total,
-                "suggestion": results.suggestion,
-                "facets": shapes.facet_counts(results.facets),
-                "notes": list(results.notes),
-            }
+            CaseListSerializer(
+                {
+                    "count": results.total,
+                    "page": page,
+                    "page_size": page_size,
+                    "next": replace_query_param(url, "page", page + 1) if has_next else None,
+                    "previous": previous,
+                    "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
+                    "partial_matches": [
+                        shapes.search_hit(hit, request, fields) for hit in results.partial_hits
+                    ],
+                    "partial_count": results.partial_total,
+                    "suggestion": results.suggestion,
+                    "facets": shapes.facet_counts(results.facets),
+                    "notes": list(results.notes),
+                }
+            ).data
         )
 
 
@@ -359,9 +332,11 @@ class CaseSimilarView(ApiView):
         if not isinstance(case, Case):
             return case
         return Response(
-            {
-                "case": case.id,
-                "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
-                "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
-            }
+            SimilarListSerializer(
+                {
+                    "case": case.id,
+                    "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
+                    "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
+                }
+            ).data
         )

@@ -48,7 +48,9 @@ class TopicListView(ApiView):
     @conditional_on_store()
     def answer(self, request: Request) -> Response:
         topics = selectors.vocabulary(Facet.TOPIC)
-        return Response({"results": [shapes.topic_entry(t, request) for t in topics]})
+        return Response(
+            TopicListSerializer({"results": [shapes.topic_entry(t, request) for t in topics]}).data
+        )
 
 
 class TopicDetailView(ApiView):
@@ -115,7 +117,7 @@ class TopicDetailView(ApiView):
             )
         overview = selectors.topic_overview(lookup.term, top=top, latest=latest)
         assert overview is not None
-        return Response(shapes.topic_overview(overview, request))
+        return Response(TopicOverviewSerializer(shapes.topic_overview(overview, request)).data)
 
 
 class VocabularyView(ApiView):
@@ -145,7 +147,7 @@ class VocabularyView(ApiView):
 
     @conditional_on_store()
     def answer(self, request: Request) -> Response:
-        return Response(shapes.vocabulary(selectors.vocabulary(), request))
+        return Response(VocabularySerializer(shapes.vocabulary(selectors.vocabulary(), request)).data)
 
 
 class VocabularyFacetView(ApiView):
@@ -184,7 +186,11 @@ class VocabularyFacetView(ApiView):
     def answer(self, request: Request, *, facet: str) -> Response:
         terms = selectors.vocabulary(facet)
         families = shapes.family_slugs(terms)
-        return Response({"facet": facet, "terms": [shapes.term_entry(t, request, families) for t in terms]})
+        return Response(
+            TermListSerializer(
+                {"facet": facet, "terms": [shapes.term_entry(t, request, families) for t in terms]}
+            ).data
+        )
 
 
 class StatsView(ApiView):
@@ -212,4 +218,4 @@ class StatsView(ApiView):
 
     @conditional_on_store()
     def answer(self, request: Request) -> Response:
-        return Response(shapes.stats(selectors.case_stats(), request))
+        return Response(StatsSerializer(shapes.stats(selectors.case_stats(), request)).data)

@@ -40,7 +40,11 @@ class CodeListView(ApiView):
 
     @conditional_on_store()
     def answer(self, request: Request) -> Response:
-        return Response({"results": [shapes.error_code(t, request) for t in selectors.error_codes()]})
+        return Response(
+            ErrorCodeListSerializer(
+                {"results": [shapes.error_code(t, request) for t in selectors.error_codes()]}
+            ).data
+        )
 
 
 class CodeDetailView(ApiView):
@@ -80,4 +84,4 @@ class CodeDetailView(ApiView):
             if term is None:
                 raise Http404(f"No error code {slug!r}; see /api/codes/.")
             return redirect_to_canonical(request, slug, term.slug)
-        return Response(shapes.error_code_detail(detail, request))
+        return Response(ErrorCodeDetailSerializer(shapes.error_code_detail(detail, request)).data)

@@ -45,19 +45,21 @@ class CaseHistoryView(ApiView):
                 raise Http404(f"No case with id {case_id!r}.")
             return HttpResponsePermanentRedirect(reverse("api:case-history", args=[target]))  # type: ignore[return-value]
         return Response(
-            {
-                "case": case.pk,
-                "results": [
-                    {
-                        "number": r.number,
-                        "modified": r.when.isoformat().replace("+00:00", "Z"),
-                        "user": r.user,
-                        "reason": r.reason,
-                        "created": r.created,
-                        "status": r.status,
-                        "changes": [{"field": c.field, "old": c.old, "new": c.new} for c in r.changes],
-                    }
-                    for r in case_history(case.pk)
-                ],
-            }
+            CaseHistorySerializer(
+                {
+                    "case": case.pk,
+                    "results": [
+                        {
+                            "number": r.number,
+                            "modified": r.when.isoformat().replace("+00:00", "Z"),
+                            "user": r.user,
+                            "reason": r.reason,
+                            "created": r.created,
+                            "status": r.status,
+                            "changes": [{"field": c.field, "old": c.old, "new": c.new} for c in r.changes],
+                        }
+                        for r in case_history(case.pk)
+                    ],
+                }
+            ).data
         )

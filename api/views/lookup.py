@@ -86,14 +86,17 @@ class LookupView(ApiView):
         found = selectors.record_lookup(value)
         html_url = shapes.absolute(request, f"{reverse('incidents:reference')}?{urlencode({name: value})}")
         return Response(
-            {
-                "query": found.query,
-                "key": found.key,
-                "record": found.record,
-                "count": len(found.cases),
-                "cases": [
-                    {**shapes.case_summary(case, request), "via": found.via[case.id]} for case in found.cases
-                ],
-                "html_url": html_url,
-            }
+            UpstreamLookupSerializer(
+                {
+                    "query": found.query,
+                    "key": found.key,
+                    "record": found.record,
+                    "count": len(found.cases),
+                    "cases": [
+                        {**shapes.case_summary(case, request), "via": found.via[case.id]}
+                        for case in found.cases
+                    ],
+                    "html_url": html_url,
+                }
+            ).data
         )

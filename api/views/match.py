@@ -81,8 +81,10 @@ class MatchView(ApiView):
         body.is_valid(raise_exception=True)
         reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])
         return Response(
-            {
-                "results": [shapes.log_hit(hit, request) for hit in reading.hits],
-                "reading": shapes.log_reading(reading),
-            }
+            MatchResponseSerializer(
+                {
+                    "results": [shapes.log_hit(hit, request) for hit in reading.hits],
+                    "reading": shapes.log_reading(reading),
+                }
+            ).data
         )

@@ -76,4 +76,4 @@ class TriageView(ApiView):
                 "html_url": absolute(request, reverse("incidents:case-detail", args=[case_id])),
             }
 
-        return Response(triage_document(answer, links))
+        return Response(TriageResponseSerializer(triage_document(answer, links)).data)

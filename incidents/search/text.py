@@ -1,8 +1,9 @@
 """Text shared by both search backends: what a case's index row holds, words, stop words.
 
 A case is indexed as four weighted columns (`IndexColumns`), built by `index_columns` from
-the case's fields. The same columns feed SQLite's FTS5 table and PostgreSQL's weighted
-`tsvector`, so both backends rank the same text.
+the case's fields (which field feeds which column is `document_model`'s). The same columns
+feed SQLite's FTS5 table and PostgreSQL's weighted `tsvector`, so both backends rank the
+same text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from incidents.document_model import INDEX_COLUMNS, case_model
 from incidents.models import Case
 
 # Private-use characters that mark matches inside snippets: no case text contains them
@@ -92,12 +94,8 @@ def stem(word: str) -> str:
 
 @dataclass(frozen=True)
 class IndexColumns:
-    """The indexed text of one case, most important column first.
-
-    title (weight A) - the title; tags (A) - symptom tag names; main (B) - symptoms, root
-    cause category, description and trigger, components; rest (C) - summary, detection,
-    remediation, action items, lessons, checks, scale tables, topics, environment.
-    """
+    """The indexed text of one case, most important column first: title and tags weigh A,
+    main B, rest C (`document_model.BINDINGS` says which fields each holds)."""
 
     title: str
     tags: str
@@ -118,41 +116,7 @@ def _join(parts) -> str:
 
 
 def index_columns(case: Case) -> IndexColumns:
-    """The index row of `case`, read from a case fetched with `with_document()` (no queries)."""
-    tables = []
-    for table in case.scale_tables.all():
-        tables.append(table.caption)
-        tables.extend(column.label for column in table.columns.all())
-        tables.extend(row.note for row in table.rows.all() if row.note)
-        tables.extend(str(v) for row in table.rows.all() for v in row.values.values())
-    return IndexColumns(
-        title=_join([case.title]),
-        tags=_join(term.name for term in case.symptom_tags),
-        main=_join(
-            [
-                case.symptoms_description,
-                case.root_cause_description,
-                case.root_cause_trigger,
-                case.root_cause_category.name,
-                *(term.name for term in case.components),
-            ]
-        ),
-        rest=_join(
-            [
-                case.summary,
-                case.detection,
-                *case.remediation,
-                *case.action_items,
-                *case.lessons,
-                *case.checks,
-                *tables,
-                *(term.name for term in case.topics),
-                *([case.workload.name] if case.workload else []),
-                case.organization,
-                case.cluster,
-                case.accelerator,
-                case.scope,
-                case.users_affected,
-            ]
-        ),
-    )
+    """The index row of `case`, read from a case fetched with `with_document()` (no queries):
+    each column the text of the fields `document_model` binds to it."""
+    texts = case_model().index_texts(case)
+    return IndexColumns(*(_join(texts[column]) for column in INDEX_COLUMNS))

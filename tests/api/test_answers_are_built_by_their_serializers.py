@@ -1,0 +1,45 @@
+"""Every answer is built by the serializer its OpenAPI schema names: what the serializer
+does not declare never reaches a client, and a declared field the view did not gather is
+an error, so the generated schema describes what runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from api import shapes
+from api.serializers import CaseSummarySerializer, TermSerializer
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_value_no_serializer_declares_never_reaches_the_answer(client, monkeypatch):
+    gathered = shapes.facet_counts
+    monkeypatch.setattr(
+        shapes,
+        "facet_counts",
+        lambda facets: {
+            name: [{**count, "undeclared": 1} for count in counts]
+            for name, counts in gathered(facets).items()
+        },
+    )
+    answer = client.get("/api/cases/?symptom=nccl-timeout")
+    assert answer.status_code == 200
+    counts = [count for counts in answer.json()["facets"].values() for count in counts]
+    assert counts and all(list(count) == ["value", "label", "count"] for count in counts)
+
+
+def test_an_optional_field_left_out_stays_out_rather_than_null():
+    values = {
+        "slug": "nccl",
+        "name": "NCCL",
+        "description": "NVIDIA's collective library.",
+        "synonyms": [],
+        "case_count": 3,
+        "cases_url": "http://testserver/api/cases/?component=nccl",
+    }
+    assert TermSerializer(values).data == values  # no `vendor: null`, no `family`
+
+
+def test_a_declared_field_the_view_did_not_gather_is_an_error():
+    with pytest.raises(KeyError):
+        _ = CaseSummarySerializer({"id": "IL-0428"}).data
