@@ -61,9 +61,9 @@ def test_unknown_facts_collapse_into_one_line(page):
 def test_environment_lists_cluster_accelerators_nodes_and_linked_components(page):
     env = section(page, "env-h")
     assert "Cluster Jean Zay" in env
-    assert "Accelerator NVIDIA A100" in env
+    assert "Accelerator NVIDIA A100 80GB" in env
     assert "Accelerator count 384" in env
-    assert "Nodes 52" in env
+    assert "Nodes 48" in env
     assert "Megatron-LM DeepSpeed NCCL PyTorch apex FusedAdam Slurm py-spy" in env
     assert 'href="/cases/?component=apex-fusedadam"' in page
 

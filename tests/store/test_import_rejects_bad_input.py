@@ -196,11 +196,11 @@ def test_importing_the_same_id_again_updates_that_case(tmp_path):
     assert case.title == "An edited title for the BigScience 100B hang case"
     assert case.remediation == ["First step.", "Second step."]
     # topics, symptoms, components, the root cause (a term row like the others, issue 9.5),
-    # the organization, the accelerator ("NVIDIA A100" names the A100 family itself) and the
-    # workload when the case has one.
-    assert document["environment"]["accelerator"] == "NVIDIA A100"
+    # the organization, the accelerator (two rows: the model "A100 80GB" and its family "A100",
+    # so that a filter on the family finds the case) and the workload when the case has one.
+    assert document["environment"]["accelerator"] == "NVIDIA A100 80GB"
     expected = len(document["topics"]) + len(document["symptoms"]["tags"])
-    expected += len(document["environment"]["components"]) + 1 + 1 + 1
+    expected += len(document["environment"]["components"]) + 1 + 1 + 2
     expected += 1 if document["environment"].get("workload") else 0
     assert CaseTerm.objects.filter(case=case).count() == expected
 
