@@ -39,8 +39,11 @@ data: setup
 	$(PY) manage.py import_cases --vocab fixtures/vocab.json fixtures/cases
 
 # Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
+# --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on
+# 127.0.0.1 as from a proxy (so a local client could pick its own address and dodge the rate
+# limits); proxies are trusted by the app's own settings, API_NUM_PROXIES and BEHIND_TLS_PROXY.
 run: data
-	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT)
+	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT) --no-proxy-headers
 
 # Chromium for the browser tests (Playwright cannot download its own browser here): uses the
 # one installed ($CHROMIUM, or chromium on PATH); installs Debian's package only when none is,

@@ -3,8 +3,9 @@
 --   * one noisy client (no X-Forwarded-For: 127.0.0.1 itself), which the per-client limits
 --     must stop with 429 + Retry-After;
 --   * many light clients, each request from an address of its own (X-Forwarded-For, which
---     uvicorn trusts from 127.0.0.1 as from a proxy on the same host), which the limits let
---     through, so that real search, similar and match work runs under the load.
+--     the app takes as from one proxy in front only when told: API_NUM_PROXIES=1 in the load
+--     test), which the limits let through, so that real search, similar and match work runs
+--     under the load.
 -- Counts every status, every 429 that lacks Retry-After, and each MCP call's answers by its
 -- JSON-RPC id (an answer with "isError": true or an "error" object counts as an error);
 -- `done` prints one JSON line. Requests are formatted per call: only then does wrk know the

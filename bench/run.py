@@ -253,7 +253,7 @@ class Server:
             [
                 sys.executable, "-m", "uvicorn", "incidentlib.asgi:application",
                 "--host", "127.0.0.1", "--port", str(self.port), "--workers", "2",
-                "--no-access-log", "--backlog", "4096",
+                "--no-access-log", "--backlog", "4096", "--no-proxy-headers",
             ],
             cwd=ROOT,
             env=_environment(url),

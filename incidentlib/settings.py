@@ -13,6 +13,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 # CONTENT_SECURITY_POLICY is read by django-csp's middleware.
+from incidentlib.cache_database import CACHE_ALIAS, sqlite_cache_database
 from incidentlib.security import CONTENT_SECURITY_POLICY, HEADER_SETTINGS, tls_settings  # noqa: F401
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -148,7 +149,34 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
         _replica.setdefault("OPTIONS", {})["pool"] = dict(_pool)
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica{_number}"] = _replica
+
+# Shared cache: DRF throttling counts requests here, so every worker process must see the
+# same counts. The database cache needs no extra service: on SQLite it lives in a file of its
+# own beside the case database (incidentlib/cache_database.py: created on first use, its
+# writes never wait for an import's write lock), on PostgreSQL in a table of the case
+# database (created by the api app's migration). CACHE_URL=redis://127.0.0.1:6379/0
+# switches to Redis.
+CACHES = {
+    "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
+}
+if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
+    # Only these backends cull by count; the Redis client would take it for a connection option.
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
+_case_file = str(DATABASES["default"]["NAME"])
+if (
+    CACHES["default"]["BACKEND"].endswith("DatabaseCache")
+    and DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    and _case_file != ":memory:"
+    and "mode=memory" not in _case_file
+):
+    DATABASES[CACHE_ALIAS] = sqlite_cache_database(_case_file, CACHES["default"]["LOCATION"])
+# Store reads cached per store generation (incidents/store_cache.py: store version, vocabulary
+# counts, passage vectors). On by default with CACHE_URL (a cache server every process shares);
+# off with the database cache, where each cache read is a query of about the cost it saves.
+STORE_CACHE = env.bool("STORE_CACHE", default=bool(env.str("CACHE_URL", default="")))
+# Replicas and the cache's own file are routed by incidentlib/db_router.py.
 DATABASE_ROUTERS = ["incidentlib.db_router.ReplicaRouter"] if len(DATABASES) > 1 else []
+
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -170,20 +198,6 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
-
-# Shared cache: DRF throttling counts requests here, so every worker process must see the
-# same counts. The database cache needs no extra service (its table is created by the api
-# app's migration); CACHE_URL=redis://127.0.0.1:6379/0 switches to Redis.
-CACHES = {
-    "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
-}
-if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
-    # Only these backends cull by count; the Redis client would take it for a connection option.
-    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
-# Store reads cached per store generation (incidents/store_cache.py: store version, vocabulary
-# counts, passage vectors). On by default with CACHE_URL (a cache server every process shares);
-# off with the database cache, where each cache read is a query of about the cost it saves.
-STORE_CACHE = env.bool("STORE_CACHE", default=bool(env.str("CACHE_URL", default="")))
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -4,6 +4,9 @@ The real fixture cases are imported once per session into the test database. pyt
 runs non-transactional tests first (each inside a rolled-back transaction, so they all see
 the imported cases) and transactional tests last; those flush the tables after each test,
 so they request `transactional_cases`, which imports the cases again.
+
+Every test that may use the database may use all of its aliases: on SQLite the throttle
+counts live in the cache's own file (the `cache` alias), and any API request writes them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,28 @@ def ids_quoting(text: str) -> list[str]:
         if (document := load_fixture(case_id))["status"] == "published"
         and any(needle in prose.casefold() for prose in case_prose(document))
     ]
+
+
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give each database test every alias (`databases="__all__"`) unless it names its own.
+
+    pytest-django lets a test reach only `default` unless its `django_db` mark lists more,
+    and sets up only the aliases some test lists: without this, every test that sends an
+    API request on SQLite (the throttle writes to the `cache` alias) would have to say so,
+    and a test that forgot would fail, or with the alias unset up, reach the real file
+    under var/. One rule here instead of a `databases=` on hundreds of tests.
+    """
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        if marker is None and not DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue
+        kwargs = dict(marker.kwargs) if marker else {}
+        if marker and (marker.args or "databases" in kwargs):
+            continue
+        item.add_marker(pytest.mark.django_db(**kwargs, databases="__all__"), append=False)
 
 
 @pytest.fixture(scope="session")

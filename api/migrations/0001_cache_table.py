@@ -1,7 +1,9 @@
 """Create the database cache table(s) named in CACHES (throttle counts live there).
 
-`createcachetable` skips tables that exist and caches that are not database caches, so
-this is safe with Redis configured and on databases created before it.
+`createcachetable` skips tables that exist, caches that are not database caches and
+databases the router keeps the cache out of, so this is safe with Redis configured, on
+databases created before it, and on SQLite, where the cache has a file of its own that
+creates its table itself (incidentlib/cache_database.py).
 """
 
 from django.core.management import call_command

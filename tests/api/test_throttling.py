@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
+
+from incidentlib.db_router import cache_alias
 
 from .conftest import assert_matches_schema, set_throttle_rates
 
@@ -75,6 +78,15 @@ def test_match_and_export_have_their_own_lower_limit(client, small_limits):
 def test_counts_live_in_the_database_cache_that_every_worker_shares(client, small_limits):
     get(client, "/api/stats", "10.0.0.6")
     assert cache.get("throttle_api_10.0.0.6") is not None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT COUNT(*) FROM incidentlib_cache")
-        assert cursor.fetchone()[0] >= 1
+    with connections[cache_alias()].cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM incidentlib_cache WHERE cache_key LIKE '%10.0.0.6'")
+        assert cursor.fetchone()[0] == 1
+
+
+def test_on_sqlite_the_cache_has_a_file_of_its_own_and_the_case_file_no_cache_table(client, small_limits):
+    get(client, "/api/stats", "10.0.0.7")
+    if connection.vendor == "sqlite":
+        assert cache_alias() == "cache"
+        assert "incidentlib_cache" not in connection.introspection.table_names()
+    else:  # PostgreSQL locks rows, not the database: the cache stays a table of it.
+        assert cache_alias() == "default" and list(settings.DATABASES) == ["default"]

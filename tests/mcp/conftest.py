@@ -175,6 +175,7 @@ def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
         str(port),
         "--workers",
         str(WORKERS),
+        "--no-proxy-headers",
     ]
     with open(log, "wb") as output:
         process = subprocess.Popen(

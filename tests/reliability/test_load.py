@@ -119,13 +119,15 @@ def test_mixed_load_during_an_import_has_no_5xx_and_no_dropped_connection(databa
         "API_HEAVY_THROTTLE_RATE": "1/minute",
         # Production setting on PostgreSQL: each worker shares a bounded pool of connections.
         "DB_POOL_MAX_SIZE": "8",
+        # The light clients' X-Forwarded-For counts as from one proxy in front (the server
+        # trusts no forwarded header by itself: --no-proxy-headers, as `make run`).
+        "API_NUM_PROXIES": "1",
     }
     access_log = tmp_path / "access.log"
     with access_log.open("w") as access:
         server = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "incidentlib.asgi:application", "--host", "127.0.0.1",
-             "--port", str(port), "--workers", "2", "--backlog", "4096",
-             "--forwarded-allow-ips", "127.0.0.1"],
+             "--port", str(port), "--workers", "2", "--backlog", "4096", "--no-proxy-headers"],
             cwd=ROOT, env=env, stdout=access, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -181,27 +183,19 @@ def test_mixed_load_during_an_import_has_no_5xx_and_no_dropped_connection(databa
     assert result["errors"] == {"connect": 0, "read": 0, "write": 0, "timeout": 0}, result
     assert [s for s in statuses if s >= 500] == [], result
     assert set(statuses) <= {200, 429}, result
-    # The noisy client was limited, every refusal saying when to come back. On SQLite the
-    # limit counts in the database cache, whose writes Django drops while the import holds
-    # the file's write lock: the limit then fails open (a known defect, to fix with a cache
-    # apart from the case database), so only PostgreSQL must show the 429s here.
+    # The noisy client was limited, every refusal saying when to come back: on SQLite too,
+    # where the counts live in the cache's own file, apart from the import's write lock.
+    assert statuses.get(429, 0) > 0, result
     assert result["missing_retry_after"] == 0, result
-    if database.vendor == "postgresql":
-        assert statuses.get(429, 0) > 0, result
     # Each MCP tool answered, and never with an error.
     assert set(result["mcp"]) == set(MCP_CALLS), result
     for call_id, tool in MCP_CALLS.items():
         answers = result["mcp"][call_id]
         assert answers["ok"] > 0 and answers["error"] == 0, (tool, result["mcp"])
-    # The light clients got real API search, similar and match answers under the load. On
-    # SQLite each API request also writes the rate limit's count to the database cache and
-    # waits behind the import's write lock (the defect above), so under a loaded machine
-    # few of them finish within the run: only PostgreSQL must show every kind answered.
+    # The light clients got real API search, similar and match answers under the load.
     work = access_statuses(access_log.read_text())
     for kind, counts in work.items():
         assert [s for s in counts if s >= 500] == [], (kind, work)
-        if database.vendor == "postgresql":
-            assert counts.get(200, 0) > 0, (kind, work)
-    assert sum(counts.get(200, 0) for counts in work.values()) > 0, work
+        assert counts.get(200, 0) > 0, (kind, work)
     assert "Traceback (most recent call last)" not in server_log
     assert '"level": "ERROR"' not in server_log, server_log[-2000:]

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings
 from django.core.signals import request_started
 
 from incidentlib import db_router
@@ -55,10 +56,29 @@ def test_after_a_write_the_request_reads_the_primary_until_the_next_request(rout
     assert router.db_for_read(Case) in REPLICAS
 
 
-def test_the_database_cache_stays_on_the_primary_and_pins_nothing(router):
-    router.db_for_write(CacheEntry)
-    assert router.db_for_read(CacheEntry) == "default"
+@pytest.fixture(params=["own file", "primary"])
+def cache_place(request, monkeypatch) -> str:
+    """The database cache in its own SQLite file (the `cache` alias), or on the primary."""
+    databases = {"default": settings.DATABASES["default"]}
+    if request.param == "own file":
+        databases["cache"] = {"ENGINE": "django.db.backends.sqlite3", "NAME": "cache.sqlite3"}
+    monkeypatch.setattr(settings, "DATABASES", databases)
+    return "cache" if request.param == "own file" else "default"
+
+
+def test_the_database_cache_stays_in_its_place_and_pins_nothing(router, cache_place):
+    assert router.db_for_write(CacheEntry) == cache_place
+    assert router.db_for_read(CacheEntry) == cache_place
     assert router.db_for_read(Case) in REPLICAS
+
+
+def test_the_cache_table_is_created_in_its_place_only(router, cache_place):
+    assert router.allow_migrate(cache_place, "django_cache", "CacheEntry")
+    assert not any(
+        router.allow_migrate(other, "django_cache", "CacheEntry")
+        for other in {"default", "cache", "replica1"} - {cache_place}
+    )
+    assert not router.allow_migrate("cache", "incidents", "Case")
 
 
 def test_reads_pinned_to_the_primary_for_cached_values(router):
