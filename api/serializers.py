@@ -262,15 +262,6 @@ class LogReadingSerializer(ResponseSerializer):
     )
 
 
-class MatchResponseSerializer(ResponseSerializer):
-    """Cases ranked by what the log text contains."""
-
-    results = LogHitSerializer(
-        many=True, help_text="Best match first; empty when nothing in the text is recognised."
-    )
-    reading = LogReadingSerializer(help_text="How many lines were read, matched and ignored.")
-
-
 class TermSerializer(ResponseSerializer):
     """A vocabulary term."""
 
@@ -619,6 +610,28 @@ class ErrorCodeSerializer(ResponseSerializer):
     case_count = serializers.IntegerField(help_text="Published cases that showed it.")
     url = serializers.URLField(help_text="This code in the API.")
     html_url = serializers.URLField(help_text="This code's page.")
+
+
+class FoundErrorCodeSerializer(ErrorCodeSerializer):
+    """An error code a pasted log shows, found by its patterns."""
+
+    line_numbers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="1-based lines it is on (the first 20)."
+    )
+
+
+class MatchResponseSerializer(ResponseSerializer):
+    """Cases ranked by what the log text contains."""
+
+    results = LogHitSerializer(
+        many=True, help_text="Best match first; empty when nothing in the text is recognised."
+    )
+    reading = LogReadingSerializer(help_text="How many lines were read, matched and ignored.")
+    error_codes = FoundErrorCodeSerializer(
+        many=True,
+        help_text="Error codes whose patterns match lines of the text, by vendor then name, "
+        "whether or not a case carries them; cases carrying one rank higher.",
+    )
 
 
 class ErrorCodeListSerializer(ResponseSerializer):

@@ -15,7 +15,7 @@ from django.urls import reverse
 from rest_framework.request import Request
 
 from incidents.models import VOCAB_FACETS, Case, Facet, Term
-from incidents.search import FacetCount, LogHit, LogReading, SearchHit, SimilarCase
+from incidents.search import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields
@@ -305,6 +305,12 @@ def error_code(term: Term, request: Request, *, case_count: int | None = None) -
         "url": absolute(request, reverse("api:code-detail", args=[term.slug])),
         "html_url": absolute(request, term.get_absolute_url()),
     }
+
+
+def found_error_code(found: FoundCode, request: Request) -> dict[str, Any]:
+    """An error code a pasted log shows (`FoundErrorCodeSerializer`): the code's entry and
+    the lines it was found on (no queries)."""
+    return {**error_code(found.term, request), "line_numbers": list(found.line_numbers)}
 
 
 def error_code_detail(detail: CodeDetail, request: Request) -> dict[str, Any]:

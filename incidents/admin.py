@@ -528,7 +528,7 @@ class TermAdmin(admin.ModelAdmin):
         return ("facet",) if obj is not None else ()
 
     def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
-        services.save_term(obj)
+        services.save_term(obj, user=request.user)
 
 
 @admin.register(Proposal)

@@ -5,9 +5,12 @@ An error code is a vocabulary term of the facet `error_code` (`fixtures/vocab.js
 timeout ... with RE2 `patterns`. At import a case's `symptoms.error_codes` is normalised
 by `CodeVocabulary.derive`: the codes it states (any spelling, written back as the term's
 name, in the document's order), then the codes whose patterns match its title, summary,
-symptoms or detection (in `natural_key` order of vendor and name). Re-importing an export
-therefore changes nothing. The same patterns tag pasted text (`CodeVocabulary.find`), so a
-case and a log line are tagged alike.
+symptoms or detection (in `natural_key` order of vendor and name); the latter are stored
+as derived (`CaseTerm.derived`), so that when an editor changes a code's patterns
+`services.rederive_error_code` adds and removes that code where the text now shows it or
+no longer does, and a stated code stays. Re-importing an export therefore changes nothing.
+The same patterns tag pasted text (`CodeVocabulary.find`, `search.logmatch`), so a case
+and a log line are tagged alike.
 
 Patterns are matched ignoring case, with RE2 (linear time; `search.patterns`).
 """
@@ -15,7 +18,7 @@ Patterns are matched ignoring case, with RE2 (linear time; `search.patterns`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,13 +80,35 @@ class CodeVocabulary:
         """Names of the codes whose patterns match somewhere in `text`, in vocabulary order."""
         return [name for name, patterns in self._compiled if any(p.search(text) for p in patterns)]
 
-    def derive(self, document: dict[str, Any]) -> list[str]:
+    def derive(self, document: dict[str, Any], derived_before: Collection[str] = ()) -> list[str]:
         """A document's `symptoms.error_codes` after import: stated codes by name (unknown
         spellings are kept as written; validation reports them), then the codes its text
-        shows."""
+        shows (see `split`)."""
+        stated, derived = self.split(document, derived_before)
+        return [*stated, *derived]
+
+    def split(
+        self, document: dict[str, Any], derived_before: Collection[str] = ()
+    ) -> tuple[list[str], list[str]]:
+        """(stated, derived) codes of a document, by name.
+
+        Stated: the document's `symptoms.error_codes`, less the codes that were derived for
+        this case before (`derived_before`): a document built from the stored case (an
+        admin edit, an export) lists them without stating them, and a code whose text is
+        gone goes with it. Derived: the codes the text shows that it does not state, in
+        vocabulary order.
+        """
         stated = [self.resolve(s) or s for s in document["symptoms"].get("error_codes", [])]
-        found = self.find(case_text(document))
-        return list(dict.fromkeys([*stated, *found]))
+        stated = list(dict.fromkeys(c for c in stated if c not in derived_before))
+        return stated, [c for c in self.find(case_text(document)) if c not in stated]
+
+    def shows(self, name: str, text: str) -> bool:
+        """Whether the patterns of the code `name` match somewhere in `text`."""
+        return any(p.search(text) for n, patterns in self._compiled if n == name for p in patterns)
+
+    def order(self, names: Collection[str]) -> list[str]:
+        """`names` in vocabulary order (vendor, then name, numbers read as numbers)."""
+        return [term.name for term in self.terms if term.name in names]
 
 
 def case_text(document: dict[str, Any]) -> str:

@@ -298,6 +298,9 @@ class CaseTerm(models.Model):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="term_links")
     term = models.ForeignKey(Term, on_delete=models.PROTECT, related_name="case_links")
     position = models.PositiveSmallIntegerField()
+    # An error code the case's text shows by the code's patterns, not one the case states:
+    # it follows the patterns when an editor changes them (`services.rederive_error_code`).
+    derived = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["position"]

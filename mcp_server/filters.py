@@ -3,7 +3,8 @@ read layer (`incidents.selectors.parse_filters`), so a tool accepts exactly what
 and the API accept.
 
 Term filters take a slug, a name or a synonym in any letter case (`nccl-timeout`, `NCCL
-timeout`, `watchdog timeout`), one value or a list (any of them); `scale` takes a band of
+timeout`, `watchdog timeout`; an error code as `xid-79` or `Xid 79`), one value or a list
+(any of them); `scale` takes a band of
 accelerator count; `exclude` removes cases with `facet:value` items; `published_after` /
 `published_before` bound the publication date; `min_accelerators`, `max_accelerators`,
 `min_nodes`, `max_nodes` bound the case's counts. A value the parser refuses becomes a
@@ -13,15 +14,25 @@ ToolError naming the parameter and the nearest valid values.
 from __future__ import annotations
 
 import datetime
-from typing import Annotated
+from typing import Annotated, TypeAlias, get_args
 
+from django.conf import settings
+from django.urls import reverse
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
+from typing_extensions import TypeAliasType
 
 from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
 from incidents.selectors.params import MAX_YEAR, MIN_YEAR
 
-Values = str | list[str] | None
+from .models import FacetName
+
+VOCAB_FACETS = get_args(FacetName)
+
+# One named definition (`$defs/Values`) that each of the nine term and band filters of both
+# tools refers to, instead of the same shape written out eighteen times in the tool list
+# every session reads.
+Values = TypeAliasType("Values", str | list[str] | None)
 
 # Short descriptions: they are repeated in two tools of the tool list every assistant reads
 # (each filter takes one value or a list, any of them: the tools' docstrings say so once).
@@ -34,16 +45,25 @@ Count = int | None
 Symptom = Annotated[Values, Field(description="e.g. nccl-timeout.")]
 RootCause = Annotated[Values, Field(description="e.g. hardware-fault.")]
 Component = Annotated[Values, Field(description="e.g. nccl.")]
-Organization = Values
+ErrorCode = Annotated[Values, Field(description="e.g. xid-79.")]
+Organization: TypeAlias = Values
 Accelerator = Annotated[Values, Field(description="e.g. a100.")]
 Year = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year published.")]
+# list_incidents takes the same filters as search_incidents, whose parameters carry the
+# examples (both tools are read together): its own go without, to keep the tool list small.
+Term: TypeAlias = Values
+YearNumber = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR)]
 Exclude = Annotated[
     list[Annotated[str, Field(max_length=200)]] | None,
     Field(max_length=20, description="'facet:value' to leave out."),
 ]
 # Dates as text, so a malformed one gets the same answer as on the pages and the API.
-PublishedAfter = Annotated[str | None, Field(max_length=40, description="YYYY-MM-DD, inclusive.")]
-PublishedBefore = Annotated[str | None, Field(max_length=40, description="YYYY-MM-DD, inclusive.")]
+# One named definition (`$defs/Date`, description inside) for both bounds of both tools.
+Date = TypeAliasType(
+    "Date", Annotated[str | None, Field(max_length=40, description="YYYY-MM-DD, inclusive.")]
+)
+PublishedAfter: TypeAlias = Date
+PublishedBefore: TypeAlias = Date
 
 
 def problem_message(problem: Problem) -> str:
@@ -55,8 +75,13 @@ def problem_message(problem: Problem) -> str:
             label = "Nearest" if problem.near else "Valid values"
             shown = (s.value if s.value == s.label else f"{s.value} ({s.label})" for s in problem.suggestions)
             message += f" {label}: " + ", ".join(shown) + "."
-        if spec.is_term:
+        if spec.is_term and problem.facet in VOCAB_FACETS:
             return message + f" All {problem.known} values: call vocab with facet={problem.facet!r}."
+        if spec.is_term:
+            codes_index = settings.SITE_URL + reverse("incidents:code-index")
+            # Error codes are not in vocab (their meanings would crowd its budget): explain_error
+            # names the code a line shows, and the codes index lists them all.
+            return message + f" Give the line to explain_error; all {problem.known}: {codes_index}."
         return message + " Or use search_incidents with the name as the query."
     message = f"{problem.parameter}: {problem.detail}"
     if problem.value is not None:
@@ -83,6 +108,7 @@ def build_filters(
     symptom: Values = None,
     root_cause: Values = None,
     component: Values = None,
+    error_code: Values = None,
     organization: Values = None,
     accelerator: Values = None,
     year: int | None = None,
@@ -106,6 +132,7 @@ def build_filters(
         "symptom": symptom,
         "root_cause": root_cause,
         "component": component,
+        "error_code": error_code,
         "organization": organization,
         "accelerator": accelerator,
         "year": year,

@@ -11,8 +11,9 @@ from mcp.types import ResourceLink
 
 INCIDENT_URI = "incident://{case_id}"
 TOPIC_URI = "topic://{slug}"
-# Result keys whose entries are cases (each with "id" and "title").
-CASE_LISTS = ("cases", "hits", "incidents", "similar", "latest_cases")
+# Result keys whose entries are cases (each with "id" and "title"); a document's `affected`
+# ranges have no "id" and are passed over.
+CASE_LISTS = ("cases", "hits", "incidents", "similar", "latest_cases", "affected", "unknown")
 
 
 def case_links(case_id: str) -> dict[str, str]:

@@ -116,7 +116,8 @@ class VocabTerm(BaseModel):
 
 
 class Vocabulary(BaseModel):
-    terms: dict[FacetName, list[VocabTerm]] = Field(
+    # Keyed by plain strings: the facet names are the input's `facet` values, listed there once.
+    terms: dict[str, list[VocabTerm]] = Field(
         description="Terms by facet, each list sorted by name. The facet name is the filter "
         "parameter of search_incidents and list_incidents."
     )
@@ -175,6 +176,10 @@ class LogMatchResult(BaseModel):
     lines_scanned: int
     lines: list[LogLine] = Field(description="Each matched line once, by line number.")
     hits: list[LogMatch]
+    error_codes: list[str] = Field(
+        description="Names of the error codes the log shows (by their patterns): explain_error "
+        "explains one, the error_code filter takes it."
+    )
     notes: list[str]
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
@@ -272,5 +277,28 @@ class CodeExplanation(BaseModel):
 
 class ErrorExplanation(BaseModel):
     codes: list[CodeExplanation]
+    notes: list[str]
+    truncated: bool = False
+
+
+class AffectedCase(BaseModel):
+    """One case range holding a version sent to am_i_affected."""
+
+    id: str
+    title: str
+    component: str
+    version: str
+    range: dict[str, Any]
+    why: str
+    fixed: str | None
+    workaround: str | None
+    url: str
+    html_url: str
+
+
+class AffectedResult(BaseModel):
+    checked: dict[str, str]
+    affected: list[AffectedCase]
+    unknown: list[AffectedCase]
     notes: list[str]
     truncated: bool = False

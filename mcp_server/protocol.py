@@ -97,23 +97,28 @@ def collapse_nullable(node: Any, kinds: tuple[str, ...] = SCALARS) -> Any:
         return {**merged, **rest}
     if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
         (other,) = [branch for branch in branches if branch != {"type": "null"}]
-        if isinstance(other, dict) and other.get("type") in kinds and "enum" not in other:
+        if isinstance(other, dict) and other.get("type") in kinds:
             rest = {key: value for key, value in node.items() if key != "anyOf"}
-            return {**other, **rest, "type": [other["type"], "null"]}
+            # A closed set that may be left out: null joins the values (`enum` is checked
+            # on its own, so it must name null for null to pass).
+            enum = {"enum": [*other["enum"], None]} if "enum" in other else {}
+            return {**other, **rest, **enum, "type": [other["type"], "null"]}
     return node
 
 
 def name_only_definitions(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each `$defs` entry reduced to its field names (any value): list
-    items keep their shape, at a third of the bytes. A definition referenced once is
+    items keep their field names, at a third of the bytes. A definition referenced once is
     written in place of its `$ref`; one referenced only from fields reduced away (a triage
     case's `why`) goes."""
     definitions = schema.get("$defs")
     if not isinstance(definitions, dict):
         return schema
     top = {key: value for key, value in schema.items() if key != "$defs"}
-    named = {
-        name: {"type": "object", "properties": dict.fromkeys(definition.get("properties", {}), {})}
+    # `properties` alone says an item is an object with these fields (16 bytes less a list,
+    # 23 lists in the tool list).
+    named: dict[str, dict[str, Any]] = {
+        name: {"properties": dict.fromkeys(definition.get("properties", {}), {})}
         for name, definition in definitions.items()
     }
     text = json.dumps(top)
@@ -200,7 +205,8 @@ class ProtocolMiddleware:
     def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
         tool = {**tool}
         if isinstance(tool.get("inputSchema"), dict):
-            schema = collapse_nullable(strip_keys(tool["inputSchema"], INPUT_NOISE))
+            # An optional list (`exclude`, `fields`) too: its items and bounds apply to arrays only.
+            schema = collapse_nullable(strip_keys(tool["inputSchema"], INPUT_NOISE), (*SCALARS, "array"))
             tool["inputSchema"] = {**schema, "additionalProperties": False}
         if isinstance(tool.get("outputSchema"), dict):
             schema = tool["outputSchema"]

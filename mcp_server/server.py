@@ -1,4 +1,4 @@
-"""The incidentlib MCP server: eight read-only tools, two resource templates, one prompt.
+"""The incidentlib MCP server: ten read-only tools, two resource templates, one prompt.
 
 `build_server()` makes a fresh `MCPServer`; the HTTP app (`mcp_server.http`) and the stdio
 command (`manage.py mcp_stdio`) each build their own, since a session manager runs once.
@@ -26,8 +26,9 @@ of the job; it answers with the likely known cases, their root cause, fix, check
 sources. For "have we seen this before?" alone: search_incidents with the symptoms in
 words, or match_log with pasted log lines; then get_incident on the best hits (pass fields
 to read less) and similar_incidents for neighbours. vocab lists the filter values;
-list_incidents browses; get_topic summarises a topic. Every tool only reads; no key is
-needed."""
+list_incidents browses; get_topic summarises a topic; explain_error explains an error
+code; am_i_affected checks component versions against known cases. Every tool only reads;
+no key is needed."""
 
 
 def _version() -> str:

@@ -33,13 +33,10 @@ from .links import resource_links
 
 logger = logging.getLogger(__name__)
 
-# No destructive_hint: the specification gives it meaning only when read_only_hint is false,
-# and the tool list is read into every session's context (8 tools x 24 bytes).
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
+# No destructive_hint or idempotent_hint: the specification gives both meaning only when
+# read_only_hint is false (a tool that only reads changes nothing, however often it is
+# called), and the tool list is read into every session's context (10 tools x 46 bytes).
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError) -> Callable[..., Any]:

@@ -22,12 +22,14 @@ from incidents.documents import case_document
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
 
+from .affected_tool import AFFECTED_BUDGET, am_i_affected
 from .budget import fit_fields, fit_list, json_size
 from .cursors import decode_cursor, encode_cursor, query_key
 from .filters import (
     Accelerator,
     Component,
     Count,
+    ErrorCode,
     Exclude,
     Organization,
     PublishedAfter,
@@ -35,9 +37,11 @@ from .filters import (
     RootCause,
     Scale,
     Symptom,
+    Term,
     Topic,
     Workload,
     Year,
+    YearNumber,
     build_filters,
     filter_arguments,
 )
@@ -87,6 +91,7 @@ BUDGETS = {
     "match_log": 16_000,
     "triage": TRIAGE_BUDGET,
     "explain_error": 8_000,
+    "am_i_affected": AFFECTED_BUDGET,
 }
 
 if TYPE_CHECKING:
@@ -97,9 +102,9 @@ else:
 CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
 Cursor = Annotated[
     str | None,
-    Field(max_length=200, description="From the previous call, same arguments."),
+    Field(max_length=200, description="next_cursor of the last call, same arguments."),
 ]
-WithFacets = Annotated[bool, Field(description="Top values of each facet (2-4 KB).")]
+WithFacets = Annotated[bool, Field(description="Top values per facet (2-4 KB).")]
 
 
 def _case_or_error(raw_id: str) -> Case:
@@ -130,13 +135,14 @@ def search_incidents(
         Field(
             min_length=1,
             max_length=MAX_QUERY_CHARS,
-            description="What happened, in words or error text, e.g. 'Xid 79'. Quotes, -word, OR work.",
+            description="Words or error text, e.g. 'Xid 79'; quotes, -word, OR work.",
         ),
     ],
     topic: Topic = None,
     symptom: Symptom = None,
     root_cause: RootCause = None,
     component: Component = None,
+    error_code: ErrorCode = None,
     organization: Organization = None,
     accelerator: Accelerator = None,
     year: Year = None,
@@ -155,10 +161,9 @@ def search_incidents(
 ) -> SearchResult:
     """Search cases by words or error text: ranked hits, snippet, matched_terms.
 
-    Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1405), with
-    filters (AND; values: vocab; bounds inclusive). Not for: causes and fixes at once
-    (triage), logs (match_log). Example: {"query": "allreduce hangs", "symptom":
-    "nccl-timeout"}.
+    Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1405); filters
+    AND, a list ORs (values: vocab; bounds inclusive). Not for: a failure to fix (triage),
+    logs (match_log). Example: {"query": "allreduce hangs", "symptom": "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     filters = build_filters(
@@ -166,6 +171,7 @@ def search_incidents(
         symptom=symptom,
         root_cause=root_cause,
         component=component,
+        error_code=error_code,
         organization=organization,
         accelerator=accelerator,
         year=year,
@@ -217,13 +223,14 @@ def search_incidents(
 
 
 def list_incidents(
-    topic: Topic = None,
-    symptom: Symptom = None,
-    root_cause: RootCause = None,
-    component: Component = None,
+    topic: Term = None,
+    symptom: Term = None,
+    root_cause: Term = None,
+    component: Term = None,
+    error_code: Term = None,
     organization: Organization = None,
-    accelerator: Accelerator = None,
-    year: Year = None,
+    accelerator: Term = None,
+    year: YearNumber = None,
     exclude: Exclude = None,
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,
@@ -233,15 +240,15 @@ def list_incidents(
     max_accelerators: Count = None,
     min_nodes: Count = None,
     max_nodes: Count = None,
-    sort: Annotated[Literal["newest", "oldest"], Field(description="Order by publication date.")] = "newest",
+    sort: Literal["newest", "oldest"] = "newest",  # by publication date, as the docstring says
     limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> IncidentList:
-    """Browse published cases, newest first, optionally filtered.
+    """Browse published cases by publication date; filters as search_incidents.
 
-    Use to list what is known for a topic, symptom, scale. Not for: finding a failure
-    (triage). Example: {"workload": "training", "min_accelerators": 1024}.
+    Use to list what is known for a topic, symptom, scale. Not for: a failure (triage).
+    Example: {"workload": "training", "min_accelerators": 1024}.
     Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     filters = build_filters(
@@ -249,6 +256,7 @@ def list_incidents(
         symptom=symptom,
         root_cause=root_cause,
         component=component,
+        error_code=error_code,
         organization=organization,
         accelerator=accelerator,
         year=year,
@@ -293,13 +301,13 @@ def get_incident(
         ),
     ] = None,
 ) -> IncidentDocument:
-    """One case: its document (as GET /api/cases/{id}) or the fields asked for, plus url
-    and html_url. TTD/TTR are ISO 8601 durations.
+    """One case document (as GET /api/cases/{id}) or its `fields` asked for, with url and
+    html_url; TTD/TTR are ISO 8601 durations.
 
-    Use to read a case in full. Not for: finding cases. Example: {"id": "IL-0428",
-    "fields": ["root_cause", "remediation", "checks"]}.
-    Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`:
-    ask with `fields`). A merged id gives the kept case and a `notice`.
+    Use to read a case. Not for: finding cases. Example: {"id": "IL-0428", "fields":
+    ["root_cause", "checks"]}.
+    Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`).
+    A merged id gives the kept case and a `notice`.
     """
     lookup = _lookup_or_error(id)
     case = lookup.case
@@ -333,8 +341,8 @@ def get_topic(
 ) -> TopicOverview:
     """A topic: description, count, top symptoms, causes, components, latest cases.
 
-    Use to orient in an area. Not for: a specific failure (triage). Example:
-    {"slug": "interconnect", "latest": 3}.
+    Use to orient in an area. Not for: a failure (triage). Example: {"slug":
+    "interconnect", "latest": 3}.
     Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`, notes).
     """
     lookup = find_topic(slug)
@@ -438,7 +446,7 @@ def similar_incidents(
 ) -> SimilarIncidents:
     """Cases similar to one case, closest first, with why; hand-linked cases apart.
 
-    Use once a case fits. Not for: finding the first case (triage).
+    Use once a case fits. Not for: a first case (triage).
     Example: {"id": "IL-0442", "limit": 3}.
     Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`, notes).
     """
@@ -479,14 +487,15 @@ def match_log(
     ],
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> LogMatchResult:
-    """Rank cases by the failure signatures in pasted log text.
+    """Cases ranked by the failure signatures in a pasted log; `lines`: each matched line
+    once; `error_codes`: codes found (see explain_error).
 
-    Use for a log alone. Not for: causes and fixes at once (triage).
-    Example: {"text": "[rank3]: Watchdog caught collective operation timeout"}.
-    `lines`: each matched line once.
+    Use for a log alone. Not for: a failure to fix (triage).
+    Example: {"text": "Watchdog caught collective operation timeout"}.
     Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
     """
-    hits = search.match_log(text, limit=limit)
+    reading = search.read_log(text, limit=limit)
+    hits = reading.hits
     matches: list[LogMatch] = []
     for hit in hits:
         lines = group_matched_lines(hit.matched_lines)
@@ -499,16 +508,24 @@ def match_log(
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )
         )
-    notes = (
-        [] if matches else ["No known failure signature found: try search_incidents with the error message."]
-    )
+    found_codes = [code.term.name for code in reading.error_codes]
+    if matches:
+        notes = []
+    elif found_codes:
+        notes = ["No case carries these error codes yet: explain_error says what they mean."]
+    else:
+        notes = ["No known failure signature found: try search_incidents with the error message."]
     every_match = [m for hit in hits for m in hit.matched_lines]
 
     def shown_lines(kept: list[LogMatch]) -> list:
         return log_lines(every_match, {m.line_number for hit in kept for m in hit.matched_lines})
 
     result = LogMatchResult(
-        lines_scanned=len(text.splitlines()), lines=shown_lines(matches), hits=matches, notes=notes
+        lines_scanned=len(text.splitlines()),
+        lines=shown_lines(matches),
+        hits=matches,
+        error_codes=found_codes,
+        notes=notes,
     )
     return fit_list(
         result,
@@ -573,5 +590,6 @@ TOOLS = tuple(
         (similar_incidents, "Similar incidents"),
         (match_log, "Match a log"),
         (explain_error, "Explain an error code"),
+        (am_i_affected, "Am I affected?"),
     )
 )

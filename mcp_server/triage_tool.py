@@ -38,7 +38,7 @@ def triage(
 ) -> TriageResult:
     """On-call triage: the 3-5 known cases most like a failure, each with confidence
     (strong/possible/weak), why (terms, log lines, context), root cause, fix, checks,
-    sources; known=false when none is strong.
+    sources; known=false if none is strong.
 
     Use first when something is broken. Not for: a case in full (get_incident).
     Example: {"symptoms": "training hangs after a node swap", "job": "training"}.

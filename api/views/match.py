@@ -44,7 +44,8 @@ class MatchView(ApiView):
             '`{"text": "...", "limit": 10}`, or as a raw `text/plain` body '
             "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`); get published "
             "cases ranked by the failure "
-            "signatures found in it, each with the lines that matched which term. Read-only "
+            "signatures found in it, each with the lines that matched which term, and the error "
+            "codes the text shows (`error_codes`, by the patterns of /api/codes/). Read-only "
             "(POST only because logs are long). Counted against the `api-heavy` rate; a "
             f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."
         ),
@@ -85,6 +86,7 @@ class MatchView(ApiView):
                 {
                     "results": [shapes.log_hit(hit, request) for hit in reading.hits],
                     "reading": shapes.log_reading(reading),
+                    "error_codes": [shapes.found_error_code(code, request) for code in reading.error_codes],
                 }
             ).data
         )

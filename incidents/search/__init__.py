@@ -8,6 +8,7 @@ from .engine import search_cases
 from .logmatch import match_log, read_log
 from .results import (
     FacetCount,
+    FoundCode,
     LogHit,
     LogLine,
     LogLineMatch,
@@ -20,6 +21,7 @@ from .similarity import similar_cases
 
 __all__ = [
     "FacetCount",
+    "FoundCode",
     "LogHit",
     "LogLine",
     "LogLineMatch",

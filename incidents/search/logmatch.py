@@ -4,8 +4,11 @@ Two kinds of evidence, both found in one pass over the text with RE2 (linear tim
 `patterns.py`):
 - vocabulary terms: every symptom tag and component by name and synonyms (word-bounded;
   short upper-case forms such as `OOM` or `ECC` case-sensitive), plus each term's own
-  `patterns` (symptom tags, components and root-cause categories). A case scores for each
-  found term it carries, weighted by facet and rarity: `facet weight * log(1 + N / n)`.
+  `patterns` (symptom tags, components, root-cause categories and error codes; an error
+  code by its patterns only, the ones that tag cases at import, `codes.CodeVocabulary`).
+  A case scores for each found term it carries, weighted by facet and rarity: `facet
+  weight * log(1 + N / n)`, an error code a flat `CODE_WEIGHT`; the error codes found are
+  reported with their lines whether or not a case carries them (`LogReading.error_codes`).
 - failure tokens (`patterns.EXTRACTORS`): Xid codes, NCCL results, CUDA errors, exception
   types, NCCL/CUDA environment variables, errno and signal names, known phrases. Each token
   is looked up in the cases' full-text index in one query; a case scores
@@ -22,13 +25,14 @@ from dataclasses import dataclass, field
 
 import re2
 
+from incidents.codes import natural_key
 from incidents.models import Case, CaseTerm, Facet, Term
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom
-from .results import Confidence, LogHit, LogLine, LogLineMatch, LogReading
+from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
 from .text import STOP_WORDS, words
 
 MAX_LOG_BYTES = 1_000_000
@@ -38,6 +42,16 @@ MAX_LINES_PER_HIT = 50
 LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
 TOKEN_WEIGHT = 1.2
 FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
+# A case carrying an error code the log shows gains this much, not scaled by rarity: the
+# code's text (`ncclSystemError`, `unhandled system error`) is mostly a failure token too,
+# whose look-up in every case's text already weighs how rare it is; the tag adds that the
+# case showed the code (its symptoms, not a check that mentions it). Scaled by rarity, a
+# rare code outweighed everything else the log says (the PCIe ACS lines of a log whose
+# `unhandled system error` many unrelated failures print).
+CODE_WEIGHT = 1.0
+# Facets found by their patterns only: root causes have no name a log would print, and an
+# error code's name (`Xid 79`) is one of the spellings its patterns already cover.
+PATTERNS_ONLY = (Facet.ROOT_CAUSE, Facet.ERROR_CODE)
 # A component found by name only (context) counts this much of its weight, and only for a
 # case that also has a signature.
 CONTEXT_WEIGHT = 0.5
@@ -109,7 +123,7 @@ def _term_matcher(terms: list[Term]):
     matcher = re2.Set.SearchSet(options())
     entries: list[_TermForm] = []
     for term in terms:
-        forms = [] if term.facet == Facet.ROOT_CAUSE else [term.name, *term.synonyms]
+        forms = [] if term.facet in PATTERNS_ONLY else [term.name, *term.synonyms]
         for form in forms:
             if len(words(form)) == 0 or all(w.lower() in STOP_WORDS for w in words(form)):
                 continue
@@ -284,7 +298,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     repeated = len(all_lines) - blank - len(lines)
     kind = _job_kind(lines)
 
-    terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE])
+    terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
     matcher, entries = _term_matcher(terms)
     term_evidence: dict[int, _Evidence] = {}
     by_pattern: set[int] = set()  # terms found by one of their own patterns
@@ -303,8 +317,17 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
 
+    codes = tuple(
+        FoundCode(term=t, line_numbers=tuple(n for n, _ in term_evidence[t.id].lines))
+        for t in sorted(
+            (t for t in terms if t.facet == Facet.ERROR_CODE and t.id in term_evidence),
+            key=lambda t: (natural_key(t.vendor or ""), natural_key(t.name)),
+        )
+    )
+
     def reading(hits: list[LogHit], generic: tuple[str, ...] = ()) -> LogReading:
         return LogReading(
+            error_codes=codes,
             hits=hits,
             lines_read=len(all_lines),
             lines_blank=blank,
@@ -356,16 +379,25 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     generic: set[str] = set()
     for case_id, term_id in pairs:
         term = term_by_id[term_id]
-        weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(1 + total / max(term.case_count, 1))
+        if term.facet == Facet.ERROR_CODE:
+            weight = CODE_WEIGHT
+        else:
+            weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(1 + total / max(term.case_count, 1))
         if term.facet == Facet.COMPONENT and term_id not in by_pattern:
             context[case_id] = context.get(case_id, 0.0) + weight
             generic.add(term.name)
         else:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
+            # A code counts as a symptom term does: the failure token its text mostly is
+            # already counted as specific (see CODE_WEIGHT).
             if term.facet != Facet.COMPONENT:
                 specific[case_id] = specific.get(case_id, 0) + 1
-        reasons.setdefault(case_id, []).append((term.name, term_evidence[term_id]))
+        named = reasons.setdefault(case_id, [])
+        # A code spelled as a failure token the case already matched (`Xid 79`) is that
+        # signature: the hit names it once, on the token's lines.
+        if term.facet != Facet.ERROR_CODE or all(n.lower() != term.name.lower() for n, _ in named):
+            named.append((term.name, term_evidence[term_id]))
 
     candidates = [c for c in signature if signature[c] > 0]
     kinds: dict[str, set[str]] = {}
@@ -432,7 +464,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 def _term_patterns(term: Term) -> list[str]:
     """RE2 patterns finding a term in a line: its own patterns and its name and synonyms."""
     found = []
-    for form in [] if term.facet == Facet.ROOT_CAUSE else [term.name, *term.synonyms]:
+    for form in [] if term.facet in PATTERNS_ONLY else [term.name, *term.synonyms]:
         if words(form):
             pattern, ignore_case = _form_pattern(form)
             found.append(("(?i)" if ignore_case else "") + pattern)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from incidents.models import Case
+from incidents.models import Case, Term
 
 # The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
 Confidence = Literal["strong", "possible", "weak"]
@@ -73,6 +73,16 @@ class LogHit:
 
 
 @dataclass(frozen=True)
+class FoundCode:
+    """An error code whose RE2 patterns match lines of a pasted log: the term (with
+    `case_count`, the published cases carrying it) and the 1-based numbers of the first
+    lines it was found on (at most 20)."""
+
+    term: Term
+    line_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class LogReading:
     """What `logmatch.read_log` made of a pasted log."""
 
@@ -84,6 +94,8 @@ class LogReading:
     lines_ignored: int  # distinct non-blank lines with nothing the cases know
     job_kind: str | None  # "training", "inference" or None when the log does not say
     generic_only: tuple[str, ...] = ()  # names found that are too common to be a signature
+    # Error codes the log shows (by their patterns), in vocabulary order, with or without cases.
+    error_codes: tuple[FoundCode, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ make goes through here; none of them builds its own queries.
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
-from .affected import AffectedAnswer, AffectedMatch, affected_cases, check_versions
+from .affected import AffectedAnswer, AffectedMatch, affected_cases, check_versions, component_names
 from .cases import (
     case_by_id,
     case_changes,
@@ -83,6 +83,7 @@ __all__ = [
     "AffectedMatch",
     "affected_cases",
     "check_versions",
+    "component_names",
     "CauseCount",
     "CodeDetail",
     "code_detail",

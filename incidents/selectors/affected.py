@@ -81,6 +81,12 @@ def check_versions(versions: dict[str, str]) -> tuple[dict[str, tuple[str, str]]
     return resolved, problems
 
 
+def component_names() -> list[str]:
+    """Every component `check_versions` accepts, by its term's name (each also takes its
+    slug and synonyms, any letter case), sorted ignoring case: one query."""
+    return ComponentIndex.load().names
+
+
 def affected_cases(resolved: dict[str, tuple[str, str]]) -> AffectedAnswer:
     """The published cases with a range for one of the `resolved` components (from
     `check_versions`) that includes its version, and those whose range cannot be compared.

@@ -59,9 +59,10 @@ def match(request: HttpRequest) -> HttpResponse:
     """`/match/`: GET shows the log form; POST (`log`: text up to 1 MB) ranks cases by the
     failure signatures found in the log, each with the lines that matched.
 
-    Says how many lines were read, carried a signature or were ignored, and shows each
-    matched line once with its matches highlighted. A blank log re-shows the form with an
-    error (status 400). Data: `search.read_log`.
+    Says how many lines were read, carried a signature or were ignored, lists the error
+    codes the log shows (by their patterns, each linking its /codes/ page; cases carrying
+    one rank higher), and shows each matched line once with its matches highlighted. A
+    blank log re-shows the form with an error (status 400). Data: `search.read_log`.
     POST rather than GET because a pasted log is far longer than a URL may be.
     """
     context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "reading": None, "error": None}

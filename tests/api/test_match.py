@@ -56,6 +56,7 @@ def test_text_with_nothing_known_gives_no_cases(client):
                 "lines_blank": 0,
                 "job_kind": None,
             },
+            "error_codes": [],
         },
     )
 

@@ -44,6 +44,7 @@ TOOL_ORDER = (
     "similar_incidents",
     "match_log",
     "explain_error",
+    "am_i_affected",
 )
 TOOL_NAMES = set(TOOL_ORDER)
 

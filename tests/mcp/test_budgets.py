@@ -35,6 +35,11 @@ LARGEST = [
     ("vocab", {}),
     ("similar_incidents", {"id": "IL-0444", "limit": 20}),
     ("match_log", {"text": LONGEST_LOG, "limit": 20}),
+    # Every version the fixture ranges hold, so every range answers.
+    (
+        "am_i_affected",
+        {"versions": {"NCCL": "2.19.3", "NVIDIA driver": "580.126.20", "PyTorch": "2.10.0", "CUDA": "12.4"}},
+    ),
 ]
 
 

@@ -89,7 +89,7 @@ def test_bad_sort_limit_and_argument_names_are_refused(mcp):
     )
     assert mcp.error("list_incidents", symptoms="Training hang") == (
         "Unknown argument 'symptoms' (did you mean 'symptom'?); list_incidents takes: topic, "
-        "symptom, root_cause, component, organization, accelerator, year, exclude, "
+        "symptom, root_cause, component, error_code, organization, accelerator, year, exclude, "
         "published_after, published_before, workload, scale, min_accelerators, max_accelerators, "
         "min_nodes, max_nodes, sort, limit, cursor, facets."
     )

@@ -49,6 +49,7 @@ def test_a_log_without_known_signatures_says_what_to_try(mcp):
         "lines": [],
         "truncated": False,
         "hits": [],
+        "error_codes": [],
         "notes": ["No known failure signature found: try search_incidents with the error message."],
     }
 

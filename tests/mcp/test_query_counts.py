@@ -98,3 +98,19 @@ def test_match_log_adds_nothing(django_assert_num_queries):
     baseline = queries_of(search.match_log, text, limit=5)
     with django_assert_num_queries(baseline):
         tools.match_log(text=text)
+
+
+def test_am_i_affected_runs_the_apis_three_queries(django_assert_num_queries):
+    # As POST /api/affected: the component terms, the cases with a range for one of them,
+    # their terms.
+    with django_assert_num_queries(3):
+        tools.am_i_affected(versions={"NCCL": "2.19.3", "PyTorch": "2.1.0"})
+
+
+def test_an_error_code_filter_costs_the_one_vocabulary_query(django_assert_num_queries):
+    filters = build_filters(error_code="xid-79")
+    baseline = queries_of(
+        search.search_cases, query="", sort="newest", limit=20, facets=False, filters=filters
+    )
+    with django_assert_num_queries(baseline + 1):  # + the vocabulary resolving "Xid 79"
+        tools.list_incidents(error_code="Xid 79")

@@ -24,7 +24,7 @@ from tests.reliability.hostile import HOSTILE_TEXT, RAW_QUERY_VALUES, store_stat
 
 pytestmark = pytest.mark.django_db
 
-TEXT, LIST, NUMBER, CHOICE = "text", "list", "number", "choice"
+TEXT, LIST, NUMBER, CHOICE, MAPPING = "text", "list", "number", "choice", "mapping"
 # Every argument of every tool, by how a hostile value is put into it.
 SLOTS: dict[str, dict[str, str]] = {
     "triage": {
@@ -42,6 +42,7 @@ SLOTS: dict[str, dict[str, str]] = {
         "symptom": LIST,
         "root_cause": TEXT,
         "component": LIST,
+        "error_code": TEXT,
         "organization": TEXT,
         "accelerator": TEXT,
         "year": NUMBER,
@@ -64,6 +65,7 @@ SLOTS: dict[str, dict[str, str]] = {
         "symptom": TEXT,
         "root_cause": LIST,
         "component": TEXT,
+        "error_code": LIST,
         "organization": LIST,
         "accelerator": LIST,
         "year": NUMBER,
@@ -86,6 +88,7 @@ SLOTS: dict[str, dict[str, str]] = {
     "similar_incidents": {"id": TEXT, "limit": NUMBER},
     "match_log": {"text": TEXT, "limit": NUMBER},
     "explain_error": {"text": TEXT},
+    "am_i_affected": {"versions": MAPPING},
 }
 # A valid value for each required argument, so the hostile one is what is judged.
 REQUIRED = {
@@ -108,6 +111,11 @@ def test_every_tool_and_argument_is_in_the_catalogue_run():
 def placed(kind: str, value: str) -> Any:
     if kind == LIST:
         return [value]
+    if kind == MAPPING:  # the value as a version and as a component's name
+        # The SDK's client cannot serialise an object key holding a lone surrogate (a value
+        # it sends as an escape): such a key goes as the client could send it.
+        key = value.encode("utf-8", "replace").decode("utf-8")
+        return {"NCCL": value, key: "2.19.3"}
     if kind == NUMBER:
         try:
             parsed = json.loads(value)

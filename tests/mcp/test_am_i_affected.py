@@ -1,0 +1,115 @@
+"""am_i_affected (issue 15, point 3): the same selector as `POST /api/affected`, the same
+answer, and the same problems as a tool error that names what would be accepted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.conf import settings
+
+from incidents import selectors
+from mcp_server.affected_tool import WORKAROUND_CHARS
+
+pytestmark = pytest.mark.django_db
+
+VERSIONS = {"NCCL": "2.19.3", "NVIDIA driver": "580.126.20", "torch": "2.10.0"}
+
+
+def test_it_answers_as_post_api_affected(client, mcp):
+    api = client.post("/api/affected", json.dumps(VERSIONS), content_type="application/json").json()
+    result = mcp.ok("am_i_affected", versions=VERSIONS)
+    assert (
+        result["checked"]
+        == api["checked"]
+        == {
+            "NCCL": "2.19.3",
+            "NVIDIA driver": "580.126.20",
+            "PyTorch": "2.10.0",
+        }
+    )
+    found = [(m["id"], m["component"], m["version"], m["why"], m["fixed"]) for m in result["affected"]]
+    assert found == [
+        ("IL-0605", "NVIDIA driver", "580.126.20", "580.126.20 is listed as affected", None),
+        ("IL-0615", "PyTorch", "2.10.0", "2.10 is listed as affected", None),
+        ("IL-0604", "NCCL", "2.19.3", "2.19.3 < fixed 2.23.4", "2.23.4"),
+        ("IL-0602", "NCCL", "2.19.3", "2.19.3 is listed as affected", "2.20.3"),
+    ]
+    assert found == [
+        (m["case"]["id"], m["component"], m["version"], m["why"], m["fixed"]) for m in api["affected"]
+    ]
+    a2a = result["affected"][3]
+    assert a2a["range"] == {
+        "component": "NCCL",
+        "versions": ["2.19.1", "2.19.3", "2.19.4"],
+        "introduced": "2.19.1",
+        "fixed": "2.20.3",
+        "last_affected": None,
+    }
+    assert a2a["url"] == settings.SITE_URL + "/api/cases/IL-0602"
+    assert a2a["html_url"] == settings.SITE_URL + "/cases/IL-0602"
+    for entry, match in zip(result["affected"], api["affected"], strict=True):
+        workaround = match["workaround"]
+        if len(workaround) <= WORKAROUND_CHARS:
+            assert entry["workaround"] == workaround
+        else:  # cut to keep the answer bounded, marked as cut
+            assert entry["workaround"] == workaround[: WORKAROUND_CHARS - 1] + "…"
+    assert result["unknown"] == [] and result["notes"] == [] and result["truncated"] is False
+
+
+def test_each_case_comes_as_a_resource_link(mcp):
+    result = mcp.call("am_i_affected", versions={"nccl": "2.19.3"})
+    links = [block.uri for block in result.content[1:]]
+    assert [str(uri) for uri in links] == ["incident://IL-0604", "incident://IL-0602"]
+
+
+def test_versions_no_case_holds_say_so(mcp):
+    assert mcp.ok("am_i_affected", versions={"NCCL": "2.23.4"}) == {
+        "checked": {"NCCL": "2.23.4"},
+        "affected": [],
+        "unknown": [],
+        "notes": ["No published case lists these versions as affected."],
+        "truncated": False,
+    }
+
+
+def test_an_unknown_component_and_a_version_with_no_order_name_what_would_work(mcp):
+    message = mcp.error("am_i_affected", versions={"NCCLX": "2.19.3", "NCCL": "two", "PyTorch": "2.1.0"})
+    components = ", ".join(selectors.component_names())
+    assert message == (
+        "Unknown component 'NCCLX' (nearest: NCCL). 'NCCL': 'two' is not a version that can be "
+        "compared (e.g. 2.18.1, 535.104.05). Components (name, slug or synonym, any case): "
+        f"{components}."
+    )
+    assert components.startswith("apex FusedAdam, Checkpointing, Container runtime, CPU, CUDA")
+    # A version alone is wrong: no list of components then.
+    assert mcp.error("am_i_affected", versions={"NCCL": "two"}) == (
+        "'NCCL': 'two' is not a version that can be compared (e.g. 2.18.1, 535.104.05)."
+    )
+
+
+def test_long_values_are_quoted_back_cut(mcp):
+    message = mcp.error("am_i_affected", versions={"x" * 5000: "1.0"})
+    assert message.startswith("Unknown component '" + "x" * 59 + "…'.")
+    assert len(message) < 1000
+
+
+def test_bad_shapes_are_refused_before_the_tool_runs(mcp):
+    assert mcp.error("am_i_affected", versions={}) == "Invalid arguments: versions must not be empty."
+    assert mcp.error("am_i_affected", versions={"NCCL": 2.19}).startswith(
+        "Invalid arguments: versions[NCCL]: Input should be a valid string"
+    )
+    many = {f"c{i}": "1.0" for i in range(21)}
+    assert mcp.error("am_i_affected", versions=many) == (
+        "Invalid arguments: versions is too long: at most 20 items."
+    )
+
+
+def test_past_its_budget_the_answer_keeps_whole_cases_and_says_where_all_are(mcp, monkeypatch):
+    monkeypatch.setattr("mcp_server.affected_tool.AFFECTED_BUDGET", 2_000)
+    result = mcp.ok("am_i_affected", versions=VERSIONS)
+    kept = len(result["affected"])
+    assert 0 < kept < 4 and result["truncated"] is True
+    assert result["notes"] == [
+        f"Cut to the budget after {kept} of 4 cases: POST /api/affected with the same versions returns all."
+    ]
