@@ -15,6 +15,8 @@ from .results import (
     SearchHit,
     SearchResults,
     SimilarCase,
+    Snippet,
+    SnippetSegment,
 )
 from .similarity import similar_cases
 
@@ -27,6 +29,8 @@ __all__ = [
     "SearchHit",
     "SearchResults",
     "SimilarCase",
+    "Snippet",
+    "SnippetSegment",
     "match_log",
     "read_log",
     "search_cases",
