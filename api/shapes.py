@@ -15,6 +15,7 @@ from django.urls import reverse
 from rest_framework.request import Request
 
 from incidents.models import VOCAB_FACETS, Case, Facet, Term
+from incidents.rendering import snippet_html
 from incidents.search import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
@@ -66,7 +67,7 @@ def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
     entry["confidence"] = hit.confidence
-    entry["snippet"] = hit.snippet
+    entry["snippet"] = snippet_html(hit.snippet)
     entry["matched_terms"] = list(hit.matched_terms)
     if fields is not None:
         entry = {key: value for key, value in entry.items() if key == "id" or key in fields}

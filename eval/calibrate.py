@@ -25,8 +25,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 def signals(queries: list[dict]) -> list[tuple[dict, list, dict[str, float] | None]]:
     """(query, lexical rows, semantic scores) of each tuning query."""
     from incidents.models import Case
-    from incidents.search import engine
     from incidents.search.backends import get_backend
+    from incidents.search.planning import interpret, semantic_text
+    from incidents.search.ranking import lexical_rows
     from incidents.search.semantic import load_vectors, query_vector
 
     backend = get_backend()
@@ -34,9 +35,9 @@ def signals(queries: list[dict]) -> list[tuple[dict, list, dict[str, float] | No
     published = Case.objects.published()
     out = []
     for item in queries:
-        parsed = engine.interpret(item["q"])
-        rows = engine._lexical(backend, parsed, published) if parsed.groups else []
-        vector = query_vector(engine.semantic_text(item["q"]))
+        parsed = interpret(item["q"])
+        rows = lexical_rows(backend, parsed, published) if parsed.groups else []
+        vector = query_vector(semantic_text(item["q"]))
         out.append((item, rows, vectors.case_scores(vector) if vector is not None else None))
     return out
 

@@ -24,8 +24,6 @@ from .models import Case
 
 # history_type values, as django-simple-history spells them.
 CREATED, CHANGED = "+", "~"
-# Editorial columns that live beside the document and are diffed with it.
-EDITORIAL_FIELDS = ("retraction_reason", "merged_into")
 # Document sections whose keys are diffed one by one (`facts.severity`); lists are whole.
 NESTED_SECTIONS = ("facts", "environment", "symptoms", "root_cause")
 

@@ -1,4 +1,4 @@
-"""Markdown from case documents to safe HTML.
+"""Markdown from case documents, and search snippets, to safe HTML.
 
 Case text is Markdown as written by editors or importers. Python-Markdown passes raw HTML
 through, so its output is sanitised with nh3: scripts, event handlers, styles and
@@ -7,10 +7,15 @@ through, so its output is sanitised with nh3: scripts, event handlers, styles an
 
 from __future__ import annotations
 
+import html
 import re
+from typing import TYPE_CHECKING
 
 import markdown as markdown_lib
 import nh3
+
+if TYPE_CHECKING:
+    from incidents.search.results import Snippet
 
 ALLOWED_TAGS = {
     "a",
@@ -53,9 +58,9 @@ def render_markdown(text: str | None) -> str:
     """Render Markdown (with tables) to sanitised HTML; None or "" gives ""."""
     if not text:
         return ""
-    html = markdown_lib.markdown(text, extensions=["extra", "sane_lists"], output_format="html")
+    rendered = markdown_lib.markdown(text, extensions=["extra", "sane_lists"], output_format="html")
     return nh3.clean(
-        html,
+        rendered,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=ALLOWED_URL_SCHEMES,
@@ -89,3 +94,28 @@ def wrap_inline_code(html: str) -> str:
         return "<code>" + "".join(p if not p or p.isspace() else _code_word(p) for p in parts) + "</code>"
 
     return _INLINE_CODE.sub(wrap, html)
+
+
+# The HTML element of each style of a search snippet's segments.
+_SNIPPET_TAGS = {"code": "code", "strong": "strong", "em": "em"}
+
+
+def snippet_html(snippet: Snippet | None) -> str | None:
+    """A search snippet as HTML (None when there is none): each segment's text escaped,
+    matched ones in `<mark>`, styles as `<code>`, `<strong>`, `<em>`; the only markup is
+    what this function writes. The pages show it; the API returns it as `snippet`."""
+    if snippet is None:
+        return None
+    out: list[str] = []
+    opened: tuple[str, ...] = ()
+    for segment in snippet.segments:
+        kept = 0
+        while kept < min(len(opened), len(segment.styles)) and opened[kept] == segment.styles[kept]:
+            kept += 1
+        out.extend(f"</{_SNIPPET_TAGS[style]}>" for style in reversed(opened[kept:]))
+        out.extend(f"<{_SNIPPET_TAGS[style]}>" for style in segment.styles[kept:])
+        opened = segment.styles
+        text = html.escape(segment.text)
+        out.append(f"<mark>{text}</mark>" if segment.matched else text)
+    out.extend(f"</{_SNIPPET_TAGS[style]}>" for style in reversed(opened))
+    return "".join(out)

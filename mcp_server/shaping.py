@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import html
+import itertools
 import re
 
 from incidents.models import Case
-from incidents.search import FacetCount, LogLineMatch
+from incidents.search import FacetCount, LogLineMatch, Snippet
 from incidents.selectors.summaries import case_summary_fields
 
 from .links import case_links
@@ -15,8 +15,6 @@ from .models import CaseSummary, FacetValue, LogLine, MatchedLine
 SNIPPET_CHARS = 300
 FACET_VALUES = 8
 
-_MARK = re.compile(r"</?mark>", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 
 
@@ -35,13 +33,16 @@ def case_summary(case: Case) -> CaseSummary:
     return CaseSummary(**summary_fields(case))
 
 
-def snippet_text(snippet: str | None) -> str | None:
-    """The search module's HTML snippet as plain text: `<mark>` becomes `**`, other tags go,
-    entities are decoded, whitespace collapses; at most `SNIPPET_CHARS` characters."""
-    if not snippet:
+def snippet_text(snippet: Snippet | None) -> str | None:
+    """A search snippet as plain text: each run of matched segments in `**`, styles dropped,
+    whitespace collapsed; at most `SNIPPET_CHARS` characters."""
+    if snippet is None:
         return None
-    text = _MARK.sub("**", snippet)
-    text = html.unescape(_TAG.sub("", text))
+    text = "".join(
+        f"**{run}**" if matched else run
+        for matched, segments in itertools.groupby(snippet.segments, key=lambda s: s.matched)
+        for run in ["".join(s.text for s in segments)]
+    )
     text = _SPACE.sub(" ", text).strip()
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "…"

@@ -16,6 +16,8 @@ from .results import (
     SearchHit,
     SearchResults,
     SimilarCase,
+    Snippet,
+    SnippetSegment,
 )
 from .similarity import similar_cases
 
@@ -29,6 +31,8 @@ __all__ = [
     "SearchHit",
     "SearchResults",
     "SimilarCase",
+    "Snippet",
+    "SnippetSegment",
     "match_log",
     "read_log",
     "search_cases",

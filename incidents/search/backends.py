@@ -15,16 +15,13 @@ Rows are written by `index.py` when cases are imported.
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 
 from django.db import connection
 
 from .query import Atom, ParsedQuery
-from .text import MARK_END, MARK_START, IndexColumns, flatten_punctuation
+from .text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 
-ZWSP = "\u200b"
 # PostgreSQL: index writes of at least this many rows refresh the table's statistics.
 ANALYZE_AFTER = 500
 
@@ -47,48 +44,6 @@ SQLITE_WEIGHTS = (0.0, 8.0, 8.0, 3.0, 1.0)
 # with SQLite's bm25 on the top hit of 96% of its queries (92% for ts_rank_cd).
 POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
 POSTGRES_RANK = f"ts_rank('{POSTGRES_WEIGHTS}', s.vector, q.query, 1)"
-
-
-_CODE_RE = re.compile(r"`([^`]+)`")
-_STRONG_RE = re.compile(r"\*\*([^*`]+)\*\*")
-_EMPHASIS_RE = re.compile(r"(?<![\w*])\*([^*`\s][^*`]*[^*`\s]|[^*`\s])\*(?![\w*])")
-
-
-def _pair_backticks(text: str) -> str:
-    """With an odd number of backticks, drop the one whose partner was cut off: the first
-    if it closes a span (the snippet starts inside code), else the last."""
-    if text.count("`") % 2 == 0:
-        return text
-    first = text.index("`")
-    before = text[first - 1] if first else " "
-    after = text[first + 1] if first + 1 < len(text) else " "
-    closes = not before.isspace() and (after.isspace() or not after.isalnum())
-    at = first if closes else text.rindex("`")
-    return text[:at] + text[at + 1 :]
-
-
-def render_snippet(raw: str | None) -> str | None:
-    """HTML-escape a backend snippet, turn our match markers into <mark> tags and the case
-    text's inline Markdown into HTML: `code` -> <code>, **bold** -> <strong>, *em* -> <em>.
-
-    A snippet is cut from the middle of a text, so a code span or emphasis may have lost
-    its other half: unpaired backticks and asterisk pairs are dropped rather than shown,
-    and emphasis is only looked for outside code spans (a `**` never cuts through code).
-    """
-    if not raw:
-        return None
-    text = _pair_backticks(" ".join(html.escape(raw.replace(ZWSP, "")).split()))
-    parts = _CODE_RE.split(text)  # even indexes: prose; odd: inside a code span
-    out = []
-    for index, part in enumerate(parts):
-        if index % 2:
-            out.append(f"<code>{part}</code>")
-            continue
-        part = _STRONG_RE.sub(r"<strong>\1</strong>", part)
-        part = _EMPHASIS_RE.sub(r"<em>\1</em>", part)
-        out.append(part.replace("`", "").replace("**", ""))
-    rendered = "".join(out)
-    return rendered.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>")
 
 
 @dataclass(frozen=True)
@@ -148,10 +103,6 @@ class Backend:
         """SQL selecting `case_id` of index rows matching any of `atoms`."""
         raise NotImplementedError
 
-    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
-        """SQL selecting `case_id` of index rows matching the whole parsed query."""
-        raise NotImplementedError
-
     def rank(
         self,
         parsed: ParsedQuery,
@@ -179,7 +130,8 @@ class Backend:
         raise NotImplementedError
 
     def snippets(self, parsed: ParsedQuery, case_ids: list[str]) -> dict[str, str]:
-        """One query: a raw snippet (with our markers) per case id."""
+        """One query: a passage per case id, its matches between `MARK_START` and
+        `MARK_END` (read by `snippets.parse_snippet`)."""
         raise NotImplementedError
 
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
@@ -254,12 +206,6 @@ class SqliteBackend(Backend):
     def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
         expression = " OR ".join(self._atom(a) for a in atoms)
         return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s", [expression])
-
-    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
-        return (
-            f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s",
-            [self.expression(parsed)],
-        )
 
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
         """SQL for the share (0..1) of `groups` that case `m.case_id` matches."""
@@ -404,10 +350,6 @@ class PostgresBackend(Backend):
             sql_parts.append(sql)
             params.extend(atom_params)
         return (f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({' || '.join(sql_parts)})", params)
-
-    def query_sql(self, parsed: ParsedQuery) -> tuple[str, list]:
-        tsquery, params = self.tsquery(parsed)
-        return f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({tsquery})", params
 
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
         """SQL for the share (0..1) of `groups` that the row `s` matches."""

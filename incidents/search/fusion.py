@@ -52,7 +52,6 @@ POSSIBLE_P = 0.15
 STRONG: Final = "strong"
 POSSIBLE: Final = "possible"
 WEAK: Final = "weak"
-CONFIDENCE_ORDER = (STRONG, POSSIBLE, WEAK)
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,35 @@ class FacetCount:
     count: int  # cases in the current result set with this value
 
 
+# Inline Markdown a snippet segment was written in: `code`, **strong**, *em*.
+SnippetStyle = Literal["code", "strong", "em"]
+
+
+@dataclass(frozen=True)
+class SnippetSegment:
+    text: str  # plain text, never escaped: each front door escapes it for its own format
+    matched: bool = False  # a word (or phrase) the query matched
+    styles: tuple[SnippetStyle, ...] = ()  # the inline Markdown it is inside, outermost first
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """A passage of a case around the query's matches, as plain-text segments in order.
+
+    Built by `snippets.parse_snippet` from the backend's marked text; rendered by each
+    front door (`incidents.rendering.snippet_html` for the pages and the API,
+    `mcp_server.shaping.snippet_text` for MCP). Segments are split wherever a match or a
+    style starts or ends, so neighbours may share styles (a run of them is one code span)
+    and two matched segments may touch (two marks side by side)."""
+
+    segments: tuple[SnippetSegment, ...]
+
+
 @dataclass(frozen=True)
 class SearchHit:
     case: Case  # prefetched with `with_summary()`
     score: float | None  # None when browsing without a query
-    snippet: str | None  # HTML-safe text with <mark> around matches, or None
+    snippet: Snippet | None  # the passage around the matches, or None (browsing, no text)
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
     # strong / possible (a match) or weak (a partial match); None when browsing.
     confidence: Confidence | None = None

@@ -20,6 +20,9 @@ from incidents.models import Case
 # (they are stripped on the way in), so after HTML-escaping a snippet they become <mark>.
 MARK_START = "\ue000"
 MARK_END = "\ue001"
+# PostgreSQL's indexed body has one after each `<`, which snippets drop again (see
+# `backends.PostgresBackend.write`).
+ZWSP = "\u200b"
 
 # PostgreSQL's `english` stop-word list (tsearch_data/english.stop). Queries drop these words
 # on both backends so that a query means the same thing on SQLite (whose FTS5 table keeps

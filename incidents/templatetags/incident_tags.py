@@ -1,13 +1,16 @@
 from __future__ import annotations
 
-import nh3
+from typing import TYPE_CHECKING
+
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from incidents.case_facts import CaseFacts, case_facts
-from incidents.durations import humanize_duration
-from incidents.rendering import render_markdown, wrap_inline_code
+from incidents.rendering import render_markdown, snippet_html, wrap_inline_code
+
+if TYPE_CHECKING:
+    from incidents.search.results import Snippet
 
 register = template.Library()
 
@@ -17,11 +20,6 @@ def markdown_filter(text: str | None) -> str:
     """Sanitised HTML of a Markdown field (safe to output unescaped), inline code marked up
     to wrap at sensible points on narrow screens."""
     return mark_safe(wrap_inline_code(render_markdown(text)))  # noqa: S308 - nh3 has sanitised it
-
-
-@register.filter
-def duration(value: str | None) -> str | None:
-    return humanize_duration(value)
 
 
 @register.inclusion_tag("incidents/_known.html")
@@ -102,12 +100,10 @@ def zip_columns(cells: list[object], columns) -> list[tuple[object, object]]:
 
 
 @register.filter
-def snippet(html: str | None) -> str:
-    """A search snippet as HTML: only `<mark>`, `<code>`, `<strong>` and `<em>` survive,
-    everything else is escaped text."""
-    if not html:
-        return ""
-    return mark_safe(nh3.clean(html, tags={"mark", "code", "strong", "em"}, attributes={}))  # noqa: S308
+def snippet(value: Snippet | None) -> str:
+    """A search snippet as HTML: its text escaped, matches in `<mark>`, inline Markdown as
+    `<code>`, `<strong>`, `<em>` (`rendering.snippet_html`)."""
+    return mark_safe(snippet_html(value) or "")  # noqa: S308 - every piece of text is escaped there
 
 
 @register.filter

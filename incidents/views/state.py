@@ -166,9 +166,6 @@ class SearchState:
             or bool(self.bounds)
         )
 
-    def is_blank(self) -> bool:
-        return not self.q and not self.has_filters()
-
     # Building URLs.
     def params(self, *, page: bool = True) -> list[tuple[str, str]]:
         """The state as ordered query parameters (defaults left out, so URLs stay short)."""

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from incidents.search import LogLineMatch
+from incidents.search import LogLineMatch, Snippet, SnippetSegment
 from incidents.selectors.spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 from mcp_server.cursors import decode_cursor, encode_cursor, query_key
 from mcp_server.shaping import group_matched_lines, snippet_text
@@ -76,12 +76,30 @@ def test_a_near_identical_slug_beats_a_term_whose_synonym_it_contains():
 
 
 def test_snippets_become_plain_text_with_bold_matches():
-    assert snippet_text("…the <mark>NCCL</mark> watchdog &amp; <b>x</b>\n  timed out") == (
-        "…the **NCCL** watchdog & x timed out"
+    snippet = Snippet(
+        (
+            SnippetSegment("…the "),
+            SnippetSegment("NCCL", matched=True),
+            SnippetSegment(" watchdog & "),
+            SnippetSegment("x", styles=("strong",)),
+            SnippetSegment("\n  timed out"),
+        )
     )
+    assert snippet_text(snippet) == "…the **NCCL** watchdog & x timed out"
     assert snippet_text(None) is None
-    long = snippet_text("word " * 200)
+    long = snippet_text(Snippet((SnippetSegment("word " * 200),)))
     assert long is not None and len(long) == 300 and long.endswith("…")
+
+
+def test_a_match_split_by_a_code_span_edge_stays_one_bold_run():
+    snippet = Snippet(
+        (
+            SnippetSegment("run ", matched=True),
+            SnippetSegment("torchrun", matched=True, styles=("code",)),
+            SnippetSegment(" now", styles=("code",)),
+        )
+    )
+    assert snippet_text(snippet) == "**run torchrun** now"
 
 
 def test_matched_lines_are_grouped_per_line():

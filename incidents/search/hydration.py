@@ -1,0 +1,108 @@
+"""Search, stage 3 of 3: hydration (`hydrate`), from ranked ids to the page a reader sees.
+
+The page of matches (and after the last page of matches a few partial ones) is loaded in
+bulk with what a list entry shows, each hit gets its snippet (`snippets.parse_snippet` of
+the backend's marked passage) and the vocabulary terms the query named that the case
+carries, and the matches are counted per facet value. A fixed number of queries whatever
+the number of cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from incidents.models import Case, CaseQuerySet, Facet
+
+from .backends import get_backend
+from .facets import facet_counts
+from .fusion import Candidate
+from .planning import SearchPlan
+from .query import ParsedQuery
+from .ranking import Ranking
+from .results import FacetCount, SearchHit, SearchResults
+from .snippets import parse_snippet
+
+# Partial matches (weak hits) listed after the last page of matches.
+PARTIAL_SHOWN = 5
+
+Counts = Callable[[CaseQuerySet], dict[str, list[FacetCount]]]
+
+
+def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
+    """The results of `plan` ranked as `ranking`. Queries: for a ranked plan the snippets,
+    the page's cases and their terms (3), and 10 facet counts (none when nothing matches);
+    for a listing the page's cases and their terms, the count and 10 facet counts (none
+    when `plan.facets` is False)."""
+    counts: Counts = facet_counts if plan.facets else _no_facet_counts
+    notes = list(plan.notes)
+    if ranking.listing is not None:
+        listed = ranking.listing.with_summary()[plan.offset : plan.offset + plan.limit]
+        return SearchResults(
+            hits=[SearchHit(case=c, score=None, snippet=None) for c in listed],
+            total=ranking.listing.count(),
+            facets=counts(ranking.listing),
+            notes=notes,
+            browsing=plan.kind == "browse",
+        )
+    if plan.kind == "nothing" or plan.parsed is None:
+        return SearchResults(hits=[], total=0, facets=counts(plan.cases.none()), notes=notes)
+
+    matches, weak = ranking.matches, ranking.weak
+    page = matches[plan.offset : plan.offset + plan.limit]
+    # Partial matches follow the last page of matches, never paged further themselves.
+    shown_weak = weak[: min(PARTIAL_SHOWN, plan.limit)] if plan.offset + plan.limit >= len(matches) else []
+    hits = _hits(plan.parsed, [*page, *shown_weak])
+    if not matches:
+        notes.append(
+            "No case matches this query well: the closest cases are listed as partial matches."
+            if weak
+            else "No case matches this query with these filters."
+        )
+    return SearchResults(
+        hits=[h for h in hits if not h.is_partial],
+        partial_hits=[h for h in hits if h.is_partial],
+        total=len(matches),
+        facets=counts(plan.cases.filter(id__in=[c.case_id for c in matches])),
+        notes=notes,
+        terms=[t.name for t in plan.parsed.terms],
+        partial_total=len(weak),
+        suggestion=plan.suggestion,
+    )
+
+
+def _hits(parsed: ParsedQuery, shown: list[Candidate]) -> list[SearchHit]:
+    """The hits of the candidates `shown`, in order: the snippets (one query), the cases and
+    their terms (two)."""
+    snippets = get_backend().snippets(parsed, [c.case_id for c in shown])
+    cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
+    named = {t.id for t in parsed.terms}
+    hits = []
+    for candidate in shown:
+        case = cases.get(candidate.case_id)
+        if case is None:
+            continue
+        carried = [
+            t.name
+            for t in [
+                *case.topics,
+                *case.terms_of(Facet.WORKLOAD),
+                *case.symptom_tags,
+                *case.components,
+                case.root_cause_category,
+            ]
+            if t.id in named
+        ]
+        hits.append(
+            SearchHit(
+                case=case,
+                score=round(candidate.fused, 6),
+                snippet=parse_snippet(snippets.get(candidate.case_id)),
+                matched_terms=tuple(carried),
+                confidence=candidate.confidence,
+            )
+        )
+    return hits
+
+
+def _no_facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
+    return {}

@@ -1,0 +1,178 @@
+"""Search, stage 1 of 3: the plan (`plan`), what a request asks for, before any ranking.
+
+The query is split into reference tokens (`NVIDIA/nccl#1405`, an arXiv id, a URL: the
+cases citing them) and words, parsed (`query.py`: words, phrases, exclusions), corrected
+where a word is in no case (`spelling.py`) and widened with the vocabulary's synonyms; the
+filters become a lazy queryset of the published cases they allow. The plan says which of
+four kinds of answer the request gets (`PlanKind`) and carries the notes a reader sees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Literal, cast
+
+from incidents.models import Case, CaseQuerySet, Facet
+from incidents.selectors import SORTS, CaseFilters, filter_cases
+from incidents.selectors.references import citing_cases_condition, split_reference_tokens
+from incidents.selectors.vocabulary import terms_with_case_counts
+
+from .backends import get_backend
+from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
+from .spelling import correct
+
+Sort = Literal["relevance", "newest", "oldest"]  # the keys of `selectors.SORTS`
+MAX_LIMIT = 100
+# Past MAX_OFFSET every page is empty anyway; larger numbers overflow the databases' integers.
+MAX_OFFSET = 1_000_000_000
+# Facets whose terms widen queries and favour the cases tagged with them.
+EXPAND_FACETS: tuple[str, ...] = (
+    Facet.SYMPTOM,
+    Facet.ROOT_CAUSE,
+    Facet.COMPONENT,
+    Facet.TOPIC,
+    Facet.WORKLOAD,
+)
+
+# browse: a blank query, every allowed case by date; nothing: no word left to search for;
+# exclusions: the query only excludes words, the other cases by date; ranked: a ranking.
+PlanKind = Literal["browse", "nothing", "exclusions", "ranked"]
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What a front door asks `search_cases` for (any values: the plan bounds them)."""
+
+    query: str = ""
+    filters: CaseFilters | None = None
+    sort: str = "relevance"
+    offset: int = 0
+    limit: int = 20
+    facets: bool = True  # False: callers that show no counts save the facet queries
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    kind: PlanKind
+    cases: CaseQuerySet  # the published cases the filters and reference tokens allow (lazy)
+    whole: bool  # `cases` is every published case
+    query: str  # the words to search: the query without its reference tokens
+    # Words, phrases and exclusions, corrected and widened with synonyms (`terms`: the
+    # vocabulary terms the query names); None when browsing.
+    parsed: ParsedQuery | None
+    sort: Sort
+    offset: int  # 0..MAX_OFFSET
+    limit: int  # 1..MAX_LIMIT
+    facets: bool  # facet counts wanted
+    suggestion: str | None = None  # the query with misspelt words corrected, when searched so
+    notes: tuple[str, ...] = ()  # what the reader is told about the query, in order
+
+
+def vocabulary_terms() -> list[VocabTerm]:
+    """Every term of the facets in `EXPAND_FACETS`: name, synonyms and rarity (one query).
+
+    `weight` is how much naming the term favours the cases tagged with it:
+    log(N / n) / log(N) for a term on n of N published cases, so 1 for a term on one case
+    and 0 for a term on every case (`NVIDIA GPU` or the `Training` topic say little).
+    """
+    terms = terms_with_case_counts(EXPAND_FACETS)
+    total = max((t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), default=0)
+    total = max(sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), total, 2)
+    return [
+        VocabTerm(
+            id=t.id,
+            facet=t.facet,
+            name=t.name,
+            forms=(t.name, *t.synonyms),
+            weight=max(0.0, math.log(total / max(t.case_count, 1)) / math.log(total)),
+        )
+        for t in terms
+    ]
+
+
+def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
+    """Parse `query` and widen it with the vocabulary (one query unless `terms` is given)."""
+    parsed = parse_query(query)
+    if parsed.is_empty:
+        return parsed
+    return expand_with_vocabulary(parsed, build_lexicon(terms if terms is not None else vocabulary_terms()))
+
+
+def semantic_text(query: str) -> str:
+    """What the encoder reads of a query: its words and phrases, without exclusions or
+    operators (stop words kept: they carry meaning for a sentence model)."""
+    return " ".join(atom.text() for group in parse_query(query).groups for atom in group)
+
+
+def plan(request: SearchRequest) -> SearchPlan:
+    """The plan of `request`: one query for the vocabulary when there are words to search
+    (one more when a word is close to a vocabulary word but not one: whether any case has
+    it), none when browsing. Any string is accepted: nothing raises on odd input."""
+    sort = cast(Sort, request.sort if request.sort in SORTS else "relevance")
+    offset = min(max(0, int(request.offset)), MAX_OFFSET)
+    limit = max(1, min(int(request.limit), MAX_LIMIT))
+    cases = filter_cases(Case.objects.published(), request.filters)
+    query, whole = request.query or "", _unfiltered(request.filters)
+    notes: list[str] = []
+    references, rest = split_reference_tokens(query)
+    if references:
+        # The cases citing that record (a subquery, no extra query), the rest of the query
+        # ranked among them.
+        cases = cases.filter(citing_cases_condition(references))
+        notes.append(f"Cases citing {', '.join(references)} (references and sources).")
+        query, whole = rest, False
+    browse = SearchPlan(
+        kind="browse",
+        cases=cases,
+        whole=whole,
+        query=query,
+        parsed=None,
+        sort=sort,
+        offset=offset,
+        limit=limit,
+        facets=request.facets,
+        notes=tuple(notes),
+    )
+    if not query.strip():
+        return browse
+
+    terms = vocabulary_terms()
+    parsed, suggestion = correct(query, parse_query(query), terms, get_backend())
+    if not parsed.is_empty:
+        parsed = expand_with_vocabulary(parsed, build_lexicon(terms))
+    notes.extend(parsed.notes)
+    if suggestion:
+        notes.append(f"Some words are in no case: searched for “{suggestion}” instead.")
+    kind: PlanKind = "ranked"
+    if parsed.is_empty:
+        kind = "nothing"
+        notes.append(_empty_note(parsed))
+    elif not parsed.groups:
+        kind = "exclusions"
+        notes.append("The query only excludes words: showing every case without them.")
+    return dataclasses.replace(browse, kind=kind, parsed=parsed, suggestion=suggestion, notes=tuple(notes))
+
+
+def _unfiltered(filters: CaseFilters | None) -> bool:
+    """Whether `filters` keep every published case."""
+    return filters is None or not (
+        any(filters.include.values())
+        or any(filters.exclude.values())
+        or filters.published_after
+        or filters.published_before
+    )
+
+
+def _empty_note(parsed: ParsedQuery) -> str:
+    if parsed.dropped_stop_words:
+        listed = ", ".join(sorted(set(parsed.dropped_stop_words))[:8])
+        return (
+            f"The query has only very common words ({listed}), which are not searched:"
+            " add a more specific word, such as an error message or a component."
+        )
+    return (
+        "The query has no words to search for (only punctuation or symbols):"
+        " type a word, an error message or a component."
+    )

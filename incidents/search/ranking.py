@@ -1,0 +1,114 @@
+"""Search, stage 2 of 3: the ranking (`rank`), which cases answer the plan, best first.
+
+The database's full-text engine ranks the allowed cases lexically (`backends.py`: SQLite
+FTS5 bm25 or PostgreSQL ts_rank over a weighted tsvector). Cases tagged with a term the
+query names count up to `1 + TERM_BOOST` times more per such term (rare terms more, see
+`planning.vocabulary_terms`). Words combine like a web search engine's: a case matching
+any of them is found, and the share of the query's words (or their synonyms) a case
+matches multiplies its score, so cases matching every word come first.
+
+That lexical ranking is fused with a semantic one (sentence embeddings of each case's
+passages, `semantic.py`) by `fusion.fuse`, which gives every candidate a calibrated
+probability and labels it strong / possible / weak: strong and possible ones are the
+matches, weak ones the partial matches (the relevance floor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models.expressions import RawSQL
+
+from incidents import store_cache
+from incidents.models import Case, CaseQuerySet, Facet
+
+from .backends import Backend, RankedRow, get_backend
+from .fusion import Candidate, fuse
+from .planning import SearchPlan, semantic_text
+from .query import ParsedQuery
+from .semantic import load_vectors, query_vector
+
+# Lexical candidates read per query; the fused ranking, total and facets cover these plus
+# the semantic candidates.
+LEXICAL_DEPTH = 1000
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ranked ids of a plan, with their scores (`Candidate.fused`) and labels, or for
+    plans that rank nothing (browse, exclusions) the cases to list by date."""
+
+    matches: list[Candidate] = field(default_factory=list)  # strong / possible, in the plan's order
+    weak: list[Candidate] = field(default_factory=list)  # partial matches, best first
+    listing: CaseQuerySet | None = None  # browse and exclusions: the cases, ordered by date
+
+
+def rank(plan: SearchPlan) -> Ranking:
+    """Rank `plan`: for a ranked plan the lexical ranking and the stored embeddings (two
+    queries; one more to order the matches by date when the plan's sort is newest or
+    oldest); no query otherwise (a listing is a lazy queryset)."""
+    if plan.kind == "browse":
+        return Ranking(listing=_by_date(plan.cases, plan.sort))
+    if plan.kind == "nothing" or plan.parsed is None:
+        return Ranking()
+    parsed, backend = plan.parsed, get_backend()
+    if plan.kind == "exclusions":
+        # Every allowed case without the excluded words, newest first unless asked otherwise.
+        remaining = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
+        return Ranking(listing=_by_date(remaining, "oldest" if plan.sort == "oldest" else "newest"))
+
+    allowed = plan.cases
+    if parsed.excluded:
+        allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
+    rows = lexical_rows(backend, parsed, plan.cases)
+    vector = query_vector(semantic_text(plan.query))
+    semantic = None
+    if vector is not None:
+        # Unfiltered, every search reads the same N vectors: kept in this process per store
+        # generation instead of read and decoded again (about 8 MB at 10,000 cases).
+        every = not parsed.excluded and plan.whole
+        vectors = store_cache.local("vectors", load_vectors) if every else load_vectors(allowed)
+        semantic = vectors.case_scores(vector)
+    ranked = fuse(rows, semantic)
+    matches = [c for c in ranked if c.is_match]
+    weak = ranked[len(matches) :]
+    if plan.sort != "relevance" and matches:
+        order = ("published", "id") if plan.sort == "oldest" else ("-published", "-id")
+        dated = Case.objects.filter(id__in=[c.case_id for c in matches]).order_by(*order)
+        by_id = {c.case_id: c for c in matches}
+        matches = [by_id[i] for i in dated.values_list("id", flat=True)]
+    return Ranking(matches=matches, weak=weak)
+
+
+def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> list[RankedRow]:
+    """The lexical ranking of `cases` (best first, at most `LEXICAL_DEPTH`): one query.
+
+    Several words are OR-ed and ranked by the share of them a case matches (coordination,
+    `backends.Backend.rank`), each row carrying that share for the confidence label.
+    """
+    candidates = cases.order_by().values("id").query.sql_with_params()
+    term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
+    root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
+    expanded = parsed.literal_groups != parsed.groups
+    loose = ParsedQuery(
+        groups=[[a for g in parsed.groups for a in g]],
+        literal_groups=parsed.literal_groups,
+        excluded=parsed.excluded,
+        terms=parsed.terms,
+    )
+    rows, _ = backend.rank(
+        loose,
+        candidates,
+        coordinate=parsed.groups,
+        literal=parsed.literal_groups if expanded else (),
+        term_weights=term_weights,
+        root_cause_weights=root_cause_weights,
+        sort="relevance",
+        offset=0,
+        limit=LEXICAL_DEPTH,
+    )
+    return rows
+
+
+def _by_date(cases: CaseQuerySet, sort: str) -> CaseQuerySet:
+    return cases.order_by("published", "id") if sort == "oldest" else cases.newest_first()
