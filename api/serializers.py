@@ -679,7 +679,9 @@ class AffectedRangeSerializer(ResponseSerializer):
 
     component = serializers.CharField(help_text="Component term name.")
     versions = serializers.ListField(child=serializers.CharField(), help_text="Versions listed as affected.")
-    introduced = serializers.CharField(allow_null=True, help_text="First affected version (inclusive).")
+    introduced = serializers.CharField(
+        allow_null=True, help_text='First affected version (inclusive); "0": every earlier version.'
+    )
     fixed = serializers.CharField(allow_null=True, help_text="First fixed version (exclusive).")
     last_affected = serializers.CharField(allow_null=True, help_text="Last affected version (inclusive).")
 
@@ -705,5 +707,7 @@ class AffectedResponseSerializer(ResponseSerializer):
     count = serializers.IntegerField(help_text="Matches in `affected`.")
     affected = AffectedMatchSerializer(many=True, help_text="Ranges including a version, newest case first.")
     unknown = AffectedMatchSerializer(
-        many=True, help_text="Ranges whose bounds have no order (e.g. `r0.3.0`): check these by hand."
+        many=True,
+        help_text="Possibly affected, check by hand: a range whose bound has no order (e.g. `r0.3.0`), or "
+        "a version before the earliest one listed in a range with no `introduced`.",
     )

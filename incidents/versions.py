@@ -10,9 +10,18 @@ range bound written that way is "unknown ordering" and only an exact match of th
 `versions` says anything about it.
 
 A range (OSV semantics) includes a version when it is listed in `versions`, or when the
-range gives a bound and the version is at or after `introduced` (inclusive), before
-`fixed` (exclusive) and at or before `last_affected` (inclusive); absent bounds do not
-limit. A range with only `versions` includes exactly those versions.
+version is at or after `introduced` (inclusive), before `fixed` (exclusive) and at or
+before `last_affected` (inclusive). `introduced: "0"` is OSV's "every earlier version":
+the source says all versions before the fix (or up to `last_affected`) are affected. A
+range with only `versions` includes exactly those versions.
+
+A range with an upper bound (`fixed` or `last_affected`) but no `introduced` does not say
+where the problem began, so it has no lower bound to stand on: the earliest version it
+lists is the lower bound we know. A version from there up to the upper bound is affected;
+a version before it (or any version, when the range lists none) is "unknown", reported
+apart as possibly affected, never as affected. So a case seen on NCCL 2.22.3 and fixed in
+2.23.4 does not claim 2.10.3, unless its source says "2.22.3 and earlier" (then the
+range says `introduced: "0"`).
 """
 
 from __future__ import annotations
@@ -66,9 +75,32 @@ def range_verdict(item: dict[str, Any], version: str) -> RangeVerdict:
         return RangeVerdict("not_affected", f"{version} is at or after fixed {bounds['fixed']}")
     if last is not None and wanted > last:
         return RangeVerdict("not_affected", f"{version} is after last affected {bounds['last_affected']}")
-    parts = [f"introduced {bounds['introduced']} <= {version}" if introduced is not None else version]
+    upper = []
     if fixed is not None:
-        parts.append(f"< fixed {bounds['fixed']}")
+        upper.append(f"< fixed {bounds['fixed']}")
     if last is not None:
-        parts.append(f"<= last affected {bounds['last_affected']}")
-    return RangeVerdict("affected", " ".join(parts))
+        upper.append(f"<= last affected {bounds['last_affected']}")
+    if introduced is None:
+        return _without_introduced(item, version, wanted, upper)
+    return RangeVerdict("affected", " ".join([f"introduced {bounds['introduced']} <= {version}", *upper]))
+
+
+def _without_introduced(
+    item: dict[str, Any], version: str, wanted: Version, upper: list[str]
+) -> RangeVerdict:
+    """A version within the upper bounds of a range with no `introduced`: affected from the
+    earliest listed version on, otherwise unknown (the range does not say where it began)."""
+    listed = [
+        (parsed, text) for text in item.get("versions", []) if (parsed := parse_version(text)) is not None
+    ]
+    if listed:
+        earliest, text = min(listed)
+        if wanted >= earliest:
+            return RangeVerdict("affected", " ".join([f"earliest listed {text} <= {version}", *upper]))
+        return RangeVerdict(
+            "unknown",
+            f"no introduced version: {version} is before the earliest listed {text}; possibly affected",
+        )
+    return RangeVerdict(
+        "unknown", f"no introduced version and none listed: {version} {' '.join(upper)}; possibly affected"
+    )

@@ -37,7 +37,8 @@ def am_i_affected(
 
     Use when you know versions (NCCL, NVIDIA driver, CUDA, PyTorch). Not for: a failure
     (triage). Example: {"versions": {"NCCL": "2.19.3"}}. PEP 440 order (535.104.05 number
-    by number); `unknown`: a range bound with no order.
+    by number); `unknown`: possibly affected (a bound with no order, or before
+    the first listed version when `introduced` is null).
     Size: 0.7 KB a case; budget 8 KB, then cut (`truncated`). Errors: unknown component
     (lists all), version with no order.
     """

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from incidents.versions import parse_version, range_verdict
+from incidents.versions import RangeVerdict, parse_version, range_verdict
 
 NCCL_A2A = {
     "component": "NCCL",
@@ -39,12 +39,37 @@ def test_introduced_is_inclusive_and_fixed_exclusive(version, expected):
 
 
 def test_last_affected_is_inclusive_and_listed_versions_stand_alone():
-    assert verdict({"last_affected": "2.22.3"}, "2.22.3") == "affected"
-    assert verdict({"last_affected": "2.22.3"}, "2.23.4") == "not_affected"
+    assert verdict({"introduced": "0", "last_affected": "2.22.3"}, "2.22.3") == "affected"
+    assert verdict({"introduced": "0", "last_affected": "2.22.3"}, "2.23.4") == "not_affected"
     assert verdict({"versions": ["535.104.05"]}, "535.104.5") == "affected"  # number by number
     assert verdict({"versions": ["535.104.05"]}, "535.129.03") == "not_affected"
     assert verdict({"versions": ["2.10"]}, "2.10.0") == "affected"
-    assert verdict({"fixed": "2.23.4"}, "2.18.1-1") == "affected"  # a package suffix is a post-release
+    assert (
+        verdict({"introduced": "0", "fixed": "2.23.4"}, "2.18.1-1") == "affected"
+    )  # a package suffix is a post-release
+
+
+def test_a_range_without_introduced_starts_at_its_earliest_listed_version():
+    # Until December 2026 a missing `introduced` meant no lower bound, so a case seen on NCCL
+    # 2.22.3 and fixed in 2.23.4 claimed 2.10.3. A source that names the versions it was seen
+    # on does not say where the problem began: older versions are only possibly affected
+    # ("unknown", listed apart). A source saying "2.22.3 and earlier" gives `introduced: "0"`.
+    seen = {"versions": ["2.22.3"], "fixed": "2.23.4"}
+    assert range_verdict(seen, "2.10.3") == RangeVerdict(
+        "unknown", "no introduced version: 2.10.3 is before the earliest listed 2.22.3; possibly affected"
+    )
+    assert range_verdict(seen, "2.22.3").verdict == "affected"  # listed
+    assert range_verdict(seen, "2.23.0") == RangeVerdict(
+        "affected", "earliest listed 2.22.3 <= 2.23.0 < fixed 2.23.4"
+    )
+    assert range_verdict(seen, "2.23.4").verdict == "not_affected"  # fixed is exclusive still
+    assert range_verdict({**seen, "introduced": "0"}, "2.10.3") == RangeVerdict(
+        "affected", "introduced 0 <= 2.10.3 < fixed 2.23.4"
+    )
+    assert range_verdict({"versions": [], "fixed": "v0.5.10"}, "0.5.9") == RangeVerdict(
+        "unknown", "no introduced version and none listed: 0.5.9 < fixed v0.5.10; possibly affected"
+    )
+    assert verdict({"last_affected": "2.22.3"}, "2.23.4") == "not_affected"
 
 
 def test_a_bound_with_no_order_is_unknown_not_a_guess():
@@ -67,11 +92,13 @@ def test_the_cases_holding_the_versions_come_with_why_fix_and_workaround(client)
     assert found == [
         ("IL-0605", "NVIDIA driver", "580.126.20 is listed as affected", None),
         ("IL-0615", "PyTorch", "2.10 is listed as affected", None),
-        ("IL-0604", "NCCL", "2.19.3 < fixed 2.23.4", "2.23.4"),
+        ("IL-0497", "NCCL", "introduced 0 <= 2.19.3 < fixed 2.29.3", "2.29.3"),
+        ("IL-0604", "NCCL", "introduced 0 <= 2.19.3 < fixed 2.23.4", "2.23.4"),
+        ("IL-0518", "NCCL", "2.19.3 is listed as affected", None),
         ("IL-0602", "NCCL", "2.19.3 is listed as affected", "2.20.3"),
     ]
-    assert body["count"] == 4 and body["unknown"] == []
-    a2a = body["affected"][3]
+    assert body["count"] == 6 and body["unknown"] == []
+    a2a = body["affected"][5]
     assert a2a["range"] == NCCL_A2A
     assert a2a["workaround"]
 
@@ -79,9 +106,25 @@ def test_the_cases_holding_the_versions_come_with_why_fix_and_workaround(client)
 @pytest.mark.django_db
 def test_a_fixed_version_is_not_affected(client):
     body = post(client, {"versions": {"nccl": "2.23.4"}}).json()
-    assert body["affected"] == []
+    assert "IL-0604" not in [m["case"]["id"] for m in body["affected"] + body["unknown"]]  # fixed in 2.23.4
     body = post(client, {"versions": {"nccl": "2.20.3"}}).json()
-    assert [m["case"]["id"] for m in body["affected"]] == ["IL-0604"]  # fixed in 2.23.4 only
+    found = [m["case"]["id"] for m in body["affected"]]
+    assert "IL-0604" in found and "IL-0602" not in found  # 0602 was fixed in 2.20.3
+
+
+@pytest.mark.django_db
+def test_versions_before_the_earliest_seen_are_possibly_affected_not_affected(client):
+    # IL-0472: NCCL 2.10.3 corrupted data, fixed in 2.12.6; the source says nothing of 2.9.
+    body = post(client, {"NCCL": "2.9.9"}).json()
+    assert "IL-0472" not in [m["case"]["id"] for m in body["affected"]]
+    [possible] = [m for m in body["unknown"] if m["case"]["id"] == "IL-0472"]
+    assert (possible["why"], possible["fixed"]) == (
+        "no introduced version: 2.9.9 is before the earliest listed 2.10.3; possibly affected",
+        "2.12.6",
+    )
+    body = post(client, {"NCCL": "2.11.4"}).json()
+    [match] = [m for m in body["affected"] if m["case"]["id"] == "IL-0472"]
+    assert match["why"] == "earliest listed 2.10.3 <= 2.11.4 < fixed 2.12.6"
 
 
 @pytest.mark.django_db
@@ -112,9 +155,11 @@ def test_the_answer_runs_a_fixed_number_of_queries(client, django_assert_num_que
 @pytest.mark.django_db
 def test_the_form_answers_the_same(client):
     html = client.get("/affected/", {"versions": "NCCL 2.19.3\nNVIDIA driver: 580.126.20"}).content.decode()
-    assert "3 cases with these versions" in html
+    assert "5 cases with these versions" in html
     assert "2.19.3 &lt; fixed 2.23.4" in html
     assert 'href="/cases/IL-0602"' in html
+    html = client.get("/affected/", {"versions": "NCCL 2.9.9"}).content.decode()
+    assert "Possibly affected" in html and "before the earliest listed 2.10.3" in html
     response = client.get("/affected/", {"versions": "NCCLX 2.19.3"})
     assert response.status_code == 400
     assert "NCCLX: unknown component (nearest: NCCL)" in response.content.decode()

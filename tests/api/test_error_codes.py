@@ -13,8 +13,13 @@ pytestmark = pytest.mark.django_db
 def test_the_index_lists_every_code_with_its_case_count(client):
     body = client.get("/api/codes/").json()
     by_name = {code["name"]: code for code in body["results"]}
-    assert len(by_name) == 38
+    assert len(by_name) == 41
     assert by_name["cudaErrorMemoryAllocation"]["case_count"] == 3
+    # Added for the CUDA errors IL-0503, IL-0486 and IL-0533 print (1, 401, 804).
+    assert [
+        by_name[n]["case_count"]
+        for n in ("cudaErrorInvalidValue", "cudaErrorIllegalState", "cudaErrorCompatNotSupportedOnDevice")
+    ] == [1, 1, 1]
     assert by_name["Xid 79"]["case_count"] == 2
     assert by_name["Xid 79"]["source_url"] == "https://docs.nvidia.com/deploy/xid-errors/index.html"
     assert by_name["Xid 79"]["html_url"] == "http://testserver/codes/xid-79"

@@ -14,7 +14,7 @@ def test_the_api_and_mcp_serve_the_new_fields(client, mcp):
         {
             "component": "NCCL",
             "versions": ["2.22.3"],
-            "introduced": None,
+            "introduced": "0",  # its source: "NCCL <= 2.22.3"
             "fixed": "2.23.4",
             "last_affected": None,
         }
