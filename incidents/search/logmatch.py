@@ -416,7 +416,9 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             score *= KIND_MISMATCH  # a case only of the other kind of job
         scores[case_id] = score
 
-    ranked = sorted(scores, key=lambda c: (-scores[c], c))[: max(0, limit)]
+    # Rounded so that equal evidence ties on both backends (the sums' float order follows the
+    # database's row order), and a tie goes to the lower id.
+    ranked = sorted(scores, key=lambda c: (-round(scores[c], 9), c))[: max(0, limit)]
     if not ranked:
         return reading([], tuple(sorted(generic)))
     cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
