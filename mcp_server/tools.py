@@ -458,7 +458,7 @@ def similar_incidents(
             shared_terms=item.shared_terms,
             score_parts={k: round(v, 4) for k, v in item.score_parts.items()},
         )
-        for item in search.similar_cases(case, limit=limit)
+        for item in search.similar_cases(case, limit=limit, without_hand_linked=True)
     ]
     related = [CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in selectors.related_cases(case)]
     result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)

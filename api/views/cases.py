@@ -336,7 +336,10 @@ class CaseSimilarView(ApiView):
                 {
                     "case": case.id,
                     "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
-                    "results": [shapes.similar_case(s, request) for s in similar_cases(case, limit=limit)],
+                    "results": [
+                        shapes.similar_case(s, request)
+                        for s in similar_cases(case, limit=limit, without_hand_linked=True)
+                    ],
                 }
             ).data
         )

@@ -402,14 +402,17 @@ class TextIndex:
         return scored[:limit]
 
 
-def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
+def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = False) -> list[SimilarCase]:
     """Published cases most similar to `case`, best first, each with its reasons.
 
     Reads the stored neighbours (see the module docstring): a fixed 3 queries (neighbour
     rows with their cases and root causes, their terms, the case's hand-made links).
     `limit` is capped at `NEIGHBOURS`. Hand-linked related cases are not added here (the
-    case page lists them apart); one that is also computed has `hand_linked=True`.
-    Raises nothing for a case without neighbours: the list is empty.
+    case page lists them apart); one that is also computed has `hand_linked=True`, or with
+    `without_hand_linked` is left out and the next computed neighbour takes its place (what
+    the case page, `/api/cases/{id}/similar` and MCP `similar_incidents` show, so that a case
+    an editor linked is listed once, under related). Raises nothing for a case without
+    neighbours: the list is empty.
     """
     rows = list(
         CaseNeighbour.objects.filter(case_id=case.id, neighbour__status=Case.Status.PUBLISHED)
@@ -420,11 +423,13 @@ def similar_cases(case: Case, *, limit: int = 5) -> list[SimilarCase]:
                 queryset=CaseTerm.objects.select_related("term").order_by("position"),
             )
         )
-        .order_by("rank")[: max(0, min(limit, NEIGHBOURS))]
+        .order_by("rank")[: max(0, NEIGHBOURS if without_hand_linked else min(limit, NEIGHBOURS))]
     )
     if not rows:
         return []
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
+    if without_hand_linked:
+        rows = [row for row in rows if row.neighbour_id not in linked][: max(0, min(limit, NEIGHBOURS))]
     return [
         SimilarCase(
             label=similarity_label(row.score),

@@ -259,9 +259,7 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
             "related_ids": {other.id for other in related},
             # A case linked by an editor is listed once, under Related cases.
             # (similar case, fallback reasons): the engine's reasons are in words already.
-            "similar": [
-                (s, []) for s in similar_cases(case, limit=SIMILAR_SHOWN + len(related)) if not s.hand_linked
-            ][:SIMILAR_SHOWN],
+            "similar": [(s, []) for s in similar_cases(case, limit=SIMILAR_SHOWN, without_hand_linked=True)],
             "tool_urls": {
                 "json": request.build_absolute_uri(json_url),
                 "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),

@@ -11,7 +11,7 @@ def test_neighbours_come_with_scores_and_shared_terms(mcp):
     result = mcp.ok("similar_incidents", id="IL-0430", limit=3)
     case = selectors.case_by_id("IL-0430")
     assert case is not None
-    expected = search.similar_cases(case, limit=3)
+    expected = search.similar_cases(case, limit=3, without_hand_linked=True)
     assert result["id"] == "IL-0430"
     assert result["title"].startswith("OPT-175B on 1,024 A100s")
     assert [s["id"] for s in result["similar"]] == [s.case.id for s in expected]
@@ -36,3 +36,11 @@ def test_an_unknown_id_and_a_bad_limit_are_refused(mcp):
     assert mcp.error("similar_incidents", id="IL-0430", limit=21) == (
         "Invalid arguments: limit must be between 1 and 20 (got 21)."
     )
+
+
+def test_a_hand_linked_neighbour_is_not_repeated_under_similar(mcp):
+    # IL-0433 is both IL-0428's nearest computed neighbour and one of its hand-made links.
+    result = mcp.ok("similar_incidents", id="IL-0428", limit=3)
+    assert [r["id"] for r in result["related"]] == ["IL-0431", "IL-0433"]
+    similar = [r["id"] for r in result["similar"]]
+    assert len(similar) == 3 and "IL-0433" not in similar and "IL-0431" not in similar
