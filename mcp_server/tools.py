@@ -39,6 +39,7 @@ from .filters import (
     Year,
     build_filters,
     filter_arguments,
+    read_query,
 )
 from .links import case_links
 from .lookup import find_case_id
@@ -179,6 +180,7 @@ def search_incidents(
     "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
+    query = read_query(query)
     filters = build_filters(
         topic=topic,
         symptom=symptom,
