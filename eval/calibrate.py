@@ -1,10 +1,18 @@
-"""Choose the fusion weights and confidence thresholds of `incidents/search/fusion.py`
-on the TUNING set only (eval/queries.json; never eval/heldout/).
+"""Choose the fusion weights and confidence thresholds of `incidents/search/fusion.py`,
+and the strong-label thresholds of log matching (`incidents/search/logmatch.Thresholds`),
+on the TUNING set only (eval/queries.json, eval/logs.json; never eval/heldout/).
 
 Run inside a database that holds the fixtures (`DATABASE_URL=... python eval/calibrate.py`,
 or `--fresh` for a throw-away test database). Fits the relevance model (logistic regression
 over `fusion.features`), prints its weights to paste into fusion.py, its leave-one-query-
 out MRR@10, and the precision and recall of hits above each probability threshold.
+
+`--logs` instead reads every tuning log once, keeping what `logmatch.confidence` is given
+for each hit, and tries a grid of `Thresholds`: it prints, for the best settings, how many
+logs with no matching case still get a strong hit (which must be none), how many logs get
+their relevant case first *and* strong, and how many strong hits are not relevant; and the
+settings to paste into logmatch.py (fewest no-match strong, then most relevant strong, then
+fewest irrelevant strong, then the strictest).
 """
 
 from __future__ import annotations
@@ -118,9 +126,83 @@ def predict(weights, bias, x) -> np.ndarray:
     return 1 / (1 + np.exp(-(x @ weights + bias)))
 
 
+def log_signals() -> list[tuple[dict, list[tuple[str, tuple, dict]]]]:
+    """Per tuning log: (item, [(case id, confidence args, confidence kwargs)] best first)."""
+    from incidents.search import logmatch
+
+    items = json.loads((HERE / "logs.json").read_text())["logs"]
+    seen: list[tuple[tuple, dict]] = []
+    original = logmatch.confidence
+
+    def keep(*args, **kwargs):
+        seen.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    out = []
+    logmatch.confidence = keep
+    try:
+        for item in items:
+            seen.clear()
+            hits = logmatch.read_log((HERE / item["file"]).read_text(encoding="utf-8"), limit=10).hits
+            out.append((item, [(h.case.id, a, k) for h, (a, k) in zip(hits, seen, strict=True)]))
+    finally:
+        logmatch.confidence = original
+    return out
+
+
+def log_outcome(runs, thresholds) -> tuple[int, int, int]:
+    """(no-match logs with a strong hit, logs whose relevant first hit is strong, strong hits
+    not relevant) under `thresholds`."""
+    from incidents.search import logmatch
+
+    no_match = relevant_first = wrong = 0
+    for item, hits in runs:
+        labels = [
+            (case_id, logmatch.confidence(*a, **{**k, "thresholds": thresholds})) for case_id, a, k in hits
+        ]
+        strong = [c for c, label in labels if label == "strong"]
+        if not item["relevant"]:
+            no_match += bool(strong)
+            continue
+        relevant_first += bool(labels) and labels[0][0] in item["relevant"] and labels[0][1] == "strong"
+        wrong += sum(1 for c in strong if c not in item["relevant"])
+    return no_match, relevant_first, wrong
+
+
+def calibrate_logs() -> None:
+    import itertools
+
+    from incidents.search import logmatch
+
+    runs = log_signals()
+    matching = sum(1 for item, _ in runs if item["relevant"])
+    print(f"{len(runs)} tuning logs, {len(runs) - matching} with no matching case")
+    print("current:", logmatch.THRESHOLDS, "->", log_outcome(runs, logmatch.THRESHOLDS))
+    grid = itertools.product(
+        (3.0, 4.0, 5.0, 6.0),  # signature
+        (0.7, 0.8, 0.9),  # share_of_top
+        (1, 2, 3),  # specific
+        (0.02, 0.05, 0.1, 1.0),  # common_token
+        (0.1, 0.15, 0.2, 1.0),  # generic_term
+    )
+    scored = []
+    for signature, share, specific, common, generic in grid:
+        thresholds = logmatch.Thresholds(signature, share, specific, common, generic)
+        no_match, relevant_first, wrong = log_outcome(runs, thresholds)
+        # Strictest last: higher thresholds and lower shares are stricter.
+        strictness = (specific, signature, share, -common, -generic)
+        scored.append(((no_match, -relevant_first, wrong, tuple(-x for x in strictness)), thresholds))
+    scored.sort(key=lambda pair: pair[0])
+    print("best settings (no-match strong, relevant first and strong, irrelevant strong):")
+    for key, thresholds in scored[:8]:
+        print(f"  {key[0]}, {-key[1]}/{matching}, {key[2]}: {thresholds}")
+    print("THRESHOLDS =", scored[0][1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true", help="import the fixtures into a test database")
+    parser.add_argument("--logs", action="store_true", help="calibrate log matching's strong label instead")
     args = parser.parse_args()
     import django
 
@@ -138,6 +220,9 @@ def main() -> int:
         connection.creation.create_test_db(verbosity=0, autoclobber=True)
         root = HERE.parent
         import_case_files(paths=[root / "fixtures" / "cases"], vocab_paths=[root / "fixtures" / "vocab.json"])
+    if args.logs:
+        calibrate_logs()
+        return 0
     queries = json.loads((HERE / "queries.json").read_text())["queries"]
     runs = signals(queries)
 

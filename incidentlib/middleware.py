@@ -20,6 +20,7 @@ from django.shortcuts import render
 
 from api.errors import problem_response
 from incidentlib.errors import is_api_request
+from incidents.selectors.params import NUL_DETAIL
 
 logger = logging.getLogger("incidentlib.reliability")
 
@@ -40,7 +41,7 @@ class RejectNulMiddleware:
 
     @staticmethod
     def _bad_parameter(request: HttpRequest, name: str) -> HttpResponse:
-        detail = "contains a NUL character (\\0), which no value can hold"
+        detail = NUL_DETAIL
         if is_api_request(request):
             return problem_response(
                 400,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from django.db.models import Prefetch
 
@@ -271,8 +271,15 @@ def triage(
             candidate.labels.append(_label(hit.confidence))
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
+    log_kind: JobKind | None = None
     if log.strip():
-        for rank, log_hit in enumerate(search.match_log(log, limit=CANDIDATES), start=1):
+        reading = search.read_log(log, limit=CANDIDATES)
+        if context.job is None and reading.job_kind is not None:
+            # The log says which kind of job failed (a torchrun launcher, vLLM's metrics):
+            # weighed as if the caller had said so, as the log matching itself does.
+            log_kind = cast(JobKind, reading.job_kind)  # `_job_kind` says only these two
+            context = replace(context, job=log_kind)
+        for rank, log_hit in enumerate(reading.hits, start=1):
             candidate = candidates.setdefault(log_hit.case.id, Candidate(case=log_hit.case))
             candidate.log_rank = rank
             candidate.log_score = log_hit.score
@@ -297,6 +304,8 @@ def triage(
     if strong and all(c.context_misfit for c in strong):
         # Known, but only as something the caller's context says this is not: say so.
         notes = [f"{c.case.id} matches strongly, but {c.context_misfit[0]}." for c in strong]
+    if log_kind:
+        notes.append(f"The log reads as a {log_kind} job: weighed as context.")
     if stated_scale:
         notes.append(f"The words' scale ({stated_scale} accelerators) was weighed as context, not searched.")
     if not symptoms.strip() and not log.strip():

@@ -23,7 +23,7 @@ from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
-from incidents.selectors.params import MAX_YEAR, MIN_YEAR
+from incidents.selectors.params import MAX_YEAR, MIN_YEAR, parse_query_text
 
 from .models import FacetName
 
@@ -86,7 +86,22 @@ def problem_message(problem: Problem) -> str:
     message = f"{problem.parameter}: {problem.detail}"
     if problem.value is not None:
         message += f" (got {problem.value!r})"
-    return message + "."
+    message += "."
+    if problem.suggestions:
+        message += " Send instead: " + " or ".join(repr(s.value) for s in problem.suggestions) + "."
+    return message
+
+
+def read_query(text: str, *, parameter: str = "query") -> str:
+    """Search text read by the pages' and the API's parser (`selectors.parse_query_text`), so
+    a tool refuses what they refuse (a NUL) with the same words, saying what to send.
+
+    Raises ToolError naming `parameter`."""
+    problems: list[Problem] = []
+    parse_query_text({"q": text}, problems, name=parameter)
+    if problems:
+        raise ToolError(" ".join(problem_message(p) for p in problems))
+    return text
 
 
 def _exclusions(items: list[str]) -> tuple[dict[str, list[str]], list[str]]:

@@ -44,6 +44,7 @@ from .filters import (
     YearNumber,
     build_filters,
     filter_arguments,
+    read_query,
 )
 from .links import case_links
 from .lookup import find_case_id
@@ -166,6 +167,7 @@ def search_incidents(
     logs (match_log). Example: {"query": "allreduce hangs", "symptom": "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
+    query = read_query(query)
     filters = build_filters(
         topic=topic,
         symptom=symptom,

@@ -13,6 +13,7 @@ from incidents import triage as triage_module
 from incidents.selectors import MAX_QUERY_CHARS
 
 from .budget import fit_list
+from .filters import read_query
 from .links import case_links
 from .models import TriageResult
 
@@ -45,6 +46,7 @@ def triage(
     Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Error: no
     symptoms and no log.
     """
+    symptoms = read_query(symptoms, parameter="symptoms")
     if not symptoms.strip() and not log.strip():
         raise ToolError("Give symptoms (what failed, the error text) or log lines, or both.")
     context = triage_module.TriageContext(job=job, framework=framework, accelerator=accelerator, scale=scale)

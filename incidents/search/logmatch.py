@@ -31,7 +31,7 @@ from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
-from .query import Atom
+from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
 from .text import STOP_WORDS, words
 
@@ -58,15 +58,56 @@ CONTEXT_WEIGHT = 0.5
 # The log's kind of job against the case's workload (`environment.workload`).
 KIND_MATCH = 1.25
 KIND_MISMATCH = 0.6
-# Confidence (chosen on eval/logs.json): see `confidence`.
-STRONG_SIGNATURE = 4.0
-STRONG_SHARE_OF_TOP = 0.8
 POSSIBLE_SIGNATURE = 2.0
-STRONG_SPECIFIC = 2
+# Tokens every failure of their kind prints, whatever the failure: torchrun's wrapper and its
+# summary fields, the CUDA and NCCL debugging hints. Two logs sharing them have not shown the
+# same failure, so they are not looked up (`read_log`) and count for nothing in `confidence`.
+BOILERPLATE = frozenset(
+    t.lower()
+    for t in (
+        "ChildFailedError",
+        "local_rank",
+        "error_file",
+        "CUDA_LAUNCH_BLOCKING",
+        "TORCH_USE_CUDA_DSA",
+        "NCCL_DEBUG",
+        "TORCH_DISTRIBUTED_DEBUG",
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+    )
+)
+# Extractors whose tokens name a setting or a place in code, not a failure.
+NAMING_EXTRACTORS = frozenset({"identifier", "env"})
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a log hit is strong (see `confidence`); chosen on the tuning logs
+    (eval/logs.json, with and without a matching case) by `eval/calibrate.py --logs`."""
+
+    signature: float = 4.0  # the weight of the signatures shared
+    share_of_top: float = 0.8  # the hit's score against the best hit's
+    specific: int = 2  # evidence units naming the failure (`specific_units`)
+    # A failure token (an error phrase) in more than this share of the cases counts as a
+    # word of its category (`timed out`, `out of memory`): one unit instead of two.
+    common_token: float = 0.05
+    # A symptom or root cause on more than this share of the cases (Training job failure:
+    # "whenever the job died, whatever the cause") says nothing of which failure: no unit.
+    generic_term: float = 0.15
+
+
+# `eval/calibrate.py --logs` on the 29 tuning logs (15 with no matching case): no strong hit
+# for those 15, the relevant case first and strong for 10 of the 14 others (the 4 with only
+# one symptom stay possible), 1 irrelevant strong hit (a tie); the strictest such settings.
+THRESHOLDS = Thresholds(signature=6.0, share_of_top=0.9, specific=2, common_token=0.02, generic_term=0.1)
 _KIND_PATTERNS = {
+    # The launcher's lines count too: a torchrun job's log may have no training word at all
+    # (an NCCL watchdog timeout, then `torch.distributed.elastic...ChildFailedError` with its
+    # `local_rank`), and read as no kind it ranked a vLLM (inference) hang first.
     "training": re2.compile(
         r"(?i)\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
-        r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*)\b"
+        r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
+        r"torch\.distributed\.(run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
+        r"rdzv\w*|rendezvous)\b"
     ),
     # `completions` (the API route, `/v1/completions`) or `chat.completion`, not a bare
     # `completion`: NCCL's `NET/IB : Got completion with error 12` is an InfiniBand work
@@ -99,14 +140,26 @@ class _TermForm:
 class _Evidence:
     lines: list[tuple[int, str]] = field(default_factory=list)
     count: int = 0
-    # Found by an extractor of failures (error codes, exception types, errno and signal
-    # names, known phrases), not only as a code identifier such as `local_rank`.
-    specific: bool = False
+    # How a token was found, the most telling way (`_stronger_kind`): the extractor's name
+    # (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
+    kind: str = ""
 
     def add(self, number: int, line: str) -> None:
         self.count += 1
         if len(self.lines) < LINES_PER_EVIDENCE and (not self.lines or self.lines[-1][0] != number):
             self.lines.append((number, line))
+
+
+@dataclass(frozen=True)
+class Shared:
+    """One piece of evidence a case shares with the log, as `confidence` weighs it."""
+
+    name: str
+    # `token:<extractor>` (`token:xid`, `token:exception`, `token:identifier`, ...),
+    # `pattern:<facet>` for a term found by one of its own patterns, `name:<facet>` for a
+    # term found by its name or a synonym.
+    kind: str
+    cases: int  # published cases that share it
 
 
 def _form_pattern(form: str) -> tuple[str, bool]:
@@ -181,10 +234,31 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
                     continue
                 key = token if not extractor.ignore_case else token.lower()
                 evidence = found.setdefault(key, _Evidence())
-                evidence.specific = evidence.specific or extractor.name != "identifier"
+                evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
                 for number in numbers:
                     evidence.add(number, line)
     return found
+
+
+# How a token was found, weakest first: as a setting (`tensor_parallel_size=4`,
+# `--nproc_per_node=8`), a code name, an environment variable, an extractor of failures.
+_KIND_ORDER = ("", "setting", "identifier", "env")
+
+
+def _found_as(extractor: str, line: str, match) -> str:
+    """The extractor's name, or `setting` for a name given a value (`name=...`, `--name`):
+    the configuration a log echoes, which any log of that program shares."""
+    start, end = match.span(1) if match.lastindex else match.span()
+    if extractor in NAMING_EXTRACTORS and (
+        line[end : end + 1] == "=" or line[max(0, start - 2) : start] == "--"
+    ):
+        return "setting"
+    return extractor
+
+
+def _stronger_kind(old: str, new: str) -> str:
+    rank = {k: i for i, k in enumerate(_KIND_ORDER)}
+    return new if rank.get(new, len(_KIND_ORDER)) >= rank.get(old, len(_KIND_ORDER)) else old
 
 
 def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
@@ -210,26 +284,61 @@ def _job_kind(lines: dict[str, list[int]]) -> str | None:
     return None
 
 
+def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> int:
+    """How specifically the evidence a case shares with a log names one failure.
+
+    2 for a failure token (error code, NCCL result, CUDA error, exception type, errno or
+    signal name, error phrase) in few cases, 1 when it is in many (`timed out`); 1 for a
+    code name (`save_checkpoint`, `distributed_c10d`), an environment variable, an error code
+    the case carries found by its patterns, or a symptom or root cause that is not on most
+    cases; 0 for boilerplate (`BOILERPLATE`), a setting
+    the log echoes (`enforce_eager=False`), a generic symptom (Training job failure) and
+    any component (NCCL, PyTorch, vLLM: context, not a failure).
+    """
+    units = 0
+    for item in shared:
+        how, _, what = item.kind.partition(":")
+        if how == "token":
+            if item.name.lower() in BOILERPLATE or what == "setting":
+                continue
+            if what in NAMING_EXTRACTORS:
+                units += 1
+            else:
+                units += 1 if item.cases > thresholds.common_token * total else 2
+        elif what in (Facet.SYMPTOM, Facet.ROOT_CAUSE) and item.cases <= thresholds.generic_term * total:
+            units += 1
+        elif what == Facet.ERROR_CODE:
+            units += 1  # a code the case carries, found by its own patterns: as a specific symptom
+    return units
+
+
 def confidence(
-    signature: float, signatures: int, score: float, top: float, *, specific: int = 0
+    signature: float,
+    signatures: int,
+    score: float,
+    top: float,
+    *,
+    shared: tuple[Shared, ...] = (),
+    total: int = 1,
+    thresholds: Thresholds = THRESHOLDS,
 ) -> Confidence:
-    """strong / possible / weak for a log hit (thresholds from the tuning logs,
-    eval/logs.json, with and without a matching case).
+    """strong / possible / weak for a log hit (`Thresholds` chosen on the tuning logs,
+    eval/logs.json, with and without a matching case: `eval/calibrate.py --logs`).
 
     strong needs at least two signatures (error codes, tokens, symptom or root-cause terms,
     components found by their own patterns; never a bare component name) weighing
-    `STRONG_SIGNATURE`, a score close to the best hit's, and evidence that names the
-    failure specifically: `specific` counts 2 for each failure token the case shares with
-    the log (error code, exception type, errno or signal name, known phrase) and 1 for
-    each symptom or root-cause term and each code identifier (`save_checkpoint`), and must
-    reach `STRONG_SPECIFIC`. One symptom (pods pending, loss diverged), one identifier
-    (`local_rank`) or component names alone fit many unrelated logs: possible at most.
+    `thresholds.signature`, a score close to the best hit's, and evidence that names the
+    failure specifically (`specific_units` of the `shared` evidence reaching
+    `thresholds.specific`): a rare error token, or two code names or specific symptoms.
+    Boilerplate (torchrun's ChildFailedError, the CUDA_LAUNCH_BLOCKING hint), the settings
+    a log echoes, a generic symptom or component names fit many unrelated logs: possible
+    at most.
     """
     if (
-        specific >= STRONG_SPECIFIC
+        specific_units(shared, total, thresholds) >= thresholds.specific
         and signatures >= 2
-        and signature >= STRONG_SIGNATURE
-        and score >= STRONG_SHARE_OF_TOP * top
+        and signature >= thresholds.signature
+        and score >= thresholds.share_of_top * top
     ):
         return "strong"
     if signature >= POSSIBLE_SIGNATURE:
@@ -344,12 +453,22 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     total = max(Case.objects.published().count(), 1)
     signature: dict[str, float] = {}
     signature_count: dict[str, int] = {}
-    specific: dict[str, int] = {}  # how specifically the evidence names a failure, see `confidence`
     context: dict[str, float] = {}
     reasons: dict[str, list[tuple[str, _Evidence]]] = {}
+    shared: dict[str, list[Shared]] = {}
     term_by_id = {t.id: t for t in terms}
 
-    tokens = sorted(token_evidence, key=lambda t: (-len(words(t)), t))[:MAX_TOKENS]
+    # Boilerplate is not looked up: a token every failure of its kind prints would rank the
+    # one case that happens to quote it (ChildFailedError) above the failure's own cases. A
+    # code name that is mostly stop words (`NO_OTHER_FAILURES` in torchrun's summary) would
+    # be the bare word `failures` on PostgreSQL, which drops stop words: left out on both.
+    searchable = [
+        t
+        for t, evidence in token_evidence.items()
+        if t.lower() not in BOILERPLATE
+        and (evidence.kind not in ("identifier", "setting") or keeps_meaning(Atom(tuple(words(t)))))
+    ]
+    tokens = sorted(searchable, key=lambda t: (-len(words(t)), t))[:MAX_TOKENS]
     atoms = [Atom(tuple(words(t))) for t in tokens]
     hits_by_atom: dict[int, list[str]] = {}
     for case_id, index in get_backend().atom_hits([a for a in atoms if a.words]):
@@ -363,10 +482,9 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         for case_id in case_ids:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
-            # A failure token says as much as two terms or identifiers (see `confidence`).
-            units = 2 if token_evidence[tokens[index]].specific else 1
-            specific[case_id] = specific.get(case_id, 0) + units
             reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
+            found_by = f"token:{token_evidence[tokens[index]].kind}"
+            shared.setdefault(case_id, []).append(Shared(tokens[index], found_by, len(case_ids)))
 
     # Which published cases carry the found terms (every facet, root causes included): one
     # query of plain (case, term) pairs; no case objects yet.
@@ -389,15 +507,13 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         else:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
-            # A code counts as a symptom term does: the failure token its text mostly is
-            # already counted as specific (see CODE_WEIGHT).
-            if term.facet != Facet.COMPONENT:
-                specific[case_id] = specific.get(case_id, 0) + 1
         named = reasons.setdefault(case_id, [])
         # A code spelled as a failure token the case already matched (`Xid 79`) is that
         # signature: the hit names it once, on the token's lines.
         if term.facet != Facet.ERROR_CODE or all(n.lower() != term.name.lower() for n, _ in named):
             named.append((term.name, term_evidence[term_id]))
+        how = "pattern" if term_id in by_pattern else "name"
+        shared.setdefault(case_id, []).append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
 
     candidates = [c for c in signature if signature[c] > 0]
     kinds: dict[str, set[str]] = {}
@@ -456,7 +572,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     signature_count.get(case_id, 0),
                     scores[case_id],
                     top,
-                    specific=specific.get(case_id, 0),
+                    shared=tuple(shared.get(case_id, ())),
+                    total=total,
                 ),
             )
         )

@@ -102,8 +102,11 @@ def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
 
 def semantic_text(query: str) -> str:
     """What the encoder reads of a query: its words and phrases, without exclusions or
-    operators (stop words kept: they carry meaning for a sentence model)."""
-    return " ".join(atom.text() for group in parse_query(query).groups for atom in group)
+    operators (stop words kept: they carry meaning for a sentence model; lone letters, which
+    the lexical search leaves out, too, so `hang b` ranks as `hang`)."""
+    return " ".join(
+        atom.text() for group in parse_query(query).groups for atom in group if not atom.is_single_letter
+    )
 
 
 def plan(request: SearchRequest) -> SearchPlan:
@@ -168,8 +171,9 @@ def _unfiltered(filters: CaseFilters | None) -> bool:
 def _empty_note(parsed: ParsedQuery) -> str:
     if parsed.dropped_stop_words:
         listed = ", ".join(sorted(set(parsed.dropped_stop_words))[:8])
+        letters = " or single letters" if any(len(w) == 1 for w in parsed.dropped_stop_words) else ""
         return (
-            f"The query has only very common words ({listed}), which are not searched:"
+            f"The query has only very common words{letters} ({listed}), which are not searched:"
             " add a more specific word, such as an error message or a component."
         )
     return (

@@ -21,6 +21,7 @@ favour cases tagged with it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ class Atom:
     words: tuple[str, ...]
     # `can t` from `can't`: searched although both halves are stop words.
     contraction: bool = False
+    # Typed inside double quotes: searched as written, even a single letter. Not part of the
+    # atom's identity (`"a"` and `a` are the same words to a backend).
+    quoted: bool = field(default=False, compare=False)
 
     @property
     def is_phrase(self) -> bool:
@@ -53,6 +57,23 @@ class Atom:
     @property
     def is_stop_word(self) -> bool:
         return not self.contraction and all(w.lower() in STOP_WORDS for w in self.words)
+
+    @property
+    def is_single_letter(self) -> bool:
+        """A lone letter typed outside quotes (`a b`, the `x` of `x86 host`): it is in most
+        cases' text, so it would make everything a match. Digits (`rank 0`, `-9`) are kept."""
+        return (
+            not self.quoted
+            and len(self.words) == 1
+            and len(self.words[0]) == 1
+            and self.words[0].isascii()
+            and self.words[0].isalpha()
+        )
+
+    @property
+    def says_nothing(self) -> bool:
+        """Left out of the search: a stop word or a lone letter."""
+        return self.is_stop_word or self.is_single_letter
 
     def text(self) -> str:
         return " ".join(self.words)
@@ -117,6 +138,8 @@ def parse_query(raw: str) -> ParsedQuery:
             pending_or = pending_or and not negate
             continue
         alternatives = _alternatives(chunk, found)
+        if chunk.startswith('"'):
+            alternatives = [dataclasses.replace(a, quoted=True) for a in alternatives]
         if negate:
             parsed.excluded.append(alternatives[0])
         elif pending_or:
@@ -163,7 +186,7 @@ def build_lexicon(terms: Iterable[VocabTerm]) -> dict[tuple[str, ...], list[Voca
     return lexicon
 
 
-def _keeps_meaning(atom: Atom) -> bool:
+def keeps_meaning(atom: Atom) -> bool:
     """Whether a synonym still means itself once stop words are dropped, as PostgreSQL
     does: `no progress` would become `progress` and `link down` `link`, so they are left
     out; `OOM`, `GPU fell off the bus` are kept."""
@@ -171,22 +194,107 @@ def _keeps_meaning(atom: Atom) -> bool:
     return len(content) == len(atom.words) or len(content) >= 2
 
 
+# Codes people type with or without a space (`xid 79`, `xid79`, `Xid:79`): the code word
+# and its number are one identifier. Any vocabulary form made of a word and a number
+# (`Xid 79`) makes its word such a code word too.
+CODE_WORDS = frozenset({"xid", "sxid", "errno"})
+
+
+def _identifier(atom: Atom) -> tuple[str, str] | None:
+    """(code word, number) when `atom` is one: `xid 79`, `Xid:79`, `xid79`."""
+    found = atom.words
+    if len(found) == 2 and found[0].isalpha() and len(found[0]) >= 2 and found[1].isdigit():
+        return found[0], found[1]
+    if len(found) == 1 and (joined := _JOINED_RE.match(found[0])):
+        return joined.group(1), joined.group(2)
+    return None
+
+
+def _identifier_group(group: list[Atom]) -> tuple[str, str] | None:
+    """The identifier a group of alternatives stands for (`xid79` parses as `xid79` or
+    `xid 79`; `Xid:79` as the phrase), or None."""
+    found = {(code.lower(), number) for code, number in filter(None, map(_identifier, group))}
+    if len(found) == 1 and all(_identifier(a) for a in group):
+        code, number = next(iter(found))
+        return code, number
+    return None
+
+
+def _code_words(lexicon: dict[tuple[str, ...], list[VocabTerm]]) -> set[str]:
+    return set(CODE_WORDS) | {k[0] for k in lexicon if len(k) == 2 and k[0].isalpha() and k[1].isdigit()}
+
+
+def _join_identifiers(groups: list[list[Atom]], code_words: set[str]) -> list[list[Atom]]:
+    """Each identifier as one group, written both ways: `xid 79` (two words typed apart, a
+    code word then a number), `xid79` and `Xid:79` all become [`xid 79`, `xid79`], so the
+    three spellings search the same thing."""
+    out: list[list[Atom]] = []
+    i = 0
+    while i < len(groups):
+        group = groups[i]
+        pair = next(filter(None, map(_identifier, group)), None) if _identifier_group(group) else None
+        if pair is None and i + 1 < len(groups) and len(group) == 1 and len(groups[i + 1]) == 1:
+            first, second = group[0], groups[i + 1][0]
+            if not first.is_phrase and not second.is_phrase:
+                candidate = _identifier(Atom((*first.words, *second.words)))
+                if candidate and candidate[0].lower() in code_words:
+                    pair = candidate
+                    i += 1  # the number's group is part of this one
+        if pair is None:
+            out.append(group)
+        else:
+            code, number = pair  # the code word as typed
+            out.append([Atom((code, number)), Atom((code + number,))])
+        i += 1
+    return out
+
+
 def expand_with_vocabulary(
     parsed: ParsedQuery, lexicon: dict[tuple[str, ...], list[VocabTerm]]
 ) -> ParsedQuery:
-    """Widen runs of words naming a term into the term's forms; drop stop words after.
+    """Widen runs of words naming a term into the term's forms; drop stop words and lone
+    letters after.
 
     Runs are matched longest first over consecutive single-atom groups (`NCCL timeout`
     is the symptom tag, not the component NCCL followed by a word), stop words included
     so `out of memory` is found; a phrase atom must name a term whole.
+
+    An identifier (`Xid 79`, `xid79`) is precise: it names its terms (cases tagged with them
+    rank higher among those showing it) but is widened only to forms with the same number,
+    never to the term's generic synonyms (`Xid 79` is a synonym of GPU unavailable, whose
+    synonym `GPU lost` would make every lost-GPU case a match for `xid 79`).
     """
-    groups = parsed.groups
+    groups = _join_identifiers(parsed.groups, _code_words(lexicon))
     result: list[list[Atom]] = []
     literal: list[list[Atom]] = []
     named: list[VocabTerm] = []
+
+    def name(terms: list[VocabTerm]) -> None:
+        for term in terms:
+            if term not in named:
+                named.append(term)
+
     i = 0
     while i < len(groups):
         group = groups[i]
+        pair = _identifier_group(group)
+        if pair is not None:
+            code, number = pair
+            found_terms = lexicon.get((stem(code), number), [])
+            name(found_terms)
+            alternatives = list(group)
+            seen = {tuple(w.lower() for w in a.words) for a in alternatives}
+            for term in found_terms:
+                for form in term.forms:
+                    atom = Atom(tuple(words(form)))
+                    key = tuple(w.lower() for w in atom.words)
+                    if number in atom.words and key not in seen and keeps_meaning(atom):
+                        seen.add(key)
+                        alternatives.append(atom)
+            result.append(alternatives)
+            literal.append(list(group))
+            i += 1
+            continue
         span_end, found = i + 1, None
         if len(group) == 1:
             longest = 1
@@ -207,26 +315,25 @@ def expand_with_vocabulary(
         if found:
             span = Atom(tuple(w for g in groups[i:span_end] for w in g[0].words))
             alternatives = [span]
+            name(found)
             for term in found:
-                if term not in named:
-                    named.append(term)
                 if term.weight < MIN_WIDENING_WEIGHT:
                     continue  # a term on most cases: its synonyms would only add noise
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
-                    if atom.words and atom not in alternatives and _keeps_meaning(atom):
+                    if atom.words and atom not in alternatives and keeps_meaning(atom):
                         alternatives.append(atom)
             result.append(alternatives)
             literal.append([span])
         else:
-            kept = [atom for atom in group if not atom.is_stop_word]
-            parsed.dropped_stop_words.extend(a.text() for a in group if a.is_stop_word)
+            kept = [atom for atom in group if not atom.says_nothing]
+            parsed.dropped_stop_words.extend(a.text() for a in group if a.says_nothing)
             if kept:
                 result.append(kept)
                 literal.append(kept)
         i = span_end
     parsed.groups = result
     parsed.literal_groups = literal
-    parsed.excluded = [atom for atom in parsed.excluded if not atom.is_stop_word]
+    parsed.excluded = [atom for atom in parsed.excluded if not atom.says_nothing]
     parsed.terms = named
     return parsed

@@ -45,6 +45,8 @@ from .scale import BOUND_PAIRS, BOUNDS, MAX_BOUND, SCALE_BANDS
 from .spelling import nearest_strings, nearest_terms, resolve_term, spelling_key
 
 MAX_QUERY_CHARS = 500
+# No value can hold a NUL (PostgreSQL refuses it in text): the words every door uses.
+NUL_DETAIL = "contains a NUL character (\\0), which no value can hold"
 MAX_VALUES_PER_FACET = 20
 MAX_VALUE_CHARS = 200
 MIN_YEAR, MAX_YEAR = 1990, 2100
@@ -334,8 +336,15 @@ class SearchParams:
         return self.sort or ("relevance" if self.q.strip() else "newest")
 
 
-def parse_query_text(params: Params, problems: list[Problem]) -> str:
-    """`q`, stripped; longer than `MAX_QUERY_CHARS` is a problem and is cut there."""
+def parse_query_text(params: Params, problems: list[Problem], *, name: str = "q") -> str:
+    """`q`, stripped; longer than `MAX_QUERY_CHARS` is a problem and is cut there; a NUL
+    in it is a problem whose suggestion is the text without it (the HTTP doors refuse it in
+    `RejectNulMiddleware` with the same words, MCP as a tool error). `name` is the
+    parameter's name at the caller's door (`query` for MCP)."""
+    given = values_of(params, "q")
+    if any("\x00" in value for value in given):
+        without = " ".join(" ".join(given).replace("\x00", " ").split())[:MAX_QUERY_CHARS]
+        problems.append(Problem(name, NUL_DETAIL, suggestions=(Choice(without, without),) if without else ()))
     q = _single(params, "q", problems) or ""
     if len(q) > MAX_QUERY_CHARS:
         problems.append(Problem("q", f"must be at most {MAX_QUERY_CHARS} characters long"))
