@@ -30,8 +30,8 @@ from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
-from ..params import ParamReader, reject_all
-from ..query import FacetFilters, QueryParam, QueryParams
+from ..params import reject_all
+from ..query import Date, FacetFilters, FieldList, Integer, QueryParam, QueryParams
 from ..serializers import CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
@@ -43,35 +43,47 @@ LIST_QUERY = QueryParams(
     [
         QueryParam(
             "q",
-            description='Search text: words, "quoted phrases", -excluded '
+            'Search text: words, "quoted phrases", -excluded '
             f"words, OR; at most {MAX_QUERY_CHARS} characters.",
         ),
         FacetFilters(),
-        QueryParam("published_after", OpenApiTypes.DATE, "Only cases published on or after this date."),
-        QueryParam("published_before", OpenApiTypes.DATE, "Only cases published on or before this date."),
+        Date("published_after", "Only cases published on or after this date."),
+        Date("published_before", "Only cases published on or before this date."),
         QueryParam(
             SORT_PARAM,
-            description="`relevance` (default with `q`; newest first without), `newest` "
+            "`relevance` (default with `q`; newest first without), `newest` "
             "(default without `q`) or `oldest`. The same parameter as the /cases/ page.",
             options=(("enum", list(SORTS)),),
         ),
         QueryParam(
             ORDERING_ALIAS,
-            description="Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
+            "Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
             options=(("enum", list(ORDERINGS)), ("deprecated", True)),
         ),
-        QueryParam("page", OpenApiTypes.INT, "Page number from 1."),
-        QueryParam(
+        Integer("page", "Page number from 1.", default=1, minimum=1, maximum=MAX_PAGE),
+        Integer(
             "page_size",
-            OpenApiTypes.INT,
-            f"Cases per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE}); more is "
-            "refused, not clamped.",
+            "Cases per page, {minimum} to {maximum} (default {default}); more is refused, not clamped.",
+            default=DEFAULT_PAGE_SIZE,
+            minimum=1,
+            maximum=MAX_PAGE_SIZE,
         ),
-        QueryParam(
+        FieldList(
             "fields",
-            description="Comma-separated fields to return for each case (`id` always comes). Default: all.",
-            options=(("many", True), ("explode", False), ("enum", list(shapes.HIT_FIELDS))),
+            "Comma-separated fields to return for each case (`id` always comes). Default: all.",
+            choices=shapes.HIT_FIELDS,
         ),
+    ]
+)
+SIMILAR_QUERY = QueryParams(
+    [
+        Integer(
+            "limit",
+            "Most cases to return, {minimum} to {maximum} (default {default}).",
+            default=5,
+            minimum=1,
+            maximum=MAX_SIMILAR,
+        )
     ]
 )
 CASE_ID = re.compile(schema.CASE_ID_PATTERN)
@@ -189,9 +201,9 @@ class CaseListView(CaseCreateMixin, ApiView):
         reader = LIST_QUERY.reader(request.query_params)
         search, problems = parse_search(request.query_params)
         reader.report(problems)
-        page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
-        page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
-        fields = reader.field_list("fields", shapes.HIT_FIELDS)
+        page = reader.value("page")
+        page_size = reader.value("page_size")
+        fields = reader.value("fields")
         reader.finish()
         return self.answer(
             request,
@@ -301,12 +313,7 @@ class CaseSimilarView(ApiView):
         ),
         parameters=[
             CASE_ID_PARAMETER,
-            OpenApiParameter(
-                "limit",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Most cases to return, 1 to {MAX_SIMILAR} (default 5).",
-            ),
+            *SIMILAR_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -320,9 +327,7 @@ class CaseSimilarView(ApiView):
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
-        reader = ParamReader(request.query_params, allowed=("limit",))
-        limit = reader.integer("limit", default=5, minimum=1, maximum=MAX_SIMILAR)
-        reader.finish()
+        limit = SIMILAR_QUERY.parse(request.query_params)["limit"]
         check_case_id(case_id)
         return self.answer(request, case_id=case_id, limit=limit)
 
