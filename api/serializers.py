@@ -16,7 +16,7 @@ from typing import Any
 from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
-from incidents.selectors import MAX_QUERY_CHARS
+from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
@@ -142,8 +142,8 @@ class CaseListSerializer(ResponseSerializer):
     )
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
-        help_text="For each facet (topic, symptom, root_cause, component, organization, year, "
-        "accelerator) the counts over the whole result, most frequent first.",
+        help_text=f"For each facet ({', '.join(FILTER_FACETS)}) the counts over the whole result: "
+        "most frequent first, years newest first, scale bands smallest first.",
     )
     notes = serializers.ListField(
         child=serializers.CharField(), help_text="Remarks about the query, e.g. that it held only stop words."

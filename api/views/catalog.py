@@ -133,8 +133,8 @@ class VocabularyView(ApiView):
         operation_id="vocab_list",
         summary="The whole vocabulary",
         description=(
-            "Every term of the six facets (topic, symptom, root_cause, component, "
-            "organization, accelerator) with slug, name, description, synonyms (for "
+            f"Every term of each vocabulary facet ({', '.join(VOCAB_FACETS)}) with slug, "
+            "name, description, synonyms (for "
             "organizations and accelerators: the aliases import and filters accept) and "
             "number of published cases; accelerators also with vendor and family. A term's "
             "slug is the value of its facet's filter on /api/cases/; an accelerator family's "
