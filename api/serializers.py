@@ -150,6 +150,27 @@ class CaseListSerializer(ResponseSerializer):
     )
 
 
+class CaseDetailSerializer(ResponseSerializer):
+    """The case document exactly as `case.schema.json` defines it (and `GET /api/export`
+    streams it) plus the fields the API adds: its links, when it last changed and why it was
+    retracted."""
+
+    # The document's own fields are described by `case.schema.json`, which
+    # `schema.add_case_document_schemas` merges into this component; these follow them.
+    url = serializers.URLField(help_text="This case in the API.")
+    html_url = serializers.URLField(help_text="This case's web page.")
+    similar_url = serializers.URLField(help_text="Similar cases of this one in the API.")
+    history_url = serializers.URLField(help_text="This case's change history.")
+    modified = serializers.DateTimeField(help_text="When the case was last changed (UTC).")
+    retraction_reason = serializers.CharField(
+        allow_null=True, help_text="Why the case was retracted; null unless `status` is `retracted`."
+    )
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        """`instance["document"]` (the case document, unchanged) then the declared fields."""
+        return {**instance["document"], **super().to_representation(instance)}
+
+
 class SimilarCaseSerializer(CaseSummarySerializer):
     """A similar case with its score and the reasons for it."""
 

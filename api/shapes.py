@@ -82,15 +82,17 @@ def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str
 
 
 def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> dict[str, Any]:
-    """The schema document unchanged plus `url`, `html_url` and `similar_url`."""
-    detail = dict(document)
-    detail["url"] = case_url(request, case.id)
-    detail["html_url"] = absolute(request, case.get_absolute_url())
-    detail["similar_url"] = absolute(request, reverse("api:case-similar", args=[case.id]))
-    detail["history_url"] = absolute(request, reverse("api:case-history", args=[case.id]))
-    detail["modified"] = case.modified.isoformat().replace("+00:00", "Z")
-    detail["retraction_reason"] = case.retraction_reason if case.status == Case.Status.RETRACTED else None
-    return detail
+    """The values of `CaseDetailSerializer`: the schema document unchanged and the fields the
+    API adds to it."""
+    return {
+        "document": document,
+        "url": case_url(request, case.id),
+        "html_url": absolute(request, case.get_absolute_url()),
+        "similar_url": absolute(request, reverse("api:case-similar", args=[case.id])),
+        "history_url": absolute(request, reverse("api:case-history", args=[case.id])),
+        "modified": case.modified,
+        "retraction_reason": case.retraction_reason if case.status == Case.Status.RETRACTED else None,
+    }
 
 
 def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:

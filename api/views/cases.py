@@ -32,7 +32,7 @@ from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import reject_all
 from ..query import Date, FacetFilters, FieldList, Integer, QueryParam, QueryParams
-from ..serializers import CaseListSerializer, SimilarListSerializer
+from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
@@ -275,7 +275,7 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         ),
         parameters=[CASE_ID_PARAMETER, *schema.CONDITIONAL_HEADERS],
         responses={
-            200: OpenApiResponse(response=schema.CASE_DETAIL_REF, description="The case."),
+            200: OpenApiResponse(response=CaseDetailSerializer, description="The case."),
             301: OpenApiResponse(
                 description="The id spelt otherwise (`il-0428`, `428`): `Location` is the canonical URL."
             ),
@@ -296,7 +296,7 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
-        return Response(shapes.case_detail(case_document(case), case, request))
+        return Response(CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data)
 
 
 class CaseSimilarView(ApiView):
