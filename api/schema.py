@@ -45,7 +45,21 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     # In declaration order, as the answer holds them (drf-spectacular sorts `required`).
     detail["required"] = [*detail["required"], *(n for n in added["properties"] if n in added["required"])]
     schemas["CaseDetail"] = detail
+    # `GET /api/cases/{id}?fields=`: the same fields, only `id` sure to be there.
+    trimmed = copy.deepcopy(detail)
+    trimmed["title"] = "Case detail, some fields"
+    trimmed["description"] = "A `CaseDetail` trimmed by `fields`: the named fields and `id`."
+    trimmed["required"] = ["id"]
+    schemas["CaseDetailFields"] = trimmed
     return result
+
+
+CASE_DETAIL_OR_FIELDS = {
+    "anyOf": [
+        {"$ref": "#/components/schemas/CaseDetail"},
+        {"$ref": "#/components/schemas/CaseDetailFields"},
+    ]
+}
 
 
 def problem(description: str) -> OpenApiResponse:

@@ -69,9 +69,15 @@ def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -
     entry["confidence"] = hit.confidence
     entry["snippet"] = snippet_html(hit.snippet)
     entry["matched_terms"] = list(hit.matched_terms)
-    if fields is not None:
-        entry = {key: value for key, value in entry.items() if key == "id" or key in fields}
-    return entry
+    return only_fields(entry, fields)
+
+
+def only_fields(entry: Mapping[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    """`entry` trimmed to `fields` and `id` (a case list's hits, a case detail); all of it
+    when `fields` is None."""
+    if fields is None:
+        return dict(entry)
+    return {key: value for key, value in entry.items() if key == "id" or key in fields}
 
 
 def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str, Any]]]:

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from incidents import selectors
+from incidents.document_model import case_model
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
@@ -30,7 +31,6 @@ from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
-from ..params import reject_all
 from ..query import Date, FacetFilters, FieldList, Integer, QueryParam, QueryParams
 from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
@@ -39,6 +39,18 @@ DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 100_000
 MAX_SIMILAR = 20
+
+
+def fields_param(choices: tuple[str, ...], of: str = "") -> FieldList:
+    """`fields`, as the case list and the case detail take it: a trimmed answer keeps `id`
+    (`shapes.only_fields`)."""
+    return FieldList(
+        "fields",
+        f"Comma-separated fields to return{of} (`id` always comes). Default: all.",
+        choices=choices,
+    )
+
+
 LIST_QUERY = QueryParams(
     [
         QueryParam(
@@ -68,13 +80,14 @@ LIST_QUERY = QueryParams(
             minimum=1,
             maximum=MAX_PAGE_SIZE,
         ),
-        FieldList(
-            "fields",
-            "Comma-separated fields to return for each case (`id` always comes). Default: all.",
-            choices=shapes.HIT_FIELDS,
-        ),
+        fields_param(shapes.HIT_FIELDS, " for each case"),
     ]
 )
+# The detail's top-level fields: the case document's, in schema order (as MCP get_incident's
+# `fields`), then those the API adds.
+DETAIL_ADDS = tuple(CaseDetailSerializer().fields)
+DETAIL_FIELDS = (*case_model().top_level, *DETAIL_ADDS)
+DETAIL_QUERY = QueryParams([fields_param(DETAIL_FIELDS)])
 SIMILAR_QUERY = QueryParams(
     [
         Integer(
@@ -269,34 +282,38 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         summary="One case",
         description=(
             "The case document exactly as `case.schema.json` defines it (the same one "
-            "`export_cases` writes) plus `url`, `html_url` and `similar_url`. A retracted "
-            'case still resolves, with `status: "retracted"`; drafts do not exist here. '
-            "The answer takes no query parameters."
+            f"`export_cases` writes) plus {', '.join(f'`{name}`' for name in DETAIL_ADDS)}. "
+            'A retracted case still resolves, with `status: "retracted"`; drafts do not exist '
+            "here. `fields` keeps only the named fields (and `id`), as on the case list."
         ),
-        parameters=[CASE_ID_PARAMETER, *schema.CONDITIONAL_HEADERS],
+        parameters=[CASE_ID_PARAMETER, *DETAIL_QUERY.openapi(), *schema.CONDITIONAL_HEADERS],
         responses={
-            200: OpenApiResponse(response=CaseDetailSerializer, description="The case."),
+            200: OpenApiResponse(
+                response=schema.CASE_DETAIL_OR_FIELDS,
+                description="The case (`CaseDetail`), or with `fields` only those (`CaseDetailFields`).",
+            ),
             301: OpenApiResponse(
                 description="The id spelt otherwise (`il-0428`, `428`): `Location` is the canonical URL."
             ),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
-                bad_request="A query parameter was given.",
+                bad_request="A query parameter other than `fields`, or `fields` naming an unknown field.",
                 not_found="No published or retracted case has this id (the closest ids are named).",
             ),
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
-        reject_all(request.query_params)
+        fields = DETAIL_QUERY.parse(request.query_params)["fields"]
         check_case_id(case_id)
-        return self.answer(request, case_id=case_id)
+        return self.answer(request, case_id=case_id, fields=fields)
 
     @conditional_on_store(exists=case_exists)
-    def answer(self, request: Request, *, case_id: str) -> HttpResponseBase:
+    def answer(self, request: Request, *, case_id: str, fields: list[str] | None) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
-        return Response(CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data)
+        detail = CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data
+        return Response(shapes.only_fields(detail, fields))
 
 
 class CaseSimilarView(ApiView):
