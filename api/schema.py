@@ -3,8 +3,8 @@ conditional-request headers and the filter parameters.
 
 The case document's schema is `case.schema.json` itself (JSON Schema 2020-12, which
 OpenAPI 3.1 uses as is): `add_case_document_schemas` copies it into the components with
-its `$defs` inlined, once as `CaseDocument` and once as `CaseDetail` (plus the API's
-`url`, `html_url`, `similar_url`).
+its `$defs` inlined, once as `CaseDocument` and once as `CaseDetail` (plus the fields
+`CaseDetailSerializer` declares).
 """
 
 from __future__ import annotations
@@ -32,46 +32,34 @@ def case_schema() -> dict[str, Any]:
 
 
 def add_case_document_schemas(result: dict[str, Any], generator, request, public) -> dict:
-    """drf-spectacular postprocessing hook: add `CaseDocument` and `CaseDetail`."""
+    """drf-spectacular postprocessing hook: add `CaseDocument`, and make `CaseDetail` (generated
+    from `CaseDetailSerializer`, the fields the API adds) the case document plus those fields."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     document = copy.deepcopy(case_schema())
     schemas["CaseDocument"] = document
+    added = schemas.pop("CaseDetail")  # re-added after `CaseDocument`, which it extends
     detail = copy.deepcopy(document)
     detail["title"] = "Case detail"
-    detail["description"] = (
-        "The case document exactly as `case.schema.json` defines it "
-        "(and `GET /api/export` streams it) plus three API links."
-    )
-    detail["properties"].update(
-        {
-            "url": {"type": "string", "format": "uri", "description": "This case in the API."},
-            "html_url": {"type": "string", "format": "uri", "description": "This case's web page."},
-            "similar_url": {
-                "type": "string",
-                "format": "uri",
-                "description": "Similar cases of this one in the API.",
-            },
-            "history_url": {"type": "string", "format": "uri", "description": "This case's change history."},
-            "modified": {
-                "type": "string",
-                "format": "date-time",
-                "description": "When the case was last changed (UTC).",
-            },
-            "retraction_reason": {
-                "type": ["string", "null"],
-                "description": "Why the case was retracted; null unless `status` is `retracted`.",
-            },
-        }
-    )
-    detail["required"] = [
-        *detail["required"],
-        *("url", "html_url", "similar_url", "history_url", "modified", "retraction_reason"),
-    ]
+    detail["description"] = added["description"]
+    detail["properties"].update(added["properties"])
+    # In declaration order, as the answer holds them (drf-spectacular sorts `required`).
+    detail["required"] = [*detail["required"], *(n for n in added["properties"] if n in added["required"])]
     schemas["CaseDetail"] = detail
+    # `GET /api/cases/{id}?fields=`: the same fields, only `id` sure to be there.
+    trimmed = copy.deepcopy(detail)
+    trimmed["title"] = "Case detail, some fields"
+    trimmed["description"] = "A `CaseDetail` trimmed by `fields`: the named fields and `id`."
+    trimmed["required"] = ["id"]
+    schemas["CaseDetailFields"] = trimmed
     return result
 
 
-CASE_DETAIL_REF = {"$ref": "#/components/schemas/CaseDetail"}
+CASE_DETAIL_OR_FIELDS = {
+    "anyOf": [
+        {"$ref": "#/components/schemas/CaseDetail"},
+        {"$ref": "#/components/schemas/CaseDetailFields"},
+    ]
+}
 
 
 def problem(description: str) -> OpenApiResponse:

@@ -16,7 +16,7 @@ from typing import Any
 from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
-from incidents.selectors import MAX_QUERY_CHARS
+from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS
 
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
@@ -142,12 +142,33 @@ class CaseListSerializer(ResponseSerializer):
     )
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
-        help_text="For each facet (topic, symptom, root_cause, component, organization, year, "
-        "accelerator) the counts over the whole result, most frequent first.",
+        help_text=f"For each facet ({', '.join(FILTER_FACETS)}) the counts over the whole result: "
+        "most frequent first, years newest first, scale bands smallest first.",
     )
     notes = serializers.ListField(
         child=serializers.CharField(), help_text="Remarks about the query, e.g. that it held only stop words."
     )
+
+
+class CaseDetailSerializer(ResponseSerializer):
+    """The case document exactly as `case.schema.json` defines it (and `GET /api/export`
+    streams it) plus the fields the API adds: its links, when it last changed and why it was
+    retracted."""
+
+    # The document's own fields are described by `case.schema.json`, which
+    # `schema.add_case_document_schemas` merges into this component; these follow them.
+    url = serializers.URLField(help_text="This case in the API.")
+    html_url = serializers.URLField(help_text="This case's web page.")
+    similar_url = serializers.URLField(help_text="Similar cases of this one in the API.")
+    history_url = serializers.URLField(help_text="This case's change history.")
+    modified = serializers.DateTimeField(help_text="When the case was last changed (UTC).")
+    retraction_reason = serializers.CharField(
+        allow_null=True, help_text="Why the case was retracted; null unless `status` is `retracted`."
+    )
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        """`instance["document"]` (the case document, unchanged) then the declared fields."""
+        return {**instance["document"], **super().to_representation(instance)}
 
 
 class SimilarCaseSerializer(CaseSummarySerializer):

@@ -69,9 +69,15 @@ def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -
     entry["confidence"] = hit.confidence
     entry["snippet"] = snippet_html(hit.snippet)
     entry["matched_terms"] = list(hit.matched_terms)
-    if fields is not None:
-        entry = {key: value for key, value in entry.items() if key == "id" or key in fields}
-    return entry
+    return only_fields(entry, fields)
+
+
+def only_fields(entry: Mapping[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    """`entry` trimmed to `fields` and `id` (a case list's hits, a case detail); all of it
+    when `fields` is None."""
+    if fields is None:
+        return dict(entry)
+    return {key: value for key, value in entry.items() if key == "id" or key in fields}
 
 
 def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str, Any]]]:
@@ -82,15 +88,17 @@ def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str
 
 
 def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> dict[str, Any]:
-    """The schema document unchanged plus `url`, `html_url` and `similar_url`."""
-    detail = dict(document)
-    detail["url"] = case_url(request, case.id)
-    detail["html_url"] = absolute(request, case.get_absolute_url())
-    detail["similar_url"] = absolute(request, reverse("api:case-similar", args=[case.id]))
-    detail["history_url"] = absolute(request, reverse("api:case-history", args=[case.id]))
-    detail["modified"] = case.modified.isoformat().replace("+00:00", "Z")
-    detail["retraction_reason"] = case.retraction_reason if case.status == Case.Status.RETRACTED else None
-    return detail
+    """The values of `CaseDetailSerializer`: the schema document unchanged and the fields the
+    API adds to it."""
+    return {
+        "document": document,
+        "url": case_url(request, case.id),
+        "html_url": absolute(request, case.get_absolute_url()),
+        "similar_url": absolute(request, reverse("api:case-similar", args=[case.id])),
+        "history_url": absolute(request, reverse("api:case-history", args=[case.id])),
+        "modified": case.modified,
+        "retraction_reason": case.retraction_reason if case.status == Case.Status.RETRACTED else None,
+    }
 
 
 def similar_case(similar: SimilarCase, request: Request) -> dict[str, Any]:

@@ -14,7 +14,7 @@ ToolError naming the parameter and the nearest valid values.
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, TypeAlias, get_args
+from typing import Annotated, TypeAlias
 
 from django.conf import settings
 from django.urls import reverse
@@ -22,12 +22,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
+from incidents.models import VOCAB_FACETS
 from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
 from incidents.selectors.params import MAX_YEAR, MIN_YEAR, parse_query_text
-
-from .models import FacetName
-
-VOCAB_FACETS = get_args(FacetName)
 
 # One named definition (`$defs/Values`) that each of the nine term and band filters of both
 # tools refers to, instead of the same shape written out eighteen times in the tool list

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import copy
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from incidents.document_model import case_model
+from incidents.models import VOCAB_FACETS
 
-FacetName = Literal["topic", "symptom", "root_cause", "component", "workload", "organization", "accelerator"]
+if TYPE_CHECKING:
+    FacetName = str
+else:
+    # The facets the `vocab` tool lists: those of /api/vocab/, from the model's registry.
+    FacetName = Literal[tuple(str(facet) for facet in VOCAB_FACETS)]
 
 
 class CaseSummary(BaseModel):

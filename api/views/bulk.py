@@ -7,7 +7,7 @@ from itertools import islice
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
@@ -19,13 +19,30 @@ from incidents.documents import dumps_document
 from .. import schema, shapes
 from ..errors import InvalidParameters, ParameterError
 from ..http import ApiView, conditional_on_store, streamed
-from ..params import ParamReader, reject_all
+from ..params import reject_all
+from ..query import Integer, QueryParams, Text, Timestamp
 from ..serializers import ChangesPageSerializer
 
 JSONL_CONTENT_TYPE = "application/jsonl"
 EXPORT_LINES_PER_CHUNK = 50
 DEFAULT_CHANGES = 100
 MAX_CHANGES = 1000
+CHANGES_QUERY = QueryParams(
+    [
+        Timestamp(
+            "since",
+            "Only cases written after this time (exclusive); ISO 8601, UTC when no offset is given.",
+        ),
+        Integer(
+            "limit",
+            "Changes per page, {minimum} to {maximum} (default {default}).",
+            default=DEFAULT_CHANGES,
+            minimum=1,
+            maximum=MAX_CHANGES,
+        ),
+        Text("cursor", "Position in the feed, from a `next` / `previous` link."),
+    ]
+)
 
 
 def export_chunks() -> Iterator[str]:
@@ -113,25 +130,7 @@ class ChangesView(ApiView):
             "commits all of its cases at once."
         ),
         parameters=[
-            OpenApiParameter(
-                "since",
-                OpenApiTypes.DATETIME,
-                required=False,
-                description="Only cases written after this time (exclusive); "
-                "ISO 8601, UTC when no offset is given.",
-            ),
-            OpenApiParameter(
-                "limit",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Changes per page, 1 to {MAX_CHANGES} (default {DEFAULT_CHANGES}).",
-            ),
-            OpenApiParameter(
-                "cursor",
-                OpenApiTypes.STR,
-                required=False,
-                description="Position in the feed, from a `next` / `previous` link.",
-            ),
+            *CHANGES_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -143,12 +142,9 @@ class ChangesView(ApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        reader = ParamReader(request.query_params, allowed=("since", "limit", "cursor"))
-        since = reader.timestamp("since")
-        limit = reader.integer("limit", default=DEFAULT_CHANGES, minimum=1, maximum=MAX_CHANGES)
-        reader.single("cursor")
-        reader.finish()
-        return self.answer(request, since=since, limit=limit)
+        # `cursor` is read (once, else 400) here and decoded by `ChangesPagination`.
+        values = CHANGES_QUERY.parse(request.query_params)
+        return self.answer(request, since=values["since"], limit=values["limit"])
 
     @conditional_on_store()
     def answer(self, request: Request, *, since, limit: int) -> Response:

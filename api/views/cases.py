@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from incidents import selectors
+from incidents.document_model import case_model
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
@@ -30,48 +31,72 @@ from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
-from ..params import ParamReader, reject_all
-from ..query import FacetFilters, QueryParam, QueryParams
-from ..serializers import CaseListSerializer, SimilarListSerializer
+from ..query import Date, FacetFilters, FieldList, Integer, QueryParam, QueryParams
+from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 100_000
 MAX_SIMILAR = 20
+
+
+def fields_param(choices: tuple[str, ...], of: str = "") -> FieldList:
+    """`fields`, as the case list and the case detail take it: a trimmed answer keeps `id`
+    (`shapes.only_fields`)."""
+    return FieldList(
+        "fields",
+        f"Comma-separated fields to return{of} (`id` always comes). Default: all.",
+        choices=choices,
+    )
+
+
 LIST_QUERY = QueryParams(
     [
         QueryParam(
             "q",
-            description='Search text: words, "quoted phrases", -excluded '
+            'Search text: words, "quoted phrases", -excluded '
             f"words, OR; at most {MAX_QUERY_CHARS} characters.",
         ),
         FacetFilters(),
-        QueryParam("published_after", OpenApiTypes.DATE, "Only cases published on or after this date."),
-        QueryParam("published_before", OpenApiTypes.DATE, "Only cases published on or before this date."),
+        Date("published_after", "Only cases published on or after this date."),
+        Date("published_before", "Only cases published on or before this date."),
         QueryParam(
             SORT_PARAM,
-            description="`relevance` (default with `q`; newest first without), `newest` "
+            "`relevance` (default with `q`; newest first without), `newest` "
             "(default without `q`) or `oldest`. The same parameter as the /cases/ page.",
             options=(("enum", list(SORTS)),),
         ),
         QueryParam(
             ORDERING_ALIAS,
-            description="Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
+            "Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
             options=(("enum", list(ORDERINGS)), ("deprecated", True)),
         ),
-        QueryParam("page", OpenApiTypes.INT, "Page number from 1."),
-        QueryParam(
+        Integer("page", "Page number from 1.", default=1, minimum=1, maximum=MAX_PAGE),
+        Integer(
             "page_size",
-            OpenApiTypes.INT,
-            f"Cases per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE}); more is "
-            "refused, not clamped.",
+            "Cases per page, {minimum} to {maximum} (default {default}); more is refused, not clamped.",
+            default=DEFAULT_PAGE_SIZE,
+            minimum=1,
+            maximum=MAX_PAGE_SIZE,
         ),
-        QueryParam(
-            "fields",
-            description="Comma-separated fields to return for each case (`id` always comes). Default: all.",
-            options=(("many", True), ("explode", False), ("enum", list(shapes.HIT_FIELDS))),
-        ),
+        fields_param(shapes.HIT_FIELDS, " for each case"),
+    ]
+)
+# The detail's top-level fields: the case document's, in schema order (as MCP get_incident's
+# `fields`), then those the API adds.
+DETAIL_ADDS = tuple(CaseDetailSerializer().fields)
+DETAIL_FIELDS = (*case_model().top_level, *DETAIL_ADDS)
+DETAIL_QUERY = QueryParams([fields_param(DETAIL_FIELDS)])
+SIMILAR_QUERY = QueryParams(
+    [
+        Integer(
+            "limit",
+            "Most cases to return, {minimum} to {maximum} (default {default}).",
+            default=5,
+            minimum=1,
+            maximum=MAX_SIMILAR,
+        )
     ]
 )
 CASE_ID = re.compile(schema.CASE_ID_PATTERN)
@@ -189,9 +214,9 @@ class CaseListView(CaseCreateMixin, ApiView):
         reader = LIST_QUERY.reader(request.query_params)
         search, problems = parse_search(request.query_params)
         reader.report(problems)
-        page = reader.integer("page", default=1, minimum=1, maximum=MAX_PAGE)
-        page_size = reader.integer("page_size", default=DEFAULT_PAGE_SIZE, minimum=1, maximum=MAX_PAGE_SIZE)
-        fields = reader.field_list("fields", shapes.HIT_FIELDS)
+        page = reader.value("page")
+        page_size = reader.value("page_size")
+        fields = reader.value("fields")
         reader.finish()
         return self.answer(
             request,
@@ -257,34 +282,38 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         summary="One case",
         description=(
             "The case document exactly as `case.schema.json` defines it (the same one "
-            "`export_cases` writes) plus `url`, `html_url` and `similar_url`. A retracted "
-            'case still resolves, with `status: "retracted"`; drafts do not exist here. '
-            "The answer takes no query parameters."
+            f"`export_cases` writes) plus {', '.join(f'`{name}`' for name in DETAIL_ADDS)}. "
+            'A retracted case still resolves, with `status: "retracted"`; drafts do not exist '
+            "here. `fields` keeps only the named fields (and `id`), as on the case list."
         ),
-        parameters=[CASE_ID_PARAMETER, *schema.CONDITIONAL_HEADERS],
+        parameters=[CASE_ID_PARAMETER, *DETAIL_QUERY.openapi(), *schema.CONDITIONAL_HEADERS],
         responses={
-            200: OpenApiResponse(response=schema.CASE_DETAIL_REF, description="The case."),
+            200: OpenApiResponse(
+                response=schema.CASE_DETAIL_OR_FIELDS,
+                description="The case (`CaseDetail`), or with `fields` only those (`CaseDetailFields`).",
+            ),
             301: OpenApiResponse(
                 description="The id spelt otherwise (`il-0428`, `428`): `Location` is the canonical URL."
             ),
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
-                bad_request="A query parameter was given.",
+                bad_request="A query parameter other than `fields`, or `fields` naming an unknown field.",
                 not_found="No published or retracted case has this id (the closest ids are named).",
             ),
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
-        reject_all(request.query_params)
+        fields = DETAIL_QUERY.parse(request.query_params)["fields"]
         check_case_id(case_id)
-        return self.answer(request, case_id=case_id)
+        return self.answer(request, case_id=case_id, fields=fields)
 
     @conditional_on_store(exists=case_exists)
-    def answer(self, request: Request, *, case_id: str) -> HttpResponseBase:
+    def answer(self, request: Request, *, case_id: str, fields: list[str] | None) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):
             return case
-        return Response(shapes.case_detail(case_document(case), case, request))
+        detail = CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data
+        return Response(shapes.only_fields(detail, fields))
 
 
 class CaseSimilarView(ApiView):
@@ -301,12 +330,7 @@ class CaseSimilarView(ApiView):
         ),
         parameters=[
             CASE_ID_PARAMETER,
-            OpenApiParameter(
-                "limit",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Most cases to return, 1 to {MAX_SIMILAR} (default 5).",
-            ),
+            *SIMILAR_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -320,9 +344,7 @@ class CaseSimilarView(ApiView):
         },
     )
     def get(self, request: Request, case_id: str) -> Response:
-        reader = ParamReader(request.query_params, allowed=("limit",))
-        limit = reader.integer("limit", default=5, minimum=1, maximum=MAX_SIMILAR)
-        reader.finish()
+        limit = SIMILAR_QUERY.parse(request.query_params)["limit"]
         check_case_id(case_id)
         return self.answer(request, case_id=case_id, limit=limit)
 

@@ -13,7 +13,8 @@ from incidents.models import VOCAB_FACETS, Facet
 
 from .. import schema, shapes
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
-from ..params import ParamReader, reject_all
+from ..params import reject_all
+from ..query import Integer, QueryParams
 from ..serializers import (
     StatsSerializer,
     TermListSerializer,
@@ -24,6 +25,24 @@ from ..serializers import (
 
 MAX_TOP = 20
 MAX_LATEST = 50
+TOPIC_QUERY = QueryParams(
+    [
+        Integer(
+            "top",
+            "Terms per frequency list, {minimum} to {maximum} (default {default}).",
+            default=5,
+            minimum=1,
+            maximum=MAX_TOP,
+        ),
+        Integer(
+            "latest",
+            "Latest cases, {minimum} to {maximum} (default {default}).",
+            default=5,
+            minimum=1,
+            maximum=MAX_LATEST,
+        ),
+    ]
+)
 NO_PARAMETERS = "A query parameter was given; this endpoint takes none."
 
 
@@ -72,18 +91,7 @@ class TopicDetailView(ApiView):
                 pattern=schema.SLUG_PATTERN,
                 description="Topic slug; its name or a synonym redirects (301) to the slug.",
             ),
-            OpenApiParameter(
-                "top",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Terms per frequency list, 1 to {MAX_TOP} (default 5).",
-            ),
-            OpenApiParameter(
-                "latest",
-                OpenApiTypes.INT,
-                required=False,
-                description=f"Latest cases, 1 to {MAX_LATEST} (default 5).",
-            ),
+            *TOPIC_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -97,10 +105,8 @@ class TopicDetailView(ApiView):
         },
     )
     def get(self, request: Request, slug: str) -> Response:
-        reader = ParamReader(request.query_params, allowed=("top", "latest"))
-        top = reader.integer("top", default=5, minimum=1, maximum=MAX_TOP)
-        latest = reader.integer("latest", default=5, minimum=1, maximum=MAX_LATEST)
-        reader.finish()
+        values = TOPIC_QUERY.parse(request.query_params)
+        top, latest = values["top"], values["latest"]
         if len(slug) > 120:
             raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
         return self.answer(request, slug=slug, top=top, latest=latest)
@@ -127,8 +133,8 @@ class VocabularyView(ApiView):
         operation_id="vocab_list",
         summary="The whole vocabulary",
         description=(
-            "Every term of the six facets (topic, symptom, root_cause, component, "
-            "organization, accelerator) with slug, name, description, synonyms (for "
+            f"Every term of each vocabulary facet ({', '.join(VOCAB_FACETS)}) with slug, "
+            "name, description, synonyms (for "
             "organizations and accelerators: the aliases import and filters accept) and "
             "number of published cases; accelerators also with vendor and family. A term's "
             "slug is the value of its facet's filter on /api/cases/; an accelerator family's "

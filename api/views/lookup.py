@@ -5,8 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -14,13 +13,22 @@ from incidents import selectors
 
 from .. import schema, shapes
 from ..http import ApiView, conditional_on_store
-from ..params import ParamReader
+from ..query import QueryParams, Text
 from ..serializers import UpstreamLookupSerializer
 
 MAX_REFERENCE_CHARS = 2000
 BAD_LOOKUP = (
     "Give exactly one of `ref` (an alias: `owner/repo#N`, `repo#N`, `arXiv:NNNN.NNNNN`) and `url` "
     "(an http(s) URL), at most 2,000 characters."
+)
+
+
+# Length and form are checked by the view, which names the one of the two that was given.
+LOOKUP_QUERY = QueryParams(
+    [
+        Text("ref", "Alias, e.g. `NVIDIA/nccl#1405`."),
+        Text("url", "A reference or source URL."),
+    ]
 )
 
 
@@ -41,12 +49,7 @@ class LookupView(ApiView):
             "`owner/repo#N` name the same record (any letter case); `repo#N` matches any owner."
         ),
         parameters=[
-            OpenApiParameter(
-                "ref", OpenApiTypes.STR, required=False, description="Alias, e.g. `NVIDIA/nccl#1405`."
-            ),
-            OpenApiParameter(
-                "url", OpenApiTypes.STR, required=False, description="A reference or source URL."
-            ),
+            *LOOKUP_QUERY.openapi(),
             *schema.CONDITIONAL_HEADERS,
         ],
         responses={
@@ -56,8 +59,8 @@ class LookupView(ApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        params = ParamReader(request.query_params, allowed=("ref", "url"))
-        given = {name: value for name in ("ref", "url") if (value := params.single(name)) is not None}
+        params = LOOKUP_QUERY.reader(request.query_params)
+        given = {name: value for name in LOOKUP_QUERY.names if (value := params.value(name)) is not None}
         if not given and not params.errors:
             params.error("ref", "give `ref` (an alias such as NVIDIA/nccl#1405) or `url`")
         elif len(given) > 1:

@@ -31,6 +31,7 @@ from ..editing import (
 )
 from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
 from ..http import ApiView
+from ..serializers import CaseDetailSerializer
 
 DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
 CASE_ID = OpenApiParameter(
@@ -48,7 +49,7 @@ IF_MATCH = OpenApiParameter(
 def write_responses(ok: int, description: str) -> dict[Any, OpenApiResponse]:
     problem = schema.problem
     return {
-        ok: OpenApiResponse(schema.CASE_DETAIL_REF, description),
+        ok: OpenApiResponse(CaseDetailSerializer, description),
         (400, schema.PROBLEM): problem(
             "The document fails the case schema or import's checks (each JSON path named)."
         ),
@@ -81,7 +82,9 @@ def _editable_case(case_id: str) -> Case:
 
 def _saved(request: Request, case_id: str, status: int = 200) -> Response:
     case = Case.objects.with_document().get(id=case_id)
-    response = Response(shapes.case_detail(case_document(case), case, request), status=status)
+    response = Response(
+        CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data, status=status
+    )
     response["ETag"] = case_etag(request, case)
     if status == 201:
         response["Location"] = request.build_absolute_uri(reverse("api:case-detail", args=[case.id]))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ParseError, Throttled
 from rest_framework.request import Request
@@ -13,7 +12,7 @@ from api import schema
 from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
 from api.errors import InvalidParameters, ParameterError
 from api.http import ApiView
-from api.params import ParamReader
+from api.query import QueryParams, Repeated, Text
 from incidents import duplicates
 from incidents.problems import CaseImportError
 from incidents.search import search_cases
@@ -23,6 +22,14 @@ from .models import Proposal
 from .receive import RateLimited, check_rate, receive
 
 MAX_LOOKALIKES = 5
+LOOKALIKES_QUERY = QueryParams(
+    [
+        Text("title", "At most 300 characters.", max_length=300),
+        Text("text", "At most 5000 characters.", max_length=5000),
+        # Only the first ten URLs of at most 2000 characters are looked up.
+        Repeated("url", "Source URLs.", max_length=2000, max_items=10),
+    ]
+)
 
 
 def proposal_body(proposal: Proposal, request: Request) -> dict:
@@ -135,13 +142,7 @@ class LookalikesView(ApiView):
             "near-identical text) and published cases the search engine finds for the title."
         ),
         parameters=[
-            OpenApiParameter(
-                "title", OpenApiTypes.STR, required=False, description="At most 300 characters."
-            ),
-            OpenApiParameter(
-                "text", OpenApiTypes.STR, required=False, description="At most 5000 characters."
-            ),
-            OpenApiParameter("url", OpenApiTypes.STR, many=True, required=False, description="Source URLs."),
+            *LOOKALIKES_QUERY.openapi(),
         ],
         responses={
             200: OpenApiResponse(LookalikesSerializer, "Possible duplicates, then similar cases."),
@@ -149,11 +150,8 @@ class LookalikesView(ApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        reader = ParamReader(request.query_params, allowed=("title", "text", "url"))
-        title = reader.text("title", max_length=300) or ""
-        text = reader.text("text", max_length=5000) or ""
-        urls = [u for u in request.query_params.getlist("url") if len(u) <= 2000][:10]
-        reader.finish()
+        values = LOOKALIKES_QUERY.parse(request.query_params)
+        title, text, urls = values["title"] or "", values["text"] or "", values["url"]
         found = duplicates.find_lookalikes(urls=urls, text=f"{title}\n{text}" if (title or text) else "")
         known = {d.case_id for d in found}
         similar = []

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from api import shapes
-from api.serializers import CaseSummarySerializer, TermSerializer
+from api.serializers import CaseDetailSerializer, CaseSummarySerializer, TermSerializer
+
+from .conftest import openapi_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +45,15 @@ def test_an_optional_field_left_out_stays_out_rather_than_null():
 def test_a_declared_field_the_view_did_not_gather_is_an_error():
     with pytest.raises(KeyError):
         _ = CaseSummarySerializer({"id": "IL-0428"}).data
+
+
+def test_the_case_detail_adds_exactly_the_fields_its_serializer_declares(client):
+    # One declaration (`CaseDetailSerializer`) gives both the fields the answer adds to the
+    # case document and their schema in the `CaseDetail` component.
+    added = list(CaseDetailSerializer().fields)
+    body = client.get("/api/cases/IL-0428").json()
+    assert list(body)[-len(added) :] == added
+    components = openapi_schema()["components"]["schemas"]
+    detail, document = components["CaseDetail"], components["CaseDocument"]
+    assert list(detail["properties"]) == [*document["properties"], *added]
+    assert detail["required"] == [*document["required"], *added]

@@ -1,0 +1,44 @@
+"""GET /api/cases/{id}?fields=: the detail takes the case list's `fields` (same declaration,
+same parser), keeping the named fields and `id`, in the document's order."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_matches_schema
+
+pytestmark = pytest.mark.django_db
+
+
+def test_fields_keeps_the_named_fields_and_the_id(client):
+    response = client.get("/api/cases/IL-0428?fields=title")
+    assert response.status_code == 200
+    assert_matches_schema(response, "/api/cases/{case_id}")
+    whole = client.get("/api/cases/IL-0428").json()
+    assert response.json() == {"id": "IL-0428", "title": whole["title"]}
+
+
+def test_fields_may_be_comma_separated_or_repeated_and_keep_the_document_order(client):
+    whole = client.get("/api/cases/IL-0428").json()
+    for query in ("fields=url,checks,root_cause", "fields=url&fields=checks&fields=root_cause"):
+        body = client.get(f"/api/cases/IL-0428?{query}").json()
+        assert body == {key: whole[key] for key in ("id", "root_cause", "checks", "url")}
+
+
+def test_an_unknown_field_is_refused_naming_the_choices(client):
+    response = client.get("/api/cases/IL-0428?fields=title,titel")
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert (error["parameter"], error["value"]) == ("fields", "titel")
+    assert error["detail"].startswith("unknown field; choose from id, title, organization")
+
+
+def test_an_empty_fields_is_refused(client):
+    [error] = client.get("/api/cases/IL-0428?fields=").json()["errors"]
+    assert error["parameter"] == "fields"
+    assert error["detail"].startswith("name at least one field")
+
+
+def test_a_misspelt_id_redirects_keeping_fields(client):
+    response = client.get("/api/cases/il-0428?fields=title")
+    assert (response.status_code, response["Location"]) == (301, "/api/cases/IL-0428?fields=title")
