@@ -25,6 +25,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from incidents.encodable import encodable
 from incidents.references import split_url
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a 1,000,000-character log as JSON, with room to spare
@@ -48,7 +49,7 @@ def origin_allowed(origin: str) -> bool:
 
 def rpc_error(status: int, code: int, message: str, request_id: Any = None, **headers: str) -> JSONResponse:
     body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(encodable(body), status_code=status, headers=headers)
 
 
 def envelope_problem(message: Any) -> str | None:
