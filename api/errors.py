@@ -25,6 +25,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from incidents.encodable import encodable
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 
@@ -78,7 +80,9 @@ def problem_body(
     errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
 ) -> dict[str, Any]:
-    """The problem-details dict; `title` defaults to the status phrase."""
+    """The problem-details dict; `title` defaults to the status phrase. What it echoes
+    (a parameter name, a value, a body key) is made `encodable`: a lone surrogate sent in
+    JSON is shown as its escape instead of failing the renderer with a 500."""
     body: dict[str, Any] = {
         "type": "about:blank",
         "title": title or HTTPStatus(status).phrase,
@@ -89,7 +93,7 @@ def problem_body(
         body["instance"] = instance
     if errors:
         body["errors"] = errors
-    return body
+    return encodable(body)
 
 
 def problem_response(

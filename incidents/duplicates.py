@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from .models import Case, Source
+from .references import split_url
 from .search.similarity import TextIndex
 
 # Text score from which two texts read as the same account. Measured on the 36 demo cases:
@@ -36,9 +36,10 @@ class Duplicate:
 
 def url_variants(url: str) -> list[str]:
     """Spellings of one URL that point at the same page: http/https, with or without `www.`
-    and a trailing slash, without the fragment."""
-    parts = urlsplit(url.strip())
-    if not parts.netloc:
+    and a trailing slash, without the fragment; none for text that is not a URL (a
+    malformed one included)."""
+    parts = split_url(url)
+    if parts is None or not parts.netloc:
         return []
     host = parts.netloc.lower().removeprefix("www.")
     path = parts.path.rstrip("/")

@@ -15,9 +15,9 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from .models import Facet
+from .references import split_url
 from .selectors.spelling import spelling_key
 from .vocabulary import TermDefinition, load_vocabulary
 
@@ -45,7 +45,8 @@ def source_kind(url: str) -> str:
     """What kind of publication a source URL is, by its host: a GitHub issue or pull
     request (any github.com page), a paper (arXiv), a status page, or anything else (a
     postmortem, blog post or vendor documentation)."""
-    host = (urlsplit(url).hostname or "").lower()
+    parts = split_url(url)
+    host = (parts.hostname or "").lower() if parts else ""
     if host == "github.com" or host.endswith(".github.com"):
         return "GitHub issue, pull request or repository"
     if host.endswith("arxiv.org"):

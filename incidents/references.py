@@ -14,13 +14,16 @@ by reference compares *keys*, not strings as written:
   its fragment or trailing slash (`example.org/blog/post`).
 
 `reference_key` computes a key; `case_keys` lists a document's keys for `CaseKey` rows.
+Every URL is read through `split_url`, which never raises: text `urlsplit` refuses (an
+unclosed `[`, a port that is not a number from 0 to 65535) is not a URL, so it names no
+record (search reads it as words, lookup answers 400 naming the parameter).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 # owner/repo#N as people write it; `repo#N` alone (`nccl#1405`) is a partial alias.
 ALIAS_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})#([0-9]{1,9})$")
@@ -30,10 +33,26 @@ _ARXIV_ID_RE = re.compile(r"^arxiv[: ]\s*([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$", r
 _ARXIV_PATH_RE = re.compile(r"^/(?:abs|pdf|html)/([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?(?:\.pdf)?/?$")
 
 
+def split_url(text: str) -> SplitResult | None:
+    """`urlsplit(text.strip())`, or None for text it cannot read as a URL: an unclosed `[`
+    (ValueError from urlsplit) or a port that is not a number from 0 to 65535 (ValueError
+    from `.port`, read here so no caller meets it later)."""
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises for a malformed port
+    except ValueError:
+        return None
+    return parts
+
+
 def github_alias(url: str) -> str | None:
     """`owner/repo#N` for a GitHub issue or pull-request URL (as written), else None."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or parts.hostname not in ("github.com", "www.github.com"):
+    parts = split_url(url)
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or parts.hostname not in ("github.com", "www.github.com")
+    ):
         return None
     match = _GITHUB_PATH_RE.match(parts.path)
     return f"{match[1]}/{match[2]}#{int(match[3])}" if match else None
@@ -45,8 +64,8 @@ def arxiv_alias(text: str) -> str | None:
     match = _ARXIV_ID_RE.match(text)
     if match:
         return f"arXiv:{match[1]}"
-    parts = urlsplit(text)
-    if parts.hostname in ("arxiv.org", "www.arxiv.org", "export.arxiv.org"):
+    parts = split_url(text)
+    if parts is not None and parts.hostname in ("arxiv.org", "www.arxiv.org", "export.arxiv.org"):
         match = _ARXIV_PATH_RE.match(parts.path)
         if match:
             return f"arXiv:{match[1]}"
@@ -60,7 +79,7 @@ def alias_of_url(url: str) -> str | None:
 
 def reference_key(text: str) -> str | None:
     """The lookup key of an alias or URL (see the module docstring); None when `text` is
-    neither an alias nor an http(s) URL."""
+    neither an alias nor an http(s) URL (a malformed one included). Never raises."""
     text = text.strip()
     match = ALIAS_RE.match(text)
     if match:
@@ -68,8 +87,8 @@ def reference_key(text: str) -> str | None:
     alias = alias_of_url(text)
     if alias is not None:
         return reference_key(alias) if "#" in alias else alias.lower()
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    parts = split_url(text)
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         return None
     host = parts.hostname.removeprefix("www.")
     port = f":{parts.port}" if parts.port else ""

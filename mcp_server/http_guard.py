@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from incidents.encodable import encodable
+from incidents.references import split_url
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a 1,000,000-character log as JSON, with room to spare
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
@@ -39,13 +41,15 @@ def origin_allowed(origin: str) -> bool:
     extra = {o.rstrip("/").lower() for o in getattr(settings, "MCP_ALLOWED_ORIGINS", [])}
     if origin.rstrip("/").lower() in extra:
         return True
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and bool(parts.netloc) and host_allowed(parts.netloc)
+    parts = split_url(origin)  # None for an unclosed `[` or a bad port: not an allowed origin
+    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    return host_allowed(parts.netloc)
 
 
 def rpc_error(status: int, code: int, message: str, request_id: Any = None, **headers: str) -> JSONResponse:
     body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(encodable(body), status_code=status, headers=headers)
 
 
 def envelope_problem(message: Any) -> str | None:

@@ -29,6 +29,8 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from incidents.encodable import encodable
+
 from .links import resource_links
 
 logger = logging.getLogger(__name__)
@@ -119,7 +121,9 @@ def tool_result(model: BaseModel) -> CallToolResult:
 
 
 def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """A tool error; a lone surrogate the message echoes from the arguments is written as
+    its escape (`encodable`), so the JSON-RPC answer can always be encoded."""
+    return CallToolResult(content=[TextContent(type="text", text=encodable(message))], is_error=True)
 
 
 def as_tool(fn: Callable[..., BaseModel]) -> Callable[..., CallToolResult]:

@@ -7,6 +7,7 @@ comparison follows `incidents.versions`.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..affected import ComponentIndex, normalised_range
@@ -52,22 +53,40 @@ class AffectedAnswer:
     checked: dict[str, str]  # component name -> version, as compared
 
 
-def check_versions(versions: dict[str, str]) -> tuple[dict[str, tuple[str, str]], list[VersionProblem]]:
+def check_versions(
+    versions: Mapping[str, str] | Sequence[tuple[str, str]],
+) -> tuple[dict[str, tuple[str, str]], list[VersionProblem]]:
     """({term slug: (name, version)}, problems): each key must name a component term (name,
-    slug or synonym, any case) and each value be a version `packaging` reads. One query."""
+    slug or synonym, any case) and each value be a version `packaging` reads. Two keys
+    naming one component (`NCCL` and `nccl `, or one line twice on the form) are a problem
+    naming both: which version to compare is the sender's call, not last-wins. `versions`
+    is a mapping (a JSON object) or (key, version) pairs in the order given (the form's
+    lines). One query."""
+    pairs = list(versions.items()) if isinstance(versions, Mapping) else list(versions)
     components = ComponentIndex.load()
     resolved: dict[str, tuple[str, str]] = {}
+    first_key: dict[str, str] = {}  # term slug -> the key that named it first
     problems: list[VersionProblem] = []
-    if not versions:
+    if not pairs:
         problems.append(VersionProblem("versions", "give at least one component and its version"))
-    if len(versions) > MAX_COMPONENTS:
+    if len(pairs) > MAX_COMPONENTS:
         problems.append(VersionProblem("versions", f"at most {MAX_COMPONENTS} components"))
-    for given, version in list(versions.items())[:MAX_COMPONENTS]:
+    for given, version in pairs[:MAX_COMPONENTS]:
         ref = components.resolve(given)
         if ref is None:
             close = tuple(difflib.get_close_matches(given, components.names, n=3, cutoff=0.5))
             problems.append(VersionProblem(given, "unknown component", given, close))
             continue
+        if ref.slug in first_key:
+            problems.append(
+                VersionProblem(
+                    given,
+                    f"names the same component ({ref.name}) as {first_key[ref.slug]!r}; "
+                    "give each component once",
+                )
+            )
+            continue
+        first_key[ref.slug] = given
         if not isinstance(version, str) or not version.strip() or len(version) > MAX_VERSION_CHARS:
             problems.append(
                 VersionProblem(given, f"give the version as text of 1 to {MAX_VERSION_CHARS} characters")

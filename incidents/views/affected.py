@@ -11,15 +11,16 @@ from .common import render_page
 MAX_FORM_CHARS = 4000
 
 
-def read_lines(text: str) -> dict[str, str]:
-    """`NCCL 2.19.3` / `NVIDIA driver: 535.104.05` lines -> {component: version}: the
-    version is the last word of a line, the component what comes before it."""
-    versions: dict[str, str] = {}
+def read_lines(text: str) -> list[tuple[str, str]]:
+    """`NCCL 2.19.3` / `NVIDIA driver: 535.104.05` lines -> [(component, version)]: the
+    version is the last word of a line, the component what comes before it. Pairs, not a
+    dict: a component given twice is `check_versions`' to refuse, not ours to merge."""
+    versions: list[tuple[str, str]] = []
     for line in text[:MAX_FORM_CHARS].splitlines():
         component, _, version = line.strip().rstrip(",").rpartition(" ")
         component = component.strip().rstrip(":=").strip()
         if component and version:
-            versions[component] = version
+            versions.append((component, version))
     return versions
 
 

@@ -146,6 +146,32 @@ def test_unknown_components_and_versions_with_no_order_are_a_400_naming_them(cli
 
 
 @pytest.mark.django_db
+def test_two_keys_naming_one_component_are_a_400_naming_both(client):
+    # "NCCL " and "nccl" spell the NCCL term: last-wins would compare a version the sender
+    # may not have meant; which one is theirs to say.
+    response = post(client, {"NCCL": "2.19.3", "NCCL ": "2.30.0", "PyTorch": "2.1.0", "torch": "2.1.0"})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "parameter": "NCCL ",
+            "detail": "names the same component (NCCL) as 'NCCL'; give each component once",
+        },
+        {
+            "parameter": "torch",
+            "detail": "names the same component (PyTorch) as 'PyTorch'; give each component once",
+        },
+    ]
+    html = client.get("/affected/", {"versions": "NCCL 2.19.3\nnccl: 2.20.1"})
+    assert html.status_code == 400
+    assert (
+        "<li>nccl: names the same component (NCCL) as &#x27;NCCL&#x27;; give each component once</li>"
+        in html.content.decode()
+    )
+    # The same line twice is the same mistake on the form (a dict would have hidden it).
+    assert client.get("/affected/", {"versions": "NCCL 2.19.3\nNCCL 2.19.3"}).status_code == 400
+
+
+@pytest.mark.django_db
 def test_the_answer_runs_a_fixed_number_of_queries(client, django_assert_num_queries):
     # The component terms, the cases with a range for one of them, their terms.
     with django_assert_num_queries(3):

@@ -2,8 +2,9 @@
 field carries scripts, javascript: / vbscript: / data: links (mixed case, entity-encoded),
 event-handler attributes, SVG payloads and HTML comments is shown on every page that shows
 a case: its own page, the list, search snippets, the feeds, another case's related and
-similar list, the log-match page, and, for a signed-in editor, the admin's preview and change
-form of the case. Nothing executes, and no such markup reaches the DOM.
+similar list, the log-match page, an error code's page (its checks through the Markdown
+filter), an upstream record's page, the "am I affected?" answer, and, for a signed-in
+editor, the admin's preview and change form of the case. Nothing executes, and no such markup reaches the DOM.
 
 Each page is opened twice: with the site's Content-Security-Policy, and with the browser told
 to ignore it (`bypass_csp`), so that the sanitising alone is shown to hold.
@@ -108,6 +109,21 @@ def hostile_document() -> dict:
         row["values"]["params"] = "<img src=x onerror=alert('cell')>"
     doc["sources"] = [{"title": SHORT, "url": "https://example.org/a?<script>=1&x=javascript:alert(1)"}]
     doc["related"] = ["IL-0428"]
+    # So that the code page (its checks through the Markdown filter, its case cards), the
+    # upstream-record page and "am I affected?" (the workaround through the Markdown
+    # filter, the fixed-in release) show it: the newest case citing NVIDIA/nccl#1116 and
+    # holding NCCL 2.19.3, its record is the one the record page describes.
+    doc["symptoms"]["error_codes"] = list(dict.fromkeys([*doc["symptoms"].get("error_codes", []), "Xid 79"]))
+    doc["references"] = [
+        {
+            "kind": "issue",
+            "id": "NVIDIA/nccl#1116",
+            "url": "https://github.com/NVIDIA/nccl/issues/1116",
+            "state": "closed",
+            "fixed_in": "<img src=x onerror=alert('fixed')> 2.20.3",
+        }
+    ]
+    doc["affected"] = [{"component": "NCCL", "versions": ["2.19.3"]}]
     return doc
 
 
@@ -233,6 +249,9 @@ PAGES = [
     (f"/cases/?q={MARKER}", None),  # search results with snippets
     ("/cases/IL-0428", None),  # its related and similar cases
     ("/match/", LOG),  # log matching, with a hostile log too
+    ("/codes/xid-79", None),  # an error code's checks (Markdown) and cases
+    ("/refs/?ref=NVIDIA/nccl%231116", None),  # an upstream record and the cases citing it
+    ("/affected/?versions=NCCL%202.19.3", None),  # "am I affected?": workaround, fixed-in
 ]
 
 
@@ -255,6 +274,17 @@ def test_the_hostile_case_appears_where_it_should(browser, hostile_site):
     assert f"{MARKER}" in related
     _, _, matched = visit(browser, hostile_site, "/match/", bypass_csp=False, log=LOG)
     assert HOSTILE_ID in matched and "alert('log')" in matched
+    # The code page's checks and the workaround went through the Markdown filter (which
+    # drops scripts and keeps a link's words without its href); the record's fixed-in
+    # release is plain text, shown escaped.
+    _, _, code = visit(browser, hostile_site, "/codes/xid-79", bypass_csp=False)
+    assert f"{MARKER} text around the payloads" in code and "markdown js" in code
+    _, _, record = visit(browser, hostile_site, "/refs/?ref=NVIDIA/nccl%231116", bypass_csp=False)
+    assert "alert('fixed')" in record and HOSTILE_ID in record
+    _, _, affected = visit(browser, hostile_site, "/affected/?versions=NCCL%202.19.3", bypass_csp=False)
+    assert "fixed in <img src=x onerror=alert('fixed')> 2.20.3" in affected
+    assert "Workaround:" in affected and f"{MARKER} text around the payloads" in affected
+    assert "markdown js" in affected
 
 
 # What an editor sees of the case: the preview and the change form (every field in an input).

@@ -95,6 +95,12 @@ def test_an_unknown_component_and_a_version_with_no_order_name_what_would_work(m
     )
 
 
+def test_two_keys_naming_one_component_are_a_tool_error_naming_both(mcp):
+    assert mcp.error("am_i_affected", versions={"NCCL": "2.19.3", "nccl ": "2.30.0"}) == (
+        "'nccl ': names the same component (NCCL) as 'NCCL'; give each component once."
+    )
+
+
 def test_long_values_are_quoted_back_cut(mcp):
     message = mcp.error("am_i_affected", versions={"x" * 5000: "1.0"})
     assert message.startswith("Unknown component '" + "x" * 59 + "…'.")

@@ -100,6 +100,12 @@ HOSTILE_TEXT: list[tuple[str, str]] = [
     ("id with slash", "IL-0428/similar"),
     ("percent sign", "100%"),
     ("json in a parameter", '{"$gt": ""}'),
+    # URLs urlsplit cannot read: wherever a URL or a reference is parsed (search tokens,
+    # lookups, source and reference URLs, the proposal lookalike check).
+    ("url with a port out of range", "https://example.org:99999/x"),
+    ("url with a port that is not a number", "https://github.com:abc/NVIDIA/nccl/issues/1"),
+    ("url with an unclosed bracket", "http://[::1"),
+    ("issue alias with a huge number", "NVIDIA/nccl#" + "9" * 30),
 ]
 
 # Percent-encoded bytes placed verbatim into a query string or path.

@@ -1,6 +1,7 @@
 """The hostile-input catalogue as import files: every entry placed in a case document that
 `manage.py import_cases` reads (as the whole file, and as the id, title, a symptom tag, a
-source URL, the published date, a count and a scale-table value of a real case). Each
+source URL, the published date, a count, a scale-table value, a reference's URL and id, an
+error code and an affected range's component and versions of a real case). Each
 import is refused with lines naming the file and a JSON path, or imports harmlessly; never
 a traceback, and a refused import leaves the database as it was. Runs on the backend under
 test (SQLite or PostgreSQL)."""
@@ -25,6 +26,7 @@ from tests.reliability.scratch import scratch_database
 pytestmark = pytest.mark.django_db
 
 CASE_ID = "IL-0428"  # a real case with a scale table
+NCCL_ISSUE = "https://github.com/NVIDIA/nccl/issues/1116"
 
 
 @pytest.fixture
@@ -75,6 +77,16 @@ def placed(value: Any) -> dict[str, dict[str, Any]]:
         "published": document(set_path("published", to=value)),
         "count": document(set_path("environment", "accelerator_count", to=number)),
         "scale value": document(set_path("scale_tables", 0, "rows", 0, "values", "nodes", to=number)),
+        # Upstream records, error codes and affected ranges (issue 15).
+        "reference url": document(set_path("references", to=[{"kind": "issue", "url": value}])),
+        "reference id": document(
+            set_path("references", to=[{"kind": "issue", "id": value, "url": NCCL_ISSUE}])
+        ),
+        "error code": document(set_path("symptoms", "error_codes", to=[value])),
+        "affected component": document(set_path("affected", to=[{"component": value}])),
+        "affected version": document(
+            set_path("affected", to=[{"component": "NCCL", "versions": [value], "fixed": value}])
+        ),
     }
 
 

@@ -1,6 +1,8 @@
 """Hostile input everywhere a user can type or send it: query strings, every filter of the
-facet registry on pages and API, page numbers, ids, JSON bodies (match, triage, proposals),
-pasted logs, proposal forms. Each gets a 4xx with a clear message or a harmless result, never
+facet registry on pages and API, page numbers, ids, JSON bodies (match, triage, affected,
+proposals), pasted logs, proposal forms, upstream-record lookups (`/api/lookup`, `/refs/`),
+error codes (`/codes/`, `/api/codes/`, their feed) and "am I affected?" (`/api/affected`,
+`/affected/`). Each gets a 4xx with a clear message or a harmless result, never
 a 500 or a stack trace, and the database is unchanged. Runs on the backend under test
 (SQLite or PostgreSQL)."""
 
@@ -64,6 +66,20 @@ GET_TARGETS = [
     "/api/proposals/{}",
     "/api/proposals/lookalikes?title={}",
     "/api/proposals/lookalikes?text={}&url={}",
+    # Upstream records, error codes and "am I affected?" (issue 15).
+    "/api/lookup?ref={}",
+    "/api/lookup?url={}",
+    "/api/lookup?ref=NVIDIA/nccl%231116&{}=1",
+    "/refs/?ref={}",
+    "/refs/?url={}",
+    "/codes/{}",
+    "/codes/ibv-wc-retry-exc-err?page={}",
+    "/api/codes/{}",
+    "/api/codes/xid-79?{}=1",
+    "/feeds/codes/{}.atom",
+    "/affected/?versions={}",
+    "/affected/?versions=NCCL%20{}",
+    "/affected/?versions={}%202.19.3%0APyTorch%20{}",
 ]
 ALL_VALUES = [
     (kind, quote(value, safe="", errors="surrogatepass")) for kind, value in HOSTILE_TEXT
@@ -137,7 +153,7 @@ def test_the_page_names_every_refused_filter(client):
     assert body.count("“bogus”") == len(FILTER_PARAMS)
 
 
-@pytest.mark.parametrize("path", ["/api/match", "/api/triage"])
+@pytest.mark.parametrize("path", ["/api/match", "/api/triage", "/api/affected"])
 @pytest.mark.parametrize("kind,body,content_type", HOSTILE_BODIES, ids=[b[0] for b in HOSTILE_BODIES])
 def test_hostile_json_bodies_are_4xx_or_harmless(client, path, kind, body, content_type):
     before = store_state()
@@ -173,6 +189,37 @@ def test_hostile_triage_fields_are_answered_cleanly(client, kind, value):
         assert_clean(response, f"POST /api/triage {field} [{kind}]")
         if response.status_code == 200:
             assert isinstance(response.json()["known"], bool), kind
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("kind,value", HOSTILE_TEXT, ids=[k for k, _ in HOSTILE_TEXT])
+def test_hostile_component_versions_are_answered_cleanly(client, kind, value):
+    """`POST /api/affected` with the value as a version, as a component, as both and in
+    the `versions` envelope; the `/affected/` form with it on a line (as a browser sends
+    the form, and posted, which the form does not do)."""
+    before = store_state()
+    bodies = [
+        {"NCCL": value},
+        {value: "2.19.3"},
+        {value: value, "NCCL": "2.19.3"},
+        {"versions": {"PyTorch": value}},
+        {"versions": value},
+    ]
+    for body in bodies:
+        response = client.generic(
+            "POST", "/api/affected", json.dumps(body).encode(), content_type="application/json"
+        )
+        assert_clean(response, f"POST /api/affected {body!r:.60} [{kind}]")
+        assert response.status_code in (200, 400), (kind, body, response.status_code)
+    encoded = quote(f"NCCL {value}\n{value} 2.19.3", safe="", errors="surrogatepass")
+    for method in ("GET", "POST"):
+        if method == "GET":
+            page = client.get(f"/affected/?versions={encoded}")
+        else:
+            page = client.generic(
+                "POST", "/affected/", f"versions={encoded}", content_type="application/x-www-form-urlencoded"
+            )
+        assert_clean(page, f"{method} /affected/ [{kind}]")
     assert store_state() == before
 
 

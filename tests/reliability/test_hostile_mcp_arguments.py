@@ -1,6 +1,7 @@
 """The hostile-input catalogue as MCP tool arguments, through the real server: every entry in
 every text, list, number and choice argument of every tool (the SDK's client, in memory),
-and in the JSON-RPC bodies of `tools/call` over HTTP (the ASGI app, raw bytes included).
+and in the JSON-RPC bodies of `tools/call` over HTTP (the ASGI app, raw bytes included:
+search, get_incident, match_log, explain_error, and am_i_affected's keys and values).
 Each call is a result or a tool error with a plain message (never a protocol crash, a
 traceback or a validation dump), the client validates each result against the tool's
 output schema, and the database is unchanged. Runs on SQLite and PostgreSQL."""
@@ -161,7 +162,17 @@ def test_each_hostile_value_in_every_tool_argument_is_answered_cleanly(db, kind,
 # --- over HTTP: the JSON-RPC bodies a client sends, raw bytes included ----------------------
 
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-HTTP_CALLS = [("search_incidents", "query"), ("get_incident", "id"), ("match_log", "text")]
+MARKER = "@@VALUE@@"
+# (tool, its arguments with MARKER where the raw value goes): a string argument, or a key
+# and a value of am_i_affected's mapping (a key the SDK's client cannot send raw).
+HTTP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("search_incidents", {"query": MARKER}),
+    ("get_incident", {"id": MARKER}),
+    ("match_log", {"text": MARKER}),
+    ("explain_error", {"text": MARKER}),
+    ("am_i_affected", {"versions": {"NCCL": MARKER}}),
+    ("am_i_affected", {"versions": {MARKER: "2.19.3", "PyTorch": "2.1.0"}}),
+]
 
 
 @pytest.fixture
@@ -171,16 +182,16 @@ def http() -> Iterator[TestClient]:
             yield client
 
 
-def tools_call_body(name: str, argument: str, raw_value: bytes) -> bytes:
-    """A tools/call request whose argument string is `raw_value`, byte for byte."""
-    marker = "@@VALUE@@"
+def tools_call_body(name: str, arguments: dict[str, Any], raw_value: bytes) -> bytes:
+    """A tools/call request whose string at MARKER in `arguments` is `raw_value`, byte for
+    byte."""
     envelope = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
-        "params": {"name": name, "arguments": {**REQUIRED.get(name, {}), argument: marker}},
+        "params": {"name": name, "arguments": {**REQUIRED.get(name, {}), **arguments}},
     }
-    return json.dumps(envelope).encode().replace(marker.encode(), raw_value)
+    return json.dumps(envelope).encode().replace(MARKER.encode(), raw_value)
 
 
 def assert_clean_rpc(response, where: str) -> None:
@@ -209,10 +220,12 @@ ENCODED = [(kind, escaped(value)) for kind, value in HOSTILE_TEXT] + [
 ]
 
 
-@pytest.mark.parametrize("name,argument", HTTP_CALLS)
-def test_each_hostile_value_in_a_tools_call_over_http_is_answered_cleanly(http, name, argument):
+@pytest.mark.parametrize(
+    "name,arguments", HTTP_CALLS, ids=[f"{name}:{json.dumps(args)}" for name, args in HTTP_CALLS]
+)
+def test_each_hostile_value_in_a_tools_call_over_http_is_answered_cleanly(http, name, arguments):
     before = store_state()
     for kind, raw in ENCODED:
-        response = http.post("/mcp", content=tools_call_body(name, argument, raw), headers=HEADERS)
-        assert_clean_rpc(response, f"{name}.{argument} [{kind}]")
+        response = http.post("/mcp", content=tools_call_body(name, arguments, raw), headers=HEADERS)
+        assert_clean_rpc(response, f"{name}({json.dumps(arguments)}) [{kind}]")
     assert store_state() == before

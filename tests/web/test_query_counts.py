@@ -59,6 +59,14 @@ PAGES = {
     "/feeds/topics/interconnect.atom": STORE_VERSION + 3,
     # the sitemap paginator's count of cases, the cases, terms with counts.
     "/sitemap.xml": 3,
+    # store version, code_detail: the term, its cases with their root causes (whose checks
+    # the page lists), their term links. The twin of /api/codes/<slug> (pinned at 5 too).
+    "/codes/ibv-wc-retry-exc-err": STORE_VERSION + 3,
+    # store version, record_lookup: the record's keys, the citing cases, their term links.
+    "/refs/?ref=NVIDIA/nccl%231116": STORE_VERSION + 3,
+    # store version, check_versions: the component terms (1); affected_cases: the cases with
+    # a range for one of them (1), their term links (1). A GET form: the page reads no body.
+    "/affected/?versions=NCCL%202.19.3%0APyTorch%202.1.0": STORE_VERSION + 3,
 }
 
 
