@@ -48,9 +48,12 @@ class QueryParam:
                 self.openapi_type,
                 required=False,
                 description=self.describe(),
-                **dict(self.options),
+                **self.openapi_options(),
             )
         ]
+
+    def openapi_options(self) -> dict[str, Any]:
+        return dict(self.options)
 
     def read(self, reader: ParamReader) -> Any:
         return reader.single(self.name)
@@ -112,18 +115,8 @@ class FieldList(QueryParam):
 
     choices: tuple[str, ...] = field(default=(), kw_only=True)
 
-    def openapi(self) -> list[OpenApiParameter]:
-        return [
-            OpenApiParameter(
-                self.name,
-                self.openapi_type,
-                required=False,
-                description=self.describe(),
-                many=True,
-                explode=False,
-                enum=list(self.choices),
-            )
-        ]
+    def openapi_options(self) -> dict[str, Any]:
+        return {"many": True, "explode": False, "enum": list(self.choices)}
 
     def read(self, reader: ParamReader) -> list[str] | None:
         return reader.field_list(self.name, self.choices)
