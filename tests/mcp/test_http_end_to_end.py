@@ -91,7 +91,7 @@ def test_every_tool_answers_over_http(base_url):
     assert [c["id"] for c in out["list_incidents"]["incidents"]] == [c.id for c in oldest[:2]]
     assert out["get_topic"]["slug"] == "training-instability" and len(out["get_topic"]["latest_cases"]) == 1
     assert {t["slug"] for t in out["vocab"]["terms"]["topic"]} >= {"training-hang", "inference-outage"}
-    similar = search.similar_cases(Case.objects.get(id="IL-0430"), limit=2)
+    similar = search.similar_cases(Case.objects.get(id="IL-0430"), limit=2, without_hand_linked=True)
     assert [s["id"] for s in out["similar_incidents"]["similar"]] == [s.case.id for s in similar]
     matched = search.match_log(CALLS["match_log"]["text"], limit=5)
     assert [h["id"] for h in out["match_log"]["hits"]] == [h.case.id for h in matched]
