@@ -12,11 +12,21 @@ from django.urls import reverse
 
 from incidents import selectors
 from incidents.search import FacetCount, search_cases, similar_cases
-from incidents.selectors import FILTER_FACETS, SORTS, Problem, facet_label, find_case, parse_search
+from incidents.selectors import (
+    FILTER_FACETS,
+    FILTER_PARAMS,
+    SORTS,
+    Choice,
+    Problem,
+    facet_label,
+    find_case,
+    parse_search,
+)
+from incidents.selectors.spelling import nearest_strings
 
 from .citation import bibtex
 from .common import not_found_page, render_page
-from .state import SearchState
+from .state import DATE_PARAMS, SearchState
 
 CASES_PER_PAGE = 20
 FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
@@ -150,6 +160,27 @@ def _notice(problem: Problem, state: SearchState, base: str) -> Notice:
     return Notice(problem.message(suggest=not fixes), prompt, fixes)
 
 
+PAGE_PARAMS = ("q", "sort", "page")
+MAX_UNKNOWN_NAMED, MAX_NAME_SHOWN = 5, 60  # a crafted query string cannot flood the page
+
+
+def _unknown_parameters(query) -> list[Problem]:
+    """A parameter the page does not read (`topc=...`) is named in a notice with the nearest
+    parameters it does read, as the API names it in its 400, never dropped in silence."""
+    accepted = (*PAGE_PARAMS, *FILTER_PARAMS, *DATE_PARAMS)
+    unknown = [name for name in query if name not in accepted][:MAX_UNKNOWN_NAMED]
+    return [
+        Problem(
+            name[:MAX_NAME_SHOWN],
+            "is not a parameter of this page, so it was not used",
+            suggestions=tuple(
+                Choice(n, n) for n in nearest_strings(name[:MAX_NAME_SHOWN], accepted, limit=3)
+            ),
+        )
+        for name in unknown
+    ]
+
+
 def _page_problem(raw: str | None) -> list[Problem]:
     if raw is None or (raw.strip().isascii() and raw.strip().isdigit() and int(raw) >= 1):
         return []
@@ -180,6 +211,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     base = reverse("incidents:case-list")
     search, problems = parse_search(request.GET)
     problems += _page_problem(request.GET.get("page"))
+    problems += _unknown_parameters(request.GET)
     state = SearchState.from_query(request.GET).resolved(search)
     results = search_cases(
         query=state.q,

@@ -172,3 +172,11 @@ def test_the_page_links_its_json_twin_with_the_same_query(client):
     assert f'<link rel="alternate" type="application/json" href="{expected.replace("&", "&amp;")}">' in (
         response.content.decode()
     )
+
+
+def test_a_parameter_the_page_does_not_read_is_named_with_the_nearest_one(client):
+    page = client.get("/cases/?topc=interconnect&q=nccl").content.decode()
+    assert "Topc: is not a parameter of this page, so it was not used. Did you mean topic?" in page
+    # The parameters the page reads raise no such notice.
+    known = client.get("/cases/?topic=interconnect&exclude_symptom=nccl-timeout&min_nodes=2&sort=newest")
+    assert "is not a parameter of this page" not in known.content.decode()
