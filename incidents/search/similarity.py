@@ -414,6 +414,7 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
     an editor linked is listed once, under related). Raises nothing for a case without
     neighbours: the list is empty.
     """
+    shown = max(0, min(limit, NEIGHBOURS))
     rows = list(
         CaseNeighbour.objects.filter(case_id=case.id, neighbour__status=Case.Status.PUBLISHED)
         .select_related("neighbour__root_cause_category")
@@ -423,13 +424,13 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
                 queryset=CaseTerm.objects.select_related("term").order_by("position"),
             )
         )
-        .order_by("rank")[: max(0, NEIGHBOURS if without_hand_linked else min(limit, NEIGHBOURS))]
+        .order_by("rank")[: NEIGHBOURS if without_hand_linked else shown]
     )
     if not rows:
         return []
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
     if without_hand_linked:
-        rows = [row for row in rows if row.neighbour_id not in linked][: max(0, min(limit, NEIGHBOURS))]
+        rows = [row for row in rows if row.neighbour_id not in linked][:shown]
     return [
         SimilarCase(
             label=similarity_label(row.score),

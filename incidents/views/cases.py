@@ -168,14 +168,12 @@ def _unknown_parameters(query) -> list[Problem]:
     """A parameter the page does not read (`topc=...`) is named in a notice with the nearest
     parameters it does read, as the API names it in its 400, never dropped in silence."""
     accepted = (*PAGE_PARAMS, *FILTER_PARAMS, *DATE_PARAMS)
-    unknown = [name for name in query if name not in accepted][:MAX_UNKNOWN_NAMED]
+    unknown = [name[:MAX_NAME_SHOWN] for name in query if name not in accepted][:MAX_UNKNOWN_NAMED]
     return [
         Problem(
-            name[:MAX_NAME_SHOWN],
+            name,
             "is not a parameter of this page, so it was not used",
-            suggestions=tuple(
-                Choice(n, n) for n in nearest_strings(name[:MAX_NAME_SHOWN], accepted, limit=3)
-            ),
+            suggestions=tuple(Choice(n, n) for n in nearest_strings(name, accepted, limit=3)),
         )
         for name in unknown
     ]
