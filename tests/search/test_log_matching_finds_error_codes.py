@@ -41,6 +41,12 @@ def test_the_codes_a_log_shows_are_reported_with_their_lines():
     found = [(c.term.slug, c.term.name, c.line_numbers, c.term.case_count) for c in reading.error_codes]
     assert found == [
         ("ibv-wc-retry-exc-err", "IBV_WC_RETRY_EXC_ERR", (3,), len(carrying("ibv-wc-retry-exc-err"))),
+        (
+            "nccl-net-ib-completion-error",
+            "NET/IB completion error",
+            (3,),
+            len(carrying("nccl-net-ib-completion-error")),
+        ),
         ("xid-79", "Xid 79", (1, 4), 2),
     ]
 
@@ -79,9 +85,10 @@ def test_post_api_match_reports_the_codes(client):
     codes = body["error_codes"]
     assert [(c["slug"], c["line_numbers"], c["case_count"]) for c in codes] == [
         ("ibv-wc-retry-exc-err", [3], len(carrying("ibv-wc-retry-exc-err"))),
+        ("nccl-net-ib-completion-error", [3], len(carrying("nccl-net-ib-completion-error"))),
         ("xid-79", [1, 4], 2),
     ]
-    xid = codes[1]
+    xid = codes[2]
     assert xid["name"] == "Xid 79" and xid["vendor"] == "NVIDIA driver"
     assert xid["html_url"] == "http://testserver/codes/xid-79"
     assert xid["url"] == "http://testserver/api/codes/xid-79"
@@ -97,7 +104,7 @@ def test_the_page_lists_the_codes_with_links(client):
 
 def test_mcp_match_log_reports_the_codes(mcp):
     result = mcp.ok("match_log", text=LOG)
-    assert result["error_codes"] == ["IBV_WC_RETRY_EXC_ERR", "Xid 79"]
+    assert result["error_codes"] == ["IBV_WC_RETRY_EXC_ERR", "NET/IB completion error", "Xid 79"]
     assert {h["id"] for h in result["hits"][:2]} == carrying("xid-79")
 
 

@@ -92,7 +92,7 @@ def test_reimporting_the_export_changes_nothing(tmp_path):
     [path] = write_cases(tmp_path / "second", exported)
     result = import_case_files(paths=[path])
     assert result.unchanged == [document["id"]]
-    assert exported[0]["symptoms"]["error_codes"] == ["IBV_WC_RETRY_EXC_ERR"]
+    assert exported[0]["symptoms"]["error_codes"] == ["IBV_WC_RETRY_EXC_ERR", "NET/IB completion error"]
 
 
 def test_unknown_codes_and_components_are_named_by_json_path(tmp_path):
@@ -146,6 +146,8 @@ def test_the_fixture_cases_carry_the_writers_facts():
     assert case_document(Case.objects.with_document().get(id="IL-0603"))["symptoms"]["error_codes"] == [
         "ENOSPC",
         "ncclSystemError",
+        "NCCL shared memory segment failure",
+        "NCCL socket connection lost",
     ]
 
 
