@@ -96,8 +96,9 @@ def test_the_cases_holding_the_versions_come_with_why_fix_and_workaround(client)
         ("IL-0604", "NCCL", "introduced 0 <= 2.19.3 < fixed 2.23.4", "2.23.4"),
         ("IL-0518", "NCCL", "2.19.3 is listed as affected", None),
         ("IL-0602", "NCCL", "2.19.3 is listed as affected", "2.20.3"),
+        ("IL-0567", "NCCL", "2.19.3 is listed as affected", None),  # NVLS hang seen on 2.19.3
     ]
-    assert body["count"] == 6 and body["unknown"] == []
+    assert body["count"] == 7 and body["unknown"] == []
     a2a = body["affected"][5]
     assert a2a["range"] == NCCL_A2A
     assert a2a["workaround"]
@@ -110,6 +111,42 @@ def test_a_fixed_version_is_not_affected(client):
     body = post(client, {"versions": {"nccl": "2.20.3"}}).json()
     found = [m["case"]["id"] for m in body["affected"]]
     assert "IL-0604" in found and "IL-0602" not in found  # 0602 was fixed in 2.20.3
+
+
+def affected_ids(client, versions) -> tuple[list[str], list[str]]:
+    body = post(client, versions).json()
+    return [m["case"]["id"] for m in body["affected"]], [m["case"]["id"] for m in body["unknown"]]
+
+
+@pytest.mark.django_db
+def test_ranges_from_release_notes_and_fix_releases_hold_inside_and_stop_at_the_fix(client):
+    # IL-0477: NVIDIA's 525 notes: the GSP RPC timeout (Xid 119) came with the first 525
+    # driver and was fixed in 525.105.17, so an earlier 525 driver is affected, the fix
+    # release is not, and a 520 driver is before the range.
+    body = post(client, {"NVIDIA driver": "525.85.12"}).json()
+    [gsp] = [m for m in body["affected"] if m["case"]["id"] == "IL-0477"]
+    assert (gsp["why"], gsp["fixed"]) == ("introduced 525 <= 525.85.12 < fixed 525.105.17", "525.105.17")
+    for version in ("525.105.17", "520.61.05"):
+        found, possible = affected_ids(client, {"NVIDIA driver": version})
+        assert "IL-0477" not in found + possible, version
+    # IL-0474: PyTorch 2.7.0 hangs with device_id passed; 2.7.1 turned non-blocking mode off.
+    found, _ = affected_ids(client, {"torch": "2.7.0"})
+    assert "IL-0474" in found
+    found, possible = affected_ids(client, {"torch": "2.7.1"})
+    assert "IL-0474" not in found + possible
+
+
+@pytest.mark.django_db
+def test_an_introduced_version_bounds_the_range_from_below(client):
+    # IL-0471: LL128 corruption on GH200 from NCCL 2.27.3 on, not seen with 2.26.6.
+    body = post(client, {"NCCL": "2.28.3"}).json()
+    [ll128] = [m for m in body["affected"] if m["case"]["id"] == "IL-0471"]
+    assert ll128["why"] == "introduced 2.27.3 <= 2.28.3"
+    found, possible = affected_ids(client, {"NCCL": "2.26.6"})
+    assert "IL-0471" not in found + possible
+    # IL-0475 names Transformers, a component term spelled here in lower case.
+    found, _ = affected_ids(client, {"transformers": "4.36.1"})
+    assert found == ["IL-0475"]
 
 
 @pytest.mark.django_db
@@ -181,7 +218,7 @@ def test_the_answer_runs_a_fixed_number_of_queries(client, django_assert_num_que
 @pytest.mark.django_db
 def test_the_form_answers_the_same(client):
     html = client.get("/affected/", {"versions": "NCCL 2.19.3\nNVIDIA driver: 580.126.20"}).content.decode()
-    assert "5 cases with these versions" in html
+    assert "6 cases with these versions" in html
     assert "2.19.3 &lt; fixed 2.23.4" in html
     assert 'href="/cases/IL-0602"' in html
     html = client.get("/affected/", {"versions": "NCCL 2.9.9"}).content.decode()

@@ -36,6 +36,7 @@ def test_it_answers_as_post_api_affected(client, mcp):
         ("IL-0604", "NCCL", "2.19.3", "introduced 0 <= 2.19.3 < fixed 2.23.4", "2.23.4"),
         ("IL-0518", "NCCL", "2.19.3", "2.19.3 is listed as affected", None),
         ("IL-0602", "NCCL", "2.19.3", "2.19.3 is listed as affected", "2.20.3"),
+        ("IL-0567", "NCCL", "2.19.3", "2.19.3 is listed as affected", None),
     ]
     assert found == [
         (m["case"]["id"], m["component"], m["version"], m["why"], m["fixed"]) for m in api["affected"]
@@ -67,6 +68,7 @@ def test_each_case_comes_as_a_resource_link(mcp):
         "incident://IL-0604",
         "incident://IL-0518",
         "incident://IL-0602",
+        "incident://IL-0567",
     ]
 
 
@@ -122,7 +124,7 @@ def test_past_its_budget_the_answer_keeps_whole_cases_and_says_where_all_are(mcp
     monkeypatch.setattr("mcp_server.affected_tool.AFFECTED_BUDGET", 2_000)
     result = mcp.ok("am_i_affected", versions=VERSIONS)
     kept = len(result["affected"])
-    assert 0 < kept < 6 and result["truncated"] is True
+    assert 0 < kept < 7 and result["truncated"] is True
     assert result["notes"] == [
-        f"Cut to the budget after {kept} of 6 cases: POST /api/affected with the same versions returns all."
+        f"Cut to the budget after {kept} of 7 cases: POST /api/affected with the same versions returns all."
     ]
