@@ -15,6 +15,12 @@ before `last_affected` (inclusive). `introduced: "0"` is OSV's "every earlier ve
 the source says all versions before the fix (or up to `last_affected`) are affected. A
 range with only `versions` includes exactly those versions.
 
+A version written with fewer numbers than the one asked about names its series, as sources
+write them ("hangs with NCCL 2.26", "the 525 driver"): listed `2.26` includes 2.26.2, and
+`last_affected: "2.26"` includes every 2.26.x, up to the range's `fixed` when it has one
+(PyTorch `2.7` fixed in 2.7.1 holds 2.7.0, not 2.7.1). As a lower bound (`introduced`) or `fixed`
+it is the series' first release (2.26 = 2.26.0), which orders the same way.
+
 A range with an upper bound (`fixed` or `last_affected`) but no `introduced` does not say
 where the problem began, so it has no lower bound to stand on: the earliest version it
 lists is the lower bound we know. A version from there up to the upper bound is affected;
@@ -32,6 +38,22 @@ from typing import Any, Literal
 from packaging.version import InvalidVersion, Version
 
 Verdict = Literal["affected", "not_affected", "unknown"]
+
+
+def in_series(text: str, wanted: Version) -> bool:
+    """Whether `text` names a release series that `wanted` belongs to: `2.26` holds 2.26.2,
+    `525` holds 525.105.17; a full or pre/post-release version names only itself."""
+    series = parse_version(text)
+    if series is None or series.pre or series.post or series.dev or series.local:
+        return False
+    size = len(series.release)
+    return size < len(wanted.release) and wanted.release[:size] == series.release
+
+
+def _at_or_after_fix(item: dict[str, Any], wanted: Version) -> bool:
+    """A listed series stops at the range's fix: PyTorch `2.7` fixed in 2.7.1 leaves 2.7.1 out."""
+    fixed = parse_version(str(item.get("fixed") or ""))
+    return fixed is not None and wanted >= fixed
 
 
 def parse_version(text: str) -> Version | None:
@@ -61,6 +83,8 @@ def range_verdict(item: dict[str, Any], version: str) -> RangeVerdict:
     for listed in item.get("versions", []):
         if listed.strip() == version.strip() or parse_version(listed) == wanted:
             return RangeVerdict("affected", f"{listed} is listed as affected")
+        if in_series(listed, wanted) and not _at_or_after_fix(item, wanted):
+            return RangeVerdict("affected", f"{version} is in the {listed} series listed as affected")
     bounds = {key: item.get(key) for key in ("introduced", "fixed", "last_affected") if item.get(key)}
     if not bounds:
         return RangeVerdict("not_affected", "not among the versions listed")
@@ -73,7 +97,7 @@ def range_verdict(item: dict[str, Any], version: str) -> RangeVerdict:
         return RangeVerdict("not_affected", f"{version} is before introduced {bounds['introduced']}")
     if fixed is not None and wanted >= fixed:
         return RangeVerdict("not_affected", f"{version} is at or after fixed {bounds['fixed']}")
-    if last is not None and wanted > last:
+    if last is not None and wanted > last and not in_series(str(bounds["last_affected"]), wanted):
         return RangeVerdict("not_affected", f"{version} is after last affected {bounds['last_affected']}")
     upper = []
     if fixed is not None:

@@ -22,7 +22,8 @@ RULE = (
     "Versions are compared with the `packaging` library (PEP 440) after dropping a leading `v`: "
     "NCCL 2.19.3, driver 535.104.05 (number by number), CUDA 12.4, PyTorch 2.1.0+cu121. A range "
     "includes a version listed in `versions`, or one at or after `introduced`, before `fixed` and "
-    'at or before `last_affected` (`introduced` "0": every earlier version). A range with no `introduced` '
+    'at or before `last_affected` (`introduced` "0": every earlier version); a version with fewer numbers '
+    "names its series (`2.26` holds 2.26.2, up to `fixed`). A range with no `introduced` "
     "starts at the earliest version it lists; a version before that, or a bound with no order (`r0.3.0`), "
     "puts the range in `unknown` (possibly affected)."
 )

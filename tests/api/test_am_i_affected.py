@@ -49,6 +49,23 @@ def test_last_affected_is_inclusive_and_listed_versions_stand_alone():
     )  # a package suffix is a post-release
 
 
+def test_a_version_with_fewer_numbers_names_its_series():
+    # Sources name series ("NCCL 2.26", "the 525 driver"); 2.26.2 is in the 2.26 series, so a
+    # case listing "2.26" holds it, and a last affected "2.26" covers every 2.26.x.
+    assert range_verdict({"versions": ["2.26"]}, "2.26.2") == RangeVerdict(
+        "affected", "2.26.2 is in the 2.26 series listed as affected"
+    )
+    assert verdict({"versions": ["525"]}, "525.105.17") == "affected"
+    assert verdict({"versions": ["2.26"]}, "2.27.1") == "not_affected"
+    assert verdict({"versions": ["2.26"]}, "2.2") == "not_affected"  # a shorter version is no member
+    assert verdict({"versions": ["2.26.0rc1"]}, "2.26.0") == "not_affected"  # a pre-release names itself
+    assert verdict({"introduced": "0", "last_affected": "2.26"}, "2.26.9") == "affected"
+    assert verdict({"introduced": "0", "last_affected": "2.26"}, "2.27.0") == "not_affected"
+    assert verdict({"introduced": "2.26", "fixed": "2.27"}, "2.26.0") == "affected"
+    assert verdict({"versions": ["2.7"], "fixed": "2.7.1"}, "2.7.0") == "affected"
+    assert verdict({"versions": ["2.7"], "fixed": "2.7.1"}, "2.7.1") == "not_affected"  # the fix ends it
+
+
 def test_a_range_without_introduced_starts_at_its_earliest_listed_version():
     # Until December 2026 a missing `introduced` meant no lower bound, so a case seen on NCCL
     # 2.22.3 and fixed in 2.23.4 claimed 2.10.3. A source that names the versions it was seen
@@ -133,6 +150,11 @@ def test_ranges_from_release_notes_and_fix_releases_hold_inside_and_stop_at_the_
     found, _ = affected_ids(client, {"torch": "2.7.0"})
     assert "IL-0474" in found
     found, possible = affected_ids(client, {"torch": "2.7.1"})
+    assert "IL-0474" not in found + possible
+    # Its sources name the NCCL series only ("NCCL 2.26"): any 2.26.x release is in it.
+    found, _ = affected_ids(client, {"NCCL": "2.26.2"})
+    assert "IL-0474" in found
+    found, possible = affected_ids(client, {"NCCL": "2.27.3"})
     assert "IL-0474" not in found + possible
 
 
