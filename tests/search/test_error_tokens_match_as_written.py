@@ -27,7 +27,7 @@ def top(query: str) -> str | None:
         ("c10::CUDAError", "IL-0431"),
         ("2.22.3", "IL-0464"),  # the NCCL version pinned as the fix
         ("0.2.7", "IL-0463"),  # the vLLM version that hung
-        ("uncorrectable ECC", "IL-0444"),
+        ("uncorrectable ECC", "IL-0465"),
         ("optim_state_dict_to_load", "IL-0452"),
     ],
 )
@@ -66,4 +66,4 @@ def test_a_version_number_does_not_match_its_digits_apart():
 
 def test_ecc_matches_upper_case_token():
     ids = {h.case.id for h in search_cases(query="ECC", limit=50).hits}
-    assert {"IL-0429", "IL-0444", "IL-0446"} <= ids
+    assert {"IL-0429", "IL-0465", "IL-0601"} <= ids

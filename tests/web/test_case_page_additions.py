@@ -39,10 +39,10 @@ def test_similar_cases_follow_with_reasons_in_words_and_each_case_shows_once(pag
     assert len(items) == len(set(items)), "a case is listed twice"
     computed = items[2:]
     assert 1 <= len(computed) <= 5 and "/cases/IL-0429" not in items
-    # IL-0444 (Meta RSC hardware failures) shares ECC errors, lost GPUs and the root cause.
+    # IL-0444 (Meta RSC hardware failures) shares lost GPUs, lost nodes and the root cause.
     assert "/cases/IL-0444" in computed
     # Reasons as incidents.search words them: shared terms, then the same root cause.
-    assert "Both: " in text and "ECC error" in text
+    assert "Both: " in text and "GPU unavailable" in text and "Node NotReady" in text
     assert "same root cause: hardware fault" in text
     assert "Root cause unknown" not in text
     # No raw score parts or bare percentages, no raw word stems.
