@@ -82,7 +82,14 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
     """The schema's complaints, then text no database stores and counts past the columns'
     range, each with its JSON path."""
-    errors = sorted(case_model().validator.iter_errors(item.document), key=lambda e: e.json_path)
+    model = case_model()
+    # The compiled validator answers for the (usual) valid document; jsonschema words the
+    # problems of the others.
+    try:
+        valid = model.fast_validator.is_valid(item.document)
+    except ValueError:  # text it cannot take as UTF-8 (a lone surrogate): jsonschema decides
+        valid = False
+    errors = [] if valid else sorted(model.validator.iter_errors(item.document), key=lambda e: e.json_path)
     problems = [ImportProblem(item.file, e.json_path, e.message) for e in errors]
     storable = _storable_problems(item.document)
     return problems + [ImportProblem(item.file, path, message) for path, message in storable]
