@@ -150,8 +150,9 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
     aliases = alias_index(definitions)
     codes = CodeVocabulary.load(definitions)
     components = ComponentIndex.load(definitions)
+    known_ids = set(batch_ids) | existing_ids  # once: per document it was O(N²) at import
     for item in valid:
-        problems.extend(_related_problems(item, set(batch_ids) | existing_ids))
+        problems.extend(_related_problems(item, known_ids))
         problems.extend(_scale_problems(item))
         problems.extend(_vocabulary_problems(item, known_terms, aliases))
         problems.extend(_duration_problems(item))
