@@ -39,6 +39,21 @@ TOKENS = [
 ]
 
 
+ORGANIZATIONS = 40  # synthetic cases are reported by "Bench Org 0" .. "Bench Org 39"
+
+
+def write_vocabulary(path: Path) -> Path:
+    """The bundled vocabulary plus the bench organizations, written to `path` (import's
+    organization vocabulary is strict; fixtures/vocab.json is never given bench names)."""
+    vocabulary = json.loads(json.dumps(VOCAB))
+    vocabulary["organizations"] += [
+        {"name": f"Bench Org {n}", "description": "A synthetic reporter of bench cases.", "synonyms": []}
+        for n in range(ORGANIZATIONS)
+    ]
+    path.write_text(json.dumps(vocabulary, indent=1), encoding="utf-8")
+    return path
+
+
 def generate_case(number: int) -> dict:
     rng = random.Random(number)
 
@@ -57,7 +72,7 @@ def generate_case(number: int) -> dict:
     return {
         "id": f"IL-{800000 + number}",
         "title": f"Bench case {number}: {sentence(10)}",
-        "organization": f"Bench Org {number % 40}",
+        "organization": f"Bench Org {number % ORGANIZATIONS}",
         "published": (datetime.date(2018, 1, 1) + datetime.timedelta(days=number % 2900)).isoformat(),
         "occurred": None,
         "status": "published",

@@ -255,6 +255,15 @@ class CaseModel:
         )
 
     @cached_property
+    def fast_validator(self) -> Any:
+        """The same schema compiled by jsonschema-rs: `is_valid` in microseconds. It checks
+        `uri` formats too (jsonschema without rfc3987 does not), so it is at least as strict:
+        a document it accepts is valid, one it refuses is checked again by `validator`."""
+        import jsonschema_rs
+
+        return jsonschema_rs.validator_for(self.schema, validate_formats=True)
+
+    @cached_property
     def _by_path(self) -> dict[str, tuple[SchemaField, Binding]]:
         bindings = {b.path: b for b in self.bindings}
         return {f.path: (f, bindings[f.path]) for f in self.fields}

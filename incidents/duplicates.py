@@ -111,10 +111,62 @@ def find_duplicates(document: dict[str, Any], *, index: TextIndex | None = None)
 
 
 def batch_duplicates(documents: list[dict[str, Any]]) -> dict[str, list[Duplicate]]:
-    """For each new document of an import, the stored cases it looks like (by id); one
-    `TextIndex` for the whole batch."""
+    """For each new document of an import, the stored cases it looks like (by id): the same
+    lists `find_duplicates` gives one document, from one `TextIndex`, one source-URL query per
+    `BATCH` documents, one sparse text product per block and one query for the titles."""
     if not documents:
         return {}
     index = TextIndex()
-    found = {document["id"]: find_duplicates(document, index=index) for document in documents}
-    return {case_id: duplicates for case_id, duplicates in found.items() if duplicates}
+    by_url: list[dict[str, str]] = []
+    for start in range(0, len(documents), BATCH):
+        block = documents[start : start + BATCH]
+        variants = [
+            {variant: url for url in _urls(document) for variant in url_variants(url)} for document in block
+        ]
+        citing: dict[str, list[tuple[str, int, str]]] = {}
+        wanted = sorted({variant for found in variants for variant in found})
+        rows = (
+            Source.objects.filter(url__in=wanted)
+            .exclude(case__status=Case.Status.MERGED)
+            .values_list("case_id", "position", "url")
+        )
+        for case_id, position, url in rows:
+            citing.setdefault(url, []).append((case_id, position, url))
+        for document, found_variants in zip(block, variants, strict=True):
+            own = document.get("id")
+            hits = sorted(hit for variant in found_variants for hit in citing.get(variant, ()))
+            found: dict[str, str] = {}
+            for case_id, _, url in hits:
+                if case_id != own:
+                    found.setdefault(case_id, f"same source URL {url}")
+            by_url.append(found)
+    texts = [document_text(document) for document in documents]
+    with_text = [i for i, text in enumerate(texts) if text.strip()]
+    near = index.matches_many(
+        [texts[i] for i in with_text],
+        excludes=[{documents[i].get("id")} | by_url[i].keys() for i in with_text],  # type: ignore[misc]
+        min_score=NEAR_IDENTICAL,
+        limit=LIMIT,
+    )
+    for i, matches in zip(with_text, near, strict=True):
+        for case_id, score in matches:
+            by_url[i].setdefault(case_id, f"near-identical text ({score:.2f})")
+    shown = [list(found)[:LIMIT] for found in by_url]
+    every = sorted({case_id for ids in shown for case_id in ids})
+    titles: dict[str, str] = {}
+    for start in range(0, len(every), BATCH):
+        titles.update(Case.objects.filter(id__in=every[start : start + BATCH]).values_list("id", "title"))
+    return {
+        document["id"]: [Duplicate(case_id, titles.get(case_id, ""), found[case_id]) for case_id in ids]
+        for document, found, ids in zip(documents, by_url, shown, strict=True)
+        if ids
+    }
+
+
+# Documents whose source URLs are looked up in one query.
+BATCH = 500
+LIMIT = 5  # lookalikes named per document, as `find_lookalikes`
+
+
+def _urls(document: dict[str, Any]) -> list[str]:
+    return [s["url"] for s in document.get("sources", []) if isinstance(s, dict) and s.get("url")]

@@ -82,7 +82,14 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
     """The schema's complaints, then text no database stores and counts past the columns'
     range, each with its JSON path."""
-    errors = sorted(case_model().validator.iter_errors(item.document), key=lambda e: e.json_path)
+    model = case_model()
+    # The compiled validator answers for the (usual) valid document; jsonschema words the
+    # problems of the others.
+    try:
+        valid = model.fast_validator.is_valid(item.document)
+    except ValueError:  # text it cannot take as UTF-8 (a lone surrogate): jsonschema decides
+        valid = False
+    errors = [] if valid else sorted(model.validator.iter_errors(item.document), key=lambda e: e.json_path)
     problems = [ImportProblem(item.file, e.json_path, e.message) for e in errors]
     storable = _storable_problems(item.document)
     return problems + [ImportProblem(item.file, path, message) for path, message in storable]
@@ -143,8 +150,9 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
     aliases = alias_index(definitions)
     codes = CodeVocabulary.load(definitions)
     components = ComponentIndex.load(definitions)
+    known_ids = set(batch_ids) | existing_ids  # once: per document it was O(N²) at import
     for item in valid:
-        problems.extend(_related_problems(item, set(batch_ids) | existing_ids))
+        problems.extend(_related_problems(item, known_ids))
         problems.extend(_scale_problems(item))
         problems.extend(_vocabulary_problems(item, known_terms, aliases))
         problems.extend(_duration_problems(item))
