@@ -35,6 +35,10 @@ LITERAL_BONUS = 4.0
 
 SQLITE_TABLE = "incidents_case_fts"
 POSTGRES_TABLE = "incidents_case_search"
+# English stemming without the stop-word list (migration 0013): every word is indexed, as in
+# SQLite's FTS5 table, so a phrase (`timed out`, `Connection reset by peer`) means the same
+# words on both backends instead of losing its stop words on PostgreSQL (`timed out` -> `time`).
+POSTGRES_CONFIG = "english_all_words"
 
 # bm25 weights per FTS5 column (case_id, title, tags, main, rest).
 SQLITE_WEIGHTS = (0.0, 8.0, 8.0, 3.0, 1.0)
@@ -285,7 +289,9 @@ class PostgresBackend(Backend):
     vendor = "postgresql"
 
     def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
-        vector = " || ".join(f"setweight(to_tsvector('english', %s), '{weight}')" for weight in "AABC")
+        vector = " || ".join(
+            f"setweight(to_tsvector('{POSTGRES_CONFIG}', %s), '{weight}')" for weight in "AABC"
+        )
         with connection.cursor() as cursor:
             cursor.executemany(
                 f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector) VALUES (%s, %s, {vector})"
@@ -324,7 +330,7 @@ class PostgresBackend(Backend):
     @staticmethod
     def _atom(atom: Atom) -> tuple[str, list]:
         text = " ".join(atom.words)
-        return "websearch_to_tsquery('english', %s)", [f'"{text}"' if atom.is_phrase else text]
+        return f"websearch_to_tsquery('{POSTGRES_CONFIG}', %s)", [f'"{text}"' if atom.is_phrase else text]
 
     def tsquery(self, parsed: ParsedQuery, *, positive_only: bool = False) -> tuple[str, list]:
         sql_groups, params = [], []
@@ -413,7 +419,7 @@ class PostgresBackend(Backend):
             ' ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "'
         )
         sql = (
-            f"SELECT s.case_id, ts_headline('english', s.body, q.query, %s)"
+            f"SELECT s.case_id, ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s)"
             f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s WHERE s.case_id = ANY(%s)"
         )
         with connection.cursor() as cursor:

@@ -29,10 +29,12 @@ from incidents.codes import natural_key
 from incidents.models import Case, CaseTerm, Facet, Term
 from incidents.selectors.vocabulary import terms_with_case_counts
 
+from . import encoder, errnos
 from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
+from .semantic import load_vectors, query_vector
 from .text import STOP_WORDS, words
 
 MAX_LOG_BYTES = 1_000_000
@@ -59,6 +61,13 @@ CONTEXT_WEIGHT = 0.5
 KIND_MATCH = 1.25
 KIND_MISMATCH = 0.6
 POSSIBLE_SIGNATURE = 2.0
+# A case's score is multiplied by 1 + SEMANTIC_FACTOR * (semantic score of the log's evidence
+# lines against the case's passages, about 0.3..0.9): cases sharing the same tags and tokens
+# (a tie the case id used to break) are ordered by whether they tell the failure the lines
+# show. Up to 1.5 every tuning log keeps its case first (both halves of eval/logs.json); at 2
+# the text outweighs a shared Xid code. A third of that: it reorders near-ties, not evidence.
+SEMANTIC_FACTOR = 0.5
+SEMANTIC_CHARS = 2000  # of evidence lines read by the encoder (which reads 128 tokens anyway)
 # Tokens every failure of their kind prints, whatever the failure: torchrun's wrapper and its
 # summary fields, the CUDA and NCCL debugging hints. Two logs sharing them have not shown the
 # same failure, so they are not looked up (`read_log`) and count for nothing in `confidence`.
@@ -229,6 +238,11 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
             extractor, compiled = _EXTRACTORS[index]
             for match in compiled.finditer(line):
                 value = match.group(1) if match.lastindex else match.group(0)
+                if extractor.name.startswith("errno"):
+                    found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
+                    if found_errno is None:
+                        continue  # `EPOCH`, `[Errno 999]`: no C library error
+                    value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
                 token = extractor.template.format(value.strip())
                 if token in GENERIC_TOKENS:
                     continue
@@ -284,6 +298,24 @@ def _job_kind(lines: dict[str, list[int]]) -> str | None:
     return None
 
 
+def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
+    """(units, whether it names the failure) of one piece of shared evidence; see
+    `specific_units`. Code names and environment variables count but do not name a failure:
+    two logs of the same program share them whatever went wrong."""
+    how, _, what = item.kind.partition(":")
+    if how == "token":
+        if item.name.lower() in BOILERPLATE or what == "setting":
+            return 0, False
+        if what in NAMING_EXTRACTORS:
+            return 1, False
+        return (1 if item.cases > thresholds.common_token * total else 2), True
+    if what in (Facet.SYMPTOM, Facet.ROOT_CAUSE) and item.cases <= thresholds.generic_term * total:
+        return 1, True
+    if what == Facet.ERROR_CODE:
+        return 1, True  # a code the case carries, found by its own patterns: as a specific symptom
+    return 0, False
+
+
 def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> int:
     """How specifically the evidence a case shares with a log names one failure.
 
@@ -295,21 +327,17 @@ def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Threshold
     the log echoes (`enforce_eager=False`), a generic symptom (Training job failure) and
     any component (NCCL, PyTorch, vLLM: context, not a failure).
     """
-    units = 0
-    for item in shared:
-        how, _, what = item.kind.partition(":")
-        if how == "token":
-            if item.name.lower() in BOILERPLATE or what == "setting":
-                continue
-            if what in NAMING_EXTRACTORS:
-                units += 1
-            else:
-                units += 1 if item.cases > thresholds.common_token * total else 2
-        elif what in (Facet.SYMPTOM, Facet.ROOT_CAUSE) and item.cases <= thresholds.generic_term * total:
-            units += 1
-        elif what == Facet.ERROR_CODE:
-            units += 1  # a code the case carries, found by its own patterns: as a specific symptom
-    return units
+    return sum(_unit(item, total, thresholds)[0] for item in shared)
+
+
+def names_the_failure(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> bool:
+    """Whether at least two pieces of the shared evidence count (`specific_units`) and one
+    of them names the failure (a failure token, an error code, a specific symptom or root
+    cause), not only code names: one rare token alone is a coincidence as often as not (an
+    exception type one unrelated case quotes), and `output_dir` with `save_checkpoint` says
+    the same program ran, not that it failed the same way."""
+    units = [_unit(item, total, thresholds) for item in shared]
+    return sum(1 for n, _ in units if n) >= 2 and any(failure for n, failure in units if n)
 
 
 def confidence(
@@ -329,13 +357,16 @@ def confidence(
     components found by their own patterns; never a bare component name) weighing
     `thresholds.signature`, a score close to the best hit's, and evidence that names the
     failure specifically (`specific_units` of the `shared` evidence reaching
-    `thresholds.specific`): a rare error token, or two code names or specific symptoms.
+    `thresholds.specific`, from two pieces of which one names the failure,
+    `names_the_failure`): a rare error token with a code name or a specific symptom, or two
+    specific symptoms; not code names alone.
     Boilerplate (torchrun's ChildFailedError, the CUDA_LAUNCH_BLOCKING hint), the settings
     a log echoes, a generic symptom or component names fit many unrelated logs: possible
     at most.
     """
     if (
         specific_units(shared, total, thresholds) >= thresholds.specific
+        and names_the_failure(shared, total, thresholds)
         and signatures >= 2
         and signature >= thresholds.signature
         and score >= thresholds.share_of_top * top
@@ -395,10 +426,15 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     with the log; plus how many lines were read, blank, repeated, carried a signature or
     were ignored. Never raises on odd input.
 
-    Time is linear in the size of the text (RE2). Queries: a fixed 7 (terms with case
-    counts, number of published cases, token look-up in the full-text index of published
-    cases, the (case, term) pairs of the found terms, the candidates' job-kind topics, the
-    hits' cases and their terms); 2 when nothing identifying is found.
+    Candidates sharing the same evidence are told apart by the semantic score of the log's
+    evidence lines against each case's passages (`SEMANTIC_FACTOR`, `_semantic_scores`).
+
+    Time is linear in the size of the text (RE2), plus one encoding of at most
+    `SEMANTIC_CHARS` of its evidence lines. Queries: a fixed 8 (terms with case counts,
+    number of published cases, token look-up in the full-text index of published cases,
+    the (case, term) pairs of the found terms, the candidates' job-kind topics, the
+    candidates' passage vectors, the hits' cases and their terms); 2 when nothing
+    identifying is found.
     """
     text = decode_log(text)
     all_lines = text.split("\n")
@@ -422,9 +458,12 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 signature_lines.add(line)
                 for number in numbers:
                     evidence.add(number, line)
+    failure_lines = set(signature_lines)  # lines naming a term, or a failure token (below)
     token_evidence = _tokens(lines)
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
+        if evidence.kind not in (*NAMING_EXTRACTORS, "setting"):
+            failure_lines.update(line for _, line in evidence.lines)
 
     codes = tuple(
         FoundCode(term=t, line_numbers=tuple(n for n, _ in term_evidence[t.id].lines))
@@ -522,6 +561,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             case_id__in=candidates, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
         ).values_list("case_id", "term__slug"):
             kinds.setdefault(case_id, set()).add(slug)
+    semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
     scores: dict[str, float] = {}
     for case_id in candidates:
         score = signature[case_id] + CONTEXT_WEIGHT * context.get(case_id, 0.0)
@@ -530,7 +570,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             score *= KIND_MATCH
         elif kind and case_kinds:
             score *= KIND_MISMATCH  # a case only of the other kind of job
-        scores[case_id] = score
+        scores[case_id] = score * (1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0))
 
     # Rounded so that equal evidence ties on both backends (the sums' float order follows the
     # database's row order), and a tie goes to the lower id.
@@ -578,6 +618,24 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             )
         )
     return reading(hits, tuple(sorted(generic)))
+
+
+def _semantic_scores(
+    lines: dict[str, list[int]], signature_lines: set[str], failure_lines: set[str], candidates: list[str]
+) -> dict[str, float]:
+    """Candidate case id -> semantic score of the log's evidence lines against its passages
+    (`semantic.Vectors.case_scores`); empty without candidates or the encoder. The lines
+    naming the failure come first, in log order, then those with only code names or
+    settings, up to `SEMANTIC_CHARS`. One query (the candidates' stored vectors)."""
+    if not candidates or not encoder.available():
+        return {}
+    ordered = [line for line in lines if line in failure_lines]
+    ordered += [line for line in lines if line in signature_lines and line not in failure_lines]
+    text = "\n".join(shown_line(line) for line in ordered)[:SEMANTIC_CHARS]
+    vector = query_vector(text) if text.strip() else None
+    if vector is None:
+        return {}
+    return load_vectors(Case.objects.filter(id__in=candidates)).case_scores(vector)
 
 
 def _term_patterns(term: Term) -> list[str]:

@@ -81,11 +81,10 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ),
     Extractor("env", r"\b((?:NCCL|CUDA|TORCH|NVIDIA|UCX|FI|OMPI)_[A-Z0-9_]{2,40})\b"),
     Extractor("exception", r"\b([A-Z][A-Za-z0-9]{2,60}(?:Error|Exception|Failure|Timeout))\b"),
-    Extractor(
-        "errno",
-        r"\b(ENOSPC|ENOMEM|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EIO|EDQUOT|"
-        r"EHOSTUNREACH|ENETUNREACH|EPIPE|ESTALE)\b",
-    ),
+    # The C library's symbolic error names (`logmatch` keeps the words `errnos` knows) and
+    # error numbers (`[Errno 28]`, `errno=110`), read as their names (28 is ENOSPC).
+    Extractor("errno", r"\b(E[A-Z0-9]{2,14})\b"),
+    Extractor("errno-number", r"\b[Ee]rrno\b\]?\s*[=:]?\s*-?(\d{1,3})\b"),
     Extractor("signal", r"\b(SIGSEGV|SIGBUS|SIGKILL|SIGABRT|SIGTERM)\b"),
     # Identifiers from code and logs: snake_case and camelCase names (function names in
     # stack dumps, kernel modules, flags), which say more about a failure than any word.

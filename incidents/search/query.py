@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from incidents.selectors.params import MAX_QUERY_CHARS  # the one query length limit
 
+from . import errnos
 from .text import STOP_WORDS, clean, join_apostrophes, stem, words
 
 MAX_GROUPS = 32
@@ -220,6 +221,28 @@ def _identifier_group(group: list[Atom]) -> tuple[str, str] | None:
     return None
 
 
+def errno_alternatives(code: str, number: str) -> list[Atom]:
+    """`errno 28` -> [`ENOSPC`, `No space left on device`]: the C library's symbolic name and
+    message of an error number (`errnos`), which is how cases and logs mostly say it."""
+    found = errnos.by_number(number) if code.lower() == "errno" else None
+    if found is None:
+        return []
+    message = Atom(tuple(words(found.message)))
+    return [Atom((found.name,)), *([message] if message.words and keeps_meaning(message) else [])]
+
+
+def errno_name_alternatives(atom: Atom) -> list[Atom]:
+    """`ENOSPC` -> [`errno 28`, `No space left on device`]: the number and message of a
+    symbolic error name, typed in capitals as printed (or lower case when 6+ letters long,
+    `enomem`, too long to be an ordinary word)."""
+    if len(atom.words) != 1 or not (atom.words[0].isupper() or len(atom.words[0]) >= 6):
+        return []
+    found = errnos.by_name(atom.words[0])
+    if found is None:
+        return []
+    return [Atom(("errno", str(found.number))), *errno_alternatives("errno", str(found.number))[1:]]
+
+
 def _code_words(lexicon: dict[tuple[str, ...], list[VocabTerm]]) -> set[str]:
     return set(CODE_WORDS) | {k[0] for k in lexicon if len(k) == 2 and k[0].isalpha() and k[1].isdigit()}
 
@@ -291,6 +314,12 @@ def expand_with_vocabulary(
                     if number in atom.words and key not in seen and keeps_meaning(atom):
                         seen.add(key)
                         alternatives.append(atom)
+            for atom in errno_alternatives(code, number):
+                key = tuple(w.lower() for w in atom.words)
+                if key not in seen:
+                    seen.add(key)
+                    alternatives.append(atom)
+                    name(lexicon.get(_form_key(atom.text()), []))
             result.append(alternatives)
             literal.append(list(group))
             i += 1
@@ -323,13 +352,17 @@ def expand_with_vocabulary(
                     atom = Atom(tuple(words(form)))
                     if atom.words and atom not in alternatives and keeps_meaning(atom):
                         alternatives.append(atom)
+            spelt = {tuple(w.lower() for w in a.words) for a in alternatives}
+            alternatives.extend(
+                a for a in errno_name_alternatives(span) if tuple(w.lower() for w in a.words) not in spelt
+            )
             result.append(alternatives)
             literal.append([span])
         else:
             kept = [atom for atom in group if not atom.says_nothing]
             parsed.dropped_stop_words.extend(a.text() for a in group if a.says_nothing)
             if kept:
-                result.append(kept)
+                result.append(kept + [a for k in kept for a in errno_name_alternatives(k) if a not in kept])
                 literal.append(kept)
         i = span_end
     parsed.groups = result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from .query import Atom, ParsedQuery, VocabTerm
+from .query import CODE_WORDS, Atom, ParsedQuery, VocabTerm
 from .text import words
 
 MIN_LENGTH = 4  # shorter words are too often codes (`dbe`, `xid`) to correct
@@ -37,8 +37,8 @@ def correct(
                 # has there (and become `switch`) while SQLite finds it: never correct them.
                 continue
             word = atom.words[0].lower()
-            if word in known_set:
-                continue
+            if word in known_set or word in CODE_WORDS:
+                continue  # `errno` is a code word, not a misspelt `error`
             close = difflib.get_close_matches(word, known, n=1, cutoff=CUTOFF)
             if close:
                 wanted[(index, atom.words[0])] = close[0]

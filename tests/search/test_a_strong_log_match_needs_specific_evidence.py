@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from incidents.search.logmatch import THRESHOLDS, Shared, read_log, specific_units
+from incidents.search.logmatch import THRESHOLDS, Shared, names_the_failure, read_log, specific_units
 
 pytestmark = pytest.mark.django_db
 
 TOTAL = 167  # published fixture cases; the shares below are of these
+ID, SYMPTOM = "token:identifier", "name:symptom"
 
 
 @pytest.mark.parametrize(
@@ -74,3 +75,20 @@ def test_a_rare_error_code_is_still_strong():
     hit = read_log(log).hits[0]
     assert hit.case.id in ("IL-0444", "IL-0523")
     assert hit.confidence == "strong"
+
+
+@pytest.mark.parametrize(
+    ("shared", "names"),
+    [
+        # Two code names: the same program ran, not the same failure.
+        ((Shared("output_dir", "token:identifier", 2), Shared("save_checkpoint", ID, 8)), False),
+        # One rare exception type alone: as often a coincidence as the failure.
+        ((Shared("FooBarError", "token:exception", 1),), False),
+        ((Shared("FooBarError", "token:exception", 1), Shared("save_checkpoint", ID, 8)), True),
+        ((Shared("Storage full", "pattern:symptom", 4), Shared("Control plane overload", SYMPTOM, 3)), True),
+        # A generic symptom and a component count for nothing.
+        ((Shared("Xid 79", "token:xid", 2), Shared("Training job failure", "pattern:symptom", 27)), False),
+    ],
+)
+def test_strong_needs_two_pieces_one_naming_the_failure(shared, names):
+    assert names_the_failure(shared, TOTAL) is names

@@ -33,6 +33,10 @@ ONE_SYMPTOM_ONLY = {
     "logs/kubelet-image-pull.log",
     "logs/nccl-tests-acs.log",  # an NCCL error and the ACSCtl flags of PCIe
     "logs/redis-cancel.log",
+    # Code names only (`distributed_c10d`, `pretrain_gpt`; `output_dir`, `save_checkpoint`):
+    # the same program ran, which does not say it failed the same way (`names_the_failure`).
+    "logs/deepspeed-pipe-broadcast.log",
+    "logs/deepspeed-save-hang.log",
 }
 
 

@@ -18,9 +18,9 @@ SEARCH_QUERIES = 16
 # Browsing (no query): the total, the page of cases, their term links, 10 facet counts.
 BROWSE_QUERIES = 13
 # Terms with case counts, number of published cases, token look-up in the full-text index,
-# (case, term) pairs of the found terms, the candidates' workloads, the hits' cases
-# (root cause joined), their term links.
-MATCH_LOG_QUERIES = 7
+# (case, term) pairs of the found terms, the candidates' workloads, the candidates' passage
+# vectors (the semantic order of near-ties), the hits' cases (root cause joined), their term links.
+MATCH_LOG_QUERIES = 8
 # Neighbour rows with their cases and root causes, their term links, the hand-made links.
 SIMILAR_QUERIES = 3
 
