@@ -220,7 +220,7 @@ NOT_SHOWN = {
     "ncclInternalError": "NCCL result 3; no case's NCCL failure was one",
     "ncclInvalidUsage": (
         "NCCL result 5; IL-0574's source (marin#6940) quotes its message `invalid usage` as a fragment, "
-        "but carrying it makes the eval's duplicate-GPU no-match log match IL-0574 strongly (see REVIEW.md)"
+        "which no pattern takes alone (it is a common phrase); the case states the error in words (see REVIEW.md)"
     ),
     "TCPStore timeout": "rendezvous failures; no case quotes a DistStoreError",
     "CrashLoopBackOff": "IL-0606 describes a crashloop in words, not the pod status",
