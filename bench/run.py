@@ -193,8 +193,8 @@ def database_url(backend: str, size: int) -> str:
 
 def holds_run(url: str, size: int) -> bool:
     """Whether the database at `url` already holds a finished import of `size` synthetic
-    cases (and the 10 more): for BENCH_REUSE, which measures the endpoints again without
-    importing again."""
+    cases (the 10 more may be missing): for BENCH_REUSE, which measures the endpoints again
+    without importing again."""
     result = subprocess.run(
         [
             sys.executable, "manage.py", "shell", "-c",
@@ -204,7 +204,7 @@ def holds_run(url: str, size: int) -> bool:
         cwd=ROOT, env=_environment(url), capture_output=True, text=True,
     )  # fmt: skip
     lines = result.stdout.strip().splitlines()
-    return not result.returncode and bool(lines) and lines[-1] == str(size + 10)
+    return not result.returncode and bool(lines) and lines[-1].isdigit() and int(lines[-1]) >= size
 
 
 def fresh_database(backend: str, size: int) -> str:

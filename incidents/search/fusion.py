@@ -118,12 +118,13 @@ def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Ca
         key=lambda c: (-semantic[c], c),
     )
     ids = list(lexical_rank) + above
+    semantic_rank = ranks.ranks(ids)
     candidates = []
     for case_id in ids:
         sem = semantic.get(case_id)
         values = features(
             lexical_rank.get(case_id),
-            ranks.rank(case_id),
+            semantic_rank.get(case_id),
             share.get(case_id, 0.0),
             sem or 0.0,
             ranks.top,
@@ -148,7 +149,7 @@ def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Ca
 
 
 class _SemanticRanks:
-    """Each case's rank in the semantic ranking (score descending, then case id), 1 first,
+    """Cases' ranks in the semantic ranking (score descending, then case id), 1 first,
     without sorting every case in Python: only the candidates' ranks are read, and the
     scores of every allowed case (N) are sorted once by numpy."""
 
@@ -157,14 +158,18 @@ class _SemanticRanks:
         self.ascending = np.sort(np.fromiter(semantic.values(), dtype=np.float64, count=len(semantic)))
         self.top = float(self.ascending[-1]) if len(self.ascending) else 0.0
 
-    def rank(self, case_id: str) -> int | None:
-        score = self.semantic.get(case_id)
-        if score is None:
-            return None
-        higher = len(self.ascending) - int(np.searchsorted(self.ascending, score, side="right"))
-        equal = int(np.searchsorted(self.ascending, score, side="right")) - int(
-            np.searchsorted(self.ascending, score, side="left")
-        )
-        if equal > 1:  # a tie (rare): the lower case id ranks first
-            higher += sum(1 for other, s in self.semantic.items() if s == score and other < case_id)
-        return higher + 1
+    def ranks(self, case_ids: list[str]) -> dict[str, int]:
+        """Case id -> rank, for those of `case_ids` with a semantic score."""
+        scored = [c for c in case_ids if c in self.semantic]
+        scores = np.fromiter((self.semantic[c] for c in scored), dtype=np.float64, count=len(scored))
+        after = np.searchsorted(self.ascending, scores, side="right")
+        equal = after - np.searchsorted(self.ascending, scores, side="left")
+        higher = len(self.ascending) - after
+        ranks = {}
+        for case_id, score, above, ties in zip(
+            scored, scores.tolist(), higher.tolist(), equal.tolist(), strict=True
+        ):
+            if ties > 1:  # a tie (rare): the lower case id ranks first
+                above += sum(1 for other, s in self.semantic.items() if s == score and other < case_id)
+            ranks[case_id] = above + 1
+        return ranks
