@@ -388,6 +388,9 @@ def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
     lua = str(HERE / "endpoint.lua")
     base_args = [wrk, "-t2", f"-c{connections}", "--timeout", "60s", "-s", lua, server.base + path]
     subprocess.run([*base_args[:1], "-d2s", *base_args[1:]], env=env, capture_output=True, text=True)
+    # The warm-up's requests still queued would otherwise be billed to the run (a slow
+    # endpoint then completed no request within it).
+    drain(server, connections)
     run = subprocess.run(
         [*base_args[:1], f"-d{seconds}s", *base_args[1:]], env=env, capture_output=True, text=True
     )
@@ -680,6 +683,8 @@ def target_table(report: dict) -> list[str]:
             try:
                 value = read(run)
             except (KeyError, TypeError, ZeroDivisionError):
+                value = None
+            if value is None:  # not measured, or no request completed within the run
                 cells.append("–")
                 continue
             ok = value >= limit if higher else value <= limit
