@@ -580,8 +580,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: r["endpoints"]["case JSON"]["ratio_to_floor"],
         0.7,
         True,
-        "7 ORM queries and DRF rendering per request against a floor of one `SELECT 1`; "
-        "caching the rendered document per store generation would close most of the gap",
+        "5 ORM queries (the case and its prefetches) and DRF rendering per request against a "
+        "floor of one `SELECT 1`; caching the rendered document per store generation would "
+        "close most of the gap",
     ),
     (
         "case HTML, ratio to floor",
@@ -595,8 +596,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: r["endpoints"]["search: with facets"]["latency_ms"]["p95"],
         50,
         False,
-        "13 queries, the query's embedding scored against every passage (O(N) numpy) and 7 "
-        "facet counts, in one sync thread per worker; more workers/servers, an ANN index",
+        "7 queries (the facets one grouped query over the matches), the query encoded by the "
+        "sentence model and scored against every passage (O(N) numpy), the lexical ranking "
+        "O(matches); 16 connections queue on 2 sync workers, so p95 is about 8 times the "
+        "service time: more cores or servers, an ANN index, cached query vectors",
     ),
     (
         "similar, p95 ms",
@@ -611,7 +614,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: r["endpoints"]["list, two facets"]["latency_ms"]["p95"],
         60,
         False,
-        "count, page and 7 facet counts over the filtered cases (O(matches))",
+        "count, page and one grouped facet query over the filtered cases (O(matches)); on "
+        "PostgreSQL the page query misjudges the slug-joined term filters and walks every "
+        "case by date (filtering by term ids would give it the per-term statistics)",
     ),
     (
         "200 KB log match, p50 ms",
@@ -663,7 +668,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         250,
         False,
         "the sentence model's weights for query encoding (about 90 MB) plus numpy and "
-        "the vectors of every case kept per worker",
+        "every case's passage vectors kept per worker (77 MB at 10,000 cases, ten times "
+        "that at 100,000): float16 vectors or an ANN index outside the worker",
     ),
 ]
 
