@@ -90,6 +90,22 @@ class Integer(QueryParam):
 
 
 @dataclass(frozen=True)
+class Flag(QueryParam):
+    """`true` or `false`, `default` when absent; anything else is refused (400)."""
+
+    openapi_type = OpenApiTypes.BOOL
+
+    default: bool = field(kw_only=True)
+
+    def openapi_options(self) -> dict[str, Any]:
+        return {**super().openapi_options(), "default": self.default}
+
+    def read(self, reader: ParamReader) -> bool:
+        default = "true" if self.default else "false"
+        return reader.choice(self.name, ("true", "false"), default=default) == "true"
+
+
+@dataclass(frozen=True)
 class Date(QueryParam):
     """A date as YYYY-MM-DD."""
 

@@ -143,7 +143,8 @@ class CaseListSerializer(ResponseSerializer):
     facets = serializers.DictField(
         child=FacetCountSerializer(many=True),
         help_text=f"For each facet ({', '.join(FILTER_FACETS)}) the counts over the whole result: "
-        "most frequent first, years newest first, scale bands smallest first.",
+        "most frequent first, years newest first, scale bands smallest first; empty with "
+        "`facets=false`.",
     )
     notes = serializers.ListField(
         child=serializers.CharField(), help_text="Remarks about the query, e.g. that it held only stop words."

@@ -31,7 +31,7 @@ from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
-from ..query import Date, FacetFilters, FieldList, Integer, QueryParam, QueryParams
+from ..query import Date, FacetFilters, FieldList, Flag, Integer, QueryParam, QueryParams
 from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
@@ -81,6 +81,11 @@ LIST_QUERY = QueryParams(
             maximum=MAX_PAGE_SIZE,
         ),
         fields_param(shapes.HIT_FIELDS, " for each case"),
+        Flag(
+            "facets",
+            "`false` leaves `facets` empty: a caller that shows no counts saves counting them.",
+            default=True,
+        ),
     ]
 )
 # The detail's top-level fields: the case document's, in schema order (as MCP get_incident's
@@ -217,6 +222,7 @@ class CaseListView(CaseCreateMixin, ApiView):
         page = reader.value("page")
         page_size = reader.value("page_size")
         fields = reader.value("fields")
+        facets = reader.value("facets")
         reader.finish()
         return self.answer(
             request,
@@ -226,6 +232,7 @@ class CaseListView(CaseCreateMixin, ApiView):
             page=page,
             page_size=page_size,
             fields=fields,
+            facets=facets,
         )
 
     @conditional_on_store()
@@ -239,9 +246,12 @@ class CaseListView(CaseCreateMixin, ApiView):
         page: int,
         page_size: int,
         fields: list[str] | None,
+        facets: bool,
     ) -> Response:
         offset = (page - 1) * page_size
-        results = search_cases(query=query, filters=filters, sort=sort, offset=offset, limit=page_size)
+        results = search_cases(
+            query=query, filters=filters, sort=sort, offset=offset, limit=page_size, facets=facets
+        )
         if page > 1 and offset >= results.total:
             last = max(1, -(-results.total // page_size))
             raise Http404(f"Page {page} is past the last page ({last}).")

@@ -15,6 +15,7 @@ Rows are written by `index.py` when cases are imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection
@@ -141,16 +142,23 @@ class Backend:
     def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
         raise NotImplementedError
 
-    def _factors(self, coordinate: list[list[Atom]], literal: list[list[Atom]]) -> tuple[str, list]:
+    def _factors(
+        self,
+        coordinate: list[list[Atom]],
+        literal: list[list[Atom]],
+        shared: Callable[[list[list[Atom]]], tuple[str, list]] | None = None,
+    ) -> tuple[str, list]:
         """SQL multiplying a score by coord² (share of `coordinate` groups matched) and by
-        `1 + LITERAL_BONUS * share of literal groups matched`."""
+        `1 + LITERAL_BONUS * share of literal groups matched` (each share's SQL from
+        `shared`, by default `_share`)."""
+        shares = shared or self._share
         sql, params = "1.0", []
         if len(coordinate) > 1 and COORD_POWER:
-            share, share_params = self._share(coordinate)
+            share, share_params = shares(coordinate)
             sql = " * ".join([share] * COORD_POWER)
             params = share_params * COORD_POWER
         if literal:
-            share, share_params = self._share(literal)
+            share, share_params = shares(literal)
             sql = f"{sql} * (1 + {LITERAL_BONUS} * {share})"
             params.extend(share_params)
         return f"({sql})", params
@@ -235,31 +243,38 @@ class SqliteBackend(Backend):
         literal=(),
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
-        coord, coord_params = self._factors(list(coordinate), list(literal))
-        share, share_params = self._share(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
-        literal_share, literal_params = self._share(list(literal)) if literal else (share, share_params)
+        # Each distinct group's matching cases are read once, as a table `g<n>`: the shares
+        # name a group up to four times (score and column, coordinate and literal), and a
+        # subquery in each place ran the full-text match again each time.
+        matched: dict[str, int] = {}
+
+        def shared(groups: list[list[Atom]]) -> tuple[str, list]:
+            parts = []
+            for group in groups:
+                number = matched.setdefault(self.expression(ParsedQuery(groups=[group])), len(matched))
+                parts.append(f"(CASE WHEN m.case_id IN g{number} THEN 1.0 ELSE 0.0 END)")
+            return f"(({' + '.join(parts)}) / {len(groups)}.0)", []
+
+        coord, _ = self._factors(list(coordinate), list(literal), shared)
+        share, _ = shared(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
+        literal_share, _ = shared(list(literal)) if literal else (share, [])
+        groups = "".join(
+            f", g{n} AS MATERIALIZED (SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
+            for n in range(len(matched))
+        )
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         candidate_sql, candidate_params = candidates
         # bm25() only works in the query that has the MATCH: rank there, join and count outside.
         sql = (
             f"WITH m AS MATERIALIZED (SELECT case_id, -bm25({SQLITE_TABLE}, {weights}) AS base"
-            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups}"
             f" SELECT m.case_id, m.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
             " FROM m JOIN incidents_case c ON c.id = m.case_id"
             f" WHERE m.case_id IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [
-            self.expression(parsed),
-            *coord_params,
-            *boost_params,
-            *share_params,
-            *literal_params,
-            *candidate_params,
-            limit,
-            offset,
-        ]
+        params = [self.expression(parsed), *matched, *boost_params, *candidate_params, limit, offset]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()

@@ -52,13 +52,14 @@ def search_cases(
     cases citing one of them (in `references` or `sources`) are searched, the rest of the
     query ranks them, and a note says so.
 
-    Queries (fixed whatever the number of cases): with a query 13 (one more when a word
+    Queries (fixed whatever the number of cases): with a query 7 (one more when a word
     is close to a vocabulary word but not one: whether any case has it) - vocabulary with
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
-    their terms, 10 facet counts (none when nothing matches; one more query to order the
-    matches by date when `sort` is newest or oldest); a query that only excludes words:
-    11; no query: 10. `facets=False` (callers that show no counts) leaves `facets` empty
-    and saves the 10 facet queries.
+    their terms, the facet counts (one grouped query, none when nothing matches; one more
+    query to order the matches by date when `sort` is newest or oldest); a query that only
+    excludes words: 5; no query: 4 (the total and the facet counts of every published case
+    from the store cache when it is on). `facets=False` (callers that show no counts)
+    leaves `facets` empty and saves the facet query.
     """
     request = SearchRequest(
         query=query, filters=filters, sort=sort, offset=offset, limit=limit, facets=facets

@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 from .backends import RankedRow
 from .results import Confidence
 
@@ -110,12 +112,13 @@ def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Ca
     share = {row.case_id: row.share for row in lexical}
     literal = {row.case_id: row.literal_share for row in lexical}
     semantic = semantic or {}
-    ordered = sorted(semantic, key=lambda c: (-semantic[c], c))
-    semantic_rank = {case_id: rank for rank, case_id in enumerate(ordered, start=1)}
-    top = semantic[ordered[0]] if ordered else 0.0
-    ids = list(lexical_rank) + [
-        c for c in ordered if c not in lexical_rank and semantic[c] >= SEMANTIC_CANDIDATE
-    ]
+    ranks = _SemanticRanks(semantic)
+    above = sorted(
+        (c for c, score in semantic.items() if score >= SEMANTIC_CANDIDATE and c not in lexical_rank),
+        key=lambda c: (-semantic[c], c),
+    )
+    ids = list(lexical_rank) + above
+    semantic_rank = ranks.ranks(ids)
     candidates = []
     for case_id in ids:
         sem = semantic.get(case_id)
@@ -124,7 +127,7 @@ def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Ca
             semantic_rank.get(case_id),
             share.get(case_id, 0.0),
             sem or 0.0,
-            top,
+            ranks.top,
             literal.get(case_id, 0.0),
         )
         p = probability(values)
@@ -143,3 +146,30 @@ def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Ca
         )
     candidates.sort(key=lambda c: (not c.is_match, -c.fused, c.lexical_rank or 10**9, c.case_id))
     return candidates
+
+
+class _SemanticRanks:
+    """Cases' ranks in the semantic ranking (score descending, then case id), 1 first,
+    without sorting every case in Python: only the candidates' ranks are read, and the
+    scores of every allowed case (N) are sorted once by numpy."""
+
+    def __init__(self, semantic: dict[str, float]):
+        self.semantic = semantic
+        self.ascending = np.sort(np.fromiter(semantic.values(), dtype=np.float64, count=len(semantic)))
+        self.top = float(self.ascending[-1]) if len(self.ascending) else 0.0
+
+    def ranks(self, case_ids: list[str]) -> dict[str, int]:
+        """Case id -> rank, for those of `case_ids` with a semantic score."""
+        scored = [c for c in case_ids if c in self.semantic]
+        scores = np.fromiter((self.semantic[c] for c in scored), dtype=np.float64, count=len(scored))
+        after = np.searchsorted(self.ascending, scores, side="right")
+        equal = after - np.searchsorted(self.ascending, scores, side="left")
+        higher = len(self.ascending) - after
+        ranks = {}
+        for case_id, score, above, ties in zip(
+            scored, scores.tolist(), higher.tolist(), equal.tolist(), strict=True
+        ):
+            if ties > 1:  # a tie (rare): the lower case id ranks first
+                above += sum(1 for other, s in self.semantic.items() if s == score and other < case_id)
+            ranks[case_id] = above + 1
+        return ranks

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from incidents import store_cache
 from incidents.models import Case, CaseQuerySet, Facet
+from incidents.selectors.stats import published_count
 
 from .backends import get_backend
 from .facets import facet_counts
@@ -30,17 +32,25 @@ Counts = Callable[[CaseQuerySet], dict[str, list[FacetCount]]]
 
 def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     """The results of `plan` ranked as `ranking`. Queries: for a ranked plan the snippets,
-    the page's cases and their terms (3), and 10 facet counts (none when nothing matches);
-    for a listing the page's cases and their terms, the count and 10 facet counts (none
-    when `plan.facets` is False)."""
+    the page's cases and their terms (3), and the facet counts (1; none when nothing
+    matches); for a listing the page's cases and their terms, the count and the facet
+    counts (4). No facet count when `plan.facets` is False. Browsing every published case,
+    the count and the facet counts (over every case) come from the store cache when it is on
+    (`store_cache.cached`: computed once per store generation)."""
     counts: Counts = facet_counts if plan.facets else _no_facet_counts
     notes = list(plan.notes)
     if ranking.listing is not None:
-        listed = ranking.listing.with_summary()[plan.offset : plan.offset + plan.limit]
+        listing = ranking.listing
+        listed = listing.with_summary()[plan.offset : plan.offset + plan.limit]
+        if plan.kind == "browse" and plan.whole:
+            total = published_count()
+            facets = store_cache.cached("published-facets", lambda: counts(listing)) if plan.facets else {}
+        else:
+            total, facets = listing.count(), counts(listing)
         return SearchResults(
             hits=[SearchHit(case=c, score=None, snippet=None) for c in listed],
-            total=ranking.listing.count(),
-            facets=counts(ranking.listing),
+            total=total,
+            facets=facets,
             notes=notes,
             browsing=plan.kind == "browse",
         )

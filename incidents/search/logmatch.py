@@ -27,6 +27,7 @@ import re2
 
 from incidents.codes import natural_key
 from incidents.models import Case, CaseTerm, Facet, Term
+from incidents.selectors.stats import published_count
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from . import encoder, errnos
@@ -489,7 +490,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     if not term_evidence and not token_evidence:
         return reading([])
 
-    total = max(Case.objects.published().count(), 1)
+    total = max(published_count(), 1)
     signature: dict[str, float] = {}
     signature_count: dict[str, int] = {}
     context: dict[str, float] = {}

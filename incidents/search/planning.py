@@ -165,6 +165,7 @@ def _unfiltered(filters: CaseFilters | None) -> bool:
         or any(filters.exclude.values())
         or filters.published_after
         or filters.published_before
+        or filters.bounds
     )
 
 

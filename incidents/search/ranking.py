@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models.expressions import RawSQL
 
 from incidents import store_cache
@@ -64,11 +65,19 @@ def rank(plan: SearchPlan) -> Ranking:
     vector = query_vector(semantic_text(plan.query))
     semantic = None
     if vector is not None:
-        # Unfiltered, every search reads the same N vectors: kept in this process per store
-        # generation instead of read and decoded again (about 8 MB at 10,000 cases).
+        # Every search reads the same vectors: kept in this process per store generation
+        # instead of read and decoded again. Filtered, the process's vectors are scored and
+        # kept to the allowed cases (one query for their ids), rather than reading the
+        # allowed cases' vectors again on every request (most of the store for a broad filter).
         every = not parsed.excluded and plan.whole
-        vectors = store_cache.local("vectors", load_vectors) if every else load_vectors(allowed)
-        semantic = vectors.case_scores(vector)
+        if every:
+            semantic = store_cache.local("vectors", load_vectors).case_scores(vector)
+        elif settings.STORE_CACHE:
+            ids = set(allowed.order_by().values_list("id", flat=True))
+            scores = store_cache.local("vectors", load_vectors).case_scores(vector)
+            semantic = {case_id: score for case_id, score in scores.items() if case_id in ids}
+        else:
+            semantic = load_vectors(allowed).case_scores(vector)
     ranked = fuse(rows, semantic)
     matches = [c for c in ranked if c.is_match]
     weak = ranked[len(matches) :]

@@ -106,7 +106,9 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
             continue
         if len(suggestions) == MAX_SUGGESTIONS:
             break
-        total = search_cases(query=other.q, filters=other.filters(), sort=other.effective_sort, limit=0).total
+        total = search_cases(
+            query=other.q, filters=other.filters(), sort=other.effective_sort, limit=0, facets=False
+        ).total
         suggestions.append(Suggestion(text, url, total))
     # Only ways out that lead somewhere, the widest first.
     return sorted((s for s in suggestions if s.total), key=lambda s: -s.total)

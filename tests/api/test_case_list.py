@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from .conftest import assert_matches_schema
 from .fixture_facts import has_symptom, ids_where, published_documents
@@ -171,3 +173,22 @@ def test_a_query_combines_with_filters(client):
     assert found and "IL-0428" not in found
     documents = {d["id"]: d for d in published_documents()}
     assert all(documents[i]["organization"] != "BigScience" for i in found)
+
+
+def test_facets_false_leaves_the_counts_out_and_saves_their_query(client):
+    with CaptureQueriesContext(connection) as counted:
+        full = client.get("/api/cases/?q=NCCL+timeout").json()
+    with CaptureQueriesContext(connection) as skipped:
+        response = client.get("/api/cases/?q=NCCL+timeout&facets=false")
+    assert response.status_code == 200
+    assert_matches_schema(response, "/api/cases/")
+    body = response.json()
+    assert body["facets"] == {}
+    assert full["facets"]["symptom"]
+    # The same cases and total, one grouped facet query fewer.
+    assert [r["id"] for r in body["results"]] == [r["id"] for r in full["results"]]
+    assert body["count"] == full["count"]
+    assert len(skipped.captured_queries) == len(counted.captured_queries) - 1
+    assert client.get("/api/cases/?q=NCCL+timeout&facets=true").json()["facets"] == full["facets"]
+    [error] = client.get("/api/cases/?facets=no").json()["errors"]
+    assert (error["parameter"], error["value"]) == ("facets", "no")

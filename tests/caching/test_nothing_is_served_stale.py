@@ -91,3 +91,31 @@ def test_with_the_store_cache_off_nothing_is_cached(settings):
     with CaptureQueriesContext(connection) as captured:
         selectors.store_version()
     assert len(captured.captured_queries) == 2
+
+
+def browse_counts(client) -> tuple[int, int, int]:
+    """The case list's total and its `nccl-timeout` symptom count (browsing every case), and
+    the stats' total."""
+    body = client.get("/api/cases/").json()
+    symptom = next(f["count"] for f in body["facets"]["symptom"] if f["value"] == "nccl-timeout")
+    return body["count"], symptom, client.get("/api/stats").json()["total"]
+
+
+def test_an_import_moves_the_browse_counts_and_the_stats_at_once(client, store_cache_on, tmp_path):
+    # Browsing every case, the total and the facet counts are counted once per store
+    # generation, as are the stats: an import must show in the next answer, not a stale one.
+    total, symptom, stats_total = browse_counts(client)
+    with CaptureQueriesContext(connection) as captured:
+        assert browse_counts(client) == (total, symptom, stats_total)
+    # Served from the cache the second time: no count over every case, no facet query.
+    assert not [q for q in captured.captured_queries if "COUNT(" in q["sql"].upper()]
+    paths = write_cases(
+        tmp_path,
+        [
+            synthetic_case(n, symptoms={"description": "Watchdog fired.", "tags": ["NCCL timeout"]})
+            for n in (3, 4)
+        ],
+    )
+    import_case_files(paths=paths)
+
+    assert browse_counts(client) == (total + 2, symptom + 2, stats_total + 2)

@@ -131,3 +131,17 @@ def test_scale_bands_count_cases_by_accelerator_count():
     assert sorted(h.case.id for h in results.hits) == expected
     assert set(counts(results, "scale")) == {"10000-plus", "under-64"}
     assert sum(counts(results, "scale").values()) == results.total == len(expected)
+
+
+@pytest.mark.parametrize("query", ["", "GPU hang", "NCCL timeout"])
+def test_a_bound_alone_keeps_every_hit_and_count_within_it(query):
+    # A numeric bound is a filter like any other: neither the semantic candidates, nor the
+    # total and the facet counts (counted once per store for the unfiltered list) may come
+    # from the cases outside it.
+    bounded = CaseFilters(bounds={"min_accelerators": 1024})
+    results = search_cases(query=query, filters=bounded, limit=100)
+    within = {d["id"] for d in published_documents() if (d["environment"]["accelerator_count"] or 0) >= 1024}
+    assert results.hits
+    assert {h.case.id for h in [*results.hits, *results.partial_hits]} <= within
+    assert results.total <= len(within)
+    assert sum(counts(results, "scale").values()) == results.total

@@ -12,11 +12,12 @@ from tests.factories import synthetic_case
 pytestmark = pytest.mark.django_db
 
 # With a query: vocabulary with case counts, the lexical ranking, the stored embeddings,
-# snippets, the page's cases (root cause joined), their term links, and 10 facet counts (five
-# term facets, organization, year, accelerator, scale bands, error codes).
-SEARCH_QUERIES = 16
-# Browsing (no query): the total, the page of cases, their term links, 10 facet counts.
-BROWSE_QUERIES = 13
+# snippets, the page's cases (root cause joined), their term links, and the facet counts
+# (one grouped query over the matches for every facet; it was one query per facet, 10).
+SEARCH_QUERIES = 7
+# Browsing (no query): the total, the page of cases, their term links, the facet counts
+# (one grouped query; it was 10).
+BROWSE_QUERIES = 4
 # Terms with case counts, number of published cases, token look-up in the full-text index,
 # (case, term) pairs of the found terms, the candidates' workloads, the candidates' passage
 # vectors (the semantic order of near-ties), the hits' cases (root cause joined), their term links.
