@@ -248,3 +248,34 @@ def test_the_form_answers_the_same(client):
     response = client.get("/affected/", {"versions": "NCCLX 2.19.3"})
     assert response.status_code == 400
     assert "NCCLX: unknown component (nearest: NCCL)" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_redis_py_ranges_follow_both_advisories(client):
+    # IL-0454: CVE-2023-28858 (pipelines) was fixed in 4.3.6 / 4.4.3 / 4.5.3, CVE-2023-28859
+    # (every other command) only in 4.4.4 / 4.5.4; both advisories start at 4.2.0. The ChatGPT
+    # outage ran on the version redis-py #2624 reports, 4.5.1, inside both.
+    body = post(client, {"redis-py": "4.5.1"}).json()
+    assert body["checked"] == {"redis-py": "4.5.1"}
+    matches = [(m["case"]["id"], m["why"], m["fixed"]) for m in body["affected"]]
+    assert matches == [
+        ("IL-0454", "introduced 4.5.0 <= 4.5.1 < fixed 4.5.3", "4.5.3"),
+        ("IL-0454", "introduced 4.5.0 <= 4.5.1 < fixed 4.5.4", "4.5.4"),
+    ]
+    # The pipeline-only fix leaves the second advisory's range open.
+    found, _ = affected_ids(client, {"redis (Python client)": "4.5.3"})
+    assert found == ["IL-0454"]
+    for version in ("4.5.4", "4.4.4", "4.1.4"):  # the complete fixes; before 4.2.0
+        found, possible = affected_ids(client, {"redis-py": version})
+        assert "IL-0454" not in found + possible, version
+
+
+@pytest.mark.django_db
+def test_fa4_betas_before_the_block_sparse_fix_are_affected(client):
+    # IL-0490: Marin PR #8741 moved FA4 off beta16 for the race; the fix "landed in beta26".
+    body = post(client, {"FA4": "4.0.0b20"}).json()
+    [race] = [m for m in body["affected"] if m["case"]["id"] == "IL-0490"]
+    assert race["why"] == "earliest listed 4.0.0b16 <= 4.0.0b20 < fixed 4.0.0b26"
+    assert race["fixed"] == "4.0.0b26"
+    found, possible = affected_ids(client, {"FA4": "4.0.0b26"})
+    assert "IL-0490" not in found + possible
