@@ -46,4 +46,4 @@ def test_an_unknown_code_names_the_nearest_and_where_all_are(mcp):
     message = mcp.error("list_incidents", error_code="Xid 97")
     assert message.startswith("Unknown error_code 'Xid 97'. Nearest: ")
     assert "xid-79 (Xid 79)" in message
-    assert message.endswith(f"Give the line to explain_error; all 46: {settings.SITE_URL}/codes/.")
+    assert message.endswith(f"Give the line to explain_error; all 47: {settings.SITE_URL}/codes/.")

@@ -217,6 +217,7 @@ NOT_SHOWN = {
     "cudaErrorIllegalAddress": "IL-0532 names an illegal memory access in prose, but no case quotes CUDA error 700",
     "IBV_WC_RNR_RETRY_EXC_ERR": "IB completion status 13; the cases' IB failures are status 12",
     "IBV_WC_LOC_PROT_ERR": "IB completion status 4 (GPUDirect registration); no case saw one",
+    "IBV_WC_WR_FLUSH_ERR": "IB completion status 5, the flush that follows an earlier failure; no case quotes one",
     "ncclInternalError": "NCCL result 3; no case's NCCL failure was one",
     "ncclInvalidUsage": (
         "NCCL result 5; IL-0574's source (marin#6940) quotes its message `invalid usage` as a fragment, "
@@ -234,6 +235,11 @@ NOT_SHOWN = {
 # pasted in a public issue (its URL first). Cut only at the ends, where a timestamp, host or
 # log prefix went (noted); a title's "[Bug]: " tag dropped likewise.
 PUBLIC_LINES = [
+    (  # a DeepEP multi-node test through PyTorch, as the reporter pasted it
+        "https://github.com/deepseek-ai/DeepEP/issues/106",
+        "NET/IB : Got completion from peer 172.21.17.89<38536> with error 5, opcode 48, len 32710, vendor err 249",
+        ["IBV_WC_WR_FLUSH_ERR", "NET/IB completion error"],
+    ),
     (  # PyTorch's error as the commenter pasted it
         "https://github.com/NVIDIA/nccl/issues/934",
         "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1347, remote process exited or there was a network error, NCCL version 2.18.5",
@@ -436,12 +442,13 @@ def test_codes_without_a_real_line_are_found_in_their_documented_format(line, co
     assert CODES.find(line) == codes
 
 
-# Completion lines whose status is not 12, 13 or 4 (nor a number that starts with one): NCCL's
+# Completion lines whose status is not 12, 13, 4 or 5 (nor a number that starts with one): NCCL's
 # line is tagged, no status is.
 STATUS_NEAR_MISSES = [
     "Got completion from peer with error 120",
     "NET/IB : Got completion from peer 10.0.0.2<4433> with status=120 opcode=0",
     "NET/IB : Got completion with error 44, opcode 1, len 0",
+    "NET/IB : Got completion from peer 10.0.0.2<4433> with error 52, opcode 48, len 0, vendor err 249",
     "NET/IB : Got completion from peer 10.0.0.2<4433> with status=1 opcode=0 len=0 vendor err 105",
 ]
 
@@ -481,11 +488,16 @@ FORMAT_VARIANTS = [
         "NCCL WARN NET/IB: Got completion from peer node20<57713> with status=4 opcode=0 len=0 vendor err 81 (Send) hca mlx5_0",
         ["IBV_WC_LOC_PROT_ERR", "NET/IB completion error"],
     ),
-    # an IB status no term covers: the NCCL line is still tagged
+    # an IB status no term covers (10, remote access): the NCCL line is still tagged
     (
-        "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4433> with status=5 opcode=32656 len=0 vendor err 249 (Recv)",
+        "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4433> with status=10 opcode=32656 len=0 vendor err 136 (Recv)",
         ["NET/IB completion error"],
     ),
+    (
+        "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4433> with status=5 opcode=32656 len=0 vendor err 249 (Recv)",
+        ["IBV_WC_WR_FLUSH_ERR", "NET/IB completion error"],
+    ),
+    ("Error on QP 0x1a2 wqe[012]: Work Request Flushed Error (synd 0x5 vend 0xf9)", ["IBV_WC_WR_FLUSH_ERR"]),
     (
         "ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
         ["IBV_WC_RETRY_EXC_ERR"],
