@@ -408,4 +408,4 @@ class ScaleRow(models.Model):
 
 # Derived search data lives with the search module; importing it here registers the model.
 from .proposals.models import Proposal  # noqa: E402, F401
-from .search.models import CaseNeighbour  # noqa: E402, F401
+from .search.models import CaseNeighbour, CaseProfile  # noqa: E402, F401
