@@ -5,7 +5,9 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterable
+import gc
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,7 +110,22 @@ def import_case_files(
             terms_written=0,
             warnings=texts,
         )
-    return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+    with _documents_set_aside():
+        return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+
+
+@contextmanager
+def _documents_set_aside() -> Iterator[None]:
+    """Keep the garbage collector off the loaded documents while they are written: they live
+    for the whole import, yet every full collection walked all of them (and the model
+    objects of each batch) again; at 10,000 cases that was about a sixth of the import.
+    `gc.freeze` sets everything alive now aside until the import ends."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _duplicate_warnings(new_items: list[LoadedDocument]) -> list[tuple[str, str]]:

@@ -27,7 +27,8 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
     backend.delete(ids)
     rows = []
     for start in range(0, len(ids), 500):
-        batch = Case.objects.filter(id__in=ids[start : start + 500]).with_document()
+        # Only what the index columns read: the sources and links of a document are not.
+        batch = Case.objects.filter(id__in=ids[start : start + 500]).with_index_text()
         rows = [(case.id, index_columns(case)) for case in batch]
         backend.write(rows)
     backend.after_bulk_write(len(ids))
