@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 from collections.abc import Callable, Collection, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from .models import (
 )
 from .problems import CaseImportError, ImportProblem
 from .references import case_keys, normalised_reference
-from .search import index
+from .search import deferred, index
 from .selectors.spelling import spelling_key
 from .validation import (
     LoadedDocument,
@@ -66,6 +66,7 @@ def import_case_files(
     vocab_paths: Iterable[str | Path] = (),
     dry_run: bool = False,
     strict: bool = False,
+    defer_neighbours: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
@@ -73,6 +74,8 @@ def import_case_files(
     written then. With `dry_run` everything is validated and nothing is written. A new case
     that looks like a stored one (`duplicates.batch_duplicates`: the same source URL or
     near-identical text) is a warning naming both ids; with `strict` it is a problem.
+    With `defer_neighbours`, an import that changes most of the library leaves the
+    similar-case lists to `similarity.rebuild_neighbours` (see `search/deferred.py`).
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
@@ -110,7 +113,7 @@ def import_case_files(
             terms_written=0,
             warnings=texts,
         )
-    with _documents_set_aside():
+    with _documents_set_aside(), deferred.later() if defer_neighbours else nullcontext():
         return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
 
 

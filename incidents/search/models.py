@@ -71,6 +71,9 @@ class CaseProfile(models.Model):
     counts = models.JSONField(default=dict)  # stemmed word -> occurrences
     surface = models.JSONField(default=dict)  # stemmed word -> first spelling, when it differs
     embedding = models.BinaryField(null=True)  # unit mean of the passage vectors, float32
+    # Its stored neighbour list waits for `manage.py rebuild_search --neighbours` (a first
+    # bulk import left it to that step); `similar_cases` computes it on the fly meanwhile.
+    neighbours_pending = models.BooleanField(default=False)
 
     class Meta:
         app_label = "incidents"

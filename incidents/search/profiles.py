@@ -80,9 +80,9 @@ def refresh(case_ids: Iterable[str]) -> dict[str, Profile]:
             profile.embedding = embeddings.get(case_id)
             fresh[case_id] = profile
             vector = None if profile.embedding is None else profile.embedding.astype(np.float32).tobytes()
-            rows.append((case_id, dict(profile.counts), profile.surface, vector))
+            rows.append((case_id, dict(profile.counts), profile.surface, vector, False))
         CaseProfile.objects.filter(case_id__in=batch).delete()
-        insert_rows(CaseProfile, ("case_id", "counts", "surface", "embedding"), rows)
+        insert_rows(CaseProfile, ("case_id", "counts", "surface", "embedding", "neighbours_pending"), rows)
     return fresh
 
 

@@ -50,10 +50,12 @@ from django.db import transaction
 from django.db.models import Prefetch
 from scipy import sparse
 
+from incidents import store_cache
 from incidents.bulk_sql import insert_rows
+from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
-from . import profiles
+from . import deferred, profiles
 from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates
 from .profiles import Profile
@@ -227,13 +229,17 @@ def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> l
 
 @transaction.atomic
 def rebuild_neighbours() -> int:
-    """Recompute every published case's neighbours (O(N²) pairs). Returns rows written."""
+    """Recompute every published case's neighbours (O(N²) pairs). Returns rows written.
+    Holds the case-write lock: an import committing meanwhile would miss its lists."""
+    serialize_case_writes()
     fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True))
     corpus = _Corpus(_published_profiles(fresh))
     CaseNeighbour.objects.all().delete()
-    return _write_rows(
+    written = _write_rows(
         row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
     )
+    deferred.done()
+    return written
 
 
 @transaction.atomic
@@ -243,10 +249,20 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     Incremental: see the module docstring for what is recomputed and its cost.
     """
     changed = set(case_ids)
-    corpus = _Corpus(_published_profiles(profiles.refresh(changed)))
+    fresh = profiles.refresh(changed)
+    if deferred.pending():
+        # A full rebuild is waiting and will include these; until then their lists are
+        # computed on the fly, as every pending one is.
+        CaseNeighbour.objects.filter(case_id__in=changed).delete()
+        deferred.mark(changed)
+        return
+    corpus = _Corpus(_published_profiles(fresh))
     if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
-        # Most cases changed (a first import): scoring each pair once is cheaper.
         CaseNeighbour.objects.all().delete()
+        if deferred.allowed():
+            deferred.mark()  # a first bulk import: the lists are a step of their own
+            return
+        # Most cases changed (a first import): scoring each pair once is cheaper.
         _write_rows(
             row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
         )
@@ -434,7 +450,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         .order_by("rank")[: NEIGHBOURS if without_hand_linked else shown]
     )
     if not rows:
-        return []
+        if not deferred.pending_for(case.id):
+            return []
+        rows = _on_the_fly(case)[: NEIGHBOURS if without_hand_linked else shown]
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
     if without_hand_linked:
         rows = [row for row in rows if row.neighbour_id not in linked][:shown]
@@ -455,3 +473,29 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         )
         for row in rows
     ]
+
+
+def _on_the_fly(case: Case) -> list[CaseNeighbour]:
+    """`case`'s neighbour rows (unsaved, best first) while its stored list is pending
+    (`deferred.py`): scored against every published profile as `rebuild_neighbours` will
+    score it. The corpus is built once per store generation in each process (O(N) rows)."""
+    corpus = store_cache.local("similarity-corpus", lambda: _Corpus(_published_profiles()))
+    profile = corpus.profiles.get(case.id)
+    if profile is None:
+        return []
+    found = _rows_for(corpus, case.id, corpus.best(profile))
+    cases = (
+        Case.objects.filter(id__in=[row[1] for row in found], status=Case.Status.PUBLISHED)
+        .select_related("root_cause_category")
+        .prefetch_related(
+            Prefetch("term_links", queryset=CaseTerm.objects.select_related("term").order_by("position"))
+        )
+        .in_bulk()
+    )
+    rows = []
+    for row in found:
+        values = dict(zip(NEIGHBOUR_COLUMNS, row, strict=True))
+        neighbour = cases.get(values.pop("neighbour_id"))
+        if neighbour is not None:
+            rows.append(CaseNeighbour(**values, neighbour=neighbour))
+    return rows
