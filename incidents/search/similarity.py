@@ -22,13 +22,15 @@ deployment does not have (no pgvector on the target machines) and still not give
 
 They are updated when cases are imported (`update_neighbours`, called by
 `search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
-cases and m changed ones, the profiles of all N cases are built (O(N) rows and text, two
-queries of plain values), the m changed cases are scored against every case by matrix
+cases and m changed ones, the m changed profiles are computed and stored and the other
+N read from their stored rows (`profiles.py`: O(N) small rows, no text), the m changed cases are scored against every case by matrix
 products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
 changed case keeps its best, and only the other lists a changed case can enter (its score
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
 neighbour without a replacement is recomputed in full (one more row of products).
-When most cases changed (a first import) every case's row is computed, a block at a time.
+When most cases changed (a first import) every case's row is computed, a block at a time,
+or, when the import allows it, left to `rebuild_neighbours` as a step of its own
+(`deferred.py`; `similar_cases` computes a pending list on the fly meanwhile).
 Either way, only the candidates near the top of each row are scored by `compare`, so the
 stored scores are exactly the one-pair ones. Every pair is still looked at (O(N²) cheap
 products): `make bench` measures how far that carries (bench/report.md).
@@ -435,7 +437,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
     `without_hand_linked` is left out and the next computed neighbour takes its place (what
     the case page, `/api/cases/{id}/similar` and MCP `similar_incidents` show, so that a case
     an editor linked is listed once, under related). Raises nothing for a case without
-    neighbours: the list is empty.
+    neighbours: the list is empty. A case whose list is pending after a first bulk import
+    (`deferred.py`) gets it computed on the fly: one more query, and the corpus of every
+    profile once per store generation in each process.
     """
     shown = max(0, min(limit, NEIGHBOURS))
     rows = list(
