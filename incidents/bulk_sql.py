@@ -23,7 +23,8 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     """Insert `rows` (tuples in `columns` order; `columns` are attnames such as `case_id`)
     into `model`'s table. Returns rows written. Raises the database's IntegrityError as
     `bulk_create` would."""
-    fields = [model._meta.get_field(_field_name(model, column)) for column in columns]
+    by_attname = {field.attname: field for field in model._meta.concrete_fields}
+    fields = [by_attname[column] for column in columns]
     convert = [
         (i, field)
         for i, field in enumerate(fields)
@@ -51,10 +52,3 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
             cursor.executemany(sql, chunk)
             written += len(chunk)
     return written
-
-
-def _field_name(model: type[models.Model], column: str) -> str:
-    for field in model._meta.concrete_fields:
-        if field.attname == column:
-            return field.name
-    return column

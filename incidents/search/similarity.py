@@ -21,9 +21,10 @@ O(N) comparisons per page view; an ANN index would need a vector extension that 
 deployment does not have (no pgvector on the target machines) and still not give reasons.
 
 They are updated when cases are imported (`update_neighbours`, called by
-`search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
-cases and m changed ones, the m changed profiles are computed and stored and the other
-N read from their stored rows (`profiles.py`: O(N) small rows, no text), the m changed cases are scored against every case by matrix
+`search.index.cases_written` from the import service, inside its transaction)
+incrementally: with N published cases and m changed ones, the m changed profiles are
+computed and stored and the other N read from their stored rows (`profiles.py`: O(N)
+small rows, no text), the m changed cases are scored against every case by matrix
 products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
 changed case keeps its best, and only the other lists a changed case can enter (its score
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
@@ -251,14 +252,14 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     Incremental: see the module docstring for what is recomputed and its cost.
     """
     changed = set(case_ids)
-    fresh = profiles.refresh(changed)
+    refreshed = profiles.refresh(changed)
     if deferred.pending():
         # A full rebuild is waiting and will include these; until then their lists are
         # computed on the fly, as every pending one is.
         CaseNeighbour.objects.filter(case_id__in=changed).delete()
         deferred.mark(changed)
         return
-    corpus = _Corpus(_published_profiles(fresh))
+    corpus = _Corpus(_published_profiles(refreshed))
     if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
         CaseNeighbour.objects.all().delete()
         if deferred.allowed():
