@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0012_caseterm_derived_error_codes'),
+        ('incidents', '0013_search_keeps_stop_words'),
     ]
 
     operations = [
