@@ -90,8 +90,9 @@ def published(fresh: dict[str, Profile] | None = None) -> list[Profile]:
     """Profiles of every published case, by id: `fresh` ones (from `refresh`) as given, the
     others from their stored rows (or their text, when none is stored). Terms from the
     term rows, without organization and accelerator (who reported a case and on which
-    chip are not the failure, see `ALIAS_FACETS`). Queries: 3, one per `BATCH` stored
-    profiles read, and 2 when some are missing."""
+    chip are not the failure, see `ALIAS_FACETS`). Queries: 3 (root causes, terms, stored
+    rows), and with `fresh` one more plus one per `BATCH` other stored rows; 2 more when
+    some profiles are missing."""
     fresh = fresh or {}
     cases = Case.objects.published()
     roots: dict[str, tuple[str, str, str]] = {}
@@ -107,11 +108,17 @@ def published(fresh: dict[str, Profile] | None = None) -> list[Profile]:
     ):
         terms.setdefault(case_id, {})[(facet, slug)] = name
     found: dict[str, Profile] = {cid: p for cid, p in fresh.items() if cid in roots}
-    # Stored rows only for the cases not just refreshed (decoding JSON is the cost here).
-    wanted = [cid for cid in CaseProfile.objects.filter(case__in=cases).values_list("case_id", flat=True)]
-    wanted = [cid for cid in wanted if cid not in found]
-    for start in range(0, len(wanted), BATCH):
-        rows = CaseProfile.objects.filter(case_id__in=wanted[start : start + BATCH])
+    if found:
+        # Stored rows only for the cases not just refreshed (decoding JSON is the cost here).
+        wanted = list(CaseProfile.objects.filter(case__in=cases).values_list("case_id", flat=True))
+        wanted = [case_id for case_id in wanted if case_id not in found]
+        reads = [
+            CaseProfile.objects.filter(case_id__in=wanted[at : at + BATCH])
+            for at in range(0, len(wanted), BATCH)
+        ]
+    else:
+        reads = [CaseProfile.objects.filter(case__in=cases)]
+    for rows in reads:
         for case_id, counts, surface, vector in rows.values_list("case_id", "counts", "surface", "embedding"):
             embedding = None if vector is None else np.frombuffer(bytes(vector), dtype=np.float32)
             found[case_id] = Profile(
