@@ -241,6 +241,11 @@ def _environment(url: str) -> dict[str, str]:
     }
 
 
+def _neighbour_seconds(run: dict) -> str:
+    step = run.get("neighbours_step")  # reports written before the step was apart lack it
+    return f"{step['seconds']} s (CPU {step['cpu_seconds']} s)" if step else "in the import"
+
+
 def manage(url: str, *args: str) -> dict:
     """Run `manage.py` in a child process; its wall and CPU seconds and peak memory."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -402,6 +407,7 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
     real: dict | None = None
     first: dict | None = None
     more: dict | None = None
+    neighbours: dict | None = None
     if reused:
         print("   database reused (BENCH_REUSE): no import measured", flush=True)
         manage(url, "migrate", "--no-input")
@@ -412,9 +418,20 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
         # The synthetic cases name bench organizations the bundled vocabulary lacks (main()
         # writes BENCH_VOCAB: the bundled vocabulary plus those organizations).
         vocab = str(BENCH_VOCAB)
-        first = manage(url, "import_cases", "--vocab", vocab, str(_linked(synthetic[:size], "first")))
+        first = manage(
+            url,
+            "import_cases",
+            "--neighbours-later",
+            "--vocab",
+            vocab,
+            str(_linked(synthetic[:size], "first")),
+        )
         first["rate_per_second"] = round(size / first["seconds"], 1)
         print(f"   import: {first['seconds']} s, {first['rate_per_second']} cases/s", flush=True)
+        # The similar-case lists of a first bulk import are a step of their own (similar
+        # cases are computed on the fly until it ends): timed apart.
+        neighbours = manage(url, "rebuild_search", "--neighbours")
+        print(f"   neighbours: {neighbours['seconds']} s", flush=True)
         more = manage(url, "import_cases", str(_linked(synthetic[size : size + 10], "more")))
         # What any manage.py command costs before it does anything (Python, Django, the apps).
         more["startup_seconds"] = manage(url, "shell", "-c", "pass")["seconds"]
@@ -445,6 +462,7 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
         "total_cases": size + 10 + _count_json(REAL_CASES),
         "import_real": real,  # None when the database was reused (BENCH_REUSE)
         "import_first": first,
+        "neighbours_step": neighbours,
         "import_10_more": more,
         "endpoints": endpoints,
         "worker_peak_rss_mib": peaks,
@@ -521,6 +539,8 @@ def markdown(report: dict) -> str:
             out += [
                 f"- first import of {run['size']:,}: {first['seconds']} s (CPU {first['cpu_seconds']} s),"
                 f" **{first['rate_per_second']} cases/s**, peak {first['peak_rss_mib']} MiB",
+                f"- its similar-case lists (`rebuild_search --neighbours`, run after the import;"
+                f" similar cases computed on the fly meanwhile): {_neighbour_seconds(run)}",
                 f"- importing 10 more: **{more['seconds']} s** end to end, of which starting"
                 f" `manage.py` (Python, Django, the apps) {more.get('startup_seconds', '?')} s",
             ]

@@ -140,17 +140,27 @@ class CaseQuerySet(models.QuerySet["Case"]):
             )
         )
 
-    def with_document(self) -> CaseQuerySet:
-        """Prefetch everything `documents.case_document` reads: a fixed number of queries."""
-        return self.with_summary().prefetch_related(
-            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
+    def with_index_text(self) -> CaseQuerySet:
+        """Prefetch what `search.text.index_columns` reads (terms, root cause, scale tables),
+        not the sources and links a whole document needs: 5 extra queries."""
+        return self.with_summary().with_scale_tables()
+
+    def with_scale_tables(self) -> CaseQuerySet:
+        """Prefetch the scale tables with their columns and rows (3 extra queries)."""
+        return self.prefetch_related(
             models.Prefetch(
                 "scale_tables",
                 queryset=ScaleTable.objects.order_by("position").prefetch_related(
                     models.Prefetch("columns", queryset=ScaleColumn.objects.order_by("position")),
                     models.Prefetch("rows", queryset=ScaleRow.objects.order_by("position")),
                 ),
-            ),
+            )
+        )
+
+    def with_document(self) -> CaseQuerySet:
+        """Prefetch everything `documents.case_document` reads: a fixed number of queries."""
+        return self.with_index_text().prefetch_related(
+            models.Prefetch("sources", queryset=Source.objects.order_by("position")),
             models.Prefetch(
                 "related_links",
                 queryset=CaseRelation.objects.select_related("target").order_by("position"),
@@ -408,4 +418,4 @@ class ScaleRow(models.Model):
 
 # Derived search data lives with the search module; importing it here registers the model.
 from .proposals.models import Proposal  # noqa: E402, F401
-from .search.models import CaseNeighbour  # noqa: E402, F401
+from .search.models import CaseNeighbour, CaseProfile  # noqa: E402, F401

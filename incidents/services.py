@@ -5,7 +5,9 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterable
+import gc
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from django.utils import timezone
 
 from . import duplicates, history, store_cache, workflow
 from .affected import ComponentIndex, normalised_range
+from .bulk_sql import insert_rows
 from .codes import CodeVocabulary, case_text
 from .document_model import case_model
 from .documents import case_document, normalized_document
@@ -34,7 +37,7 @@ from .models import (
 )
 from .problems import CaseImportError, ImportProblem
 from .references import case_keys, normalised_reference
-from .search import index
+from .search import deferred, index
 from .selectors.spelling import spelling_key
 from .validation import (
     LoadedDocument,
@@ -63,6 +66,7 @@ def import_case_files(
     vocab_paths: Iterable[str | Path] = (),
     dry_run: bool = False,
     strict: bool = False,
+    defer_neighbours: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
@@ -70,6 +74,8 @@ def import_case_files(
     written then. With `dry_run` everything is validated and nothing is written. A new case
     that looks like a stored one (`duplicates.batch_duplicates`: the same source URL or
     near-identical text) is a warning naming both ids; with `strict` it is a problem.
+    With `defer_neighbours`, an import that changes most of the library leaves the
+    similar-case lists to `similarity.rebuild_neighbours` (see `search/deferred.py`).
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
@@ -107,7 +113,22 @@ def import_case_files(
             terms_written=0,
             warnings=texts,
         )
-    return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+    with _documents_set_aside(), deferred.later() if defer_neighbours else nullcontext():
+        return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+
+
+@contextmanager
+def _documents_set_aside() -> Iterator[None]:
+    """Keep the garbage collector off the loaded documents while they are written: they live
+    for the whole import, yet every full collection walked all of them (and the model
+    objects of each batch) again; at 10,000 cases that was about a sixth of the import.
+    `gc.freeze` sets everything alive now aside until the import ends."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _duplicate_warnings(new_items: list[LoadedDocument]) -> list[tuple[str, str]]:
@@ -205,8 +226,13 @@ def write_documents(
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
     resolve = _alias_resolver(stored_terms)
     plan = _plan(items, Preparer.load())
+    created = set(plan.created)
     for start in range(0, len(plan.to_write), WRITE_BATCH):
-        _write_cases(plan.to_write[start : start + WRITE_BATCH], terms, resolve, plan.derived)
+        written = _write_cases(plan.to_write[start : start + WRITE_BATCH], terms, resolve, plan.derived)
+        # History from the rows just written, not from a second read of every case: a
+        # written case's document is its normalised import document (`_plan` relies on
+        # the same equality to find unchanged cases).
+        history.record_written(written, user=user, reason=reason, created_ids=created)
     if any(d.facet in ALIAS_FACETS for d in definitions.terms):
         # New or moved spellings may change which term a stored case's organization or
         # accelerator names: bring every case's links in step.
@@ -220,7 +246,6 @@ def write_documents(
         for position, target in enumerate(item.document.get("related", []))
     )
     refresh_derived(ids)
-    history.record_many(ids, user=user, reason=reason, created_ids=set(plan.created))
     return ImportResult(
         created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=terms_written
     )
@@ -499,22 +524,31 @@ def _write_cases(
     terms: dict[tuple[str, str], Term],
     resolve: Resolver,
     derived_codes: dict[str, list[str]],
-) -> list[Case]:
+) -> list[tuple[Case, dict[str, Any]]]:
     """Write a batch of prepared documents (new cases and replacements) with a fixed number
     of statements: one insert of the new cases and one update of the replaced ones, one
     delete and one bulk insert per child table (terms, sources, keys, scale tables with
     their columns and rows). Columns the document does not hold (status history,
-    retraction, merge) are left as stored."""
+    retraction, merge) are left as stored. Returns each case as written (those columns
+    read back) with its normalised document."""
     documents = [normalized_document(item.document) for item in items]
     ids = [document["id"] for document in documents]
-    existing = set(Case.objects.filter(id__in=ids).values_list("id", flat=True))
+    editorial = {
+        case_id: (reason, merged_into)
+        for case_id, reason, merged_into in Case.objects.filter(id__in=ids).values_list(
+            "id", "retraction_reason", "merged_into_id"
+        )
+    }
+    existing = set(editorial)
     now = timezone.now()
     cases: list[Case] = []
     fields: list[str] = []
     for document in documents:
         columns = case_model().columns(document, lambda facet, reference: terms[(facet, reference)])
         fields = [name for name in columns if name != "id"]
-        cases.append(Case(**columns, modified=now))
+        case = Case(**columns, modified=now)
+        case.retraction_reason, case.merged_into_id = editorial.get(case.id, (None, None))
+        cases.append(case)
     Case.objects.bulk_create([case for case in cases if case.id not in existing])
     replaced = [case for case in cases if case.id in existing]
     if replaced:
@@ -523,20 +557,17 @@ def _write_cases(
         Source.objects.filter(case_id__in=list(existing)).delete()
         CaseKey.objects.filter(case_id__in=list(existing)).delete()
         ScaleTable.objects.filter(case_id__in=list(existing)).delete()
-    links: list[CaseTerm] = []
-    sources: list[Source] = []
-    keys: list[CaseKey] = []
+    links: list[tuple[str, int, int, bool]] = []
+    sources: list[tuple[str, int, str | None, str]] = []
+    keys: list[tuple[str, str, str]] = []
     tables: list[tuple[ScaleTable, dict[str, Any]]] = []
     for document in documents:
         case_id = document["id"]
         links.extend(_term_links(document, terms, resolve, derived_codes.get(case_id, ())))
-        sources.extend(
-            Source(case_id=case_id, position=i, title=s.get("title"), url=s["url"])
-            for i, s in enumerate(document["sources"])
-        )
-        keys.extend(CaseKey(case_id=case_id, kind=kind, key=key) for kind, key in case_keys(document))
+        sources.extend((case_id, i, s.get("title"), s["url"]) for i, s in enumerate(document["sources"]))
+        keys.extend((case_id, kind, key) for kind, key in case_keys(document))
         keys.extend(
-            CaseKey(case_id=case_id, kind=CaseKey.Kind.AFFECTED, key=slug)
+            (case_id, CaseKey.Kind.AFFECTED, slug)
             for slug in dict.fromkeys(
                 terms[(Facet.COMPONENT, item["component"])].slug for item in document["affected"]
             )
@@ -545,9 +576,11 @@ def _write_cases(
             (ScaleTable(case_id=case_id, position=t, caption=table["caption"]), table)
             for t, table in enumerate(document["scale_tables"])
         )
-    CaseTerm.objects.bulk_create(links)
-    Source.objects.bulk_create(sources)
-    CaseKey.objects.bulk_create(keys)
+    # Plain executemany: about 15 term links a case made bulk_create's per-object work
+    # the larger part of writing a batch.
+    insert_rows(CaseTerm, ("case_id", "term_id", "position", "derived"), links)
+    insert_rows(Source, ("case_id", "position", "title", "url"), sources)
+    insert_rows(CaseKey, ("case_id", "kind", "key"), keys)
     # The tables' ids are needed by their columns and rows: both backends return them.
     ScaleTable.objects.bulk_create([table for table, _ in tables])
     ScaleColumn.objects.bulk_create(
@@ -560,7 +593,7 @@ def _write_cases(
         for table, table_doc in tables
         for i, r in enumerate(table_doc["rows"])
     )
-    return cases
+    return list(zip(cases, documents, strict=True))
 
 
 def _term_links(
@@ -568,27 +601,27 @@ def _term_links(
     terms: dict[tuple[str, str], Term],
     resolve: Resolver,
     derived_codes: Collection[str],
-) -> list[CaseTerm]:
-    """A case's ordered term rows: every facet's terms (the root cause's included; the
-    root-cause foreign key is for display), its error codes, then organization and
-    accelerator."""
+) -> list[tuple[str, int, int, bool]]:
+    """A case's ordered term rows as (case_id, term_id, position, derived): every facet's
+    terms (the root cause's included; the root-cause foreign key is for display), its error
+    codes, then organization and accelerator."""
     case_id = document["id"]
     return [
         *(
-            CaseTerm(case_id=case_id, term=terms[(facet, reference)], position=position)
+            (case_id, terms[(facet, reference)].id, position, False)
             for position, (facet, reference, _path) in enumerate(term_references(document))
         ),
         *(
-            CaseTerm(
-                case_id=case_id,
-                term=terms[(Facet.ERROR_CODE, name)],
-                position=CODE_POSITION + i,
-                derived=name in derived_codes,
+            (
+                case_id,
+                terms[(Facet.ERROR_CODE, name)].id,
+                CODE_POSITION + i,
+                name in derived_codes,
             )
             for i, name in enumerate(document["symptoms"]["error_codes"])
         ),
         *(
-            CaseTerm(case_id=case_id, term=term, position=ALIAS_POSITION + i)
+            (case_id, term.id, ALIAS_POSITION + i, False)
             for i, term in enumerate(
                 _alias_terms(document["organization"], document["environment"].get("accelerator"), resolve)
             )

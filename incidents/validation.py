@@ -100,10 +100,15 @@ def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
 MAX_COUNT = 2_147_483_647
 
 
-def _storable_problems(node: Any, path: str = "$") -> Iterator[tuple[str, str]]:
+def _storable_problems(
+    node: Any, path: str = "$", integers: frozenset[str] | None = None
+) -> Iterator[tuple[str, str]]:
     """(JSON path, problem) for every string (or key) holding a NUL or a lone surrogate:
     PostgreSQL refuses NUL in text, and a lone surrogate is not a character in UTF-8; and
-    for a count larger than its column holds."""
+    for a count larger than its column holds (`integers`: the integer fields' paths)."""
+    if integers is None:
+        # Once per document, not once per key: it was half of this walk's cost.
+        integers = case_model().paths_of_type("integer")
     if isinstance(node, str):
         if "\x00" in node:
             yield path, "contains a NUL character (U+0000), which text may not hold"
@@ -113,14 +118,14 @@ def _storable_problems(node: Any, path: str = "$") -> Iterator[tuple[str, str]]:
     elif isinstance(node, dict):
         for key, value in node.items():
             child = f"{path}.{key}"
-            yield from _storable_problems(key, child)
-            if child in case_model().paths_of_type("integer") and isinstance(value, int):
+            yield from _storable_problems(key, child, integers)
+            if child in integers and isinstance(value, int):
                 if value > MAX_COUNT:
                     yield child, f"{value} is larger than the largest count stored ({MAX_COUNT})"
-            yield from _storable_problems(value, child)
+            yield from _storable_problems(value, child, integers)
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            yield from _storable_problems(value, f"{path}[{index}]")
+            yield from _storable_problems(value, f"{path}[{index}]", integers)
 
 
 def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> list[ImportProblem]:

@@ -53,3 +53,30 @@ class CaseEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.case_id}: {self.passages} passages ({self.model})"
+
+
+class CaseProfile(models.Model):
+    """What similar cases read of one case's text and passages, stored so that scoring new
+    cases against the library reads one row per case instead of tokenising every case's
+    text and loading every passage vector again (`profiles.py`).
+
+    Written by `profiles.refresh` for the cases an import (or any change through
+    `index.cases_written`) touched; the terms are not kept here, they are read from the
+    case's term rows.
+    """
+
+    case = models.OneToOneField(
+        "incidents.Case", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    counts = models.JSONField(default=dict)  # stemmed word -> occurrences
+    surface = models.JSONField(default=dict)  # stemmed word -> first spelling, when it differs
+    embedding = models.BinaryField(null=True)  # unit mean of the passage vectors, float32
+    # Its stored neighbour list waits for `manage.py rebuild_search --neighbours` (a first
+    # bulk import left it to that step); `similar_cases` computes it on the fly meanwhile.
+    neighbours_pending = models.BooleanField(default=False)
+
+    class Meta:
+        app_label = "incidents"
+
+    def __str__(self) -> str:
+        return f"profile of {self.case_id}"

@@ -21,14 +21,17 @@ O(N) comparisons per page view; an ANN index would need a vector extension that 
 deployment does not have (no pgvector on the target machines) and still not give reasons.
 
 They are updated when cases are imported (`update_neighbours`, called by
-`search.index.cases_written` from the import service, inside its transaction) incrementally: with N published
-cases and m changed ones, the profiles of all N cases are built (O(N) rows and text, two
-queries of plain values), the m changed cases are scored against every case by matrix
+`search.index.cases_written` from the import service, inside its transaction)
+incrementally: with N published cases and m changed ones, the m changed profiles are
+computed and stored and the other N read from their stored rows (`profiles.py`: O(N)
+small rows, no text), the m changed cases are scored against every case by matrix
 products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
 changed case keeps its best, and only the other lists a changed case can enter (its score
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
 neighbour without a replacement is recomputed in full (one more row of products).
-When most cases changed (a first import) every case's row is computed, a block at a time.
+When most cases changed (a first import) every case's row is computed, a block at a time,
+or, when the import allows it, left to `rebuild_neighbours` as a step of its own
+(`deferred.py`; `similar_cases` computes a pending list on the fly meanwhile).
 Either way, only the candidates near the top of each row are scored by `compare`, so the
 stored scores are exactly the one-pair ones. Every pair is still looked at (O(N²) cheap
 products): `make bench` measures how far that carries (bench/report.md).
@@ -44,20 +47,23 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
 from django.db.models import Prefetch
 from scipy import sparse
 
-from incidents.models import ALIAS_FACETS, Case, CaseRelation, CaseTerm, Facet
+from incidents import store_cache
+from incidents.bulk_sql import insert_rows
+from incidents.locking import serialize_case_writes
+from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
+from . import deferred, profiles
 from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates
+from .profiles import Profile
+from .profiles import text_profile as _profile
 from .results import SimilarCase
-from .semantic import load_vectors
-from .text import STOP_WORDS, WORD_RE, stem
 
 NEIGHBOURS = 10
 VOCABULARY_WEIGHT = 0.4
@@ -77,36 +83,6 @@ MIN_SCORE = 0.02
 # A term on more than this share of the cases is not named as a reason.
 GENERIC_SHARE = 0.5
 VECTOR_WORDS = 100  # words kept per case's TF-IDF vector
-
-
-@dataclass
-class Profile:
-    """What similarity reads of one case."""
-
-    id: str
-    terms: dict[tuple[str, str], str]  # (facet, slug) -> name
-    counts: Counter  # stemmed word -> occurrences
-    surface: dict[str, str]  # stemmed word -> the word as first written
-    vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
-    term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
-    embedding: np.ndarray | None = None  # unit mean of its passage embeddings, if stored
-
-
-def _text_words(text: str) -> list[tuple[str, str]]:
-    """(stem, word) pairs of the words that count: no stop words, numbers or single letters."""
-    return [
-        (stem(w), w)
-        for w in WORD_RE.findall(text.lower())
-        if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()
-    ]
-
-
-def _profile(case_id: str, terms: dict[tuple[str, str], str], texts) -> Profile:
-    pairs = _text_words("\n".join(t for t in texts if t))
-    surface: dict[str, str] = {}
-    for stemmed, word in pairs:
-        surface.setdefault(stemmed, word)
-    return Profile(id=case_id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
 
 
 class _Corpus:
@@ -155,29 +131,30 @@ class _Corpus:
             and "unknown" not in key[1]
         )
 
-    def neighbour_row(self, a: Profile, b: Profile, rank: int, parts) -> CaseNeighbour:
+    def neighbour_row(self, a: Profile, b: Profile, rank: int, parts) -> tuple:
+        """The `CaseNeighbour` row of `b` as `a`'s neighbour, in `NEIGHBOUR_COLUMNS` order (a
+        tuple: rows are written by plain executemany, `_write_rows`)."""
         score, v_part, t_part, s_part = parts
+        shared = [k for k in a.terms.keys() & b.terms.keys() if self.distinctive(k)]
         shared_terms: dict[str, list[str]] = {}
         for facet in FACET_ORDER:
-            names = sorted(
-                a.terms[k] for k in a.terms.keys() & b.terms.keys() if k[0] == facet and self.distinctive(k)
-            )
+            names = sorted(a.terms[k] for k in shared if k[0] == facet)
             if names:
                 shared_terms[str(facet)] = names
         av, bv = a.vector or {}, b.vector or {}
         shared_words = [
             a.surface.get(w, w) for w in sorted(av.keys() & bv.keys(), key=lambda w: (-av[w] * bv[w], w))[:8]
         ]
-        return CaseNeighbour(
-            case_id=a.id,
-            neighbour_id=b.id,
-            rank=rank,
-            score=round(score, 4),
-            vocabulary_score=round(v_part, 4),
-            text_score=round(t_part, 4),
-            semantic_score=round(s_part, 4),
-            shared_terms=shared_terms,
-            shared_words=shared_words,
+        return (
+            a.id,
+            b.id,
+            rank,
+            round(score, 4),
+            round(v_part, 4),
+            round(t_part, 4),
+            round(s_part, 4),
+            shared_terms,
+            shared_words,
         )
 
     @functools.cached_property
@@ -221,42 +198,31 @@ def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
     return [(other, round(parts[0], 4)) for other, parts in ranked]
 
 
-def _published_profiles() -> list[Profile]:
-    """Profiles of every published case from 3 queries of plain values (no model objects):
-    terms, texts and stored passage embeddings."""
-    published = Case.objects.published()
-    vectors = load_vectors()
-    embeddings = dict(zip(vectors.ids, vectors.case_matrix(), strict=True))
-    terms: dict[str, dict[tuple[str, str], str]] = {}
-    # Who reported a case and on which chip are not the failure (see `ALIAS_FACETS`).
-    for case_id, facet, slug, name in (
-        CaseTerm.objects.filter(case__in=published)
-        .exclude(term__facet__in=ALIAS_FACETS)
-        .values_list("case_id", "term__facet", "term__slug", "term__name")
-    ):
-        terms.setdefault(case_id, {})[(facet, slug)] = name
-    profiles = []
-    for row in published.order_by("id").values_list(
-        "id",
-        "root_cause_category__facet",
-        "root_cause_category__slug",
-        "root_cause_category__name",
-        "title",
-        "symptoms_description",
-        "root_cause_description",
-        "root_cause_trigger",
-        "summary",
-    ):
-        case_id, facet, slug, name, *texts = row
-        case_terms = terms.get(case_id, {})
-        case_terms[(facet, slug)] = name
-        profile = _profile(case_id, case_terms, texts)
-        profile.embedding = embeddings.get(case_id)
-        profiles.append(profile)
-    return profiles
+def _published_profiles(fresh: dict[str, Profile] | None = None) -> list[Profile]:
+    """Profiles of every published case (`profiles.published`: stored rows, not every
+    case's text and passage vectors again)."""
+    return profiles.published(fresh)
 
 
-def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[CaseNeighbour]:
+NEIGHBOUR_COLUMNS = (
+    "case_id",
+    "neighbour_id",
+    "rank",
+    "score",
+    "vocabulary_score",
+    "text_score",
+    "semantic_score",
+    "shared_terms",
+    "shared_words",
+)
+
+
+def _write_rows(rows: Iterable[tuple]) -> int:
+    # Plain executemany: ten rows a case made bulk_create's model objects a tenth of an import.
+    return insert_rows(CaseNeighbour, NEIGHBOUR_COLUMNS, rows)
+
+
+def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[tuple]:
     a = corpus.profiles[owner]
     return [
         corpus.neighbour_row(a, corpus.profiles[other], rank, parts)
@@ -266,12 +232,17 @@ def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> l
 
 @transaction.atomic
 def rebuild_neighbours() -> int:
-    """Recompute every published case's neighbours (O(N²) pairs). Returns rows written."""
-    corpus = _Corpus(_published_profiles())
+    """Recompute every published case's neighbours (O(N²) pairs). Returns rows written.
+    Holds the case-write lock: an import committing meanwhile would miss its lists."""
+    serialize_case_writes()
+    fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True))
+    corpus = _Corpus(_published_profiles(fresh))
     CaseNeighbour.objects.all().delete()
-    rows = [row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)]
-    CaseNeighbour.objects.bulk_create(rows, batch_size=500)
-    return len(rows)
+    written = _write_rows(
+        row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
+    )
+    deferred.done()
+    return written
 
 
 @transaction.atomic
@@ -281,13 +252,22 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
     Incremental: see the module docstring for what is recomputed and its cost.
     """
     changed = set(case_ids)
-    corpus = _Corpus(_published_profiles())
+    refreshed = profiles.refresh(changed)
+    if deferred.pending():
+        # A full rebuild is waiting and will include these; until then their lists are
+        # computed on the fly, as every pending one is.
+        CaseNeighbour.objects.filter(case_id__in=changed).delete()
+        deferred.mark(changed)
+        return
+    corpus = _Corpus(_published_profiles(refreshed))
     if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
-        # Most cases changed (a first import): scoring each pair once is cheaper.
         CaseNeighbour.objects.all().delete()
-        CaseNeighbour.objects.bulk_create(
-            [row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)],
-            batch_size=500,
+        if deferred.allowed():
+            deferred.mark()  # a first bulk import: the lists are a step of their own
+            return
+        # Most cases changed (a first import): scoring each pair once is cheaper.
+        _write_rows(
+            row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
         )
         return
     live_changed = [cid for cid in sorted(changed) if cid in corpus.profiles]
@@ -300,7 +280,7 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
         owner, other, score, v_part, t_part, s_part = row
         stored.setdefault(owner, []).append((other, (score, v_part, t_part, s_part)))
 
-    new_rows: list[CaseNeighbour] = []
+    new_rows: list[tuple] = []
     rewrite: list[str] = []
     pairs = corpus.pairs
     # The changed cases against every case: their own lists, and (the score is symmetric)
@@ -332,7 +312,7 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
         rewrite.append(owner)
         new_rows.extend(_rows_for(corpus, owner, merged))
     CaseNeighbour.objects.filter(case_id__in=rewrite).delete()
-    CaseNeighbour.objects.bulk_create(new_rows, batch_size=500)
+    _write_rows(new_rows)
 
 
 # Labels on the score, from the tuning judgements (eval/similar.json): every neighbour
@@ -458,7 +438,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
     `without_hand_linked` is left out and the next computed neighbour takes its place (what
     the case page, `/api/cases/{id}/similar` and MCP `similar_incidents` show, so that a case
     an editor linked is listed once, under related). Raises nothing for a case without
-    neighbours: the list is empty.
+    neighbours: the list is empty. A case whose list is pending after a first bulk import
+    (`deferred.py`) gets it computed on the fly: one more query, and the corpus of every
+    profile once per store generation in each process.
     """
     shown = max(0, min(limit, NEIGHBOURS))
     rows = list(
@@ -473,7 +455,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         .order_by("rank")[: NEIGHBOURS if without_hand_linked else shown]
     )
     if not rows:
-        return []
+        if not deferred.pending_for(case.id):
+            return []
+        rows = _on_the_fly(case)[: NEIGHBOURS if without_hand_linked else shown]
     linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
     if without_hand_linked:
         rows = [row for row in rows if row.neighbour_id not in linked][:shown]
@@ -494,3 +478,29 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         )
         for row in rows
     ]
+
+
+def _on_the_fly(case: Case) -> list[CaseNeighbour]:
+    """`case`'s neighbour rows (unsaved, best first) while its stored list is pending
+    (`deferred.py`): scored against every published profile as `rebuild_neighbours` will
+    score it. The corpus is built once per store generation in each process (O(N) rows)."""
+    corpus = store_cache.local("similarity-corpus", lambda: _Corpus(_published_profiles()))
+    profile = corpus.profiles.get(case.id)
+    if profile is None:
+        return []
+    found = _rows_for(corpus, case.id, corpus.best(profile))
+    cases = (
+        Case.objects.filter(id__in=[row[1] for row in found], status=Case.Status.PUBLISHED)
+        .select_related("root_cause_category")
+        .prefetch_related(
+            Prefetch("term_links", queryset=CaseTerm.objects.select_related("term").order_by("position"))
+        )
+        .in_bulk()
+    )
+    rows = []
+    for row in found:
+        values = dict(zip(NEIGHBOUR_COLUMNS, row, strict=True))
+        neighbour = cases.get(values.pop("neighbour_id"))
+        if neighbour is not None:
+            rows.append(CaseNeighbour(**values, neighbour=neighbour))
+    return rows

@@ -119,7 +119,7 @@ def _join(parts) -> str:
 
 
 def index_columns(case: Case) -> IndexColumns:
-    """The index row of `case`, read from a case fetched with `with_document()` (no queries):
+    """The index row of `case`, read from a case fetched with `with_index_text()` (no queries):
     each column the text of the fields `document_model` binds to it."""
     texts = case_model().index_texts(case)
     return IndexColumns(*(_join(texts[column]) for column in INDEX_COLUMNS))

@@ -44,3 +44,21 @@ def test_prefiltered_error_codes_equal_every_pattern_searched():
     ]
     assert [vocabulary.find(text) for text in texts] == searched
     assert sum(map(len, searched)) >= 30  # codes are found: the lists are not all empty
+
+
+def test_history_written_from_the_import_equals_the_cases_read_back():
+    """Import writes history from the rows it wrote (no second read); each row must hold
+    what `record_many` would read: every column and the case document."""
+    from incidents.documents import case_document
+    from incidents.models import Case
+
+    History = Case.history.model
+    columns = [f.attname for f in Case._meta.concrete_fields if f.name != "modified"]
+    latest = {row.id: row for row in History.objects.order_by("history_id")}
+    cases = list(Case.objects.with_document())
+    assert len(cases) == len(fixture_ids()) and set(latest) == {case.id for case in cases}
+    for case in cases:
+        row = latest[case.id]
+        assert row.document == dict(case_document(case))
+        assert {c: getattr(row, c) for c in columns} == {c: getattr(case, c) for c in columns}
+        assert row.history_type == "+"

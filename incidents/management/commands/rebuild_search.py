@@ -8,6 +8,7 @@ from django.db import transaction
 from incidents.models import Case
 from incidents.search.index import rebuild_all
 from incidents.search.models import CaseNeighbour
+from incidents.search.similarity import rebuild_neighbours
 
 
 class Command(BaseCommand):
@@ -17,8 +18,20 @@ class Command(BaseCommand):
         "after changing cases any other way, or after restoring a database."
     )
 
-    def handle(self, *args, **options) -> None:
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--neighbours",
+            action="store_true",
+            help="only the similar-case lists (the step a first bulk import leaves pending "
+            "with import_cases --neighbours-later)",
+        )
+
+    def handle(self, *args, neighbours: bool = False, **options) -> None:
         with transaction.atomic():
+            if neighbours:
+                rows = rebuild_neighbours()
+                self.stdout.write(f"stored {rows} neighbour(s)")
+                return
             rebuild_all()
         self.stdout.write(
             f"indexed {Case.objects.count()} case(s), stored {CaseNeighbour.objects.count()} neighbour(s)"

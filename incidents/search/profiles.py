@@ -1,0 +1,157 @@
+"""Per-case profiles for similar cases: terms, stemmed word counts, mean passage embedding.
+
+A profile is what `similarity._Corpus` scores. Its text part (tokenising and stemming the
+title, symptoms, root cause, trigger and summary) and its embedding (the mean of the
+case's passage vectors) are stored in `CaseProfile` when a case is written (`refresh`), so
+that scoring m new cases against N stored ones reads N small rows instead of tokenising N
+texts and loading N × 5 passage vectors (about 160 MB at 100,000 cases). Terms are read
+from the term rows every time (they are small and a vocabulary edit may rename them).
+
+A published case without a stored profile (one written before profiles were stored) gets
+one computed from its text on the fly, so reads stay right before the first refresh.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from incidents.bulk_sql import insert_rows
+from incidents.models import ALIAS_FACETS, Case, CaseTerm
+
+from . import encoder
+from .models import CaseEmbedding, CaseProfile
+from .semantic import Vectors
+from .text import STOP_WORDS, WORD_RE, stem
+
+TEXT_FIELDS = ("title", "symptoms_description", "root_cause_description", "root_cause_trigger", "summary")
+# Profiles refreshed per round of queries: bounds the texts and vectors held at once.
+BATCH = 2000
+
+
+@dataclass
+class Profile:
+    """What similarity reads of one case."""
+
+    id: str
+    terms: dict[tuple[str, str], str]  # (facet, slug) -> name
+    counts: Counter  # stemmed word -> occurrences
+    surface: dict[str, str]  # stemmed word -> the word as first written (when it differs)
+    vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
+    term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
+    embedding: np.ndarray | None = None  # unit mean of its passage embeddings, if stored
+
+
+def text_words(text: str) -> list[tuple[str, str]]:
+    """(stem, word) pairs of the words that count: no stop words, numbers or single letters."""
+    return [
+        (stem(w), w)
+        for w in WORD_RE.findall(text.lower())
+        if w not in STOP_WORDS and len(w) > 1 and not w.isdigit()
+    ]
+
+
+def text_profile(case_id: str, terms: dict[tuple[str, str], str], texts: Iterable[str | None]) -> Profile:
+    """The profile of `texts` (no embedding). Only spellings that differ from their stem
+    are kept in `surface` (readers fall back to the stem)."""
+    pairs = text_words("\n".join(t for t in texts if t))
+    surface: dict[str, str] = {}
+    for stemmed, word in pairs:
+        surface.setdefault(stemmed, word)
+    surface = {s: w for s, w in surface.items() if s != w}
+    return Profile(id=case_id, terms=terms, counts=Counter(s for s, _ in pairs), surface=surface)
+
+
+def refresh(case_ids: Iterable[str]) -> dict[str, Profile]:
+    """Compute and store the profiles of `case_ids` (any status) from their text and stored
+    passage vectors; returns them by id (terms filled for published cases only, as
+    `published` reads them). Queries per `BATCH` cases: texts, vectors, a delete, an insert."""
+    ids = sorted(set(case_ids))
+    fresh: dict[str, Profile] = {}
+    for start in range(0, len(ids), BATCH):
+        batch = ids[start : start + BATCH]
+        embeddings = _mean_embeddings(batch)
+        rows = []
+        for case_id, *texts in Case.objects.filter(id__in=batch).values_list("id", *TEXT_FIELDS):
+            profile = text_profile(case_id, {}, texts)
+            profile.embedding = embeddings.get(case_id)
+            fresh[case_id] = profile
+            vector = None if profile.embedding is None else profile.embedding.astype(np.float32).tobytes()
+            rows.append((case_id, dict(profile.counts), profile.surface, vector, False))
+        CaseProfile.objects.filter(case_id__in=batch).delete()
+        insert_rows(CaseProfile, ("case_id", "counts", "surface", "embedding", "neighbours_pending"), rows)
+    return fresh
+
+
+def published(fresh: dict[str, Profile] | None = None) -> list[Profile]:
+    """Profiles of every published case, by id: `fresh` ones (from `refresh`) as given, the
+    others from their stored rows (or their text, when none is stored). Terms from the
+    term rows, without organization and accelerator (who reported a case and on which
+    chip are not the failure, see `ALIAS_FACETS`). Queries: 3 (root causes, terms, stored
+    rows), and with `fresh` one more plus one per `BATCH` other stored rows; 2 more when
+    some profiles are missing."""
+    fresh = fresh or {}
+    cases = Case.objects.published()
+    roots: dict[str, tuple[str, str, str]] = {}
+    for case_id, facet, slug, name in cases.values_list(
+        "id", "root_cause_category__facet", "root_cause_category__slug", "root_cause_category__name"
+    ):
+        roots[case_id] = (facet, slug, name)
+    terms: dict[str, dict[tuple[str, str], str]] = {}
+    for case_id, facet, slug, name in (
+        CaseTerm.objects.filter(case__in=cases)
+        .exclude(term__facet__in=ALIAS_FACETS)
+        .values_list("case_id", "term__facet", "term__slug", "term__name")
+    ):
+        terms.setdefault(case_id, {})[(facet, slug)] = name
+    found: dict[str, Profile] = {cid: p for cid, p in fresh.items() if cid in roots}
+    if found:
+        # Stored rows only for the cases not just refreshed (decoding JSON is the cost here).
+        wanted = list(CaseProfile.objects.filter(case__in=cases).values_list("case_id", flat=True))
+        wanted = [case_id for case_id in wanted if case_id not in found]
+        reads = [
+            CaseProfile.objects.filter(case_id__in=wanted[at : at + BATCH])
+            for at in range(0, len(wanted), BATCH)
+        ]
+    else:
+        reads = [CaseProfile.objects.filter(case__in=cases)]
+    for rows in reads:
+        for case_id, counts, surface, vector in rows.values_list("case_id", "counts", "surface", "embedding"):
+            embedding = None if vector is None else np.frombuffer(bytes(vector), dtype=np.float32)
+            found[case_id] = Profile(
+                id=case_id, terms={}, counts=Counter(counts), surface=surface, embedding=embedding
+            )
+    missing = [case_id for case_id in roots if case_id not in found]
+    if missing:
+        embeddings = _mean_embeddings(missing)
+        for case_id, *texts in Case.objects.filter(id__in=missing).values_list("id", *TEXT_FIELDS):
+            found[case_id] = text_profile(case_id, {}, texts)
+            found[case_id].embedding = embeddings.get(case_id)
+    profiles = []
+    for case_id in sorted(roots):
+        profile = found[case_id]
+        case_terms = terms.get(case_id, {})
+        facet, slug, name = roots[case_id]
+        case_terms[(facet, slug)] = name
+        profile.terms = case_terms
+        profiles.append(profile)
+    return profiles
+
+
+def _mean_embeddings(case_ids: list[str]) -> dict[str, np.ndarray]:
+    """Case id -> unit mean of its stored passage vectors (`Vectors.case_matrix`, so the
+    same float32 sums as reading every case at once), for those of `case_ids` that have them."""
+    ids: list[str] = []
+    owners, blocks = [], []
+    rows = CaseEmbedding.objects.filter(case_id__in=case_ids, model=encoder.MODEL_NAME).order_by("case_id")
+    for case_id, count, data in rows.values_list("case_id", "passages", "vectors"):
+        owners.append(np.full(count, len(ids), dtype=np.int64))
+        blocks.append(np.frombuffer(bytes(data), dtype=np.float32).reshape(count, encoder.DIMENSIONS))
+        ids.append(case_id)
+    if not ids:
+        return {}
+    matrix = Vectors(ids, np.concatenate(owners), np.concatenate(blocks)).case_matrix()
+    return dict(zip(ids, matrix, strict=True))
