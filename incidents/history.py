@@ -68,24 +68,16 @@ def record(case_id: str, *, user: User = None, reason: str = "", created: bool =
 def record_many(
     case_ids: list[str], *, user: User = None, reason: str = "", created_ids: Collection[str] = ()
 ) -> None:
-    """History rows for many cases written by one change (an import): per batch of 500,
-    the cases with their documents (8 queries) and one bulk insert."""
-    History = Case.history.model
-    now = timezone.now()
-    who = user if user is not None and user.is_authenticated else None
-    columns = [field.attname for field in Case._meta.concrete_fields if field.name != "modified"]
+    """History rows for many cases written by one change (an edit, a re-derivation): per
+    batch of 500, the cases with their documents (8 queries), written as `record_written`
+    writes an import's rows (one insert)."""
     for start in range(0, len(case_ids), BATCH):
         batch = Case.objects.with_document().filter(id__in=case_ids[start : start + BATCH])
-        History.objects.bulk_create(
-            History(
-                history_date=now,
-                history_type=CREATED if case.id in created_ids else CHANGED,
-                history_user=who,
-                history_change_reason=reason[:100] or None,
-                document=dict(case_document(case)),
-                **{column: getattr(case, column) for column in columns},
-            )
-            for case in batch
+        record_written(
+            [(case, dict(case_document(case))) for case in batch],
+            user=user,
+            reason=reason,
+            created_ids=created_ids,
         )
 
 
@@ -98,8 +90,7 @@ def record_written(
 ) -> int:
     """History rows for cases an import has just written, from what it wrote: each case's
     columns (as `Case` objects, editorial columns filled in) and its document. One plain
-    insert per call and no read, where `record_many` reads every case back with its
-    document (8 queries and the model objects of each batch). Returns rows written."""
+    insert per call and no read (`record_many` reads the cases first). Returns rows written."""
     History = Case.history.model
     now = timezone.now()
     who = user.pk if user is not None and user.is_authenticated else None
