@@ -48,7 +48,6 @@ class PairScores:
         term_index: dict[tuple[str, str], int] = {}
         words: dict[str, int] = {}
         t_rows, t_cols, t_vals = [], [], []
-        w_rows, w_cols, w_vals = [], [], []
         self.embeddings = np.zeros((n, 0), dtype=np.float32)
         dims = next((p.embedding.shape[0] for p in ordered if p.embedding is not None), 0)
         if dims:
@@ -58,10 +57,8 @@ class PairScores:
                 t_rows.append(i)
                 t_cols.append(term_index.setdefault(key, len(term_index)))
                 t_vals.append(corpus.term_weight.get(key, 0.0))
-            for word, value in (p.vector or {}).items():
-                w_rows.append(i)
-                w_cols.append(words.setdefault(word, len(words)))
-                w_vals.append(value)
+            for word in p.vector or {}:
+                words.setdefault(word, len(words))
             if dims and p.embedding is not None:
                 self.embeddings[i] = p.embedding
         shape_t = (n, max(len(term_index), 1))
@@ -71,9 +68,7 @@ class PairScores:
             sparse.csr_matrix((np.ones(len(t_rows)), (t_rows, t_cols)), shape=shape_t).toarray() > 0
         ).astype(np.float64)
         self.term_total = np.array([p.term_total for p in ordered], dtype=np.float64)
-        self.vectors = sparse.csr_matrix(
-            (w_vals, (w_rows, w_cols)), shape=(n, max(len(words), 1)), dtype=np.float64
-        )
+        self.vectors = sparse_rows([p.vector or {} for p in ordered], words)
         self.block = max(8, min(1024, CELLS_PER_BLOCK // max(n, len(words), 1)))
 
     def rows(self, indices: Sequence[int]) -> np.ndarray:
@@ -103,6 +98,20 @@ class PairScores:
         """Row indices in blocks of `self.block`."""
         n = len(self.ids)
         return [list(range(start, min(start + self.block, n))) for start in range(0, n, self.block)]
+
+
+def sparse_rows(vectors: Sequence[dict[str, float]], words: dict[str, int]) -> sparse.csr_matrix:
+    """Word vectors (word -> weight) as the rows of a CSR matrix whose columns are `words`
+    (word -> column); words not in it are dropped."""
+    rows, cols, values = [], [], []
+    for i, vector in enumerate(vectors):
+        for word, value in vector.items():
+            if word in words:
+                rows.append(i)
+                cols.append(words[word])
+                values.append(value)
+    shape = (len(vectors), max(len(words), 1))
+    return sparse.csr_matrix((values, (rows, cols)), shape=shape, dtype=np.float64)
 
 
 def candidates(row: np.ndarray, keep: int, min_score: float) -> np.ndarray:

@@ -51,7 +51,6 @@ from collections.abc import Iterable
 import numpy as np
 from django.db import transaction
 from django.db.models import Prefetch
-from scipy import sparse
 
 from incidents import store_cache
 from incidents.bulk_sql import insert_rows
@@ -60,9 +59,8 @@ from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
 from . import deferred, profiles
 from .models import CaseNeighbour
-from .pair_scores import MARGIN, PairScores, candidates
-from .profiles import Profile
-from .profiles import text_profile as _profile
+from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
+from .profiles import Profile, text_profile
 from .results import SimilarCase
 
 NEIGHBOURS = 10
@@ -198,12 +196,6 @@ def _signature(ranked: list[tuple[str, tuple]]) -> list[tuple[str, float]]:
     return [(other, round(parts[0], 4)) for other, parts in ranked]
 
 
-def _published_profiles(fresh: dict[str, Profile] | None = None) -> list[Profile]:
-    """Profiles of every published case (`profiles.published`: stored rows, not every
-    case's text and passage vectors again)."""
-    return profiles.published(fresh)
-
-
 NEIGHBOUR_COLUMNS = (
     "case_id",
     "neighbour_id",
@@ -236,7 +228,7 @@ def rebuild_neighbours() -> int:
     Holds the case-write lock: an import committing meanwhile would miss its lists."""
     serialize_case_writes()
     fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True))
-    corpus = _Corpus(_published_profiles(fresh))
+    corpus = _Corpus(profiles.published(fresh))
     CaseNeighbour.objects.all().delete()
     written = _write_rows(
         row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
@@ -259,7 +251,7 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
         CaseNeighbour.objects.filter(case_id__in=changed).delete()
         deferred.mark(changed)
         return
-    corpus = _Corpus(_published_profiles(refreshed))
+    corpus = _Corpus(profiles.published(refreshed))
     if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
         CaseNeighbour.objects.all().delete()
         if deferred.allowed():
@@ -355,7 +347,7 @@ class TextIndex:
     compares one text with each case in O(N) without further queries."""
 
     def __init__(self) -> None:
-        self.corpus = _Corpus(_published_profiles())
+        self.corpus = _Corpus(profiles.published())
 
     def matches(
         self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
@@ -377,12 +369,12 @@ class TextIndex:
         probes = [self._probe(text) for text in texts]
         words = {w: i for i, w in enumerate(self.corpus.word_idf)}
         others = list(self.corpus.profiles.values())
-        corpus = _sparse_rows([p.vector or {} for p in others], words)
+        corpus = sparse_rows([p.vector or {} for p in others], words)
         results: list[list[tuple[str, float]]] = []
         step = max(1, 2_000_000 // max(len(others), 1))
         for start in range(0, len(probes), step):
             block = probes[start : start + step]
-            scores = (_sparse_rows(block, words) @ corpus.T).tocsr()
+            scores = (sparse_rows(block, words) @ corpus.T).tocsr()
             for row, probe in enumerate(block):
                 lo, hi = scores.indptr[row], scores.indptr[row + 1]
                 near = scores.indices[lo:hi][scores.data[lo:hi] >= min_score - MARGIN]
@@ -393,7 +385,7 @@ class TextIndex:
     def _probe(self, text: str) -> dict[str, float]:
         idf = self.corpus.word_idf
         weights = {
-            w: (1 + math.log(c)) * idf[w] for w, c in _profile("", {}, [text]).counts.items() if w in idf
+            w: (1 + math.log(c)) * idf[w] for w, c in text_profile("", {}, [text]).counts.items() if w in idf
         }
         weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:VECTOR_WORDS])
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
@@ -413,19 +405,6 @@ class TextIndex:
                 scored.append((other.id, round(score, 4)))
         scored.sort(key=lambda s: (-s[1], s[0]))
         return scored[:limit]
-
-
-def _sparse_rows(vectors: list[dict[str, float]], words: dict[str, int]) -> sparse.csr_matrix:
-    """Word vectors as the rows of a CSR matrix over `words` (words not in it dropped)."""
-    rows, cols, values = [], [], []
-    for i, vector in enumerate(vectors):
-        for word, value in vector.items():
-            if word in words:
-                rows.append(i)
-                cols.append(words[word])
-                values.append(value)
-    shape = (len(vectors), max(len(words), 1))
-    return sparse.csr_matrix((values, (rows, cols)), shape=shape, dtype=np.float64)
 
 
 def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = False) -> list[SimilarCase]:
@@ -484,7 +463,7 @@ def _on_the_fly(case: Case) -> list[CaseNeighbour]:
     """`case`'s neighbour rows (unsaved, best first) while its stored list is pending
     (`deferred.py`): scored against every published profile as `rebuild_neighbours` will
     score it. The corpus is built once per store generation in each process (O(N) rows)."""
-    corpus = store_cache.local("similarity-corpus", lambda: _Corpus(_published_profiles()))
+    corpus = store_cache.local("similarity-corpus", lambda: _Corpus(profiles.published()))
     profile = corpus.profiles.get(case.id)
     if profile is None:
         return []

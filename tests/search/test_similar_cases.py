@@ -137,9 +137,10 @@ def test_deleting_a_case_removes_it_from_every_list():
 
 
 def test_scoring_each_pair_once_gives_the_same_lists_as_one_case_at_a_time():
-    from incidents.search.similarity import _Corpus, _published_profiles
+    from incidents.search import profiles
+    from incidents.search.similarity import _Corpus
 
-    corpus = _Corpus(_published_profiles())
+    corpus = _Corpus(profiles.published())
     at_once = corpus.best_all()
     for owner, profile in corpus.profiles.items():
         assert [o for o, _ in at_once[owner]] == [o for o, _ in corpus.best(profile)], owner
