@@ -79,6 +79,12 @@ class Atom:
     def text(self) -> str:
         return " ".join(self.words)
 
+    @property
+    def folded(self) -> tuple[str, ...]:
+        """The words in lower case: how two spellings of one atom (`ENOSPC`, `enospc`) are
+        told to be the same alternative."""
+        return tuple(w.lower() for w in self.words)
+
 
 @dataclass(frozen=True)
 class VocabTerm:
@@ -306,18 +312,16 @@ def expand_with_vocabulary(
             found_terms = lexicon.get((stem(code), number), [])
             name(found_terms)
             alternatives = list(group)
-            seen = {tuple(w.lower() for w in a.words) for a in alternatives}
+            seen = {a.folded for a in alternatives}
             for term in found_terms:
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
-                    key = tuple(w.lower() for w in atom.words)
-                    if number in atom.words and key not in seen and keeps_meaning(atom):
-                        seen.add(key)
+                    if number in atom.words and atom.folded not in seen and keeps_meaning(atom):
+                        seen.add(atom.folded)
                         alternatives.append(atom)
             for atom in errno_alternatives(code, number):
-                key = tuple(w.lower() for w in atom.words)
-                if key not in seen:
-                    seen.add(key)
+                if atom.folded not in seen:
+                    seen.add(atom.folded)
                     alternatives.append(atom)
                     name(lexicon.get(_form_key(atom.text()), []))
             result.append(alternatives)
@@ -352,10 +356,8 @@ def expand_with_vocabulary(
                     atom = Atom(tuple(words(form)))
                     if atom.words and atom not in alternatives and keeps_meaning(atom):
                         alternatives.append(atom)
-            spelt = {tuple(w.lower() for w in a.words) for a in alternatives}
-            alternatives.extend(
-                a for a in errno_name_alternatives(span) if tuple(w.lower() for w in a.words) not in spelt
-            )
+            spelt = {a.folded for a in alternatives}
+            alternatives.extend(a for a in errno_name_alternatives(span) if a.folded not in spelt)
             result.append(alternatives)
             literal.append([span])
         else:
