@@ -70,12 +70,11 @@ def rank(plan: SearchPlan) -> Ranking:
         # kept to the allowed cases (one query for their ids), rather than reading the
         # allowed cases' vectors again on every request (most of the store for a broad filter).
         every = not parsed.excluded and plan.whole
-        if every:
+        if every or settings.STORE_CACHE:
             semantic = store_cache.local("vectors", load_vectors).case_scores(vector)
-        elif settings.STORE_CACHE:
-            ids = set(allowed.order_by().values_list("id", flat=True))
-            scores = store_cache.local("vectors", load_vectors).case_scores(vector)
-            semantic = {case_id: score for case_id, score in scores.items() if case_id in ids}
+            if not every:
+                ids = set(allowed.order_by().values_list("id", flat=True))
+                semantic = {case_id: score for case_id, score in semantic.items() if case_id in ids}
         else:
             semantic = load_vectors(allowed).case_scores(vector)
     ranked = fuse(rows, semantic)

@@ -4,7 +4,6 @@ import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from incidents.backup import restore_backup
 from incidents.problems import CaseImportError
@@ -78,11 +77,10 @@ class Command(BaseCommand):
             if neighbours_later:
                 self.stdout.write("similar-case lists pending: run manage.py rebuild_search --neighbours")
                 return
-            # Its own transaction: the import is committed; a failure here leaves the lists
-            # pending (computed on the fly) until the step is run again.
+            # Its own transaction (`rebuild_neighbours` is atomic): the import is committed; a
+            # failure here leaves the lists pending (computed on the fly) until run again.
             started = time.perf_counter()
-            with transaction.atomic():
-                rows = rebuild_neighbours()
+            rows = rebuild_neighbours()
             self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
 
     def _restore(self, paths, *, vocab, dry_run, strict) -> None:
