@@ -4,22 +4,27 @@ and streaming that stays constant-memory under ASGI (throttling: `api.throttling
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.cache import cache
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from incidents import selectors
+from incidents import selectors, store_cache
 
 # Part of every ETag: bump it when a response shape changes, so cached copies revalidate.
 RESPONSE_FORMAT = "1"
@@ -73,7 +78,36 @@ def _is_conditional(request: Any) -> bool:
     return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
 
 
-def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callable:
+def _kept_answer(method: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """`method`'s 200 answers kept in the shared cache per store generation (with
+    `settings.STORE_CACHE`), under the host, the view and its parsed arguments: a repeated
+    request costs two cache reads instead of its queries and serializers. Taken before the
+    view reads the database, so an answer is never filed under a newer generation."""
+
+    @functools.wraps(method)
+    def kept(view: APIView, request: Request, **kwargs: Any) -> HttpResponseBase:
+        if not settings.STORE_CACHE:
+            return method(view, request, **kwargs)
+        arguments = repr(sorted(kwargs.items()))
+        key = "incidentlib:api:" + _digest(
+            request.scheme, request.get_host(), type(view).__name__, arguments, store_cache.generation()
+        )
+        held = cache.get(key)
+        if held is not None:
+            data, headers = held
+            response = Response(data)
+            for name, value in headers:
+                response[name] = value
+            return response
+        response = method(view, request, **kwargs)
+        if isinstance(response, Response) and response.status_code == 200 and not response.cookies:
+            cache.set(key, (response.data, list(response.items())), timeout=store_cache.VALUE_TIMEOUT)
+        return response
+
+    return kept
+
+
+def conditional_on_store(*, exists: Callable[..., bool] | None = None, keep: bool = False) -> Callable:
     """Conditional GET for an answer that depends only on the store (and the URL).
 
     Decorates the part of a view that runs after its parameters were checked (so a bad
@@ -83,6 +117,9 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
     without running the view. For one resource, `exists(request, **kwargs)` is asked
     first, on conditional requests only: when it does not exist the view runs and answers
     404. Exceptions raised by the view carry no validators (they are added on return).
+    `keep`: the answer is also kept in the shared cache (`_kept_answer`); only for views
+    whose arguments take a bounded set of values (ids, slugs, small integers), never a
+    search text, so that no client can fill the cache.
     """
 
     def found(request: Any, kwargs: dict[str, Any]) -> bool:
@@ -103,7 +140,10 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None) -> Callab
             return None
         return _store_version(request).last_modified
 
-    return method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+    conditional = method_decorator(condition(etag_func=etag, last_modified_func=last_modified))
+    if not keep:
+        return conditional
+    return lambda method: conditional(_kept_answer(method))
 
 
 def case_etag(request: Any, case_id: str) -> str:

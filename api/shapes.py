@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from incidents.models import VOCAB_FACETS, Case, Facet, Term
 from incidents.rendering import snippet_html
 from incidents.search import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
-from incidents.selectors import CaseStats, CodeDetail, TopicOverview
+from incidents.selectors import CaseRecord, CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields
 
@@ -87,17 +87,17 @@ def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str
     }
 
 
-def case_detail(document: Mapping[str, Any], case: Case, request: Request) -> dict[str, Any]:
+def case_detail(record: CaseRecord, request: Request) -> dict[str, Any]:
     """The values of `CaseDetailSerializer`: the schema document unchanged and the fields the
-    API adds to it."""
+    API adds to it (`record`: `selectors.case_record`, or `selectors.record_of(case)`)."""
     return {
-        "document": document,
-        "url": case_url(request, case.id),
-        "html_url": absolute(request, case.get_absolute_url()),
-        "similar_url": absolute(request, reverse("api:case-similar", args=[case.id])),
-        "history_url": absolute(request, reverse("api:case-history", args=[case.id])),
-        "modified": case.modified,
-        "retraction_reason": case.retraction_reason if case.status == Case.Status.RETRACTED else None,
+        "document": record.document,
+        "url": case_url(request, record.id),
+        "html_url": absolute(request, record.get_absolute_url()),
+        "similar_url": absolute(request, reverse("api:case-similar", args=[record.id])),
+        "history_url": absolute(request, reverse("api:case-history", args=[record.id])),
+        "modified": record.modified,
+        "retraction_reason": record.retraction_reason if record.retracted else None,
     }
 
 

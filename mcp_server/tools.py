@@ -18,9 +18,8 @@ from pydantic import Field
 
 from incidents import search, selectors
 from incidents.document_model import case_model
-from incidents.documents import case_document
 from incidents.models import Case
-from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, find_topic
+from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
 
 from .affected_tool import AFFECTED_BUDGET, am_i_affected
 from .budget import fit_fields, fit_list, json_size
@@ -311,19 +310,20 @@ def get_incident(
     Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`).
     A merged id gives the kept case and a `notice`.
     """
-    lookup = _lookup_or_error(id)
-    case = lookup.case
-    assert case is not None
-    document = {**case_document(case), **case_links(case.id)}
+    record, merged_from = case_record(id), None
+    if record is None:
+        lookup = _lookup_or_error(id)
+        assert lookup.case is not None
+        record, merged_from = record_of(lookup.case), lookup.merged_from
+    document = {**record.document, **case_links(record.id)}
     if fields:
         wanted = {"id", "url", "html_url", *fields}  # a trimmed case keeps its links
         document = {key: value for key, value in document.items() if key in wanted}
     # A merged id answers with the kept case, a retracted case with its reason: said in words.
-    if lookup.merged_from:
-        gone = lookup.merged_from
-        document["notice"] = f"{gone} was merged into {case.id} as a duplicate; this is {case.id}."
-    if case.status == Case.Status.RETRACTED and case.retraction_reason:
-        document["notice"] = f"Retracted: {case.retraction_reason}"
+    if merged_from:
+        document["notice"] = f"{merged_from} was merged into {record.id} as a duplicate; this is {record.id}."
+    if record.retracted and record.retraction_reason:
+        document["notice"] = f"Retracted: {record.retraction_reason}"
     document, _ = fit_fields(
         document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url", "notice")
     )

@@ -16,7 +16,6 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from incidents import selectors
 from incidents.document_model import case_model
-from incidents.documents import case_document
 from incidents.models import Case
 from incidents.search import search_cases, similar_cases
 from incidents.selectors import (
@@ -317,12 +316,15 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         check_case_id(case_id)
         return self.answer(request, case_id=case_id, fields=fields)
 
-    @conditional_on_store(exists=case_exists)
+    @conditional_on_store(keep=True, exists=case_exists)
     def answer(self, request: Request, *, case_id: str, fields: list[str] | None) -> HttpResponseBase:
-        case = visible_case(request, case_id)
-        if not isinstance(case, Case):
-            return case
-        detail = CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data
+        record = selectors.case_record(case_id)
+        if record is None:
+            case = visible_case(request, case_id)
+            if not isinstance(case, Case):
+                return case
+            record = selectors.record_of(case)
+        detail = CaseDetailSerializer(shapes.case_detail(record, request)).data
         return Response(shapes.only_fields(detail, fields))
 
 
@@ -358,7 +360,7 @@ class CaseSimilarView(ApiView):
         check_case_id(case_id)
         return self.answer(request, case_id=case_id, limit=limit)
 
-    @conditional_on_store(exists=case_exists)
+    @conditional_on_store(keep=True, exists=case_exists)
     def answer(self, request: Request, *, case_id: str, limit: int) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):

@@ -64,7 +64,7 @@ class TopicListView(ApiView):
         reject_all(request.query_params)
         return self.answer(request)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request) -> Response:
         topics = selectors.vocabulary(Facet.TOPIC)
         return Response(
@@ -111,7 +111,7 @@ class TopicDetailView(ApiView):
             raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
         return self.answer(request, slug=slug, top=top, latest=latest)
 
-    @conditional_on_store(exists=lambda request, slug, **kwargs: selectors.topic_exists(slug))
+    @conditional_on_store(keep=True, exists=lambda request, slug, **kwargs: selectors.topic_exists(slug))
     def answer(self, request: Request, *, slug: str, top: int, latest: int) -> Response | HttpResponse:
         lookup = selectors.find_topic(slug)
         if lookup.canonical_slug is not None:
@@ -151,7 +151,7 @@ class VocabularyView(ApiView):
         reject_all(request.query_params)
         return self.answer(request)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request) -> Response:
         return Response(VocabularySerializer(shapes.vocabulary(selectors.vocabulary(), request)).data)
 
@@ -188,7 +188,7 @@ class VocabularyFacetView(ApiView):
             raise Http404(f"No facet {facet!r}; facets: {names} (error codes: /api/codes/).")
         return self.answer(request, facet=facet)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request, *, facet: str) -> Response:
         terms = selectors.vocabulary(facet)
         families = shapes.family_slugs(terms)
@@ -222,6 +222,6 @@ class StatsView(ApiView):
         reject_all(request.query_params)
         return self.answer(request)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request) -> Response:
         return Response(StatsSerializer(shapes.stats(selectors.case_stats(), request)).data)

@@ -38,7 +38,7 @@ class CodeListView(ApiView):
         reject_all(request.query_params)
         return self.answer(request)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request) -> Response:
         return Response(
             ErrorCodeListSerializer(
@@ -76,7 +76,7 @@ class CodeDetailView(ApiView):
         reject_all(request.query_params)
         return self.answer(request, slug=slug)
 
-    @conditional_on_store()
+    @conditional_on_store(keep=True)
     def answer(self, request: Request, *, slug: str) -> HttpResponse:
         detail = selectors.code_detail(slug)
         if detail is None:

@@ -15,7 +15,7 @@ from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents import services, workflow
+from incidents import selectors, services, workflow
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.problems import CaseImportError
@@ -83,7 +83,7 @@ def _editable_case(case_id: str) -> Case:
 def _saved(request: Request, case_id: str, status: int = 200) -> Response:
     case = Case.objects.with_document().get(id=case_id)
     response = Response(
-        CaseDetailSerializer(shapes.case_detail(case_document(case), case, request)).data, status=status
+        CaseDetailSerializer(shapes.case_detail(selectors.record_of(case), request)).data, status=status
     )
     response["ETag"] = case_etag(request, case)
     if status == 201:

@@ -225,8 +225,10 @@ def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> l
 @transaction.atomic
 def rebuild_neighbours() -> int:
     """Recompute every published case's neighbours (O(N²) pairs). Returns rows written.
-    Holds the case-write lock: an import committing meanwhile would miss its lists."""
+    Holds the case-write lock: an import committing meanwhile would miss its lists. Retires
+    the cached reads (case pages show the lists)."""
     serialize_case_writes()
+    store_cache.changed()
     fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True))
     corpus = _Corpus(profiles.published(fresh))
     CaseNeighbour.objects.all().delete()

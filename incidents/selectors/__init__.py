@@ -12,6 +12,7 @@ make goes through here; none of them builds its own queries.
 - `references`: the cases citing an upstream record (alias or URL);
 - `affected`: "am I affected?", the cases whose affected ranges include given versions;
 - `codes`: the error-code index, one code's cases and root causes, codes in a pasted line;
+- `documents`: one case's document by exact id, from the store cache when it is on;
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
@@ -32,6 +33,7 @@ from .cases import (
     visible_case_row,
 )
 from .codes import CauseCount, CodeDetail, code_detail, codes_in_text, detail_of, error_codes, find_code
+from .documents import CaseRecord, case_record, record_of
 from .facets import (
     EXCLUDE_PREFIX,
     FACETS,
@@ -79,6 +81,9 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "CaseRecord",
+    "case_record",
+    "record_of",
     "AffectedAnswer",
     "AffectedMatch",
     "affected_cases",

@@ -12,6 +12,14 @@ templates and static files. So its validators are:
 `django.views.decorators.http.condition` answers a matching `If-None-Match` (or, without
 one, `If-Modified-Since`) with 304 before the view runs. The store version costs two
 queries (`selectors.store_version`), read once per request.
+
+With the store cache on (`settings.STORE_CACHE`), a page's rendered body is
+also kept in the shared cache under its host, full path, store generation and site digest,
+so that a case page costs two cache reads instead of its queries and template: the same
+page is the same bytes for every reader (no page of the site depends on who asks), and a
+write starts a new generation, so an edited case is never served from the cache. Only for
+pages asked without a query string: the paths are bounded by the store's ids and slugs,
+and a search or filtered list (any query string) is computed every time.
 """
 
 from __future__ import annotations
@@ -24,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import condition
 
-from incidents import selectors
+from incidents import selectors, store_cache
 
 View = Callable[..., HttpResponseBase]
 
@@ -58,12 +67,53 @@ def _is_conditional(request: HttpRequest) -> bool:
     return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
 
 
+def _body_key(request: HttpRequest) -> str | None:
+    """The shared-cache key of this page's body, or None when bodies are not kept. Taken
+    before the view reads the database (`store_cache`: never file a body under a newer
+    generation than the data it was rendered from)."""
+    # A query string would let any client mint keys without end.
+    if not settings.STORE_CACHE or request.method != "GET" or request.META.get("QUERY_STRING"):
+        return None
+    parts = (
+        request.scheme,
+        request.get_host(),
+        request.get_full_path(),
+        store_cache.generation(),
+        _site_files()[0],
+    )
+    return "incidentlib:page:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def _kept_body(key: str) -> HttpResponse | None:
+    kept = cache.get(key)
+    if kept is None:
+        return None
+    content, content_type, link = kept
+    response = HttpResponse(content, content_type=content_type)
+    if link:
+        response["Link"] = link
+    return response
+
+
+def _keep_body(key: str, response: HttpResponseBase) -> None:
+    vary = response.get("Vary", "").lower()
+    if (
+        isinstance(response, HttpResponse)
+        and response.status_code == 200
+        and not response.cookies
+        and "cookie" not in vary
+    ):
+        kept = (response.content, response["Content-Type"], response.get("Link"))
+        cache.set(key, kept, timeout=store_cache.VALUE_TIMEOUT)
+
+
 def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[View], View]:
     """Decorate a page view (function or feed) with store-version validators and 304s.
 
     `exists(**view_kwargs)` is asked on conditional requests only, so that a page that no
     longer exists answers 404 rather than 304. Answers are marked `Cache-Control: no-cache`:
     caches may keep them but revalidate each time (the revalidation is the cheap part).
+    A 200 body asked for without a query string is kept in the shared cache (module docstring).
     """
 
     def found(request: Any, kwargs: dict[str, Any]) -> bool:
@@ -89,7 +139,13 @@ def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[
     def decorator(view: View) -> View:
         @functools.wraps(view)
         def own_validators(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            key = _body_key(request)
+            kept = _kept_body(key) if key else None
+            if kept is not None:
+                return kept
             response = view(request, *args, **kwargs)
+            if key:
+                _keep_body(key, response)
             # A syndication feed sets Last-Modified from its items; the store's must win so
             # that a client sending it back gets its 304.
             if response.has_header("Last-Modified"):

@@ -119,3 +119,87 @@ def test_an_import_moves_the_browse_counts_and_the_stats_at_once(client, store_c
     import_case_files(paths=paths)
 
     assert browse_counts(client) == (total + 2, symptom + 2, stats_total + 2)
+
+
+def edit_title(case_id: str, title: str) -> None:
+    document = copy.deepcopy(load_fixture(case_id))
+    document["title"] = title
+    assert save_case_document(document, reason="test edit").changed
+
+
+def test_a_case_page_and_get_incident_are_served_as_edited_at_once(client, store_cache_on):
+    from mcp_server import tools
+
+    old_title = load_fixture("IL-0428")["title"]
+    for _ in range(2):  # the second answers come from the cache
+        assert old_title in client.get("/cases/IL-0428").content.decode()
+        assert tools.get_incident(id="IL-0428").model_dump()["title"] == old_title
+    edit_title("IL-0428", "Hangs on 384 A100 GPUs (edited for the cache test)")
+
+    page = client.get("/cases/IL-0428").content.decode()
+    assert "Hangs on 384 A100 GPUs (edited for the cache test)" in page
+    assert old_title not in page
+    edited = tools.get_incident(id="IL-0428").model_dump()
+    assert edited["title"] == "Hangs on 384 A100 GPUs (edited for the cache test)"
+
+
+def test_between_writes_a_case_page_its_json_and_get_incident_run_no_query(client, store_cache_on):
+    from mcp_server import tools
+
+    first_page = client.get("/cases/IL-0428")
+    first_json = client.get("/api/cases/IL-0428").json()
+    first_tool = tools.get_incident(id="IL-0428").model_dump()
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get("/cases/IL-0428")
+        body = client.get("/api/cases/IL-0428").json()
+        tool = tools.get_incident(id="IL-0428").model_dump()
+    assert captured.captured_queries == []
+    # ... and the cached answers are the ones computed.
+    assert page.content == first_page.content
+    assert page["Link"] == first_page["Link"]
+    assert body == first_json
+    assert tool == first_tool
+
+
+def test_a_page_asked_with_a_query_string_is_computed_every_time(client, store_cache_on):
+    client.get("/cases/?q=nccl")
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get("/cases/?q=nccl")
+    assert page.status_code == 200
+    assert captured.captured_queries  # searched again, not read from the cache
+
+
+def test_a_retracted_case_keeps_its_notice_through_the_cache(client, store_cache_on):
+    from incidents.workflow import REVIEWER
+    from incidents.services import change_status
+    from mcp_server import tools
+    from tests.editorial.conftest import make_user
+
+    assert "notice" not in tools.get_incident(id="IL-0428").model_dump(exclude_none=True)
+    client.get("/api/cases/IL-0428")
+    change_status("IL-0428", "retracted", user=make_user("rita", REVIEWER), reason="Source withdrawn (cache test)")
+    tool = tools.get_incident(id="IL-0428").model_dump()
+    assert tool["notice"] == "Retracted: Source withdrawn (cache test)"
+    body = client.get("/api/cases/IL-0428").json()
+    assert body["status"] == "retracted"
+    assert body["retraction_reason"] == "Source withdrawn (cache test)"
+
+
+def similar_ids(client, case_id: str) -> list[str]:
+    return [hit["id"] for hit in client.get(f"/api/cases/{case_id}/similar?limit=10").json()["results"]]
+
+
+def test_a_new_look_alike_enters_the_similar_cases_at_once(client, store_cache_on, tmp_path):
+    before = similar_ids(client, "IL-0428")
+    with CaptureQueriesContext(connection) as captured:
+        assert similar_ids(client, "IL-0428") == before
+    assert captured.captured_queries == []  # the second answer came from the cache
+    twin = copy.deepcopy(load_fixture("IL-0428"))
+    twin.update(id="IL-900077", related=[])
+    twin["sources"] = [{**twin["sources"][0], "url": "https://example.org/twin-of-il-0428"}]
+    import_case_files(paths=write_cases(tmp_path, [twin]))
+
+    after = similar_ids(client, "IL-0428")
+    assert after[0] == "IL-900077"
+    assert "IL-900077" not in before
+    assert "IL-900077" in client.get("/cases/IL-0428").content.decode()
