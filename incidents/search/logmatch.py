@@ -24,7 +24,10 @@ import re
 from dataclasses import dataclass, field
 
 import re2
+from django.conf import settings
+from django.db.models import QuerySet
 
+from incidents import store_cache
 from incidents.codes import natural_key
 from incidents.models import Case, CaseTerm, Facet, Term
 from incidents.selectors.stats import published_count
@@ -35,7 +38,7 @@ from .backends import get_backend
 from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
-from .semantic import load_vectors, query_vector
+from .semantic import candidate_scores, query_vector
 from .text import STOP_WORDS, words
 
 MAX_LOG_BYTES = 1_000_000
@@ -182,25 +185,34 @@ def _form_pattern(form: str) -> tuple[str, bool]:
 
 
 def _term_matcher(terms: list[Term]):
-    """One RE2 set of every term form and pattern; index -> what it stands for."""
+    """One RE2 set of every term form and pattern; index -> (term, form or pattern).
+    Compiling several hundred patterns costs tens of milliseconds, so the set is kept per
+    distinct vocabulary (`_matcher_of`), which changes only when terms are edited."""
+    spec = tuple((t.id, t.facet, t.name, tuple(t.synonyms), tuple(t.patterns)) for t in terms)
+    matcher, forms = _matcher_of(spec)
+    by_id = {t.id: t for t in terms}
+    return matcher, [_TermForm(by_id[term_id], form) for term_id, form in forms]
+
+
+@functools.lru_cache(maxsize=2)
+def _matcher_of(spec: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...]):
     matcher = re2.Set.SearchSet(options())
-    entries: list[_TermForm] = []
-    for term in terms:
-        forms = [] if term.facet in PATTERNS_ONLY else [term.name, *term.synonyms]
-        for form in forms:
+    forms: list[tuple[int, str]] = []
+    for term_id, facet, name, synonyms, patterns in spec:
+        for form in [] if facet in PATTERNS_ONLY else [name, *synonyms]:
             if len(words(form)) == 0 or all(w.lower() in STOP_WORDS for w in words(form)):
                 continue
             pattern, ignore_case = _form_pattern(form)
             matcher.Add(("(?i)" if ignore_case else "") + pattern)
-            entries.append(_TermForm(term, form))
-        for pattern in term.patterns:
+            forms.append((term_id, form))
+        for pattern in patterns:
             if pattern_problem(pattern) is None:
                 matcher.Add("(?i)" + pattern)
-                entries.append(_TermForm(term, pattern))
-    if not entries:
-        return None, entries
+                forms.append((term_id, pattern))
+    if not forms:
+        return None, forms
     matcher.Compile()
-    return matcher, entries
+    return matcher, forms
 
 
 _EXTRACTORS = [(e, compile_pattern(e.pattern, ignore_case=e.ignore_case)) for e in EXTRACTORS]
@@ -556,12 +568,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         shared.setdefault(case_id, []).append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
 
     candidates = [c for c in signature if signature[c] > 0]
-    kinds: dict[str, set[str]] = {}
-    if candidates:  # always, so the query count does not depend on the log
-        for case_id, slug in CaseTerm.objects.filter(
-            case_id__in=candidates, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
-        ).values_list("case_id", "term__slug"):
-            kinds.setdefault(case_id, set()).add(slug)
+    kinds = _workload_kinds(candidates) if candidates else {}
     semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
     scores: dict[str, float] = {}
     for case_id in candidates:
@@ -636,7 +643,27 @@ def _semantic_scores(
     vector = query_vector(text) if text.strip() else None
     if vector is None:
         return {}
-    return load_vectors(Case.objects.filter(id__in=candidates)).case_scores(vector)
+    return candidate_scores(vector, candidates)
+
+
+def _workload_kinds(candidates: list[str]) -> dict[str, set[str]]:
+    """Candidate case id -> its workload slugs (training / inference). With the store cache
+    on, every published case's are kept in this process per store generation (no query; a
+    broad log has thousands of candidates, whose ids as query parameters cost more than the
+    rows); off, one query for the candidates."""
+    if settings.STORE_CACHE:
+        every = store_cache.local("workload-kinds", lambda: _kinds_of(Case.objects.published()))
+        return {case_id: every[case_id] for case_id in candidates if case_id in every}
+    return _kinds_of(Case.objects.filter(id__in=candidates))
+
+
+def _kinds_of(cases: QuerySet[Case]) -> dict[str, set[str]]:
+    kinds: dict[str, set[str]] = {}
+    for case_id, slug in CaseTerm.objects.filter(
+        case__in=cases, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
+    ).values_list("case_id", "term__slug"):
+        kinds.setdefault(case_id, set()).add(slug)
+    return kinds
 
 
 def _term_patterns(term: Term) -> list[str]:

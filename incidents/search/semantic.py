@@ -19,8 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
 from django.db.models import QuerySet
 
+from incidents import store_cache
 from incidents.bulk_sql import insert_rows
 from incidents.models import Case
 
@@ -144,6 +146,21 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
     if not ids:
         return Vectors([], np.zeros(0, dtype=np.int64), np.zeros((0, encoder.DIMENSIONS), dtype=np.float32))
     return Vectors(ids, np.concatenate(owners), np.concatenate(blocks))
+
+
+def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, float]:
+    """`Vectors.case_scores` of `query` for the published cases `candidates` only (to 6
+    decimals). With the
+    store cache on, every published case's vectors are kept in this process per store
+    generation (as search keeps them) and scored, then cut to the candidates: no query.
+    Off, the candidates' vectors are read: one query."""
+    if settings.STORE_CACHE:
+        scores = store_cache.local("vectors", load_vectors).case_scores(query)
+    else:
+        scores = load_vectors(Case.objects.filter(id__in=candidates)).case_scores(query)
+    # float32 products over matrices of other shapes differ in the 7th digit: rounded, two
+    # cases with the same passages tie whichever way their vectors were read.
+    return {case_id: round(scores[case_id], 6) for case_id in candidates if case_id in scores}
 
 
 def query_vector(text: str) -> np.ndarray | None:

@@ -203,3 +203,37 @@ def test_a_new_look_alike_enters_the_similar_cases_at_once(client, store_cache_o
     assert after[0] == "IL-900077"
     assert "IL-900077" not in before
     assert "IL-900077" in client.get("/cases/IL-0428").content.decode()
+
+
+WATCHDOG_LOG = (
+    "[rank3]:[E ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600072 "
+    "milliseconds before timing out.\n"
+)
+
+
+def log_hits(settings, on: bool) -> list[tuple[str, float, str]]:
+    from incidents.search import read_log
+
+    settings.STORE_CACHE = on
+    return [(h.case.id, h.score, h.confidence) for h in read_log(WATCHDOG_LOG).hits]
+
+
+def test_log_matching_reads_the_same_with_the_store_cache_and_sees_an_import_at_once(
+    settings, store_cache_on, tmp_path
+):
+    # With the cache on, the job kinds and passage vectors of every case come from this
+    # process's copy (store_cache.local); the ranking must be the one computed from the database.
+    cached = log_hits(settings, True)
+    assert log_hits(settings, True) == cached
+    assert cached == log_hits(settings, False)
+    assert cached  # the watchdog line matches the NCCL timeout cases
+    twin = copy.deepcopy(load_fixture(cached[0][0]))
+    twin.update(id="IL-900078", related=[])
+    twin["sources"] = [{**twin["sources"][0], "url": "https://example.org/twin-for-the-log-test"}]
+    settings.STORE_CACHE = True  # as in production: the import starts a new generation
+    import_case_files(paths=write_cases(tmp_path, [twin]))
+
+    after = log_hits(settings, True)
+    assert "IL-900078" in [case_id for case_id, _, _ in after]
+    assert after == log_hits(settings, False)
