@@ -11,8 +11,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from incidents import selectors, store_cache
-from incidents.services import import_case_files, save_case_document
+from incidents.search import read_log
+from incidents.services import change_status, import_case_files, save_case_document
+from incidents.workflow import REVIEWER
+from mcp_server import tools
 from tests.conftest import load_fixture
+from tests.editorial.conftest import make_user
 from tests.factories import synthetic_case, write_cases
 
 pytestmark = pytest.mark.django_db
@@ -128,8 +132,6 @@ def edit_title(case_id: str, title: str) -> None:
 
 
 def test_a_case_page_and_get_incident_are_served_as_edited_at_once(client, store_cache_on):
-    from mcp_server import tools
-
     old_title = load_fixture("IL-0428")["title"]
     for _ in range(2):  # the second answers come from the cache
         assert old_title in client.get("/cases/IL-0428").content.decode()
@@ -144,8 +146,6 @@ def test_a_case_page_and_get_incident_are_served_as_edited_at_once(client, store
 
 
 def test_between_writes_a_case_page_its_json_and_get_incident_run_no_query(client, store_cache_on):
-    from mcp_server import tools
-
     first_page = client.get("/cases/IL-0428")
     first_json = client.get("/api/cases/IL-0428").json()
     first_tool = tools.get_incident(id="IL-0428").model_dump()
@@ -170,14 +170,10 @@ def test_a_page_asked_with_a_query_string_is_computed_every_time(client, store_c
 
 
 def test_a_retracted_case_keeps_its_notice_through_the_cache(client, store_cache_on):
-    from incidents.workflow import REVIEWER
-    from incidents.services import change_status
-    from mcp_server import tools
-    from tests.editorial.conftest import make_user
-
     assert "notice" not in tools.get_incident(id="IL-0428").model_dump(exclude_none=True)
     client.get("/api/cases/IL-0428")
-    change_status("IL-0428", "retracted", user=make_user("rita", REVIEWER), reason="Source withdrawn (cache test)")
+    reviewer = make_user("rita", REVIEWER)
+    change_status("IL-0428", "retracted", user=reviewer, reason="Source withdrawn (cache test)")
     tool = tools.get_incident(id="IL-0428").model_dump()
     assert tool["notice"] == "Retracted: Source withdrawn (cache test)"
     body = client.get("/api/cases/IL-0428").json()
@@ -213,8 +209,6 @@ WATCHDOG_LOG = (
 
 
 def log_hits(settings, on: bool) -> list[tuple[str, float, str]]:
-    from incidents.search import read_log
-
     settings.STORE_CACHE = on
     return [(h.case.id, h.score, h.confidence) for h in read_log(WATCHDOG_LOG).hits]
 
