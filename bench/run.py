@@ -13,9 +13,11 @@ BENCH_POSTGRES_URL) and each size N (BENCH_SIZES, default 1000,10000):
    connections per worker (DB_POOL_MAX_SIZE), Redis as the shared cache (BENCH_CACHE_URL,
    default database 13 of 127.0.0.1:6379, emptied before each run), API throttles off (the
    bench is one client);
-3. for every endpoint in `ENDPOINTS`: a warm-up, then `wrk` with BENCH_CONNECTIONS (16)
-   connections for BENCH_SECONDS (10) seconds: requests per second, p50/p95/p99 latency, the
-   ratio of its throughput to the floor's (`/healthz`) in the same run, non-2xx answers;
+3. every endpoint asked 3 times from 2 clients, so each worker has loaded its per-process
+   state (timed: the cold start); then for every endpoint in `ENDPOINTS`: a warm-up, then
+   `wrk` with BENCH_CONNECTIONS (16) connections for BENCH_SECONDS (10) seconds: requests
+   per second, p50/p95/p99 latency, the ratio of its throughput to the floor's (`/healthz`)
+   in the same run, non-2xx answers;
 4. the peak resident memory (VmHWM) of each worker after the load.
 
 Writes bench/report.json (everything) and bench/report.md (tables, and each operation's
@@ -357,6 +359,26 @@ def drain(server: Server, connections: int) -> None:
         list(pool.map(lambda _: _request(server.base, "GET", "/healthz", None, None), range(connections * 2)))
 
 
+def warm(server: Server) -> float:
+    """Ask every endpoint three times from two clients at once, so that each worker has
+    loaded what it keeps per process (the sentence model, every case's passage vectors, the
+    similar-case corpus) before any endpoint is measured: otherwise whichever endpoint
+    comes first after a store change pays every worker's cold start (seconds at 10,000
+    cases) inside its run. Returns the seconds the warm-up took (the cold start)."""
+    started = time.perf_counter()
+    calls = []
+    for _name, method, path, body, content_type in ENDPOINTS:
+        payload = json.dumps({"text": _log_200kb()}) if body == "LOG" else body
+        calls.append((method, path, payload.encode() if payload else None, content_type))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for _ in range(3):
+            for call in calls:
+                list(pool.map(lambda c: _request(server.base, *c), [call, call]))
+    return round(time.perf_counter() - started, 1)
+
+
 def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
     """Check one answer, warm up, then run wrk against one endpoint; the parsed result."""
     name, method, path, body, content_type = endpoint
@@ -441,6 +463,8 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
     endpoints: dict[str, dict] = {}
     try:
         server.wait()
+        cold_start = warm(server)
+        print(f"   warm-up (every endpoint 3 times from 2 clients): {cold_start} s", flush=True)
         for endpoint in ENDPOINTS:
             result = drive(server, endpoint, seconds=seconds, connections=connections)
             endpoints[endpoint[0]] = result
@@ -464,6 +488,7 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
         "import_first": first,
         "neighbours_step": neighbours,
         "import_10_more": more,
+        "warm_up_seconds": cold_start,
         "endpoints": endpoints,
         "worker_peak_rss_mib": peaks,
         "load_after": _loadavg(),
@@ -547,6 +572,8 @@ def markdown(report: dict) -> str:
         else:
             out.append("- import not measured: the database of an earlier import was reused (BENCH_REUSE)")
         out += [
+            f"- cold start (every endpoint asked 3 times from 2 clients before measuring): "
+            f"{run.get('warm_up_seconds', '?')} s",
             f"- peak resident memory per worker after the load: {run['worker_peak_rss_mib']} MiB",
             f"- load average after: {run['load_after']}",
             "",

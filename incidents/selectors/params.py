@@ -311,6 +311,12 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
         )
         before = None
     bounds = _bounds(params, problems)
+    term_ids = {
+        (facet, term.slug): term.id
+        for facet, terms in vocabulary.terms.items()
+        for term in terms
+        if term.slug in (*include.get(facet, ()), *exclude.get(facet, ()))
+    }
     filters = CaseFilters(
         include=include,
         exclude=exclude,
@@ -318,6 +324,7 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
         published_before=before,
         bounds=bounds,
         labels=labels,
+        term_ids=term_ids,
     )
     return filters, problems
 

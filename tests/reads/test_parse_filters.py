@@ -121,3 +121,30 @@ def test_no_filter_costs_no_query_and_term_filters_one(django_assert_num_queries
     # Organizations and accelerators are term facets: the same one query reads them.
     with django_assert_num_queries(1):
         parse_filters(QueryDict("organization=Meta&accelerator=a100&symptom=hang"))
+
+
+def test_term_filters_carry_the_term_ids_and_filter_by_them():
+    from incidents.models import Case, Term
+    from incidents.selectors import filter_cases
+
+    filters, problems = filters_of("topic=training&symptom=NCCL+timeout&exclude_component=deepspeed")
+    assert problems == []
+    expected = {
+        ("workload", "training"): Term.objects.get(facet="workload", slug="training").id,
+        ("symptom", "nccl-timeout"): Term.objects.get(facet="symptom", slug="nccl-timeout").id,
+        ("component", "deepspeed"): Term.objects.get(facet="component", slug="deepspeed").id,
+    }
+    assert filters.term_ids == expected
+    sql = str(filter_cases(Case.objects.published(), filters).query)
+    # By term id (PostgreSQL estimates those from its statistics), not a join on the slug.
+    assert '"incidents_term"' not in sql
+    assert sql.count('"term_id" IN') == 3
+    # ... and the same cases as the join on the slug that a filter built by hand still uses.
+    by_slug = filter_cases(
+        Case.objects.published(), type(filters)(include=filters.include, exclude=filters.exclude)
+    )
+    assert '"incidents_term"' in str(by_slug.query)
+    assert sorted(by_slug.values_list("id", flat=True)) == sorted(
+        filter_cases(Case.objects.published(), filters).values_list("id", flat=True)
+    )
+    assert by_slug.exists()
