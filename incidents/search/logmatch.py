@@ -29,9 +29,10 @@ from django.db.models import QuerySet
 
 from incidents import store_cache
 from incidents.codes import natural_key
-from incidents.models import Case, CaseTerm, Facet, Term
+from incidents.models import Case, CaseKey, CaseTerm, Facet, Term
 from incidents.selectors.stats import published_count
 from incidents.selectors.vocabulary import terms_with_case_counts
+from incidents.versions import range_verdict
 
 from . import encoder, errnos
 from .backends import get_backend
@@ -65,6 +66,10 @@ CONTEXT_WEIGHT = 0.5
 KIND_MATCH = 1.25
 KIND_MISMATCH = 0.6
 POSSIBLE_SIGNATURE = 2.0
+# A component version the log prints (`NCCL version 2.19.3`) inside a case's `affected`
+# range: the case's failure is known on this version. Counts like a code name: it says the
+# case could apply, not that the log shows its failure.
+VERSION_WEIGHT = 2.0
 # A case's score is multiplied by 1 + SEMANTIC_FACTOR * (semantic score of the log's evidence
 # lines against the case's passages, about 0.3..0.9): cases sharing the same tags and tokens
 # (a tie the case id used to break) are ordered by whether they tell the failure the lines
@@ -170,7 +175,8 @@ class Shared:
     name: str
     # `token:<extractor>` (`token:xid`, `token:exception`, `token:identifier`, ...),
     # `pattern:<facet>` for a term found by one of its own patterns, `name:<facet>` for a
-    # term found by its name or a synonym.
+    # term found by its name or a synonym, `version:affected` for a component version the
+    # log prints inside one of the case's affected ranges.
     kind: str
     cases: int  # published cases that share it
 
@@ -213,6 +219,67 @@ def _matcher_of(spec: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...
         return None, forms
     matcher.Compile()
     return matcher, forms
+
+
+@functools.lru_cache(maxsize=2)
+def _version_matcher(names: tuple[tuple[str, str], ...]):
+    """One RE2 pattern finding `<component name or synonym> [version|==|v|:] <version>` in
+    a line (`NCCL version 2.19.3+cuda12.3`, `torch==2.7.0`, `vLLM v0.6.3`), or None; group
+    1 the spelling, group 2 the version. `names`: (spelling, term name), longest first."""
+    if not names:
+        return None, {}
+    alternatives = "|".join(re2.escape(spelling) for spelling, _ in names)
+    pattern = (
+        rf"(?i)(?:^|[^A-Za-z0-9_])({alternatives})(?:\s+version|\s*==|\s*:|\s+v|\s)\s*v?"
+        r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[A-Za-z0-9.]+)?)\b"
+    )
+    return re2.compile(pattern, options()), {spelling.lower(): name for spelling, name in names}
+
+
+def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str, str], _Evidence]:
+    """(component term name, version) -> the lines printing it, for every component of the
+    vocabulary the log names with a version number next to it."""
+    spellings = {
+        (form, t.name)
+        for t in terms
+        if t.facet == Facet.COMPONENT
+        for form in (t.name, *t.synonyms)
+        if len(form) >= 3 and words(form)
+    }
+    matcher, by_spelling = _version_matcher(tuple(sorted(spellings, key=lambda p: (-len(p[0]), p))))
+    found: dict[tuple[str, str], _Evidence] = {}
+    if matcher is None:
+        return found
+    for line, numbers in lines.items():
+        for match in matcher.finditer(line):
+            name = by_spelling.get(match.group(1).lower())
+            if name is None:
+                continue
+            # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
+            evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
+            for number in numbers:
+                evidence.add(number, line)
+    return found
+
+
+def _affected_by(
+    versions: dict[tuple[str, str], _Evidence], slug_of: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """(case id, component, version) for each published case with an `affected` range that
+    includes a version the log prints. One query, only when the log prints one."""
+    if not versions:
+        return []
+    slugs = {slug_of[name] for name, _ in versions}
+    rows = Case.objects.published().filter(
+        id__in=CaseKey.objects.filter(kind=CaseKey.Kind.AFFECTED, key__in=slugs).values("case_id")
+    )
+    found = []
+    for case_id, ranges in rows.values_list("id", "affected"):
+        for item in ranges:
+            for (name, version), _ in versions.items():
+                if item.get("component") == name and range_verdict(item, version).verdict == "affected":
+                    found.append((case_id, name, version))
+    return sorted(set(found))
 
 
 _EXTRACTORS = [(e, compile_pattern(e.pattern, ignore_case=e.ignore_case)) for e in EXTRACTORS]
@@ -326,6 +393,8 @@ def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
         return 1, True
     if what == Facet.ERROR_CODE:
         return 1, True  # a code the case carries, found by its own patterns: as a specific symptom
+    if how == "version":
+        return 1, False  # the failure is known on this version: the case may apply
     return 0, False
 
 
@@ -443,7 +512,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     evidence lines against each case's passages (`SEMANTIC_FACTOR`, `_semantic_scores`).
 
     Time is linear in the size of the text (RE2), plus one encoding of at most
-    `SEMANTIC_CHARS` of its evidence lines. Queries: a fixed 8 (terms with case counts,
+    `SEMANTIC_CHARS` of its evidence lines. A component version the log prints next to the
+    component's name (`NCCL version 2.19.3`) that falls inside a case's `affected` range is
+    one more, weak, piece of evidence for that case (`VERSION_WEIGHT`; one more query when
+    the log prints such a version). Queries: a fixed 8 (terms with case counts,
     number of published cases, token look-up in the full-text index of published cases,
     the (case, term) pairs of the found terms, the candidates' job-kind topics, the
     candidates' passage vectors, the hits' cases and their terms); 2 when nothing
@@ -473,6 +545,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     evidence.add(number, line)
     failure_lines = set(signature_lines)  # lines naming a term, or a failure token (below)
     token_evidence = _tokens(lines)
+    version_evidence = _versions(lines, terms)
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
         if evidence.kind not in (*NAMING_EXTRACTORS, "setting"):
@@ -499,7 +572,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             generic_only=generic,
         )
 
-    if not term_evidence and not token_evidence:
+    if not term_evidence and not token_evidence and not version_evidence:
         return reading([])
 
     total = max(published_count(), 1)
@@ -566,6 +639,13 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             named.append((term.name, term_evidence[term_id]))
         how = "pattern" if term_id in by_pattern else "name"
         shared.setdefault(case_id, []).append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
+
+    slug_of = {t.name: t.slug for t in terms if t.facet == Facet.COMPONENT}
+    for case_id, name, version in _affected_by(version_evidence, slug_of):
+        signature[case_id] = signature.get(case_id, 0.0) + VERSION_WEIGHT
+        signature_count[case_id] = signature_count.get(case_id, 0) + 1
+        reasons.setdefault(case_id, []).append((f"{name} {version}", version_evidence[(name, version)]))
+        shared.setdefault(case_id, []).append(Shared(f"{name} {version}", "version:affected", 1))
 
     candidates = [c for c in signature if signature[c] > 0]
     kinds = _workload_kinds(candidates) if candidates else {}

@@ -90,6 +90,15 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # stack dumps, kernel modules, flags), which say more about a failure than any word.
     Extractor("identifier", r"\b([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){1,6})\b"),
     Extractor("identifier", r"\b([a-z][a-z0-9]+(?:[A-Z][a-z0-9]+){1,6}[A-Za-z0-9]*)\b"),
+    # What a program says it could not do (`Failed to initialize NVML: Unknown Error`,
+    # `cannot allocate memory`): the marker and up to five words, stopping at punctuation,
+    # looked up as a phrase. Cases quote such messages, so a rare one finds its case.
+    Extractor(
+        "message",
+        r"\b((?:failed to|unable to|cannot|could not|couldn't|can't) [A-Za-z][A-Za-z0-9_]*"
+        r"(?: [A-Za-z][A-Za-z0-9_.-]*){0,3})",
+        ignore_case=True,
+    ),
     Extractor(
         "phrase",
         r"\b(segmentation fault|fallen off the bus|illegal memory access|"
