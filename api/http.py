@@ -90,19 +90,19 @@ def _kept_answer(method: Callable[..., HttpResponseBase]) -> Callable[..., HttpR
             return method(view, request, **kwargs)
         arguments = repr(sorted(kwargs.items()))
         key = "incidentlib:api:" + _digest(
-            request.scheme, request.get_host(), type(view).__name__, arguments, store_cache.generation()
+            request.scheme or "", request.get_host(), type(view).__name__, arguments, store_cache.generation()
         )
         held = cache.get(key)
         if held is not None:
             data, headers = held
-            response = Response(data)
+            kept_response = Response(data)
             for name, value in headers:
-                response[name] = value
-            return response
-        response = method(view, request, **kwargs)
-        if isinstance(response, Response) and response.status_code == 200 and not response.cookies:
-            cache.set(key, (response.data, list(response.items())), timeout=store_cache.VALUE_TIMEOUT)
-        return response
+                kept_response[name] = value
+            return kept_response
+        answer = method(view, request, **kwargs)
+        if isinstance(answer, Response) and answer.status_code == 200 and not answer.cookies:
+            cache.set(key, (answer.data, list(answer.items())), timeout=store_cache.VALUE_TIMEOUT)
+        return answer
 
     return kept
 

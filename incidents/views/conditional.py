@@ -75,7 +75,7 @@ def _body_key(request: HttpRequest) -> str | None:
     if not settings.STORE_CACHE or request.method != "GET" or request.META.get("QUERY_STRING"):
         return None
     parts = (
-        request.scheme,
+        request.scheme or "",
         request.get_host(),
         request.get_full_path(),
         store_cache.generation(),
