@@ -41,17 +41,36 @@ class LibrarySummary:
     primary_sources: list[tuple[str, int]]  # (kind of a case's first source, cases)
 
 
+# Hosts of papers besides arXiv (proceedings and review sites) and of hosted status pages
+# (Atlassian Statuspage serves a company's page under <id>.statuspage.io as well).
+PAPER_HOSTS = (
+    "arxiv.org",
+    "aclanthology.org",
+    "openreview.net",
+    "usenix.org",
+    "dl.acm.org",
+    "ieeexplore.ieee.org",
+)
+STATUS_HOSTS = ("statuspage.io", "status.io")
+
+
 def source_kind(url: str) -> str:
     """What kind of publication a source URL is, by its host: a GitHub issue or pull
-    request (any github.com page), a paper (arXiv), a status page, or anything else (a
-    postmortem, blog post or vendor documentation)."""
+    request (any github.com page), a paper (arXiv or another proceedings site,
+    `PAPER_HOSTS`), a status page (`status.<company>`, `<company>status.com` or a hosted
+    status page, `STATUS_HOSTS`), or anything else (a postmortem, blog post or vendor
+    documentation)."""
     parts = split_url(url)
     host = (parts.hostname or "").lower() if parts else ""
+
+    def under(domains: tuple[str, ...]) -> bool:
+        return any(host == d or host.endswith("." + d) for d in domains)
+
     if host == "github.com" or host.endswith(".github.com"):
         return "GitHub issue, pull request or repository"
-    if host.endswith("arxiv.org"):
-        return "paper (arXiv)"
-    if host.startswith("status.") or host.endswith("status.com"):
+    if under(PAPER_HOSTS):
+        return "paper (arXiv, proceedings)"
+    if host.startswith("status.") or host.endswith("status.com") or under(STATUS_HOSTS):
         return "status-page incident report"
     return "postmortem, blog post or documentation"
 
