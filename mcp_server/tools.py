@@ -399,7 +399,7 @@ def vocab(
     """Each facet's terms: slug, name, description, synonyms, case count.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 33 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
+    Size: 34 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
     """
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)

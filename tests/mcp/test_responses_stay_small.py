@@ -51,4 +51,6 @@ def test_lists_hold_summaries_not_documents(mcp):
 
 def test_the_whole_vocabulary_fits_the_documented_size(mcp):
     # Seven vocabularies since organizations, accelerators and workloads joined (issue 13).
-    assert size(mcp.ok("vocab")) < 34_000  # 32.8 KB with 30 accelerator models
+    # 34.4 KB with 30 accelerator models and 10 root causes (Dependency failure joined);
+    # the tool's docstring says 34 KB, its budget is 36 KB.
+    assert size(mcp.ok("vocab")) < 35_000
