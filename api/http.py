@@ -11,7 +11,6 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.cache import cache
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.http.response import HttpResponseBase
@@ -78,31 +77,35 @@ def _is_conditional(request: Any) -> bool:
     return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
 
 
+def _data_of(answer: HttpResponseBase) -> tuple[Any, list[tuple[str, str]]] | None:
+    """What to keep of an API answer: a 200 `Response`'s data and headers, when it sets no
+    cookie."""
+    if isinstance(answer, Response) and answer.status_code == 200 and not answer.cookies:
+        return answer.data, list(answer.items())
+    return None
+
+
+def _response_of(kept: tuple[Any, list[tuple[str, str]]]) -> HttpResponseBase:
+    data, headers = kept
+    response = Response(data)
+    for name, value in headers:
+        response[name] = value
+    return response
+
+
 def _kept_answer(method: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """`method`'s 200 answers kept in the shared cache per store generation (with
-    `settings.STORE_CACHE`), under the host, the view and its parsed arguments: a repeated
-    request costs two cache reads instead of its queries and serializers. Taken before the
-    view reads the database, so an answer is never filed under a newer generation."""
+    """`method`'s 200 answers kept in the shared cache per store generation
+    (`store_cache.answer`, with `settings.STORE_CACHE`), under the host, the view and its
+    parsed arguments: a repeated request costs two cache reads instead of its queries and
+    serializers."""
 
     @functools.wraps(method)
     def kept(view: APIView, request: Request, **kwargs: Any) -> HttpResponseBase:
-        if not settings.STORE_CACHE:
-            return method(view, request, **kwargs)
         arguments = repr(sorted(kwargs.items()))
-        key = "incidentlib:api:" + _digest(
-            request.scheme or "", request.get_host(), type(view).__name__, arguments, store_cache.generation()
+        name = "api:" + _digest(request.scheme or "", request.get_host(), type(view).__name__, arguments)
+        return store_cache.answer(
+            name, lambda: method(view, request, **kwargs), keep=_data_of, restore=_response_of
         )
-        held = cache.get(key)
-        if held is not None:
-            data, headers = held
-            kept_response = Response(data)
-            for name, value in headers:
-                kept_response[name] = value
-            return kept_response
-        answer = method(view, request, **kwargs)
-        if isinstance(answer, Response) and answer.status_code == 200 and not answer.cookies:
-            cache.set(key, (answer.data, list(answer.items())), timeout=store_cache.VALUE_TIMEOUT)
-        return answer
 
     return kept
 

@@ -15,6 +15,9 @@ commits (so a value another process computed from the not yet committed data, un
 first new token, is never read again). Readers take the token *before* reading the
 database, so a value is never filed under a newer token than the data it was read from.
 
+`answer()` keeps a whole answer (a page body, an API response's data) when its outcome may be
+kept (a 200, no cookie), and rebuilds it from what was kept.
+
 `local()` keeps a large value (every case's passage vectors) in this process only, for
 the current generation; the shared cache holds the small token it is checked against.
 
@@ -74,19 +77,44 @@ def changed() -> None:
     transaction.on_commit(_replace)
 
 
+def _key(name: str) -> str:
+    return f"incidentlib:{name}:{generation()}"
+
+
 def cached(name: str, compute: Callable[[], T]) -> T:
     """`compute()`'s value for the current generation, from the shared cache when present
     (two cache reads), else computed and stored. `name` must say everything the value
     depends on besides the store (arguments included)."""
     if not settings.STORE_CACHE:
         return compute()
-    key = f"incidentlib:{name}:{generation()}"
+    key = _key(name)
     value = cache.get(key, _MISSING)
     if value is _MISSING:
         with primary_reads():  # never a lagging replica's answer under the new token
             value = compute()
         cache.set(key, value, timeout=VALUE_TIMEOUT)
     return value
+
+
+def answer(
+    name: str, compute: Callable[[], T], *, keep: Callable[[T], Any], restore: Callable[[Any], T]
+) -> T:
+    """Like `cached`, for a whole answer (a page, an API response) that only some outcomes
+    may be kept of: `restore(kept)` when an answer of this generation was kept, else
+    `compute()`, whose `keep(answer)` is the picklable form to keep, or None for an answer
+    not to keep (an error, a redirect, one that sets a cookie)."""
+    if not settings.STORE_CACHE:
+        return compute()
+    key = _key(name)
+    held = cache.get(key)
+    if held is not None:
+        return restore(held)
+    with primary_reads():
+        fresh = compute()
+    kept = keep(fresh)
+    if kept is not None:
+        cache.set(key, kept, timeout=VALUE_TIMEOUT)
+    return fresh
 
 
 def local(name: str, compute: Callable[[], T]) -> T:

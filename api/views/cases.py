@@ -318,13 +318,10 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
 
     @conditional_on_store(keep=True, exists=case_exists)
     def answer(self, request: Request, *, case_id: str, fields: list[str] | None) -> HttpResponseBase:
-        record = selectors.case_record(case_id)
-        if record is None:
-            case = visible_case(request, case_id)
-            if not isinstance(case, Case):
-                return case
-            record = selectors.record_of(case)
-        detail = CaseDetailSerializer(shapes.case_detail(record, request)).data
+        case = visible_case(request, case_id)
+        if not isinstance(case, Case):
+            return case
+        detail = CaseDetailSerializer(shapes.case_detail(selectors.record_of(case), request)).data
         return Response(shapes.only_fields(detail, fields))
 
 

@@ -1,11 +1,12 @@
 """One case's document by its exact id, from the store cache when it is on.
 
 The case JSON (`GET /api/cases/{id}`) and MCP `get_incident` build the same schema document
-from a case and its prefetches: 7 queries and the document's assembly on every request,
-for an answer that only a write changes. With `settings.STORE_CACHE` the document and the
-few case attributes the answers add are kept per store generation (`store_cache.cached`: two
-cache reads and no query on a hit); every write service starts a new generation, so an
-edited case is never answered from the cache.
+from a case and its prefetches (`record_of`): 7 queries and the document's assembly, for an
+answer that only a write changes. The API keeps its whole answer in the shared cache
+(`api.http.conditional_on_store(keep=True)`); MCP `get_incident` reads the record through
+`case_record`, which with `settings.STORE_CACHE` keeps it per store generation
+(`store_cache.cached`: two cache reads and no query on a hit). Every write service starts a
+new generation, so an edited case is never answered from the cache.
 """
 
 from __future__ import annotations

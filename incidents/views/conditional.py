@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import condition
@@ -67,44 +66,34 @@ def _is_conditional(request: HttpRequest) -> bool:
     return bool(request.META.get("HTTP_IF_NONE_MATCH") or request.META.get("HTTP_IF_MODIFIED_SINCE"))
 
 
-def _body_key(request: HttpRequest) -> str | None:
-    """The shared-cache key of this page's body, or None when bodies are not kept. Taken
-    before the view reads the database (`store_cache`: never file a body under a newer
-    generation than the data it was rendered from)."""
+def _page_name(request: HttpRequest) -> str | None:
+    """The store-cache name of this page's body (`store_cache.answer`), or None when it is
+    not kept."""
     # A query string would let any client mint keys without end.
-    if not settings.STORE_CACHE or request.method != "GET" or request.META.get("QUERY_STRING"):
+    if request.method != "GET" or request.META.get("QUERY_STRING"):
         return None
-    parts = (
-        request.scheme or "",
-        request.get_host(),
-        request.get_full_path(),
-        store_cache.generation(),
-        _site_files()[0],
-    )
-    return "incidentlib:page:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+    parts = (request.scheme or "", request.get_host(), request.get_full_path(), _site_files()[0])
+    return "page:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
-def _kept_body(key: str) -> HttpResponse | None:
-    kept = cache.get(key)
-    if kept is None:
-        return None
+def _body_of(response: HttpResponseBase) -> tuple[bytes, str, str | None] | None:
+    """What to keep of a page: a 200 body that sets no cookie and does not vary by one."""
+    if (
+        isinstance(response, HttpResponse)
+        and response.status_code == 200
+        and not response.cookies
+        and "cookie" not in response.get("Vary", "").lower()
+    ):
+        return response.content, response["Content-Type"], response.get("Link")
+    return None
+
+
+def _page_of(kept: tuple[bytes, str, str | None]) -> HttpResponseBase:
     content, content_type, link = kept
     response = HttpResponse(content, content_type=content_type)
     if link:
         response["Link"] = link
     return response
-
-
-def _keep_body(key: str, response: HttpResponseBase) -> None:
-    vary = response.get("Vary", "").lower()
-    if (
-        isinstance(response, HttpResponse)
-        and response.status_code == 200
-        and not response.cookies
-        and "cookie" not in vary
-    ):
-        kept = (response.content, response["Content-Type"], response.get("Link"))
-        cache.set(key, kept, timeout=store_cache.VALUE_TIMEOUT)
 
 
 def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[View], View]:
@@ -139,13 +128,13 @@ def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[
     def decorator(view: View) -> View:
         @functools.wraps(view)
         def own_validators(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            key = _body_key(request)
-            kept = _kept_body(key) if key else None
-            if kept is not None:
-                return kept
-            response = view(request, *args, **kwargs)
-            if key:
-                _keep_body(key, response)
+            name = _page_name(request)
+            if name is None:
+                response = view(request, *args, **kwargs)
+            else:
+                response = store_cache.answer(
+                    name, lambda: view(request, *args, **kwargs), keep=_body_of, restore=_page_of
+                )
             # A syndication feed sets Last-Modified from its items; the store's must win so
             # that a client sending it back gets its 304.
             if response.has_header("Last-Modified"):
