@@ -359,6 +359,11 @@ def drain(server: Server, connections: int) -> None:
         list(pool.map(lambda _: _request(server.base, "GET", "/healthz", None, None), range(connections * 2)))
 
 
+def _body_text(body: str | None) -> str | None:
+    """An endpoint's request body as sent: `LOG` stands for the 200 KB log to match."""
+    return json.dumps({"text": _log_200kb()}) if body == "LOG" else body
+
+
 def warm(server: Server) -> float:
     """Ask every endpoint three times from two clients at once, so that each worker has
     loaded what it keeps per process (the sentence model, every case's passage vectors, the
@@ -368,7 +373,7 @@ def warm(server: Server) -> float:
     started = time.perf_counter()
     calls = []
     for _name, method, path, body, content_type in ENDPOINTS:
-        payload = json.dumps({"text": _log_200kb()}) if body == "LOG" else body
+        payload = _body_text(body)
         calls.append((method, path, payload.encode() if payload else None, content_type))
     from concurrent.futures import ThreadPoolExecutor
 
@@ -383,10 +388,9 @@ def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
     """Check one answer, warm up, then run wrk against one endpoint; the parsed result."""
     name, method, path, body, content_type = endpoint
     body_file = None
+    body = _body_text(body)
     if body is not None:
         body_file = WORK / "body.json"
-        if body == "LOG":
-            body = json.dumps({"text": _log_200kb()})
         body_file.write_text(body)
     status, payload = _request(server.base, method, path, body.encode() if body else None, content_type)
     if status != 200:

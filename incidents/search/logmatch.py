@@ -29,7 +29,8 @@ from django.db.models import QuerySet
 
 from incidents import store_cache
 from incidents.codes import natural_key
-from incidents.models import Case, CaseKey, CaseTerm, Facet, Term
+from incidents.models import Case, CaseTerm, Facet, Term
+from incidents.selectors.affected import cases_with_ranges
 from incidents.selectors.stats import published_count
 from incidents.selectors.vocabulary import terms_with_case_counts
 from incidents.versions import range_verdict
@@ -270,11 +271,8 @@ def _affected_by(
     if not versions:
         return []
     slugs = {slug_of[name] for name, _ in versions}
-    rows = Case.objects.published().filter(
-        id__in=CaseKey.objects.filter(kind=CaseKey.Kind.AFFECTED, key__in=slugs).values("case_id")
-    )
     found = []
-    for case_id, ranges in rows.values_list("id", "affected"):
+    for case_id, ranges in cases_with_ranges(slugs).values_list("id", "affected"):
         for item in ranges:
             for (name, version), _ in versions.items():
                 if item.get("component") == name and range_verdict(item, version).verdict == "affected":

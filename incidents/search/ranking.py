@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models.expressions import RawSQL
 
-from incidents import store_cache
 from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
 from .fusion import Candidate, fuse
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
-from .semantic import load_vectors, query_vector
+from .semantic import load_vectors, process_vectors, query_vector
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -71,7 +70,7 @@ def rank(plan: SearchPlan) -> Ranking:
         # allowed cases' vectors again on every request (most of the store for a broad filter).
         every = not parsed.excluded and plan.whole
         if every or settings.STORE_CACHE:
-            semantic = store_cache.local("vectors", load_vectors).case_scores(vector)
+            semantic = process_vectors().case_scores(vector)
             if not every:
                 ids = set(allowed.order_by().values_list("id", flat=True))
                 semantic = {case_id: score for case_id, score in semantic.items() if case_id in ids}

@@ -148,6 +148,13 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
     return Vectors(ids, np.concatenate(owners), np.concatenate(blocks))
 
 
+def process_vectors() -> Vectors:
+    """Every published case's vectors, kept in this process per store generation
+    (`store_cache.local`: one cache read checks they are current); read each time, one query,
+    with the store cache off. What search and log matching score a query against."""
+    return store_cache.local("vectors", load_vectors)
+
+
 def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, float]:
     """`Vectors.case_scores` of `query` for the published cases `candidates` only (to 6
     decimals). With the
@@ -155,7 +162,7 @@ def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, floa
     generation (as search keeps them) and scored, then cut to the candidates: no query.
     Off, the candidates' vectors are read: one query."""
     if settings.STORE_CACHE:
-        scores = store_cache.local("vectors", load_vectors).case_scores(query)
+        scores = process_vectors().case_scores(query)
     else:
         scores = load_vectors(Case.objects.filter(id__in=candidates)).case_scores(query)
     # float32 products over matrices of other shapes differ in the 7th digit: rounded, two

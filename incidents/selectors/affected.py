@@ -7,11 +7,11 @@ comparison follows `incidents.versions`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..affected import ComponentIndex, normalised_range
-from ..models import Case, CaseKey
+from ..models import Case, CaseKey, CaseQuerySet
 from ..versions import RangeVerdict, parse_version, range_verdict
 
 MAX_COMPONENTS = 20
@@ -106,6 +106,13 @@ def component_names() -> list[str]:
     return ComponentIndex.load().names
 
 
+def cases_with_ranges(slugs: Iterable[str]) -> CaseQuerySet:
+    """The published cases with an `affected` range for one of the component term `slugs`,
+    through the key index (no query runs here). `affected_cases` and log matching read them."""
+    keyed = CaseKey.objects.filter(kind=CaseKey.Kind.AFFECTED, key__in=list(slugs)).values("case_id")
+    return Case.objects.published().filter(id__in=keyed)
+
+
 def affected_cases(resolved: dict[str, tuple[str, str]]) -> AffectedAnswer:
     """The published cases with a range for one of the `resolved` components (from
     `check_versions`) that includes its version, and those whose range cannot be compared.
@@ -113,16 +120,7 @@ def affected_cases(resolved: dict[str, tuple[str, str]]) -> AffectedAnswer:
     Queries: 2 (the cases with a range for one of the components, joined to the key index;
     their terms).
     """
-    cases = list(
-        Case.objects.published()
-        .filter(
-            id__in=CaseKey.objects.filter(kind=CaseKey.Kind.AFFECTED, key__in=list(resolved)).values(
-                "case_id"
-            )
-        )
-        .with_summary()
-        .newest_first()
-    )
+    cases = list(cases_with_ranges(resolved).with_summary().newest_first())
     by_name = {name: version for name, version in resolved.values()}
     affected: list[AffectedMatch] = []
     unknown: list[AffectedMatch] = []
