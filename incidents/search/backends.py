@@ -35,6 +35,9 @@ COORD_POWER = 1
 LITERAL_BONUS = 4.0
 
 SQLITE_TABLE = "incidents_case_fts"
+# FTS5 keeps the indexed columns in this shadow table (documented file format: columns
+# `id` = rowid, `c0` = case_id, `c1`... the texts).
+SQLITE_CONTENT = f"{SQLITE_TABLE}_content"
 POSTGRES_TABLE = "incidents_case_search"
 # English stemming without the stop-word list (migration 0013): every word is indexed, as in
 # SQLite's FTS5 table, so a phrase (`timed out`, `Connection reset by peer`) means the same
@@ -139,19 +142,15 @@ class Backend:
         `MARK_END` (read by `snippets.parse_snippet`)."""
         raise NotImplementedError
 
-    def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
-        raise NotImplementedError
-
     def _factors(
         self,
         coordinate: list[list[Atom]],
         literal: list[list[Atom]],
-        shared: Callable[[list[list[Atom]]], tuple[str, list]] | None = None,
+        shares: Callable[[list[list[Atom]]], tuple[str, list]],
     ) -> tuple[str, list]:
-        """SQL multiplying a score by coord² (share of `coordinate` groups matched) and by
-        `1 + LITERAL_BONUS * share of literal groups matched` (each share's SQL from
-        `shared`, by default `_share`)."""
-        shares = shared or self._share
+        """SQL multiplying a score by coord^COORD_POWER (share of `coordinate` groups
+        matched) and by `1 + LITERAL_BONUS * share of literal groups matched` (each share's
+        SQL from `shares`)."""
         sql, params = "1.0", []
         if len(coordinate) > 1 and COORD_POWER:
             share, share_params = shares(coordinate)
@@ -162,6 +161,23 @@ class Backend:
             sql = f"{sql} * (1 + {LITERAL_BONUS} * {share})"
             params.extend(share_params)
         return f"({sql})", params
+
+    def atoms_found(self, atoms: list[Atom]) -> set[int]:
+        """One query: the positions in `atoms` of those some published case contains (each
+        checked with EXISTS, which stops at the first such case)."""
+        if not atoms:
+            return set()
+        branches, params = [], []
+        for index, atom in enumerate(atoms):
+            sql, atom_params = self.match_sql([atom])
+            branches.append(
+                f"SELECT {int(index)} WHERE EXISTS (SELECT 1 FROM ({sql}) AS m{index}"
+                f" JOIN incidents_case c ON c.id = m{index}.case_id WHERE c.status = %s)"
+            )
+            params.extend([*atom_params, "published"])
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(branches), params)
+            return {row[0] for row in cursor.fetchall()}
 
     def atom_hits(self, atoms: list[Atom]) -> list[tuple[str, int]]:
         """One query: (case_id, atom index) for each published case containing each atom."""
@@ -219,16 +235,6 @@ class SqliteBackend(Backend):
         expression = " OR ".join(self._atom(a) for a in atoms)
         return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s", [expression])
 
-    def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
-        """SQL for the share (0..1) of `groups` that case `m.case_id` matches."""
-        parts = [
-            f"(CASE WHEN m.case_id IN (SELECT case_id FROM {SQLITE_TABLE}"
-            f" WHERE {SQLITE_TABLE} MATCH %s) THEN 1.0 ELSE 0.0 END)"
-            for _ in groups
-        ]
-        params = [self.expression(ParsedQuery(groups=[group])) for group in groups]
-        return f"(({' + '.join(parts)}) / {len(groups)}.0)", params
-
     def rank(
         self,
         parsed,
@@ -243,35 +249,42 @@ class SqliteBackend(Backend):
         literal=(),
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
-        # Each distinct group's matching cases are read once, as a table `g<n>`: the shares
-        # name a group up to four times (score and column, coordinate and literal), and a
-        # subquery in each place ran the full-text match again each time.
+        # Each distinct group's matches are read once, as a table `g<n>`, and each match
+        # tested against it once, as a column `f.h<n>` (1 or 0): the shares name a group up
+        # to four times (score and column, coordinate and literal), and each `IN g<n>` in
+        # an expression built its own lookup table of the group's matches again.
         matched: dict[str, int] = {}
 
         def shared(groups: list[list[Atom]]) -> tuple[str, list]:
             parts = []
             for group in groups:
                 number = matched.setdefault(self.expression(ParsedQuery(groups=[group])), len(matched))
-                parts.append(f"(CASE WHEN m.case_id IN g{number} THEN 1.0 ELSE 0.0 END)")
+                parts.append(f"f.h{number}")
             return f"(({' + '.join(parts)}) / {len(groups)}.0)", []
 
         coord, _ = self._factors(list(coordinate), list(literal), shared)
         share, _ = shared(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
         literal_share, _ = shared(list(literal)) if literal else (share, [])
+        # Matches are handled by rowid and their case ids read once, at the join, from the
+        # FTS5 table's own content table (`<table>_content`, columns id, c0 = case_id, ...):
+        # reading `case_id` through the FTS5 table loads every column of the row, long texts
+        # included (about 2.7 µs a row: 9 word groups of 10,000 matches took 250 ms).
         groups = "".join(
-            f", g{n} AS MATERIALIZED (SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
+            f", g{n} AS MATERIALIZED (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
             for n in range(len(matched))
         )
+        hits = "".join(f", (m.r IN g{n}) AS h{n}" for n in range(len(matched)))
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         candidate_sql, candidate_params = candidates
         # bm25() only works in the query that has the MATCH: rank there, join and count outside.
         sql = (
-            f"WITH m AS MATERIALIZED (SELECT case_id, -bm25({SQLITE_TABLE}, {weights}) AS base"
-            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups}"
-            f" SELECT m.case_id, m.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
+            f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups},"
+            f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m)"
+            f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
-            " FROM m JOIN incidents_case c ON c.id = m.case_id"
-            f" WHERE m.case_id IN ({candidate_sql})"
+            f" FROM f JOIN {SQLITE_CONTENT} k ON k.id = f.r JOIN incidents_case c ON c.id = k.c0"
+            f" WHERE k.c0 IN ({candidate_sql})"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [self.expression(parsed), *matched, *boost_params, *candidate_params, limit, offset]
@@ -372,15 +385,6 @@ class PostgresBackend(Backend):
             params.extend(atom_params)
         return (f"SELECT case_id FROM {POSTGRES_TABLE} WHERE vector @@ ({' || '.join(sql_parts)})", params)
 
-    def _share(self, groups: list[list[Atom]]) -> tuple[str, list]:
-        """SQL for the share (0..1) of `groups` that the row `s` matches."""
-        parts, params = [], []
-        for group in groups:
-            tsquery, group_params = self.tsquery(ParsedQuery(groups=[group]))
-            parts.append(f"(CASE WHEN s.vector @@ ({tsquery}) THEN 1.0 ELSE 0.0 END)")
-            params.extend(group_params)
-        return f"(({' + '.join(parts)}) / {len(groups)}.0)", params
-
     def rank(
         self,
         parsed,
@@ -395,26 +399,49 @@ class PostgresBackend(Backend):
         literal=(),
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
-        coord, coord_params = self._factors(list(coordinate), list(literal))
-        share, share_params = self._share(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
-        literal_share, literal_params = self._share(list(literal)) if literal else (share, share_params)
+        # Each distinct word group's tsquery is built once (a column `q<n>` of `q`) and each
+        # match tested against it once (a column `h<n>` of `x`, 1 or 0), on the vector
+        # decompressed once per row (`v.v`; OFFSET 0 keeps the planner from inlining it
+        # back): the shares name a group up to four times, and every `s.vector @@ ...`
+        # decompressed the stored vector again (33 times a row for an 8-word query).
+        numbered: dict[str, int] = {}
+        group_sql: list[str] = []
+        group_params: list = []
+
+        def shared(groups: list[list[Atom]]) -> tuple[str, list]:
+            parts = []
+            for group in groups:
+                tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
+                key = f"{tsquery}\x1f{tsquery_params!r}"
+                if key not in numbered:
+                    numbered[key] = len(numbered)
+                    group_sql.append(f"{tsquery} AS q{numbered[key]}")
+                    group_params.extend(tsquery_params)
+                parts.append(f"x.h{numbered[key]}")
+            return f"(({' + '.join(parts)}) / {len(groups)}.0)", []
+
+        coord, _ = self._factors(list(coordinate), list(literal), shared)
+        share, _ = shared(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
+        literal_share, _ = shared(list(literal)) if literal else (share, [])
         tsquery, tsquery_params = self.tsquery(parsed)
+        hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
+        queries = "".join(f", {sql}" for sql in group_sql)
         candidate_sql, candidate_params = candidates
+        rank_sql = POSTGRES_RANK.replace("s.vector", "v.v")
         sql = (
-            f"SELECT s.case_id, {POSTGRES_RANK}"
-            f" * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
+            f"SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
-            f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s"
-            " JOIN incidents_case c ON c.id = s.case_id"
-            f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})"
+            f" FROM (SELECT s.case_id, {rank_sql} AS base{hits}"
+            f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
+            " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
+            f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})) x"
+            " JOIN incidents_case c ON c.id = x.case_id"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
-            *coord_params,
             *boost_params,
-            *share_params,
-            *literal_params,
             *tsquery_params,
+            *group_params,
             *candidate_params,
             limit,
             offset,

@@ -19,6 +19,7 @@ partial matches. Weights and thresholds were fitted on the tuning set
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from .backends import RankedRow
 from .results import Confidence
+from .semantic import CaseScores
 
 RRF_K = 2
 # A case with no lexical match is a candidate only when its semantic score reaches this.
@@ -101,22 +103,27 @@ def probability(values: list[float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-def fuse(lexical: list[RankedRow], semantic: dict[str, float] | None) -> list[Candidate]:
+def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list[Candidate]:
     """Candidates best first: matches (strong, possible) by calibrated probability, then
     weak ones.
 
     `lexical` is the lexical ranking (best first); `semantic` maps every allowed case to
-    its semantic score (None when semantic retrieval is off: the semantic features are 0).
+    its semantic score (None when semantic retrieval is off: the semantic features are 0;
+    a `semantic.CaseScores` is read through numpy, any other mapping case by case).
     """
     lexical_rank = {row.case_id: rank for rank, row in enumerate(lexical, start=1)}
     share = {row.case_id: row.share for row in lexical}
     literal = {row.case_id: row.literal_share for row in lexical}
     semantic = semantic or {}
     ranks = _SemanticRanks(semantic)
-    above = sorted(
-        (c for c, score in semantic.items() if score >= SEMANTIC_CANDIDATE and c not in lexical_rank),
-        key=lambda c: (-semantic[c], c),
-    )
+    if isinstance(semantic, CaseScores):
+        best = semantic.above(SEMANTIC_CANDIDATE)
+    else:
+        best = sorted(
+            (c for c, score in semantic.items() if score >= SEMANTIC_CANDIDATE),
+            key=lambda c: (-semantic[c], c),
+        )
+    above = [c for c in best if c not in lexical_rank]
     ids = list(lexical_rank) + above
     semantic_rank = ranks.ranks(ids)
     candidates = []
@@ -153,9 +160,14 @@ class _SemanticRanks:
     without sorting every case in Python: only the candidates' ranks are read, and the
     scores of every allowed case (N) are sorted once by numpy."""
 
-    def __init__(self, semantic: dict[str, float]):
+    def __init__(self, semantic: Mapping[str, float]):
         self.semantic = semantic
-        self.ascending = np.sort(np.fromiter(semantic.values(), dtype=np.float64, count=len(semantic)))
+        values = (
+            semantic.array
+            if isinstance(semantic, CaseScores)
+            else np.fromiter(semantic.values(), dtype=np.float64, count=len(semantic))
+        )
+        self.ascending = np.sort(values)
         self.top = float(self.ascending[-1]) if len(self.ascending) else 0.0
 
     def ranks(self, case_ids: list[str]) -> dict[str, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from incidents import store_cache
+from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors.stats import published_count
 
@@ -72,7 +73,9 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],
         total=len(matches),
-        facets=counts(plan.cases.filter(id__in=[c.case_id for c in matches])),
+        facets=counts(plan.cases.filter(id__in=ids_subquery([c.case_id for c in matches])))
+        if matches
+        else counts(plan.cases.none()),
         notes=notes,
         terms=[t.name for t in plan.parsed.terms],
         partial_total=len(weak),

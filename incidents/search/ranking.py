@@ -73,7 +73,7 @@ def rank(plan: SearchPlan) -> Ranking:
             semantic = process_vectors().case_scores(vector)
             if not every:
                 ids = set(allowed.order_by().values_list("id", flat=True))
-                semantic = {case_id: score for case_id, score in semantic.items() if case_id in ids}
+                semantic = semantic.restricted(ids)
         else:
             semantic = load_vectors(allowed).case_scores(vector)
     ranked = fuse(rows, semantic)

@@ -14,8 +14,9 @@ numpy against every passage and a case scores its best passage plus a little of 
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,26 +100,77 @@ def _update_batch(ids: list[str]) -> int:
     return insert_rows(CaseEmbedding, ("case_id", "model", "digest", "passages", "vectors"), rows)
 
 
+class CaseScores(Mapping[str, float]):
+    """Case id -> semantic score, read-only, over one numpy array in `ids` order: a search
+    scores every published case, and a dict of N Python floats cost more than the scoring.
+    `array` and `above` give the scores and the best cases without going through Python."""
+
+    def __init__(self, ids: list[str], position: dict[str, int], array: np.ndarray):
+        self.ids = ids
+        self.position = position  # case id -> index in `ids` and `values`
+        self.array = array
+
+    def __getitem__(self, case_id: str) -> float:
+        return float(self.array[self.position[case_id]])
+
+    def __contains__(self, case_id: object) -> bool:
+        return case_id in self.position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def above(self, threshold: float) -> list[str]:
+        """The ids of cases scoring at least `threshold`, best first (ties by id)."""
+        indexes = np.flatnonzero(self.array >= threshold)
+        return sorted((self.ids[i] for i in indexes.tolist()), key=lambda c: (-self[c], c))
+
+    def restricted(self, allowed: Collection[str]) -> CaseScores:
+        """The scores of the cases of `allowed` only."""
+        keep = [self.position[c] for c in allowed if c in self.position]
+        keep.sort()
+        ids = [self.ids[i] for i in keep]
+        array = self.array[np.asarray(keep, dtype=np.int64)]
+        return CaseScores(ids, {c: i for i, c in enumerate(ids)}, array)
+
+
 @dataclass
 class Vectors:
-    """Every published case's passage vectors: `matrix[i]` belongs to `ids[owner[i]]`."""
+    """Every published case's passage vectors: `matrix[i]` belongs to `ids[owner[i]]`; a
+    case's passages are consecutive rows (`owner` never decreases)."""
 
     ids: list[str]
     owner: np.ndarray
     matrix: np.ndarray
 
-    def case_scores(self, query: np.ndarray) -> dict[str, float]:
-        """Case id -> semantic score of the unit vector `query` (cosine-like, about -0.2..1.2)."""
+    @functools.cached_property
+    def _position(self) -> dict[str, int]:
+        return {case_id: i for i, case_id in enumerate(self.ids)}
+
+    @functools.cached_property
+    def _starts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each case's first row and its number of rows."""
+        counts = np.bincount(self.owner, minlength=len(self.ids))
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        return starts, counts
+
+    def case_scores(self, query: np.ndarray) -> CaseScores:
+        """Case id -> semantic score of the unit vector `query` (cosine-like, about -0.2..1.2):
+        the best passage plus `MEAN_SHARE` times the mean of the case's passages."""
         if not self.ids:
-            return {}
-        sims = self.matrix @ query
-        n = len(self.ids)
-        best = np.full(n, -1.0, dtype=np.float32)
-        np.maximum.at(best, self.owner, sims)
-        total = np.bincount(self.owner, weights=sims, minlength=n)
-        count = np.maximum(np.bincount(self.owner, minlength=n), 1)
-        score = best + MEAN_SHARE * (total / count)
-        return {case_id: float(score[i]) for i, case_id in enumerate(self.ids)}
+            return CaseScores([], {}, np.zeros(0))
+        sims = (self.matrix @ query).astype(np.float64)
+        starts, counts = self._starts
+        has = counts > 0
+        # reduceat over each case's consecutive rows (a case with no row would read its
+        # neighbour's: it scores -1, as with no passage to match)
+        safe = np.minimum(starts, len(sims) - 1)
+        best = np.where(has, np.maximum.reduceat(sims, safe), -1.0)
+        total = np.where(has, np.add.reduceat(sims, safe), 0.0)
+        score = best + MEAN_SHARE * (total / np.maximum(counts, 1))
+        return CaseScores(self.ids, self._position, score)
 
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""

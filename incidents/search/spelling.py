@@ -45,7 +45,7 @@ def correct(
     if not wanted:
         return parsed, None
     keys = list(wanted)
-    found = {atom for _, atom in backend.atom_hits([Atom((word,)) for _, word in keys])}
+    found = backend.atoms_found([Atom((word,)) for _, word in keys])
     fixed = {key: wanted[key] for position, key in enumerate(keys) if position not in found}
     if not fixed:
         return parsed, None

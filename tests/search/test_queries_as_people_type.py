@@ -66,8 +66,8 @@ def test_decomposed_unicode_finds_composed_text(import_synthetic):
 class _IndexWithoutStopWords:
     """A backend that finds no case for any word, as PostgreSQL does for stop words."""
 
-    def atom_hits(self, atoms):
-        return []
+    def atoms_found(self, atoms):
+        return set()
 
 
 def test_a_stop_word_is_never_corrected():

@@ -1,0 +1,23 @@
+"""A list of case ids as one SQL parameter, for `id__in` over hundreds or thousands of ids.
+
+`filter(id__in=[...])` renders and quotes one placeholder per id in Python (14 ms for the
+900 matches of a common search at 10,000 cases, repeated by every query that filters by
+them). Here the list is one JSON array parameter, expanded by the database: SQLite's
+`json_each`, PostgreSQL's `jsonb_array_elements_text`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+
+from django.db import connection
+from django.db.models.expressions import RawSQL
+
+
+def ids_subquery(ids: Collection[str]) -> RawSQL:
+    """A subquery selecting `ids` (strings), for `filter(id__in=ids_subquery(ids))`."""
+    array = json.dumps(list(ids))
+    if connection.vendor == "postgresql":
+        return RawSQL("SELECT jsonb_array_elements_text(%s::jsonb)", [array])
+    return RawSQL("SELECT value FROM json_each(%s)", [array])
