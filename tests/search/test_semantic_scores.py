@@ -1,0 +1,61 @@
+"""A case's semantic score is its best passage plus a quarter of its passages' mean, kept
+as one array (`CaseScores`) that reads as a mapping, cuts to allowed cases and lists the
+cases above a threshold best first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from incidents.search.semantic import MEAN_SHARE, Vectors
+
+
+def _unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+@pytest.fixture
+def vectors() -> Vectors:
+    # IL-1 has two passages, IL-2 one, IL-3 three (the dimension is the rows' own here).
+    rows = [
+        _unit(1, 0, 0),
+        _unit(0, 1, 0),
+        _unit(1, 1, 0),
+        _unit(0, 0, 1),
+        _unit(1, 0, 1),
+        _unit(-1, 0, 0),
+    ]
+    return Vectors(["IL-1", "IL-2", "IL-3"], np.array([0, 0, 1, 2, 2, 2]), np.stack(rows))
+
+
+def test_each_case_scores_its_best_passage_plus_a_share_of_its_mean(vectors):
+    query = _unit(1, 0, 0)
+    scores = vectors.case_scores(query)
+    half = 1 / np.sqrt(2)
+    expected = {
+        "IL-1": 1.0 + MEAN_SHARE * (1.0 + 0.0) / 2,
+        "IL-2": half + MEAN_SHARE * half,
+        "IL-3": half + MEAN_SHARE * (0.0 + half - 1.0) / 3,
+    }
+    assert set(scores) == set(expected) and len(scores) == 3
+    for case_id, value in expected.items():
+        assert scores[case_id] == pytest.approx(value, abs=1e-6), case_id
+    assert dict(scores.items()) == {c: scores[c] for c in expected}
+    assert "IL-4" not in scores and scores.get("IL-4") is None
+
+
+def test_cases_above_a_threshold_come_best_first_and_cut_to_the_allowed(vectors):
+    scores = vectors.case_scores(_unit(1, 0, 0))
+    assert scores.above(0.8) == ["IL-1", "IL-2"]
+    assert scores.above(0.5) == ["IL-1", "IL-2", "IL-3"]
+    assert scores.above(2.0) == []
+    allowed = scores.restricted({"IL-3", "IL-2", "IL-9"})
+    assert list(allowed) == ["IL-2", "IL-3"]
+    assert allowed["IL-3"] == pytest.approx(scores["IL-3"])
+    assert "IL-1" not in allowed and allowed.above(0.8) == ["IL-2"]
+
+
+def test_no_vectors_no_scores():
+    empty = Vectors([], np.zeros(0, dtype=np.int64), np.zeros((0, 3), dtype=np.float32))
+    assert dict(empty.case_scores(_unit(1, 0, 0))) == {}
