@@ -1,0 +1,41 @@
+"""The production server (`uvicorn --workers N`) answers keep-alive requests without Nagle's
+delay: its listener is bound as a TCP socket, so asyncio sets TCP_NODELAY on each accepted
+connection. With uvicorn before 0.55 the listener had protocol 0 and every keep-alive
+request after the first waited about 40 ms for the client's delayed ACK (measured 48 ms a
+request from one client against 6 ms)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from uvicorn.config import Config
+
+
+def test_the_workers_listener_is_a_tcp_socket_and_its_connections_get_nodelay():
+    listener = Config(app="incidentlib.asgi:application", host="127.0.0.1", port=0).bind_socket()
+    try:
+        assert listener.proto == socket.IPPROTO_TCP
+        listener.listen()
+        port = listener.getsockname()[1]
+        seen: list[int] = []
+
+        async def serve_one() -> None:
+            accepted = asyncio.Event()
+
+            def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                sock = writer.get_extra_info("socket")
+                seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                writer.close()
+                accepted.set()
+
+            server = await asyncio.start_server(on_connection, sock=listener)
+            async with server:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                await asyncio.wait_for(accepted.wait(), timeout=10)
+                writer.close()
+
+        asyncio.run(serve_one())
+        assert seen and seen[0] != 0
+    finally:
+        listener.close()
