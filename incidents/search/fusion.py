@@ -98,6 +98,28 @@ def features(
     ]
 
 
+def _probabilities(columns: list[np.ndarray], top_semantic: float) -> list[float]:
+    """`probability(features(...))` of every candidate at once. `columns`: lexical rank,
+    semantic rank (0 for none), share, semantic score, literal share. The same floating-point
+    operations in the same order as `features` and `probability`, so the same values."""
+    lexical_rank, semantic_rank, share, semantic, literal_share = columns
+    has_lexical = lexical_rank > 0
+    values = [
+        np.where(has_lexical, 1.0 / (RRF_K + lexical_rank), 0.0),
+        np.where(semantic_rank > 0, 1.0 / (RRF_K + semantic_rank), 0.0),
+        share,
+        semantic,
+        semantic - top_semantic,
+        np.where(has_lexical, 1.0, 0.0),
+        share * share,
+        literal_share,
+    ]
+    total = np.zeros(len(share), dtype=np.float64)
+    for weight, column in zip(WEIGHTS, values, strict=True):
+        total = total + weight * column
+    return [1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, BIAS + z)))) for z in total.tolist()]
+
+
 def probability(values: list[float]) -> float:
     z = BIAS + sum(w * x for w, x in zip(WEIGHTS, values, strict=True))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
@@ -126,18 +148,19 @@ def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list
     above = [c for c in best if c not in lexical_rank]
     ids = list(lexical_rank) + above
     semantic_rank = ranks.ranks(ids)
+    scores = [semantic.get(case_id) for case_id in ids]
+    probabilities = _probabilities(
+        [
+            np.array([lexical_rank.get(c, 0) for c in ids], dtype=np.float64),
+            np.array([semantic_rank.get(c, 0) for c in ids], dtype=np.float64),
+            np.array([share.get(c, 0.0) for c in ids], dtype=np.float64),
+            np.array([s or 0.0 for s in scores], dtype=np.float64),
+            np.array([literal.get(c, 0.0) for c in ids], dtype=np.float64),
+        ],
+        ranks.top,
+    )
     candidates = []
-    for case_id in ids:
-        sem = semantic.get(case_id)
-        values = features(
-            lexical_rank.get(case_id),
-            semantic_rank.get(case_id),
-            share.get(case_id, 0.0),
-            sem or 0.0,
-            ranks.top,
-            literal.get(case_id, 0.0),
-        )
-        p = probability(values)
+    for case_id, sem, p in zip(ids, scores, probabilities, strict=True):
         confidence = label(p)
         if confidence == WEAK and case_id in lexical_rank and share[case_id] >= 1.0:
             confidence = POSSIBLE  # it has every word of the query (or a synonym): a match
