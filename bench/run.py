@@ -656,9 +656,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         0.7,
         True,
         "the answer is kept whole in the shared cache per store generation (two Redis reads, "
-        "no query); what remains is DRF rendering the cached data to JSON (keeping the "
-        "rendered bytes would remove it) and noise: the run before this one, same code but "
-        "for the facet filters, measured 0.80 to 1.0 on SQLite",
+        "no query): 5 to 6 ms from one client against the floor's 3.3 to 4; what remains is "
+        "DRF rendering the cached data to JSON (keeping the rendered bytes would remove it). "
+        "Since uvicorn 0.55 the floor is no longer capped by the keep-alive delay (about 300 "
+        "req/s before, 400 to 520 now), so this ratio fell without anything getting slower",
     ),
     (
         "case HTML, ratio to floor",
@@ -666,7 +667,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         0.7,
         True,
         "the page body is kept in the shared cache per store generation (two Redis reads); "
-        "what remains is the middleware and the ETag",
+        "what remains is the middleware and the ETag: 4 to 5 ms from one client against the "
+        "floor's 3.3 to 4",
     ),
     (
         "search with facets, p95 ms (one client)",
@@ -696,11 +698,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: _one_client(r, "list, two facets", "p95"),
         60,
         False,
-        "count, page and one grouped facet query over the filtered cases (O(matches)), 12 "
-        "ms (SQLite) and 16 ms (PostgreSQL) in process at 10,000 cases since the filters go "
-        "by term id (PostgreSQL walked every case in date order when they joined on the "
-        "slug: 205 ms); the rest is queueing, 16 connections on 2 workers: more workers or "
-        "servers, or facet counts kept per filter set",
+        "count, page and one grouped facet query over the filtered cases (O(matches)): 18 to "
+        "25 ms p50 from one client, but on SQLite the p95 reaches 72 to 104 ms (the facet "
+        "query over every link of the filtered cases, a page of cases with their terms): "
+        "facet counts kept per filter set in the shared cache would remove it",
     ),
     (
         "200 KB log match, p50 ms (one client)",
@@ -708,9 +709,11 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         300,
         False,
         "every vocabulary pattern over every line (one RE2 set, compiled once per "
-        "vocabulary; O(log size)), then Python per distinct line and per candidate case "
-        "(thousands at 10,000 synthetic cases, which share their vocabulary): about 270 ms "
-        "in process at 10,000 cases; under 16 connections it queues behind the others",
+        "vocabulary; O(log size)), then Python per distinct line and per candidate case: "
+        "about 270 ms in process at 10,000 cases and 210 to 230 ms from one client at "
+        "1,000; at 10,000 the one-client run got no answer within its 4 s because the "
+        "loaded run's requests were still queued (the bench's drain does not wait for "
+        "requests that slow)",
     ),
     (
         "MCP search / API search, p50",
