@@ -711,9 +711,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "every vocabulary pattern over every line (one RE2 set, compiled once per "
         "vocabulary; O(log size)), then Python per distinct line and per candidate case: "
         "about 270 ms in process at 10,000 cases and 210 to 230 ms from one client at "
-        "1,000; at 10,000 the one-client run got no answer within its 4 s because the "
-        "loaded run's requests were still queued (the bench's drain does not wait for "
-        "requests that slow)",
+        "1,000; at 10,000 the one-client run after the loaded one got no answer within "
+        "its 4 s, though a lone client gets one in 0.36 to 0.39 s from a warm worker "
+        "(timed by hand against the same database): not explained yet",
     ),
     (
         "MCP search / API search, p50",
