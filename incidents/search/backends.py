@@ -9,7 +9,7 @@ with the porter stemmer; ranking is `bm25()` with column weights, snippets `snip
 PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
 weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
 `websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank` with
-length normalisation (see POSTGRES_RANK), snippets `ts_headline`.
+length normalisation (see `postgres_rank`), snippets `ts_headline`.
 Rows are written by `index.py` when cases are imported.
 """
 
@@ -51,7 +51,11 @@ SQLITE_WEIGHTS = (0.0, 8.0, 8.0, 3.0, 1.0)
 # better than `ts_rank_cd` on the eval/ benchmark (MRR@10 0.969 against 0.959) and agrees
 # with SQLite's bm25 on the top hit of 96% of its queries (92% for ts_rank_cd).
 POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
-POSTGRES_RANK = f"ts_rank('{POSTGRES_WEIGHTS}', s.vector, q.query, 1)"
+
+
+def postgres_rank(vector: str) -> str:
+    """The ranking expression of the tsvector `vector` against the query `q.query`."""
+    return f"ts_rank('{POSTGRES_WEIGHTS}', {vector}, q.query, 1)"
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,8 @@ class Backend:
     ) -> tuple[list[RankedRow], int | None]:
         """One query: the page of matching candidate cases, best first, and the total.
 
-        Each score is multiplied by the square of the share of the `coordinate` groups the
-        case matches (matching more of the query's words counts more), by
+        Each score is multiplied by the share of the `coordinate` groups the case matches
+        (to the power COORD_POWER: matching more of the query's words counts more), by
         `1 + LITERAL_BONUS * share of the literal groups` (words as typed, before synonyms)
         and by `1 + TERM_BOOST * sum of the weights` of the query-named terms the case
         carries (`term_weights` and `root_cause_weights`: term id -> weight).
@@ -146,21 +150,17 @@ class Backend:
         self,
         coordinate: list[list[Atom]],
         literal: list[list[Atom]],
-        shares: Callable[[list[list[Atom]]], tuple[str, list]],
-    ) -> tuple[str, list]:
+        shares: Callable[[list[list[Atom]]], str],
+    ) -> str:
         """SQL multiplying a score by coord^COORD_POWER (share of `coordinate` groups
         matched) and by `1 + LITERAL_BONUS * share of literal groups matched` (each share's
-        SQL from `shares`)."""
-        sql, params = "1.0", []
+        SQL, without parameters, from `shares`)."""
+        sql = "1.0"
         if len(coordinate) > 1 and COORD_POWER:
-            share, share_params = shares(coordinate)
-            sql = " * ".join([share] * COORD_POWER)
-            params = share_params * COORD_POWER
+            sql = " * ".join([shares(coordinate)] * COORD_POWER)
         if literal:
-            share, share_params = shares(literal)
-            sql = f"{sql} * (1 + {LITERAL_BONUS} * {share})"
-            params.extend(share_params)
-        return f"({sql})", params
+            sql = f"{sql} * (1 + {LITERAL_BONUS} * {shares(literal)})"
+        return f"({sql})"
 
     def atoms_found(self, atoms: list[Atom]) -> set[int]:
         """One query: the positions in `atoms` of those some published case contains (each
@@ -255,16 +255,16 @@ class SqliteBackend(Backend):
         # an expression built its own lookup table of the group's matches again.
         matched: dict[str, int] = {}
 
-        def shared(groups: list[list[Atom]]) -> tuple[str, list]:
+        def shared(groups: list[list[Atom]]) -> str:
             parts = []
             for group in groups:
                 number = matched.setdefault(self.expression(ParsedQuery(groups=[group])), len(matched))
                 parts.append(f"f.h{number}")
-            return f"(({' + '.join(parts)}) / {len(groups)}.0)", []
+            return f"(({' + '.join(parts)}) / {len(groups)}.0)"
 
-        coord, _ = self._factors(list(coordinate), list(literal), shared)
-        share, _ = shared(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
-        literal_share, _ = shared(list(literal)) if literal else (share, [])
+        coord = self._factors(list(coordinate), list(literal), shared)
+        share = shared(list(coordinate)) if len(coordinate) > 1 else "1.0"
+        literal_share = shared(list(literal)) if literal else share
         # Matches are handled by rowid and their case ids read once, at the join, from the
         # FTS5 table's own content table (`<table>_content`, columns id, c0 = case_id, ...):
         # reading `case_id` through the FTS5 table loads every column of the row, long texts
@@ -408,7 +408,7 @@ class PostgresBackend(Backend):
         group_sql: list[str] = []
         group_params: list = []
 
-        def shared(groups: list[list[Atom]]) -> tuple[str, list]:
+        def shared(groups: list[list[Atom]]) -> str:
             parts = []
             for group in groups:
                 tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
@@ -418,20 +418,19 @@ class PostgresBackend(Backend):
                     group_sql.append(f"{tsquery} AS q{numbered[key]}")
                     group_params.extend(tsquery_params)
                 parts.append(f"x.h{numbered[key]}")
-            return f"(({' + '.join(parts)}) / {len(groups)}.0)", []
+            return f"(({' + '.join(parts)}) / {len(groups)}.0)"
 
-        coord, _ = self._factors(list(coordinate), list(literal), shared)
-        share, _ = shared(list(coordinate)) if len(coordinate) > 1 else ("1.0", [])
-        literal_share, _ = shared(list(literal)) if literal else (share, [])
+        coord = self._factors(list(coordinate), list(literal), shared)
+        share = shared(list(coordinate)) if len(coordinate) > 1 else "1.0"
+        literal_share = shared(list(literal)) if literal else share
         tsquery, tsquery_params = self.tsquery(parsed)
         hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
         queries = "".join(f", {sql}" for sql in group_sql)
         candidate_sql, candidate_params = candidates
-        rank_sql = POSTGRES_RANK.replace("s.vector", "v.v")
         sql = (
             f"SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" COUNT(*) OVER () AS total, {share} AS share, {literal_share} AS literal_share"
-            f" FROM (SELECT s.case_id, {rank_sql} AS base{hits}"
+            f" FROM (SELECT s.case_id, {postgres_rank('v.v')} AS base{hits}"
             f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
             f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql})) x"

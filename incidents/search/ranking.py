@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models.expressions import RawSQL
 
+from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
@@ -81,7 +82,7 @@ def rank(plan: SearchPlan) -> Ranking:
     weak = ranked[len(matches) :]
     if plan.sort != "relevance" and matches:
         order = ("published", "id") if plan.sort == "oldest" else ("-published", "-id")
-        dated = Case.objects.filter(id__in=[c.case_id for c in matches]).order_by(*order)
+        dated = Case.objects.filter(id__in=ids_subquery([c.case_id for c in matches])).order_by(*order)
         by_id = {c.case_id: c for c in matches}
         matches = [by_id[i] for i in dated.values_list("id", flat=True)]
     return Ranking(matches=matches, weak=weak)

@@ -107,7 +107,7 @@ class CaseScores(Mapping[str, float]):
 
     def __init__(self, ids: list[str], position: dict[str, int], array: np.ndarray):
         self.ids = ids
-        self.position = position  # case id -> index in `ids` and `values`
+        self.position = position  # case id -> index in `ids` and `array`
         self.array = array
 
     def __getitem__(self, case_id: str) -> float:
@@ -161,8 +161,10 @@ class Vectors:
         the best passage plus `MEAN_SHARE` times the mean of the case's passages."""
         if not self.ids:
             return CaseScores([], {}, np.zeros(0))
-        sims = (self.matrix @ query).astype(np.float64)
         starts, counts = self._starts
+        if not len(self.matrix):  # no case has a passage to match
+            return CaseScores(self.ids, self._position, np.full(len(self.ids), -1.0))
+        sims = (self.matrix @ query).astype(np.float64)
         has = counts > 0
         # reduceat over each case's consecutive rows (a case with no row would read its
         # neighbour's: it scores -1, as with no passage to match)

@@ -59,3 +59,11 @@ def test_cases_above_a_threshold_come_best_first_and_cut_to_the_allowed(vectors)
 def test_no_vectors_no_scores():
     empty = Vectors([], np.zeros(0, dtype=np.int64), np.zeros((0, 3), dtype=np.float32))
     assert dict(empty.case_scores(_unit(1, 0, 0))) == {}
+
+
+def test_a_case_without_passages_scores_minus_one():
+    blank = Vectors(["IL-1"], np.zeros(0, dtype=np.int64), np.zeros((0, 3), dtype=np.float32))
+    assert dict(blank.case_scores(_unit(1, 0, 0))) == {"IL-1": -1.0}
+    mixed = Vectors(["IL-1", "IL-2"], np.array([1]), np.stack([_unit(1, 0, 0)]))
+    scores = mixed.case_scores(_unit(1, 0, 0))
+    assert scores["IL-1"] == -1.0 and scores["IL-2"] == pytest.approx(1.0 + MEAN_SHARE)
