@@ -171,13 +171,27 @@ def _write_cached(folder: Path, text: str, vector: np.ndarray) -> None:
         pass
 
 
-@functools.lru_cache(maxsize=1)
+_loaded: _Model | None = None
+_load_lock = threading.Lock()
+
+
 def _model() -> _Model:
-    return _Model()
+    """The model, loaded once per process. Under the lock: the first searches after a
+    worker starts arrive together, and each loading its own copy (90 MB of weights read
+    from the zip, then transposed) took a worker past 1.4 GB and stalled every request
+    for tens of seconds."""
+    global _loaded
+    if _loaded is None:
+        with _load_lock:
+            if _loaded is None:
+                _loaded = _Model()
+    return _loaded
 
 
+@functools.cache
 def available() -> bool:
-    """Whether the model package is installed (semantic retrieval is on)."""
+    """Whether the model package is installed (semantic retrieval is on). Looked up once
+    per process: finding the package takes the interpreter's import lock."""
     try:
         _zip_path()
     except EncoderUnavailable:
