@@ -148,7 +148,7 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
     out["search"] = {"incidentlib": figures(runs), "bm25": figures(bm25), "semantic": figures(sem)}
     out["top1"], out["misses"] = top, misses
 
-    log_runs, log_bm25, log_sem = [], [], []
+    log_runs, log_bm25, log_sem, log_misses = [], [], [], []
     no_match = {"logs": 0, "strong": 0, "any_hit": 0}
     for item in logs:
         text = (log_dir / item["file"]).read_text(encoding="utf-8")
@@ -158,11 +158,15 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
             no_match["strong"] += int(any(h.confidence == "strong" for h in hits))
             no_match["any_hit"] += int(bool(hits))
             continue
-        log_runs.append(([h.case.id for h in hits], item["relevant"]))
+        ranked = [h.case.id for h in hits]
+        log_runs.append((ranked, item["relevant"]))
         log_bm25.append((base.rank(text), item["relevant"]))
+        if not set(ranked[:5]) & set(item["relevant"]):
+            log_misses.append((item["file"], item["relevant"], ranked[:3], log_bm25[-1][0][:3]))
         log_sem.append((base.semantic(text), item["relevant"]))
     out["logs"] = {"incidentlib": figures(log_runs), "bm25": figures(log_bm25), "semantic": figures(log_sem)}
     out["logs_no_match"] = no_match
+    out["log_misses"] = log_misses
     out["counts"]["logs_matching"] = len(log_runs)
 
     sim, sim_bm25, sim_sem = [], [], []
@@ -327,7 +331,11 @@ def failures(test: dict) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when the test set misses its targets")
-    parser.add_argument("--misses", action="store_true", help="list tuning queries missed at rank 1")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="list tuning queries missed at rank 1 and logs missed in the top 5",
+    )
     parser.add_argument("--tuning-only", action="store_true", help="skip the held-out test set")
     parser.add_argument("--postgres", default=os.environ.get("EVAL_POSTGRES_URL", ""), help="PostgreSQL URL")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -362,7 +370,11 @@ def main() -> int:
         (HERE / f"results-{name}.json").write_text(
             json.dumps(
                 {
-                    k: ({kk: vv for kk, vv in v.items() if kk != "misses"} if isinstance(v, dict) else v)
+                    k: (
+                        {kk: vv for kk, vv in v.items() if kk not in ("misses", "log_misses")}
+                        if isinstance(v, dict)
+                        else v
+                    )
                     for k, v in result.items()
                 },
                 indent=2,
@@ -380,6 +392,9 @@ def main() -> int:
             print("\nTuning queries missed at rank 1:")
             for q, relevant, got in result["tuning"]["misses"]:
                 print(f"  {q!r}: want {relevant}, got {got}")
+            print("\nTuning logs whose case is not in the top 5:")
+            for file, relevant, got, bm25_got in result["tuning"]["log_misses"]:
+                print(f"  {file}: want {relevant}, got {got} (BM25: {bm25_got})")
     if len(results) == 2:
         for key in ("tuning", "test"):
             if key not in results["sqlite"]:

@@ -99,6 +99,15 @@ EXTRACTORS: tuple[Extractor, ...] = (
         r"(?: [A-Za-z][A-Za-z0-9_.-]*){0,3})",
         ignore_case=True,
     ),
+    # The message a program prints after `fatal:`, `error:` or `panic:` (`slurmd: fatal:
+    # gres.conf duplicate records for gpu`): its first three to five words, looked up as a
+    # phrase, since a case quotes the message its failure printed. Exception names
+    # (`RuntimeError:`) have no word boundary before `Error` and are the exception's.
+    Extractor(
+        "error-message",
+        r"\b(?:fatal|error|panic)\s*:\s*([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z][A-Za-z0-9_.-]*){2,4})",
+        ignore_case=True,
+    ),
     Extractor(
         "phrase",
         r"\b(segmentation fault|fallen off the bus|illegal memory access|"

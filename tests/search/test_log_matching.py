@@ -30,8 +30,6 @@ NOT_IN_TOP_5 = {
     # `NVLS Bind mem` then silence: no error token; NCCL 2.19.3 is in IL-0567's range, which
     # counts as one weak piece of evidence.
     "logs/t2-nvls-bind-mem-hang.log",
-    # slurmd's `gres.conf` duplicate-record message: no extractor reads it.
-    "logs/t2-slurmd-gres-duplicate.log",
     # Host memory growth and a SIGKILL: the ECC and OOM cases share more tokens.
     "logs/t2-vllm-grpo-host-oom.log",
     # Memory growth in a decoupled stream, no error at all.
