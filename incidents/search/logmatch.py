@@ -45,6 +45,7 @@ from .text import STOP_WORDS, words
 
 MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40
+MAX_ERROR_MESSAGES = 10  # of the MAX_TOKENS, messages read after `fatal:` / `error:` / `panic:`
 LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
 LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
@@ -591,7 +592,15 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         if t.lower() not in BOILERPLATE
         and (evidence.kind not in ("identifier", "setting") or keeps_meaning(Atom(tuple(words(t)))))
     ]
-    tokens = sorted(searchable, key=lambda t: (-len(words(t)), t))[:MAX_TOKENS]
+    # Messages after `error:` are many in a noisy log and longer than any code: the first
+    # MAX_ERROR_MESSAGES of them (in log order) come after the other tokens rather than
+    # crowding an Xid code or an exception name out of the MAX_TOKENS looked up.
+    messages = [t for t in searchable if token_evidence[t].kind == "error-message"][:MAX_ERROR_MESSAGES]
+    others = sorted(
+        (t for t in searchable if token_evidence[t].kind != "error-message"),
+        key=lambda t: (-len(words(t)), t),
+    )
+    tokens = others[: MAX_TOKENS - len(messages)] + messages
     atoms = [Atom(tuple(words(t))) for t in tokens]
     hits_by_atom: dict[int, list[str]] = {}
     for case_id, index in get_backend().atom_hits([a for a in atoms if a.words]):

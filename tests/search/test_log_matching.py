@@ -166,6 +166,25 @@ def test_a_message_a_program_could_not_do_is_looked_up_as_a_phrase():
     assert "failed to initialize nvml" in hits[0].matched_terms  # ignore-case tokens are lower-cased
 
 
+def test_the_message_after_fatal_or_error_is_looked_up_as_a_phrase():
+    # IL-0526 quotes slurmd's `fatal: gres.conf duplicate records for gpu`; no code names it.
+    log = "Feb 20 21:14:37 node1 slurmd[4182]: fatal: gres.conf duplicate records for gpu\n"
+    hits = read_log(log).hits
+    assert hits and hits[0].case.id == "IL-0526"
+    assert "gres.conf duplicate records for gpu" in hits[0].matched_terms
+
+
+def test_many_error_messages_do_not_crowd_out_an_error_code():
+    # Sixty distinct `ERROR:` lines, then the Xid line: the code is still looked up, and the
+    # cases quoting it come first.
+    noise = "".join(f"ERROR: upstream proxy rejected client{n} request\n" for n in range(60))
+    log = noise + "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    quoting = ids_quoting("Xid 79")
+    hits = read_log(log).hits
+    assert quoting and hits and hits[0].case.id in quoting, ([h.case.id for h in hits], quoting)
+    assert "Xid 79" in hits[0].matched_terms
+
+
 def test_a_component_version_inside_a_case_range_is_evidence_for_that_case():
     # IL-0567's NCCL range lists 2.19.3 and 2.19.4 (and 2.17, fixed in 2.18); a local build
     # tag (`+cuda12.3`) is the same release.
