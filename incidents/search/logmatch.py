@@ -10,7 +10,9 @@ Two kinds of evidence, both found in one pass over the text with RE2 (linear tim
   weight * log(1 + N / n)`, an error code a flat `CODE_WEIGHT`; the error codes found are
   reported with their lines whether or not a case carries them (`LogReading.error_codes`).
 - failure tokens (`patterns.EXTRACTORS`): Xid codes, NCCL results, CUDA errors, exception
-  types, NCCL/CUDA environment variables, errno and signal names, known phrases. Each token
+  types, NCCL/CUDA environment variables, errno and signal names, known phrases, what a
+  program could not do (`Failed to initialize NVML`) and the message after `fatal:`,
+  `error:` or `panic:` (the last two looked up as phrases). Each token
   is looked up in the cases' full-text index in one query; a case scores
   `TOKEN_WEIGHT * log(1 + N / n)` for each token its text contains.
 Each hit lists the lines that produced its evidence (line number, line, term or token).
