@@ -4,10 +4,13 @@ Each candidate (a lexical match, or a case whose semantic score reaches
 `SEMANTIC_CANDIDATE`) gets a calibrated probability of answering the query from a small
 logistic model over reciprocal-rank terms of both rankings, `1 / (RRF_K + rank)` (ranks,
 not raw scores, so bm25 / ts_rank and cosine need no common scale), a case's lexical
-score over the best one's (`lexical_ratios`: a near tie or far behind), and signals that
-mean the same on both backends: the share of the query's word groups its text matches
-(lexical coverage) and its semantic score (query against its best passage,
-`semantic.Vectors`), absolute and relative to the best case's.
+score over the best one's (`lexical_ratios`: a near tie or far behind; each backend's own
+scale, so the two spread it differently: the weights were fitted on SQLite, and the share
+of queries whose first case is the same on both is measured by `make eval` and
+tests/search/test_backends_agree.py), and signals that mean the same on both backends:
+the share of the query's word groups its text matches (lexical coverage) and its semantic
+score (query against its best passage, `semantic.Vectors`), absolute and relative to the
+best case's.
 
 Cases are ranked by that probability, and it gives the confidence label:
 strong (p >= STRONG_P), possible (p >= POSSIBLE_P, or a case whose text has every word of

@@ -315,29 +315,41 @@ def _unique_lines(text: str) -> dict[str, list[int]]:
 def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
     found: dict[str, _Evidence] = {}
     for line, numbers in lines.items():
-        for index in _EXTRACTOR_SET.Match(line) or ():
-            extractor, compiled = _EXTRACTORS[index]
-            for match in compiled.finditer(line):
-                value = match.group(1) if match.lastindex else match.group(0)
-                if extractor.name.startswith("errno"):
-                    found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
-                    if found_errno is None:
-                        continue  # `EPOCH`, `[Errno 999]`: no C library error
-                    value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
-                token = extractor.template.format(value.strip())
-                if token in GENERIC_TOKENS:
-                    continue
-                key = token if not extractor.ignore_case else token.lower()
-                evidence = found.setdefault(key, _Evidence())
-                evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
-                for number in numbers:
-                    evidence.add(number, line)
+        matches = [
+            (extractor, match)
+            for index in _EXTRACTOR_SET.Match(line) or ()
+            for extractor, compiled in (_EXTRACTORS[index],)
+            for match in compiled.finditer(line)
+        ]
+        # A message after `error:` that another failure extractor already read (`CUDA error:
+        # an illegal memory access ...`, a `failed to ...` message) is that token, not a second.
+        read = [m.span() for e, m in matches if e.name not in ("error-message", *NAMING_EXTRACTORS)]
+        for extractor, match in matches:
+            if extractor.name == "error-message" and any(
+                start < match.end(1) and match.start(1) < end for start, end in read
+            ):
+                continue
+            value = match.group(1) if match.lastindex else match.group(0)
+            if extractor.name.startswith("errno"):
+                found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
+                if found_errno is None:
+                    continue  # `EPOCH`, `[Errno 999]`: no C library error
+                value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
+            token = extractor.template.format(value.strip())
+            if token in GENERIC_TOKENS:
+                continue
+            key = token if not extractor.ignore_case else token.lower()
+            evidence = found.setdefault(key, _Evidence())
+            evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
+            for number in numbers:
+                evidence.add(number, line)
     return found
 
 
 # How a token was found, weakest first: as a setting (`tensor_parallel_size=4`,
-# `--nproc_per_node=8`), a code name, an environment variable, an extractor of failures.
-_KIND_ORDER = ("", "setting", "identifier", "env")
+# `--nproc_per_node=8`), a code name, an environment variable, a message after `error:`
+# (capped, `MAX_ERROR_MESSAGES`), an extractor of failures.
+_KIND_ORDER = ("", "setting", "identifier", "env", "error-message")
 
 
 def _found_as(extractor: str, line: str, match) -> str:
@@ -594,9 +606,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         if t.lower() not in BOILERPLATE
         and (evidence.kind not in ("identifier", "setting") or keeps_meaning(Atom(tuple(words(t)))))
     ]
-    # Messages after `error:` are many in a noisy log and longer than any code: the first
-    # MAX_ERROR_MESSAGES of them (in log order) come after the other tokens rather than
-    # crowding an Xid code or an exception name out of the MAX_TOKENS looked up.
+    # Messages after `error:` are many in a noisy log and longer than any code: only the
+    # first MAX_ERROR_MESSAGES of them (in log order) are looked up, in at most that many of
+    # the MAX_TOKENS places, so sixty ERROR lines cannot crowd an Xid code or an exception
+    # name out; the other tokens keep the rest, longest first as before.
     messages = [t for t in searchable if token_evidence[t].kind == "error-message"][:MAX_ERROR_MESSAGES]
     others = sorted(
         (t for t in searchable if token_evidence[t].kind != "error-message"),

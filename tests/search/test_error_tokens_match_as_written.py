@@ -53,11 +53,12 @@ def test_cuda_error_names_and_env_variables_match_exactly(import_synthetic):
         )
     )
     assert top("cudaErrorIllegalAddress") == "IL-900001"
-    # IL-0442 (NIC flaps, the IB timeout raised) quotes NCCL_IB_TIMEOUT too: either may
-    # come first, and both come before any case that does not quote it.
-    assert ids_quoting("NCCL_IB_TIMEOUT") == ["IL-0442"]
+    # IL-0442 (NIC flaps, the IB timeout raised) quotes NCCL_IB_TIMEOUT too: the cases quoting
+    # it come first, in either order, before any case that does not.
+    quoting = ids_quoting("NCCL_IB_TIMEOUT")
+    assert "IL-0442" in quoting
     hits = [h.case.id for h in search_cases(query="NCCL_IB_TIMEOUT", limit=10).hits]
-    assert set(hits[:2]) == {"IL-900001", "IL-0442"}, hits
+    assert set(hits[: len(quoting) + 1]) == {"IL-900001", *quoting}, (hits, quoting)
 
 
 def test_a_version_number_does_not_match_its_digits_apart():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from incidents.search import match_log
-from incidents.search.logmatch import MAX_LOG_BYTES, decode_log, read_log
+from incidents.search.logmatch import MAX_LOG_BYTES, _tokens, _unique_lines, decode_log, read_log
 from tests.conftest import ids_quoting
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +172,21 @@ def test_the_message_after_fatal_or_error_is_looked_up_as_a_phrase():
     hits = read_log(log).hits
     assert hits and hits[0].case.id == "IL-0526"
     assert "gres.conf duplicate records for gpu" in hits[0].matched_terms
+
+
+def test_a_message_another_extractor_read_is_not_looked_up_twice():
+    # `CUDA error: ...` is the CUDA error token (and its known phrase): the words after
+    # `error:` are not a second, message token for the same text.
+    tokens = _tokens(_unique_lines("RuntimeError: CUDA error: an illegal memory access was encountered\n"))
+    assert {token: evidence.kind for token, evidence in tokens.items()} == {
+        "cuda error an illegal memory access was encountered": "cuda-error",
+        "illegal memory access": "phrase",
+    }
+    # A message no other extractor reads is one.
+    tokens = _tokens(_unique_lines("slurmd[4182]: fatal: gres.conf duplicate records for gpu\n"))
+    assert {token: evidence.kind for token, evidence in tokens.items()} == {
+        "gres.conf duplicate records for gpu": "error-message"
+    }
 
 
 def test_many_error_messages_do_not_crowd_out_an_error_code():
