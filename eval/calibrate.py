@@ -70,7 +70,6 @@ def examples(runs) -> list[tuple[dict, list[str], np.ndarray, np.ndarray]]:
         lexical_rank = {row.case_id: rank for rank, row in enumerate(rows, start=1)}
         share = {row.case_id: row.share for row in rows}
         literal = {row.case_id: row.literal_share for row in rows}
-        ratio = fusion.lexical_ratios(rows)
         semantic = semantic or {}
         ordered = sorted(semantic, key=lambda c: (-semantic[c], c))
         semantic_rank = {c: r for r, c in enumerate(ordered, start=1)}
@@ -87,7 +86,6 @@ def examples(runs) -> list[tuple[dict, list[str], np.ndarray, np.ndarray]]:
                     semantic.get(c, 0.0),
                     top,
                     literal.get(c, 0.0),
-                    ratio.get(c, 0.0),
                 )
                 for c in ids
             ]

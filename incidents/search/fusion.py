@@ -3,14 +3,10 @@
 Each candidate (a lexical match, or a case whose semantic score reaches
 `SEMANTIC_CANDIDATE`) gets a calibrated probability of answering the query from a small
 logistic model over reciprocal-rank terms of both rankings, `1 / (RRF_K + rank)` (ranks,
-not raw scores, so bm25 / ts_rank and cosine need no common scale), a case's lexical
-score over the best one's (`lexical_ratios`: a near tie or far behind; each backend's own
-scale, so the two spread it differently: the weights were fitted on SQLite, and the share
-of queries whose first case is the same on both is measured by `make eval` and
-tests/search/test_backends_agree.py), and signals that mean the same on both backends:
-the share of the query's word groups its text matches (lexical coverage) and its semantic
-score (query against its best passage, `semantic.Vectors`), absolute and relative to the
-best case's.
+not raw scores, so bm25 / ts_rank and cosine need no common scale), and two signals that
+mean the same on both backends: the share of the query's word groups its text matches
+(lexical coverage) and its semantic score (query against its best passage,
+`semantic.Vectors`), absolute and relative to the best case's.
 
 Cases are ranked by that probability, and it gives the confidence label:
 strong (p >= STRONG_P), possible (p >= POSSIBLE_P, or a case whose text has every word of
@@ -39,9 +35,7 @@ SEMANTIC_CANDIDATE = 0.3
 
 # The relevance model: p = sigmoid(WEIGHTS . features + BIAS), features as in `features`.
 # Fitted by logistic regression on the tuning set (`python eval/calibrate.py`, which
-# prints these lines); leave-one-query-out MRR@10 there 0.901 (74 queries), against 0.868
-# lexical only and 0.731 semantic only (0.880 fused without `lexical_ratio`, which also
-# made strong hits relevant 84% of the time instead of 72%).
+# prints these lines); leave-one-query-out MRR@10 there 0.970, against 0.968 lexical only.
 FEATURES = (
     "lexical_rrf",
     "semantic_rrf",
@@ -51,12 +45,11 @@ FEATURES = (
     "lexical",
     "share_squared",
     "literal_share",
-    "lexical_ratio",
 )
-WEIGHTS = (1.316, 5.235, 1.203, 1.456, 4.255, -0.1055, 2.064, -0.3181, 3.593)
-BIAS = -6.83
+WEIGHTS = (18.09, 4.683, 1.205, 3.434, 4.543, 0.08399, 2.825, -0.2508)
+BIAS = -9.77
 # Labels on p: the share of tuning-set hits at or above each that were relevant is
-# printed by eval/calibrate.py (strong 0.84, possible 0.63 on the 74 tuning queries).
+# printed by eval/calibrate.py (strong about 0.88, possible about 0.7).
 STRONG_P = 0.5
 POSSIBLE_P = 0.15
 
@@ -91,7 +84,6 @@ def features(
     semantic: float,
     top_semantic: float,
     literal_share: float = 0.0,
-    lexical_ratio: float = 0.0,
 ) -> list[float]:
     """The relevance model's inputs for one case (names in `FEATURES`)."""
     return [
@@ -103,16 +95,14 @@ def features(
         1.0 if lexical_rank else 0.0,
         share * share,
         literal_share,
-        lexical_ratio,
     ]
 
 
 def _probabilities(columns: list[np.ndarray], top_semantic: float) -> list[float]:
     """`probability(features(...))` of every candidate at once. `columns`: lexical rank,
-    semantic rank (0 for none), share, semantic score, literal share, lexical ratio. The
-    same floating-point operations in the same order as `features` and `probability`, so
-    the same values."""
-    lexical_rank, semantic_rank, share, semantic, literal_share, lexical_ratio = columns
+    semantic rank (0 for none), share, semantic score, literal share. The same floating-point
+    operations in the same order as `features` and `probability`, so the same values."""
+    lexical_rank, semantic_rank, share, semantic, literal_share = columns
     has_lexical = lexical_rank > 0
     values = [
         np.where(has_lexical, 1.0 / (RRF_K + lexical_rank), 0.0),
@@ -123,7 +113,6 @@ def _probabilities(columns: list[np.ndarray], top_semantic: float) -> list[float
         np.where(has_lexical, 1.0, 0.0),
         share * share,
         literal_share,
-        lexical_ratio,
     ]
     total = np.zeros(len(share), dtype=np.float64)
     for weight, column in zip(WEIGHTS, values, strict=True):
@@ -134,14 +123,6 @@ def _probabilities(columns: list[np.ndarray], top_semantic: float) -> list[float
 def probability(values: list[float]) -> float:
     z = BIAS + sum(w * x for w, x in zip(WEIGHTS, values, strict=True))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-
-
-def lexical_ratios(lexical: list[RankedRow]) -> dict[str, float]:
-    """Case id -> its lexical score over the best one's (0..1): how far behind the first
-    lexical match a case is, which its rank alone does not say (a rank-2 case may be a near
-    tie or far behind)."""
-    top = lexical[0].score if lexical else 0.0
-    return {row.case_id: (row.score / top if top > 0 else 1.0) for row in lexical}
 
 
 def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list[Candidate]:
@@ -155,7 +136,6 @@ def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list
     lexical_rank = {row.case_id: rank for rank, row in enumerate(lexical, start=1)}
     share = {row.case_id: row.share for row in lexical}
     literal = {row.case_id: row.literal_share for row in lexical}
-    ratio = lexical_ratios(lexical)
     semantic = semantic or {}
     ranks = _SemanticRanks(semantic)
     if isinstance(semantic, CaseScores):
@@ -176,7 +156,6 @@ def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list
             np.array([share.get(c, 0.0) for c in ids], dtype=np.float64),
             np.array([s or 0.0 for s in scores], dtype=np.float64),
             np.array([literal.get(c, 0.0) for c in ids], dtype=np.float64),
-            np.array([ratio.get(c, 0.0) for c in ids], dtype=np.float64),
         ],
         ranks.top,
     )
