@@ -24,6 +24,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import re2
 from django.conf import settings
@@ -39,7 +40,7 @@ from incidents.versions import range_verdict
 
 from . import encoder, errnos
 from .backends import get_backend
-from .patterns import EXTRACTORS, GENERIC_TOKENS, compile_pattern, options, pattern_problem
+from .patterns import EXTRACTORS, GENERIC_TOKENS, Extractor, compile_pattern, options, pattern_problem
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
 from .semantic import candidate_scores, query_vector
@@ -99,6 +100,8 @@ BOILERPLATE = frozenset(
 )
 # Extractors whose tokens name a setting or a place in code, not a failure.
 NAMING_EXTRACTORS = frozenset({"identifier", "env"})
+# The extractor of the message after `fatal:` / `error:` / `panic:` (capped, deduplicated).
+ERROR_MESSAGE = "error-message"
 
 
 @dataclass(frozen=True)
@@ -315,17 +318,15 @@ def _unique_lines(text: str) -> dict[str, list[int]]:
 def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
     found: dict[str, _Evidence] = {}
     for line, numbers in lines.items():
-        matches = [
-            (extractor, match)
-            for index in _EXTRACTOR_SET.Match(line) or ()
-            for extractor, compiled in (_EXTRACTORS[index],)
-            for match in compiled.finditer(line)
-        ]
+        matches: list[tuple[Extractor, Any]] = []  # RE2 match objects carry no type
+        for index in _EXTRACTOR_SET.Match(line) or ():
+            extractor, compiled = _EXTRACTORS[index]
+            matches.extend((extractor, match) for match in compiled.finditer(line))
         # A message after `error:` that another failure extractor already read (`CUDA error:
         # an illegal memory access ...`, a `failed to ...` message) is that token, not a second.
-        read = [m.span() for e, m in matches if e.name not in ("error-message", *NAMING_EXTRACTORS)]
+        read = [m.span() for e, m in matches if e.name not in (ERROR_MESSAGE, *NAMING_EXTRACTORS)]
         for extractor, match in matches:
-            if extractor.name == "error-message" and any(
+            if extractor.name == ERROR_MESSAGE and any(
                 start < match.end(1) and match.start(1) < end for start, end in read
             ):
                 continue
@@ -349,7 +350,7 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
 # How a token was found, weakest first: as a setting (`tensor_parallel_size=4`,
 # `--nproc_per_node=8`), a code name, an environment variable, a message after `error:`
 # (capped, `MAX_ERROR_MESSAGES`), an extractor of failures.
-_KIND_ORDER = ("", "setting", "identifier", "env", "error-message")
+_KIND_ORDER = ("", "setting", "identifier", "env", ERROR_MESSAGE)
 
 
 def _found_as(extractor: str, line: str, match) -> str:
@@ -610,9 +611,9 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     # first MAX_ERROR_MESSAGES of them (in log order) are looked up, in at most that many of
     # the MAX_TOKENS places, so sixty ERROR lines cannot crowd an Xid code or an exception
     # name out; the other tokens keep the rest, longest first as before.
-    messages = [t for t in searchable if token_evidence[t].kind == "error-message"][:MAX_ERROR_MESSAGES]
+    messages = [t for t in searchable if token_evidence[t].kind == ERROR_MESSAGE][:MAX_ERROR_MESSAGES]
     others = sorted(
-        (t for t in searchable if token_evidence[t].kind != "error-message"),
+        (t for t in searchable if token_evidence[t].kind != ERROR_MESSAGE),
         key=lambda t: (-len(words(t)), t),
     )
     tokens = others[: MAX_TOKENS - len(messages)] + messages
