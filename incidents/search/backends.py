@@ -196,6 +196,32 @@ class Backend:
             cursor.execute(sql, [*params, "published"])
             return [(row[0], row[1]) for row in cursor.fetchall()]
 
+    def rare_atom_hits(self, atoms: list[Atom], max_cases: int) -> list[tuple[str, int]]:
+        """One query: (case_id, atom index) for each atom that at most `max_cases` published
+        cases contain, and each such case. Each atom reads at most `max_cases + 1` of its
+        cases (enough to know it is too common), so a word in thousands of cases costs no
+        more than a rare one; the count is the database's (a window over those rows)."""
+        if not atoms:
+            return []
+        branches, params = [], []
+        for index, atom in enumerate(atoms):
+            sql, atom_params = self.match_sql([atom])
+            branches.append(
+                f"SELECT * FROM (SELECT m{index}.case_id, {int(index)} AS atom FROM ({sql}) AS m{index}"
+                f" JOIN incidents_case c{index} ON c{index}.id = m{index}.case_id"
+                f" WHERE c{index}.status = %s LIMIT %s) AS b{index}"
+            )
+            params.extend([*atom_params, "published", max_cases + 1])
+        sql = (
+            "SELECT r.case_id, r.atom FROM ("
+            "SELECT h.case_id, h.atom, count(*) OVER (PARTITION BY h.atom) AS cases"
+            f" FROM ({' UNION ALL '.join(branches)}) AS h) AS r"
+            " WHERE r.cases <= %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, max_cases])
+            return [(row[0], row[1]) for row in cursor.fetchall()]
+
 
 class SqliteBackend(Backend):
     vendor = "sqlite"

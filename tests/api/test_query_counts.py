@@ -157,9 +157,9 @@ def test_export_reads_one_batch_at_a_time(client, django_assert_num_queries, six
 def test_match_costs_a_fixed_number_of_queries(client, django_assert_num_queries, sixty_more_cases):
     # match_log (pinned in tests/search/test_query_counts.py): terms with case counts, the
     # number of published cases, the token look-up in the full-text index, the (case, term)
-    # pairs of the found terms, the candidates' job-kind topics, the candidates' passage
-    # vectors, the hits' cases, their term links.
-    with django_assert_num_queries(8):
+    # pairs of the found terms, the log's rare words, the candidates' job-kind topics, the
+    # candidates' passage vectors, the hits' cases, their term links.
+    with django_assert_num_queries(9):
         client.post(
             "/api/match", data=json.dumps({"text": "NCCL timeout\nXid 79"}), content_type="application/json"
         )

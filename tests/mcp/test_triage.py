@@ -118,11 +118,11 @@ def test_the_api_answer_costs_a_fixed_number_of_queries(db, client, django_asser
     body = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
     # 6 for the word search (stored embeddings included, no facet counts: triage shows none;
     # no "did you mean" check, since "hangs" is a vocabulary word now, in the topic "Training
-    # hangs"), 8 for the log match (its evidence lines' semantic score included), 1 for the
-    # accelerator vocabulary (the context names one),
+    # hangs"), 9 for the log match (its evidence lines' semantic score and rare words
+    # included), 1 for the accelerator vocabulary (the context names one),
     # 2 for the candidates' sources; and 6 for the rate limit (the database cache), which
     # on SQLite go to the cache's own file, on PostgreSQL to the case database.
-    work, throttle = 6 + 8 + 1 + 2, 6
+    work, throttle = 6 + 9 + 1 + 2, 6
     own_file = cache_alias() == "cache"
     with (
         django_assert_num_queries(throttle, connection=connections["cache"]) if own_file else nullcontext(),

@@ -19,9 +19,10 @@ SEARCH_QUERIES = 7
 # (one grouped query; it was 10).
 BROWSE_QUERIES = 4
 # Terms with case counts, number of published cases, token look-up in the full-text index,
-# (case, term) pairs of the found terms, the candidates' workloads, the candidates' passage
-# vectors (the semantic order of near-ties), the hits' cases (root cause joined), their term links.
-MATCH_LOG_QUERIES = 8
+# (case, term) pairs of the found terms, the log's rare words (one look-up of at most
+# WORD_LOOKUP words), the candidates' workloads, the candidates' passage vectors (the semantic
+# order of near-ties), the hits' cases (root cause joined), their term links.
+MATCH_LOG_QUERIES = 9
 # Neighbour rows with their cases and root causes, their term links, the hand-made links.
 SIMILAR_QUERIES = 3
 
