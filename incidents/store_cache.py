@@ -49,6 +49,9 @@ VALUE_TIMEOUT = 3600
 _MISSING = object()
 _local: dict[str, tuple[str, Any]] = {}
 _local_lock = threading.Lock()
+# One lock a name: the threads of a worker asking for the same value at once (a burst after
+# an import) wait for one of them to compute it instead of each building its own copy.
+_building: dict[str, threading.RLock] = {}
 
 
 def _new_token() -> str:
@@ -119,15 +122,23 @@ def answer(
 
 def local(name: str, compute: Callable[[], T]) -> T:
     """Like `cached`, but the value stays in this process (too large to ship per request);
-    one cache read checks it is still current."""
+    one cache read checks it is still current. Computed once per generation in a process:
+    threads asking at the same time wait for the first (sixteen concurrent first searches
+    at 10,000 cases each loaded every passage vector, and a worker went past 2 GB)."""
     if not settings.STORE_CACHE:
         return compute()
     token = generation()
     held = _local.get(name)
     if held is not None and held[0] == token:
         return held[1]
-    with primary_reads():
-        value = compute()
     with _local_lock:
-        _local[name] = (token, value)
+        building = _building.setdefault(name, threading.RLock())
+    with building:
+        held = _local.get(name)
+        if held is not None and held[0] == token:
+            return held[1]  # another thread computed it meanwhile
+        with primary_reads():
+            value = compute()
+        with _local_lock:
+            _local[name] = (token, value)
     return value
