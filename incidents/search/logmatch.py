@@ -609,8 +609,6 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     signature: dict[str, float] = {}
     signature_count: dict[str, int] = {}
     context: dict[str, float] = {}
-    reasons: dict[str, list[tuple[str, _Evidence]]] = {}
-    shared: dict[str, list[Shared]] = {}
     term_by_id = {t.id: t for t in terms}
 
     # Boilerplate is not looked up: a token every failure of its kind prints would rank the
@@ -638,17 +636,18 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     for case_id, index in get_backend().atom_hits([a for a in atoms if a.words]):
         hits_by_atom.setdefault(index, []).append(case_id)
     usable = [i for i, a in enumerate(atoms) if a.words]
+    # Scores are summed for every case; what each case shares (`reasons`, `Shared`) is built
+    # for the hits only (`evidence_of`, below): a broad log has thousands of candidates.
+    token_cases: list[tuple[str, frozenset[str], int]] = []  # (token, its cases, how many)
     for position, index in enumerate(usable):
         case_ids = hits_by_atom.get(position, [])
         if not case_ids:
             continue
         weight = TOKEN_WEIGHT * math.log(1 + total / len(case_ids))
+        token_cases.append((tokens[index], frozenset(case_ids), len(case_ids)))
         for case_id in case_ids:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
-            reasons.setdefault(case_id, []).append((tokens[index], token_evidence[tokens[index]]))
-            found_by = f"token:{token_evidence[tokens[index]].kind}"
-            shared.setdefault(case_id, []).append(Shared(tokens[index], found_by, len(case_ids)))
 
     # Which published cases carry the found terms (every facet, root causes included): one
     # query of plain (case, term) pairs; no case objects yet.
@@ -658,34 +657,55 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         .order_by()
         .values_list("case_id", "term_id")
     )
+    term_weight = {
+        term_id: CODE_WEIGHT
+        if term_by_id[term_id].facet == Facet.ERROR_CODE
+        else FACET_WEIGHTS.get(term_by_id[term_id].facet, 0.5)
+        * math.log(1 + total / max(term_by_id[term_id].case_count, 1))
+        for term_id in found
+    }
     generic: set[str] = set()
+    terms_of: dict[str, list[int]] = {}  # case id -> its found terms, in the pairs' order
     for case_id, term_id in pairs:
         term = term_by_id[term_id]
-        if term.facet == Facet.ERROR_CODE:
-            weight = CODE_WEIGHT
-        else:
-            weight = FACET_WEIGHTS.get(term.facet, 0.5) * math.log(1 + total / max(term.case_count, 1))
+        weight = term_weight[term_id]
         if term.facet == Facet.COMPONENT and term_id not in by_pattern:
             context[case_id] = context.get(case_id, 0.0) + weight
             generic.add(term.name)
         else:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
-        named = reasons.setdefault(case_id, [])
-        # A code spelled as a failure token the case already matched (`Xid 79`) is that
-        # signature: the hit names it once, on the token's lines.
-        if term.facet != Facet.ERROR_CODE or all(n.lower() != term.name.lower() for n, _ in named):
-            named.append((term.name, term_evidence[term_id]))
-        how = "pattern" if term_id in by_pattern else "name"
-        shared.setdefault(case_id, []).append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
+        terms_of.setdefault(case_id, []).append(term_id)
 
     word_score, word_reasons = _rare_words(lines, failure_lines, signature_lines, total)
     slug_of = {t.name: t.slug for t in terms if t.facet == Facet.COMPONENT}
+    versions_of: dict[str, list[tuple[str, str]]] = {}
     for case_id, name, version in _affected_by(version_evidence, slug_of):
         signature[case_id] = signature.get(case_id, 0.0) + VERSION_WEIGHT
         signature_count[case_id] = signature_count.get(case_id, 0) + 1
-        reasons.setdefault(case_id, []).append((f"{name} {version}", version_evidence[(name, version)]))
-        shared.setdefault(case_id, []).append(Shared(f"{name} {version}", "version:affected", 1))
+        versions_of.setdefault(case_id, []).append((name, version))
+
+    def evidence_of(case_id: str) -> tuple[list[tuple[str, _Evidence]], list[Shared]]:
+        """What `case_id` shares with the log: (name, evidence) in the order found (tokens,
+        terms, versions), and the same as `Shared` for `confidence`."""
+        named: list[tuple[str, _Evidence]] = []
+        shared: list[Shared] = []
+        for token, cases, count in token_cases:
+            if case_id in cases:
+                named.append((token, token_evidence[token]))
+                shared.append(Shared(token, f"token:{token_evidence[token].kind}", count))
+        for term_id in terms_of.get(case_id, ()):
+            term = term_by_id[term_id]
+            # A code spelled as a failure token the case already matched (`Xid 79`) is that
+            # signature: the hit names it once, on the token's lines.
+            if term.facet != Facet.ERROR_CODE or all(n.lower() != term.name.lower() for n, _ in named):
+                named.append((term.name, term_evidence[term_id]))
+            how = "pattern" if term_id in by_pattern else "name"
+            shared.append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
+        for name, version in versions_of.get(case_id, ()):
+            named.append((f"{name} {version}", version_evidence[(name, version)]))
+            shared.append(Shared(f"{name} {version}", "version:affected", 1))
+        return named, shared
 
     candidates = [c for c in signature if signature[c] > 0]
     candidates += [c for c in word_score if c not in signature]
@@ -714,12 +734,17 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         return reading([], tuple(sorted(generic)))
     cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
     top = max(evidence_scores.values())
-    patterns = {t.name: _term_patterns(t) for t in terms}
+    found_by = {case_id: evidence_of(case_id) for case_id in ranked}
+    # The RE2 patterns of the terms the hits name (compiled once each, `_compiled`).
+    named_terms = {name for named, _ in found_by.values() for name, _ in named}
+    named_terms.update(name for case_id in ranked for name, _ in word_reasons.get(case_id, []))
+    patterns = {t.name: _term_patterns(t) for t in terms if t.name in named_terms}
     hits = []
     for case_id in ranked:
+        named, shared = found_by[case_id]
         matched: list[LogLineMatch] = []
         per_line: dict[int, tuple[str, list[str]]] = {}
-        for name, evidence in [*reasons.get(case_id, []), *word_reasons.get(case_id, [])]:
+        for name, evidence in [*named, *word_reasons.get(case_id, [])]:
             matched.extend(LogLineMatch(n, shown_line(line), name) for n, line in evidence.lines)
             for number, line in evidence.lines:
                 names = per_line.setdefault(number, (line, []))[1]
@@ -732,7 +757,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 case=cases[case_id],
                 score=round(scores[case_id], 4),
                 matched_lines=matched[:MAX_LINES_PER_HIT],
-                matched_terms=tuple(dict.fromkeys(name for name, _ in reasons.get(case_id, []))),
+                matched_terms=tuple(dict.fromkeys(name for name, _ in named)),
                 lines=[
                     LogLine(
                         line_number=number,
@@ -747,7 +772,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     signature_count.get(case_id, 0),
                     evidence_scores[case_id],
                     top,
-                    shared=tuple(shared.get(case_id, ())),
+                    shared=tuple(shared),
                     total=total,
                 ),
             )
