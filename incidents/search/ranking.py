@@ -104,7 +104,7 @@ def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> 
         excluded=parsed.excluded,
         terms=parsed.terms,
     )
-    rows, _ = backend.rank(
+    return backend.rank(
         loose,
         candidates,
         coordinate=parsed.groups,
@@ -115,7 +115,6 @@ def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> 
         offset=0,
         limit=LEXICAL_DEPTH,
     )
-    return rows
 
 
 def _by_date(cases: CaseQuerySet, sort: str) -> CaseQuerySet:
