@@ -23,6 +23,9 @@ from django.db import connection
 from .query import Atom, ParsedQuery
 from .text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 
+# `incidents_case.status` of the cases search finds (`Case.Status.PUBLISHED`).
+PUBLISHED = "published"
+
 # PostgreSQL: index writes of at least this many rows refresh the table's statistics.
 ANALYZE_AFTER = 500
 
@@ -118,7 +121,7 @@ class Backend:
     def rank(
         self,
         parsed: ParsedQuery,
-        candidates: tuple[str, tuple],
+        candidates: tuple[str, tuple] | None,
         *,
         term_weights: dict[int, float],
         root_cause_weights: dict[int, float],
@@ -136,7 +139,10 @@ class Backend:
         and by `1 + TERM_BOOST * sum of the weights` of the query-named terms the case
         carries (`term_weights` and `root_cause_weights`: term id -> weight).
 
-        `candidates` is (sql, params) selecting the ids of cases allowed by the filters.
+        `candidates` is (sql, params) selecting the ids of cases allowed by the filters, or
+        None for every published case: then the case row the ranking joins anyway is
+        checked, instead of matching each case id against a subquery of every published id
+        (on PostgreSQL a second scan and hash of the case table, 9 to 14 ms at 10,000).
         No total: counting every match (`COUNT(*) OVER ()`) kept the database from stopping
         at the page and cost a tenth of the query (the fused ranking counts the matches).
         """
@@ -276,7 +282,10 @@ class SqliteBackend(Backend):
         )
         hits = "".join(f", (m.r IN g{n}) AS h{n}" for n in range(len(matched)))
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
-        candidate_sql, candidate_params = candidates
+        if candidates is None:
+            allowed, allowed_params = "c.status = %s", [PUBLISHED]
+        else:
+            allowed, allowed_params = f"k.c0 IN ({candidates[0]})", list(candidates[1])
         # bm25() only works in the query that has the MATCH: rank there, join outside.
         sql = (
             f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
@@ -285,10 +294,10 @@ class SqliteBackend(Backend):
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share"
             f" FROM f JOIN {SQLITE_CONTENT} k ON k.id = f.r JOIN incidents_case c ON c.id = k.c0"
-            f" WHERE k.c0 IN ({candidate_sql})"
+            f" WHERE {allowed}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [self.expression(parsed), *matched, *boost_params, *candidate_params, limit, offset]
+        params = [self.expression(parsed), *matched, *boost_params, *allowed_params, limit, offset]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -426,7 +435,9 @@ class PostgresBackend(Backend):
         tsquery, tsquery_params = self.tsquery(parsed)
         hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
         queries = "".join(f", {sql}" for sql in group_sql)
-        candidate_sql, candidate_params = candidates
+        allowed, allowed_params, published = "", [], " AND c.status = %s"
+        if candidates is not None:
+            allowed, allowed_params, published = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]], ""
         sql = (
             f"SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" {share} AS share, {literal_share} AS literal_share"
@@ -436,15 +447,16 @@ class PostgresBackend(Backend):
             # OFFSET 0 keeps `x` a subquery: its numbers are computed once per match and
             # sorted, where the inlined form sorted every match with its decompressed
             # vector (16 MB for 10,000 matches: a merge sort on disk).
-            f" WHERE s.vector @@ q.query AND s.case_id IN ({candidate_sql}) OFFSET 0) x"
-            " JOIN incidents_case c ON c.id = x.case_id"
+            f" WHERE s.vector @@ q.query{allowed} OFFSET 0) x"
+            f" JOIN incidents_case c ON c.id = x.case_id{published}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
             *boost_params,
             *tsquery_params,
             *group_params,
-            *candidate_params,
+            *allowed_params,
+            *([PUBLISHED] if published else []),
             limit,
             offset,
         ]

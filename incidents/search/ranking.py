@@ -61,7 +61,7 @@ def rank(plan: SearchPlan) -> Ranking:
     allowed = plan.cases
     if parsed.excluded:
         allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
-    rows = lexical_rows(backend, parsed, plan.cases)
+    rows = lexical_rows(backend, parsed, plan.cases, whole=plan.whole)
     vector = query_vector(semantic_text(plan.query))
     semantic = None
     if vector is not None:
@@ -88,13 +88,16 @@ def rank(plan: SearchPlan) -> Ranking:
     return Ranking(matches=matches, weak=weak)
 
 
-def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> list[RankedRow]:
+def lexical_rows(
+    backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet, *, whole: bool = False
+) -> list[RankedRow]:
     """The lexical ranking of `cases` (best first, at most `LEXICAL_DEPTH`): one query.
+    `whole`: `cases` is every published case (no subquery of their ids is needed).
 
     Several words are OR-ed and ranked by the share of them a case matches (coordination,
     `backends.Backend.rank`), each row carrying that share for the confidence label.
     """
-    candidates = cases.order_by().values("id").query.sql_with_params()
+    candidates = None if whole else cases.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
     root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
     expanded = parsed.literal_groups != parsed.groups
