@@ -42,6 +42,7 @@ class Ranking:
     matches: list[Candidate] = field(default_factory=list)  # strong / possible, in the plan's order
     weak: list[Candidate] = field(default_factory=list)  # partial matches, best first
     listing: CaseQuerySet | None = None  # browse and exclusions: the cases, ordered by date
+    rowids: dict[str, int] = field(default_factory=dict)  # SQLite: full-text rows read, for snippets
 
 
 def rank(plan: SearchPlan) -> Ranking:
@@ -85,7 +86,8 @@ def rank(plan: SearchPlan) -> Ranking:
         dated = Case.objects.filter(id__in=ids_subquery([c.case_id for c in matches])).order_by(*order)
         by_id = {c.case_id: c for c in matches}
         matches = [by_id[i] for i in dated.values_list("id", flat=True)]
-    return Ranking(matches=matches, weak=weak)
+    rowids = {row.case_id: row.rowid for row in rows if row.rowid is not None}
+    return Ranking(matches=matches, weak=weak, rowids=rowids)
 
 
 def lexical_rows(
