@@ -450,23 +450,25 @@ class PostgresBackend(Backend):
         if candidates is not None:
             allowed, allowed_params, published = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]], ""
         sql = (
-            f"SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
-            f" {share} AS share, {literal_share} AS literal_share"
-            f" FROM (SELECT s.case_id, {postgres_rank('v.v')} AS base{hits}"
+            # `x`, the matches with their numbers, is computed once (MATERIALIZED) and then
+            # joined and sorted: the sort carries numbers, where the inlined form sorted every
+            # match with its decompressed vector (16 MB for 10,000 matches: a merge sort on
+            # disk), and a planner without statistics (a small store, never analysed) cannot
+            # run it again for every case row it joins.
+            f"WITH x AS MATERIALIZED (SELECT s.case_id, {postgres_rank('v.v')} AS base{hits}"
             f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
-            # OFFSET 0 keeps `x` a subquery: its numbers are computed once per match and
-            # sorted, where the inlined form sorted every match with its decompressed
-            # vector (16 MB for 10,000 matches: a merge sort on disk).
-            f" WHERE s.vector @@ q.query{allowed} OFFSET 0) x"
-            f" JOIN incidents_case c ON c.id = x.case_id{published}"
+            f" WHERE s.vector @@ q.query{allowed})"
+            f" SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
+            f" {share} AS share, {literal_share} AS literal_share"
+            f" FROM x JOIN incidents_case c ON c.id = x.case_id{published}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
-            *boost_params,
             *tsquery_params,
             *group_params,
             *allowed_params,
+            *boost_params,
             *([PUBLISHED] if published else []),
             limit,
             offset,
