@@ -18,8 +18,9 @@ database, so a value is never filed under a newer token than the data it was rea
 `answer()` keeps a whole answer (a page body, an API response's data) when its outcome may be
 kept (a 200, no cookie), and rebuilds it from what was kept.
 
-`local()` keeps a large value (every case's passage vectors) in this process only, for
-the current generation; the shared cache holds the small token it is checked against.
+`local()` keeps a large value (every case's passage vectors, search's vocabulary with its
+lexicon) in this process only, for the current generation; the shared cache holds the small
+token it is checked against.
 
 Only with `settings.STORE_CACHE` (on when `CACHE_URL` names a cache server such as Redis):
 every process must see the same token, and with the database cache each cache read is a

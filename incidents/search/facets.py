@@ -105,13 +105,16 @@ def _grouped_sql(ids_sql: str) -> tuple[str, list[str | int]]:
     marks = ", ".join(["%s"] * len(term_facets))
     sql = (
         f"WITH m AS ({ids_sql})"
-        f" SELECT t.facet AS facet, t.slug AS value, t.name AS label, NULL AS band{nulls}, COUNT(*) AS n"
-        # CROSS JOIN: SQLite joins in the order written (each case's links by the
-        # (case, term) index, then each term by its key) instead of probing every case for
-        # every term of the facets; PostgreSQL plans it as the inner join it is.
-        f" FROM m CROSS JOIN {link_table} ct CROSS JOIN {term_table} t"
-        f" WHERE ct.case_id = m.id AND t.id = ct.term_id AND t.facet IN ({marks})"
-        " GROUP BY t.facet, t.slug, t.name"
+        f" SELECT t.facet AS facet, t.slug AS value, t.name AS label, NULL AS band{nulls}, g.n AS n"
+        # The links are counted per term id (an integer) and only the counted terms joined:
+        # grouping every link row by the term's facet, slug and name strings cost twice as
+        # much (8 of 10 ms for 900 matches on SQLite, 17 ms on PostgreSQL). The same groups:
+        # slug is unique within a facet. CROSS JOIN: SQLite joins in the order written (each
+        # case's links by the (case, term) index) instead of probing every case for every
+        # term; PostgreSQL plans it as the inner join it is.
+        f" FROM (SELECT ct.term_id AS term_id, COUNT(*) AS n FROM m CROSS JOIN {link_table} ct"
+        " WHERE ct.case_id = m.id GROUP BY ct.term_id) g"
+        f" CROSS JOIN {term_table} t WHERE t.id = g.term_id AND t.facet IN ({marks})"
         " UNION ALL"
         f" SELECT %s, CAST({year} AS TEXT), NULL, {band_sql}{case_values}, COUNT(*)"
         f" FROM m CROSS JOIN {case_table} c WHERE c.id = m.id"

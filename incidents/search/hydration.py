@@ -62,7 +62,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     page = matches[plan.offset : plan.offset + plan.limit]
     # Partial matches follow the last page of matches, never paged further themselves.
     shown_weak = weak[: min(PARTIAL_SHOWN, plan.limit)] if plan.offset + plan.limit >= len(matches) else []
-    hits = _hits(plan.parsed, [*page, *shown_weak])
+    hits = _hits(plan.parsed, [*page, *shown_weak], ranking.rowids)
     if not matches:
         notes.append(
             "No case matches this query well: the closest cases are listed as partial matches."
@@ -83,10 +83,10 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     )
 
 
-def _hits(parsed: ParsedQuery, shown: list[Candidate]) -> list[SearchHit]:
+def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -> list[SearchHit]:
     """The hits of the candidates `shown`, in order: the snippets (one query), the cases and
-    their terms (two)."""
-    snippets = get_backend().snippets(parsed, [c.case_id for c in shown])
+    their terms (two). `rowids`: `Ranking.rowids`."""
+    snippets = get_backend().snippets(parsed, [c.case_id for c in shown], rowids)
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
     hits = []

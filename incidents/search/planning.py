@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from incidents import store_cache
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors import SORTS, CaseFilters, filter_cases
 from incidents.selectors.references import citing_cases_condition, split_reference_tokens
@@ -21,7 +22,7 @@ from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
-from .spelling import correct
+from .spelling import correct, known_words
 
 Sort = Literal["relevance", "newest", "oldest"]  # the keys of `selectors.SORTS`
 MAX_LIMIT = 100
@@ -92,12 +93,36 @@ def vocabulary_terms() -> list[VocabTerm]:
     ]
 
 
+@dataclass(frozen=True)
+class Vocabulary:
+    """What planning reads of the vocabulary: `vocabulary_terms`, their lexicon
+    (`query.build_lexicon`) and the words a misspelt word may become
+    (`spelling.known_words`). Read-only: kept per process and shared by every request."""
+
+    terms: list[VocabTerm]
+    lexicon: dict[tuple[str, ...], list[VocabTerm]]
+    known: list[str]
+
+
+def vocabulary() -> Vocabulary:
+    """The `Vocabulary` of the store, kept in this process per store generation
+    (`store_cache.local`: one cache read, where reading the terms from the shared cache
+    and building the lexicon and word list again took about 3 ms a search); one query
+    (`vocabulary_terms`) with the store cache off."""
+    return store_cache.local("search-vocabulary", _read_vocabulary)
+
+
+def _read_vocabulary() -> Vocabulary:
+    terms = vocabulary_terms()
+    return Vocabulary(terms=terms, lexicon=build_lexicon(terms), known=known_words(terms))
+
+
 def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
     """Parse `query` and widen it with the vocabulary (one query unless `terms` is given)."""
     parsed = parse_query(query)
     if parsed.is_empty:
         return parsed
-    return expand_with_vocabulary(parsed, build_lexicon(terms if terms is not None else vocabulary_terms()))
+    return expand_with_vocabulary(parsed, build_lexicon(terms) if terms is not None else vocabulary().lexicon)
 
 
 def semantic_text(query: str) -> str:
@@ -141,10 +166,10 @@ def plan(request: SearchRequest) -> SearchPlan:
     if not query.strip():
         return browse
 
-    terms = vocabulary_terms()
-    parsed, suggestion = correct(query, parse_query(query), terms, get_backend())
+    vocab = vocabulary()
+    parsed, suggestion = correct(query, parse_query(query), vocab.terms, get_backend(), vocab.known)
     if not parsed.is_empty:
-        parsed = expand_with_vocabulary(parsed, build_lexicon(terms))
+        parsed = expand_with_vocabulary(parsed, vocab.lexicon)
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(f"Some words are in no case: searched for “{suggestion}” instead.")

@@ -42,6 +42,7 @@ class Ranking:
     matches: list[Candidate] = field(default_factory=list)  # strong / possible, in the plan's order
     weak: list[Candidate] = field(default_factory=list)  # partial matches, best first
     listing: CaseQuerySet | None = None  # browse and exclusions: the cases, ordered by date
+    rowids: dict[str, int] = field(default_factory=dict)  # SQLite: full-text rows read, for snippets
 
 
 def rank(plan: SearchPlan) -> Ranking:
@@ -61,7 +62,7 @@ def rank(plan: SearchPlan) -> Ranking:
     allowed = plan.cases
     if parsed.excluded:
         allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
-    rows = lexical_rows(backend, parsed, plan.cases)
+    rows = lexical_rows(backend, parsed, plan.cases, whole=plan.whole)
     vector = query_vector(semantic_text(plan.query))
     semantic = None
     if vector is not None:
@@ -85,16 +86,20 @@ def rank(plan: SearchPlan) -> Ranking:
         dated = Case.objects.filter(id__in=ids_subquery([c.case_id for c in matches])).order_by(*order)
         by_id = {c.case_id: c for c in matches}
         matches = [by_id[i] for i in dated.values_list("id", flat=True)]
-    return Ranking(matches=matches, weak=weak)
+    rowids = {row.case_id: row.rowid for row in rows if row.rowid is not None}
+    return Ranking(matches=matches, weak=weak, rowids=rowids)
 
 
-def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> list[RankedRow]:
+def lexical_rows(
+    backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet, *, whole: bool = False
+) -> list[RankedRow]:
     """The lexical ranking of `cases` (best first, at most `LEXICAL_DEPTH`): one query.
+    `whole`: `cases` is every published case (no subquery of their ids is needed).
 
     Several words are OR-ed and ranked by the share of them a case matches (coordination,
     `backends.Backend.rank`), each row carrying that share for the confidence label.
     """
-    candidates = cases.order_by().values("id").query.sql_with_params()
+    candidates = None if whole else cases.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
     root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
     expanded = parsed.literal_groups != parsed.groups
@@ -104,7 +109,7 @@ def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> 
         excluded=parsed.excluded,
         terms=parsed.terms,
     )
-    rows, _ = backend.rank(
+    return backend.rank(
         loose,
         candidates,
         coordinate=parsed.groups,
@@ -115,7 +120,6 @@ def lexical_rows(backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet) -> 
         offset=0,
         limit=LEXICAL_DEPTH,
     )
-    return rows
 
 
 def _by_date(cases: CaseQuerySet, sort: str) -> CaseQuerySet:

@@ -12,20 +12,21 @@ MIN_LENGTH = 4  # shorter words are too often codes (`dbe`, `xid`) to correct
 CUTOFF = 0.8  # difflib ratio: `timout` -> `timeout` 0.92, `infiniban` -> `infiniband` 0.95
 
 
-def _known_words(terms: list[VocabTerm]) -> list[str]:
+def known_words(terms: list[VocabTerm]) -> list[str]:
+    """The words of the vocabulary's forms that a query word may be corrected to, sorted."""
     return sorted({w.lower() for t in terms for f in t.forms for w in words(f) if len(w) >= MIN_LENGTH})
 
 
 def correct(
-    query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend
+    query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend, known: list[str] | None = None
 ) -> tuple[ParsedQuery, str | None]:
     """Replace query words that no published case contains by the closest vocabulary word.
 
     Returns the parsed query (corrected in place) and the corrected query text, or None
     when nothing was corrected. Costs one query, and only when a word is neither a
-    vocabulary word nor far from one.
+    vocabulary word nor far from one. `known`: `known_words(terms)` when the caller keeps it.
     """
-    known = _known_words(terms)
+    known = known if known is not None else known_words(terms)
     known_set = set(known)
     wanted: dict[tuple[int, str], str] = {}
     for index, group in enumerate(parsed.groups):
