@@ -173,38 +173,51 @@ class Backend:
             sql = f"{sql} * (1 + {LITERAL_BONUS} * {shares(literal)})"
         return f"({sql})"
 
+    def _per_atom(
+        self,
+        atoms: list[Atom],
+        branch: Callable[[int, str], str],
+        extra: tuple = (),
+    ) -> tuple[str, list]:
+        """One SELECT per atom, joined by UNION ALL: `branch(index, match_sql)` writes atom
+        `index`'s, whose parameters are the match's then `extra`."""
+        branches, params = [], []
+        for index, atom in enumerate(atoms):
+            sql, atom_params = self.match_sql([atom])
+            branches.append(branch(index, sql))
+            params.extend([*atom_params, *extra])
+        return " UNION ALL ".join(branches), params
+
     def atoms_found(self, atoms: list[Atom]) -> set[int]:
         """One query: the positions in `atoms` of those some published case contains (each
         checked with EXISTS, which stops at the first such case)."""
         if not atoms:
             return set()
-        branches, params = [], []
-        for index, atom in enumerate(atoms):
-            sql, atom_params = self.match_sql([atom])
-            branches.append(
-                f"SELECT {int(index)} WHERE EXISTS (SELECT 1 FROM ({sql}) AS m{index}"
-                f" JOIN incidents_case c ON c.id = m{index}.case_id WHERE c.status = %s)"
-            )
-            params.extend([*atom_params, "published"])
+        union, params = self._per_atom(
+            atoms,
+            lambda i, sql: (
+                f"SELECT {i} WHERE EXISTS (SELECT 1 FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c ON c.id = m{i}.case_id WHERE c.status = %s)"
+            ),
+            (PUBLISHED,),
+        )
         with connection.cursor() as cursor:
-            cursor.execute(" UNION ALL ".join(branches), params)
+            cursor.execute(union, params)
             return {row[0] for row in cursor.fetchall()}
 
     def atom_hits(self, atoms: list[Atom]) -> list[tuple[str, int]]:
         """One query: (case_id, atom index) for each published case containing each atom."""
         if not atoms:
             return []
-        branches, params = [], []
-        for index, atom in enumerate(atoms):
-            sql, atom_params = self.match_sql([atom])
-            branches.append(f"SELECT case_id, {int(index)} AS atom FROM ({sql}) AS m{index}")
-            params.extend(atom_params)
+        union, params = self._per_atom(
+            atoms, lambda i, sql: f"SELECT case_id, {i} AS atom FROM ({sql}) AS m{i}"
+        )
         sql = (
-            f"SELECT h.case_id, h.atom FROM ({' UNION ALL '.join(branches)}) AS h"
+            f"SELECT h.case_id, h.atom FROM ({union}) AS h"
             " JOIN incidents_case c ON c.id = h.case_id WHERE c.status = %s"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*params, "published"])
+            cursor.execute(sql, [*params, PUBLISHED])
             return [(row[0], row[1]) for row in cursor.fetchall()]
 
     def rare_atom_hits(self, atoms: list[Atom], max_cases: int) -> list[tuple[str, int]]:
@@ -214,19 +227,19 @@ class Backend:
         more than a rare one; the count is the database's (a window over those rows)."""
         if not atoms:
             return []
-        branches, params = [], []
-        for index, atom in enumerate(atoms):
-            sql, atom_params = self.match_sql([atom])
-            branches.append(
-                f"SELECT * FROM (SELECT m{index}.case_id, {int(index)} AS atom FROM ({sql}) AS m{index}"
-                f" JOIN incidents_case c{index} ON c{index}.id = m{index}.case_id"
-                f" WHERE c{index}.status = %s LIMIT %s) AS b{index}"
-            )
-            params.extend([*atom_params, "published", max_cases + 1])
+        union, params = self._per_atom(
+            atoms,
+            lambda i, sql: (
+                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
+                f" WHERE c{i}.status = %s LIMIT %s) AS b{i}"
+            ),
+            (PUBLISHED, max_cases + 1),
+        )
         sql = (
             "SELECT r.case_id, r.atom FROM ("
             "SELECT h.case_id, h.atom, count(*) OVER (PARTITION BY h.atom) AS cases"
-            f" FROM ({' UNION ALL '.join(branches)}) AS h) AS r"
+            f" FROM ({union}) AS h) AS r"
             " WHERE r.cases <= %s"
         )
         with connection.cursor() as cursor:

@@ -798,8 +798,7 @@ def _rare_words(
     ranking score only, never to the signatures that `confidence` reads: a case found by
     words alone is a weak hit.
     """
-    ordered = [line for line in lines if line in failure_lines]
-    ordered += [line for line in lines if line in signature_lines and line not in failure_lines]
+    ordered = _evidence_lines(lines, signature_lines, failure_lines)
     ordered += [line for line in reversed(list(lines)) if line not in signature_lines]
     first_line: dict[str, tuple[str, str]] = {}  # lower-cased word -> (its line, as written)
     for line in ordered:
@@ -836,6 +835,16 @@ def _rare_words(
     )
 
 
+def _evidence_lines(
+    lines: dict[str, list[int]], signature_lines: set[str], failure_lines: set[str]
+) -> list[str]:
+    """The log's lines that carry evidence, in log order: those naming the failure first,
+    then those with only code names or settings."""
+    ordered = [line for line in lines if line in failure_lines]
+    ordered += [line for line in lines if line in signature_lines and line not in failure_lines]
+    return ordered
+
+
 def _semantic_scores(
     lines: dict[str, list[int]], signature_lines: set[str], failure_lines: set[str], candidates: list[str]
 ) -> dict[str, float]:
@@ -845,8 +854,7 @@ def _semantic_scores(
     settings, up to `SEMANTIC_CHARS`. One query (the candidates' stored vectors)."""
     if not candidates or not encoder.available():
         return {}
-    ordered = [line for line in lines if line in failure_lines]
-    ordered += [line for line in lines if line in signature_lines and line not in failure_lines]
+    ordered = _evidence_lines(lines, signature_lines, failure_lines)
     text = "\n".join(shown_line(line) for line in ordered)[:SEMANTIC_CHARS]
     vector = query_vector(text) if text.strip() else None
     if vector is None:
