@@ -308,6 +308,8 @@ def triage(
         notes.append(f"The log reads as a {log_kind} job: weighed as context.")
     if stated_scale:
         notes.append(f"The words' scale ({stated_scale} accelerators) was weighed as context, not searched.")
+    if chips is not None and chips.named(context.accelerator or "") is None:
+        notes.append(unknown_accelerator(context.accelerator or ""))
     if not symptoms.strip() and not log.strip():
         notes = ["Give symptoms (what failed, the error text) or log lines."]
     return TriageAnswer(
@@ -315,6 +317,16 @@ def triage(
         log_lines={n: text for n, text in sorted(log_lines.items()) if n in shown},
         lines_scanned=len(log.splitlines()),
         notes=notes,
+    )
+
+
+def unknown_accelerator(named: str) -> str:
+    """The note when the context's accelerator is not in the vocabulary: the answer still
+    stands, but the chip was compared with each case's hardware by its words only."""
+    return (
+        f"The accelerator {named.strip()!r} is not in the vocabulary: it was compared with each case's"
+        " hardware by name only. The chips known: GET /api/vocab/accelerator, or the vocab tool with"
+        " facet='accelerator'."
     )
 
 

@@ -285,3 +285,15 @@ def test_the_issue_s_own_scenario_puts_the_node_replacement_case_first(mcp):
         assert "IL-0497" not in ranked(answer)
         assert "The words' scale (512 accelerators) was weighed as context, not searched." in answer["notes"]
     assert "similar scale: 1024 accelerators" in answer["cases"][0]["why"]["context"]
+
+
+def test_an_accelerator_the_vocabulary_does_not_know_is_said(db, import_synthetic):
+    arm, a100 = hardware_twins(import_synthetic)
+    unknown = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="Raspberry Pi 5")
+    assert triage_module.unknown_accelerator("Raspberry Pi 5") in unknown["notes"]
+    note = triage_module.unknown_accelerator(" Raspberry Pi 5 ")
+    assert "'Raspberry Pi 5' is not in the vocabulary" in note
+    # Neither twin is ranked down for a chip nobody can compare.
+    assert set(ranked(unknown)[:2]) == {arm, a100}
+    known = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="8x H100 SXM")
+    assert not any("not in the vocabulary" in note for note in known["notes"])
