@@ -18,6 +18,30 @@ def _index_unindexed_cases(sender, using: str = "default", **kwargs) -> None:
     sync_index()
 
 
+def _refresh_old_profiles(sender, using: str = "default", **kwargs) -> None:
+    """After migrations, recompute every similar-case list once if some stored profile
+    predates the context counts (0016): the lists were scored by the earlier text and
+    weights. The cost is a full `rebuild_neighbours` (every pair: about 20 s at 10,000
+    cases on 2 cores, quadratic beyond), paid once on upgrade."""
+    from django.db import connections
+
+    from incidents.search.models import CaseProfile
+    from incidents.search.similarity import rebuild_neighbours
+
+    connection = connections[using]
+    table = CaseProfile._meta.db_table
+    if using != "default" or table not in connection.introspection.table_names():
+        return
+    with connection.cursor() as cursor:
+        columns = {c.name for c in connection.introspection.get_table_description(cursor, table)}
+    if "context_counts" not in columns:
+        return  # migrated back before 0016
+    if CaseProfile.objects.filter(context_counts__isnull=True).exists():
+        if kwargs.get("verbosity", 1):
+            print("similar cases: profiles stored before migration 0016; recomputing every neighbour list")
+        rebuild_neighbours()
+
+
 class IncidentsConfig(AppConfig):
     name = "incidents"
     verbose_name = "Incident cases"
@@ -25,3 +49,4 @@ class IncidentsConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_index_unindexed_cases, sender=self)
+        post_migrate.connect(_refresh_old_profiles, sender=self)

@@ -331,11 +331,13 @@ class CaseModel:
                 found.add(schema_field.json_path)
         return frozenset(found)
 
-    def index_texts(self, case: Case) -> dict[IndexColumn, list[Any]]:
-        """The text of each search-index column, field by field in binding order."""
+    def index_texts(self, case: Case, *, leave_out: Iterable[str] = ()) -> dict[IndexColumn, list[Any]]:
+        """The text of each search-index column, field by field in binding order; the fields
+        at the paths in `leave_out` are left out."""
+        skipped = frozenset(leave_out)
         texts: dict[IndexColumn, list[Any]] = {column: [] for column in INDEX_COLUMNS}
         for binding in self.bindings:
-            if binding.index is not None:
+            if binding.index is not None and binding.path not in skipped:
                 if binding.text is not None:
                     texts[binding.index].extend(binding.text(case))
                 else:

@@ -68,7 +68,10 @@ class CaseProfile(models.Model):
     case = models.OneToOneField(
         "incidents.Case", on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
-    counts = models.JSONField(default=dict)  # stemmed word -> occurrences
+    counts = models.JSONField(default=dict)  # stemmed word -> occurrences in the account
+    # The same over the rest of the case (`profiles.context_texts`); null in a row stored
+    # before it existed, which readers then compute from the case's text.
+    context_counts = models.JSONField(null=True)
     surface = models.JSONField(default=dict)  # stemmed word -> first spelling, when it differs
     embedding = models.BinaryField(null=True)  # unit mean of the passage vectors, float32
     # Its stored neighbour list waits for `manage.py rebuild_search --neighbours` (a first

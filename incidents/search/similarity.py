@@ -6,8 +6,10 @@ Score of a pair (symmetric, 0..1):
   category, components, workload). A term weighs `facet weight * log(1 + N / n)` where N is the
   number of published cases and n those carrying it: rare terms count more than common
   ones, and a shared symptom or cause more than a shared topic.
-- text: cosine of TF-IDF vectors over the title, symptoms, root cause, trigger and summary
-  (stop words dropped, light stemming);
+- text: cosine of TF-IDF vectors over the whole case text but who and where (the account:
+  title, symptoms, root cause, trigger and summary; and the rest: detection, remediation,
+  action items, lessons, checks, scale tables, term names; `profiles.py`), stop words
+  dropped, light stemming;
 - semantic: cosine of the two cases' mean passage embeddings (`semantic.py`), which finds
   cases told in other words (0 when a case has no stored embedding).
 Weights chosen on the tuning judgements (eval/similar.json).
@@ -64,9 +66,12 @@ from .profiles import Profile, text_profile
 from .results import SimilarCase
 
 NEIGHBOURS = 10
-VOCABULARY_WEIGHT = 0.4
-TEXT_WEIGHT = 0.2
-SEMANTIC_WEIGHT = 0.4
+# On the tuning judgements (eval/similar.json, 82 cases) the whole-text TF-IDF found the
+# cases judged similar more often than the vocabulary and the embeddings: precision@3 0.703
+# at 0.4 / 0.2 / 0.4, 0.762 here, 0.766 at 0.2 / 0.6 / 0.2 (a plateau; the round middle kept).
+VOCABULARY_WEIGHT = 0.25
+TEXT_WEIGHT = 0.5
+SEMANTIC_WEIGHT = 0.25
 FACET_WEIGHTS = {
     Facet.SYMPTOM: 1.0,
     Facet.ROOT_CAUSE: 1.0,
@@ -80,27 +85,30 @@ FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC, Fa
 MIN_SCORE = 0.02
 # A term on more than this share of the cases is not named as a reason.
 GENERIC_SHARE = 0.5
-VECTOR_WORDS = 100  # words kept per case's TF-IDF vector
+VECTOR_WORDS = 200  # words kept per case's TF-IDF vector (precision@3 0.762; 0.754 with 100)
+ACCOUNT_WORDS = 100  # the same for the accounts a duplicate check compares (`TextIndex`)
 
 
 class _Corpus:
-    """Term and word rarities over a set of profiles, and the pair score."""
+    """Term and word rarities over a set of profiles, and the pair score. `account_only`:
+    word vectors of the accounts alone (`Profile.counts`, `ACCOUNT_WORDS`), for duplicate
+    checks; otherwise of the whole text (`counts` and `context`, `VECTOR_WORDS`)."""
 
-    def __init__(self, profiles: list[Profile]):
+    def __init__(self, profiles: list[Profile], *, account_only: bool = False):
         self.profiles = {p.id: p for p in profiles}
         n = max(len(profiles), 1)
         term_df: Counter = Counter(key for p in profiles for key in p.terms)
         self.term_weight = {
             key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
         }
-        word_df: Counter = Counter(w for p in profiles for w in p.counts)
-        self.word_idf = {w: math.log(n / df) for w, df in word_df.items() if df < n}
-        for p in profiles:
-            vector = {
-                w: (1 + math.log(c)) * self.word_idf[w] for w, c in p.counts.items() if w in self.word_idf
-            }
+        texts = [p.counts if account_only else p.counts + p.context for p in profiles]
+        kept = ACCOUNT_WORDS if account_only else VECTOR_WORDS
+        word_df: Counter = Counter(w for counts in texts for w in counts)
+        idf = self.word_idf = {w: math.log(n / df) for w, df in word_df.items() if df < n}
+        for p, counts in zip(profiles, texts, strict=True):
+            vector = {w: (1 + math.log(c)) * idf[w] for w, c in counts.items() if w in idf}
             # The strongest words only: keeps each comparison short at any text length.
-            vector = dict(sorted(vector.items(), key=lambda kv: (-kv[1], kv[0]))[:VECTOR_WORDS])
+            vector = dict(sorted(vector.items(), key=lambda kv: (-kv[1], kv[0]))[:kept])
             norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
             p.vector = {w: v / norm for w, v in vector.items()}
             p.term_total = sum(self.term_weight[k] for k in p.terms)
@@ -310,9 +318,9 @@ def update_neighbours(case_ids: Iterable[str]) -> None:
 
 
 # Labels on the score, from the tuning judgements (eval/similar.json): every neighbour
-# scoring 0.42 or more was judged similar, and 3 in 4 of those from 0.33.
-VERY_SIMILAR = 0.42
-SIMILAR = 0.33
+# scoring 0.45 or more was judged similar (29 of 29), and 3 in 4 of those from 0.34.
+VERY_SIMILAR = 0.45
+SIMILAR = 0.34
 # Cosine of the mean passage embeddings from which "similar description" is a reason.
 SIMILAR_TEXT = 0.6
 
@@ -349,7 +357,7 @@ class TextIndex:
     compares one text with each case in O(N) without further queries."""
 
     def __init__(self) -> None:
-        self.corpus = _Corpus(profiles.published())
+        self.corpus = _Corpus(profiles.published(account_only=True), account_only=True)
 
     def matches(
         self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
@@ -389,7 +397,7 @@ class TextIndex:
         weights = {
             w: (1 + math.log(c)) * idf[w] for w, c in text_profile("", {}, [text]).counts.items() if w in idf
         }
-        weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:VECTOR_WORDS])
+        weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:ACCOUNT_WORDS])
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
         return {w: v / norm for w, v in weights.items()}
 

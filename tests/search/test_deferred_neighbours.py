@@ -34,7 +34,7 @@ def test_lists_computed_on_the_fly_equal_the_stored_ones_after_the_rebuild(tmp_p
     assert deferred.pending() and not CaseNeighbour.objects.exists()
     meanwhile = lists()
     assert all(len(found) == 10 for found in meanwhile.values())
-    assert meanwhile["IL-0464"][0][0] == "IL-0463"
+    assert {row[0] for row in meanwhile["IL-0464"][:2]} == {"IL-0463", "IL-0518"}
 
     call_command("rebuild_search", "--neighbours")
     assert not deferred.pending()

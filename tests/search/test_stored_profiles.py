@@ -26,7 +26,13 @@ def test_stored_profiles_equal_the_profiles_of_the_text():
     computed = from_text()
     assert [p.id for p in stored] == [p.id for p in computed]
     for a, b in zip(stored, computed, strict=True):
-        assert (a.terms, dict(a.counts), a.surface) == (b.terms, dict(b.counts), b.surface), a.id
+        assert (a.terms, dict(a.counts), dict(a.context), a.surface) == (
+            b.terms,
+            dict(b.counts),
+            dict(b.context),
+            b.surface,
+        ), a.id
+        assert a.context, a.id  # every fixture case says more than its account
         assert a.embedding is not None and b.embedding is not None, a.id
         assert np.array_equal(a.embedding, b.embedding), a.id
     assert sum(len(p.counts) for p in stored) > 20 * len(stored)  # real word counts, not empty
