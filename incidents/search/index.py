@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Prefetch
-
-from incidents.models import Case, CaseTerm, Term
+from incidents.models import Case, Term
 
 from .backends import get_backend
 from .semantic import update_embeddings
 from .similarity import rebuild_neighbours, update_neighbours
-from .text import index_columns
+from .text import cases_for_index, index_columns
 
 
 def reindex_cases(case_ids: Iterable[str]) -> int:
@@ -29,27 +27,10 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
     backend.delete(ids)
     terms = Term.objects.in_bulk()
     for start in range(0, len(ids), 500):
-        batch = _cases_for_index(ids[start : start + 500], terms)
+        batch = cases_for_index(ids[start : start + 500], terms)
         backend.write([(case.id, index_columns(case)) for case in batch])
     backend.after_bulk_write(len(ids))
     return len(ids)
-
-
-def _cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
-    """The cases as `Case.objects.with_index_text()` gives them (only what the index columns
-    read: not a document's sources and links), their terms attached from `terms` (every
-    term by id): one Term object per term rather than one per link and per root cause,
-    which was most of the cost of reading a batch back."""
-    cases = list(
-        Case.objects.filter(id__in=case_ids)
-        .prefetch_related(Prefetch("term_links", queryset=CaseTerm.objects.order_by("position")))
-        .with_scale_tables()
-    )
-    for case in cases:
-        case.root_cause_category = terms[case.root_cause_category_id]
-        for link in case.term_links.all():
-            link.term = terms[link.term_id]
-    return cases
 
 
 def cases_written(case_ids: Iterable[str]) -> None:

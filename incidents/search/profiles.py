@@ -30,12 +30,12 @@ import numpy as np
 
 from incidents.bulk_sql import insert_rows
 from incidents.document_model import case_model
-from incidents.models import ALIAS_FACETS, Case, CaseTerm
+from incidents.models import ALIAS_FACETS, Case, CaseTerm, Term
 
 from . import encoder
 from .models import CaseEmbedding, CaseProfile
 from .semantic import Vectors
-from .text import STOP_WORDS, WORD_RE, stem
+from .text import STOP_WORDS, WORD_RE, cases_for_index, stem
 
 TEXT_FIELDS = ("title", "symptoms_description", "root_cause_description", "root_cause_trigger", "summary")
 # The document fields behind `TEXT_FIELDS`, and those that say who and where, not what failed.
@@ -100,7 +100,7 @@ def text_profile(
 
 def context_texts(case: Case) -> list[str]:
     """The text of `case` beyond its account, field by field (`ACCOUNT_PATHS` and
-    `NOT_THE_FAILURE` left out), from a case fetched `with_index_text()` (no queries)."""
+    `NOT_THE_FAILURE` left out), from a case read by `text.cases_for_index` (no queries)."""
     columns = case_model().index_texts(case, leave_out=(*ACCOUNT_PATHS, *NOT_THE_FAILURE))
     return [str(part) for parts in columns.values() for part in parts if part]
 
@@ -112,14 +112,16 @@ def _case_profile(case: Case) -> Profile:
 def refresh(case_ids: Iterable[str]) -> dict[str, Profile]:
     """Compute and store the profiles of `case_ids` (any status) from their text and stored
     passage vectors; returns them by id (terms filled for published cases only, as
-    `published` reads them). Queries per `BATCH` cases: texts, vectors, a delete, an insert."""
+    `published` reads them). Queries: one for the vocabulary, then per `BATCH` cases 4 for the
+    texts (`text.cases_for_index`), one for the vectors, a delete and an insert."""
     ids = sorted(set(case_ids))
     fresh: dict[str, Profile] = {}
+    terms = Term.objects.in_bulk() if ids else {}
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         embeddings = _mean_embeddings(batch)
         rows = []
-        for case in Case.objects.filter(id__in=batch).with_index_text():
+        for case in cases_for_index(batch, terms):
             profile = _case_profile(case)
             profile.embedding = embeddings.get(case.id)
             fresh[case.id] = profile
@@ -187,7 +189,7 @@ def published(fresh: dict[str, Profile] | None = None, *, account_only: bool = F
     missing = [case_id for case_id in roots if case_id not in found]
     if missing:
         embeddings = _mean_embeddings(missing)
-        for case in Case.objects.filter(id__in=missing).with_index_text():
+        for case in cases_for_index(missing, Term.objects.in_bulk()):
             found[case.id] = _case_profile(case)
             found[case.id].embedding = embeddings.get(case.id)
     profiles = []

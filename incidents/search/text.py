@@ -13,8 +13,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from django.db.models import Prefetch
+
 from incidents.document_model import INDEX_COLUMNS, case_model
-from incidents.models import Case
+from incidents.models import Case, CaseTerm, Term
 
 # Private-use characters that mark matches inside snippets: no case text contains them
 # (they are stripped on the way in), so after HTML-escaping a snippet they become <mark>.
@@ -116,6 +118,23 @@ class IndexColumns:
 
 def _join(parts) -> str:
     return clean("\n".join(p for p in parts if p))
+
+
+def cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
+    """The cases as `Case.objects.with_index_text()` gives them (only what the index columns
+    read: not a document's sources and links), their terms attached from `terms` (every
+    term by id, `Term.objects.in_bulk()`): one Term object per term rather than one per link
+    and per root cause, which was most of the cost of reading a batch back. 4 queries."""
+    cases = list(
+        Case.objects.filter(id__in=case_ids)
+        .prefetch_related(Prefetch("term_links", queryset=CaseTerm.objects.order_by("position")))
+        .with_scale_tables()
+    )
+    for case in cases:
+        case.root_cause_category = terms[case.root_cause_category_id]
+        for link in case.term_links.all():
+            link.term = terms[link.term_id]
+    return cases
 
 
 def index_columns(case: Case) -> IndexColumns:
