@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import sys
+
 from django.apps import AppConfig
+from django.db import transaction
 from django.db.models.signals import post_migrate
 
 
@@ -19,12 +22,14 @@ def _index_unindexed_cases(sender, using: str = "default", **kwargs) -> None:
 
 
 def _refresh_old_profiles(sender, using: str = "default", **kwargs) -> None:
-    """After migrations, recompute every similar-case list once if some stored profile
-    predates the context counts (0016): the lists were scored by the earlier text and
-    weights. The cost is a full `rebuild_neighbours` (every pair: about 20 s at 10,000
-    cases on 2 cores, quadratic beyond), paid once on upgrade."""
+    """After migrations, if some stored profile predates the context counts (0016): store
+    those profiles again (whatever the case's status) and recompute every similar-case list
+    once, since the lists were scored by the earlier text and weights. The cost is a full
+    `rebuild_neighbours` (every pair: about 20 s at 10,000 cases on 2 cores, quadratic
+    beyond), paid once on upgrade."""
     from django.db import connections
 
+    from incidents.search import profiles
     from incidents.search.models import CaseProfile
     from incidents.search.similarity import rebuild_neighbours
 
@@ -36,9 +41,17 @@ def _refresh_old_profiles(sender, using: str = "default", **kwargs) -> None:
         columns = {c.name for c in connection.introspection.get_table_description(cursor, table)}
     if "context_counts" not in columns:
         return  # migrated back before 0016
-    if CaseProfile.objects.filter(context_counts__isnull=True).exists():
-        if kwargs.get("verbosity", 1):
-            print("similar cases: profiles stored before migration 0016; recomputing every neighbour list")
+    # The primary, not a replica that may not have the column yet.
+    stale = list(
+        CaseProfile.objects.using(using).filter(context_counts__isnull=True).values_list("case_id", flat=True)
+    )
+    if not stale:
+        return
+    if kwargs.get("verbosity", 1):
+        stdout = kwargs.get("stdout") or sys.stdout
+        stdout.write(f"similar cases: {len(stale)} profiles stored before 0016; recomputing every list\n")
+    with transaction.atomic(using=using):
+        profiles.refresh(stale)
         rebuild_neighbours()
 
 

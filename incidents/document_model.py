@@ -335,6 +335,9 @@ class CaseModel:
         """The text of each search-index column, field by field in binding order; the fields
         at the paths in `leave_out` are left out."""
         skipped = frozenset(leave_out)
+        unknown = skipped - {binding.path for binding in self.bindings}
+        if unknown:
+            raise ValueError(f"no document field at {sorted(unknown)}")
         texts: dict[IndexColumn, list[Any]] = {column: [] for column in INDEX_COLUMNS}
         for binding in self.bindings:
             if binding.index is not None and binding.path not in skipped:

@@ -2,7 +2,8 @@
 
 Import (as warnings, refused with `--strict`), the admin (a warning after saving) and
 proposals (before and after sending) all ask `find_duplicates` / `find_lookalikes`.
-Text closeness is the similar-cases engine's text score (`search.similarity.TextIndex`).
+Text closeness is the TF-IDF cosine of the two accounts (title, symptoms, root cause, trigger,
+summary: `search.similarity.TextIndex`), not the similar-case score.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def find_lookalikes(
 
 
 def document_text(document: dict[str, Any]) -> str:
-    """The text of a case document that similarity compares (as the stored profiles)."""
+    """The account of a case document, the text a duplicate check compares (as the stored
+    profiles' `counts`, `profiles.ACCOUNT_PATHS`)."""
     root_cause = document.get("root_cause") or {}
     symptoms = document.get("symptoms") or {}
     parts = (

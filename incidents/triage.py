@@ -291,7 +291,7 @@ def triage(
                     candidate.line_numbers.append(match.line_number)
                 if match.term not in candidate.matched_terms:
                     candidate.matched_terms.append(match.term)
-    chips = Chips() if context.accelerator and candidates else None
+    chips = Chips() if (context.accelerator or "").strip() and candidates else None
     for candidate in candidates.values():
         candidate.fused *= _context_weight(candidate.case, context, candidate, chips)
     ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]

@@ -5,14 +5,16 @@ of the case's passage vectors) are stored in `CaseProfile` when a case is writte
 (`refresh`), so that scoring m new cases against N stored ones reads N small rows instead
 of tokenising N texts and loading N × 5 passage vectors (about 160 MB at 100,000 cases).
 Terms are read from the term rows every time (they are small and a vocabulary edit may
-rename them). The text part is kept in two counts:
+rename them; the context counts hold the term names as words too, and a vocabulary edit
+rewrites them through `index.cases_written`). The text part is kept in two counts:
 
 - the account (`counts`): title, symptoms, root cause, trigger and summary, what a
   duplicate check compares a new text with (`similarity.TextIndex`);
 - the rest of what the case says (`context`): how it was detected and fixed, action items,
   lessons, checks, scale tables and the names of its terms. Similar cases read both: on
-  the tuning judgements (eval/similar.json) the whole text found the cases judged similar
-  more often than the account alone (precision@3 0.736 -> 0.766, same weights). Who
+  the tuning judgements (eval/similar.json), at the weights of `similarity.py`, the whole
+  text found the cases judged similar more often than the account alone (precision@3 0.722
+  -> 0.762; README "Evaluation" has the held-out figures). Who
   reported a case, on which cluster and chip, and how many users it hit are left out:
   they are not the failure (as `ALIAS_FACETS` for terms).
 
@@ -112,8 +114,8 @@ def _case_profile(case: Case) -> Profile:
 def refresh(case_ids: Iterable[str]) -> dict[str, Profile]:
     """Compute and store the profiles of `case_ids` (any status) from their text and stored
     passage vectors; returns them by id (terms filled for published cases only, as
-    `published` reads them). Queries: one for the vocabulary, then per `BATCH` cases 4 for the
-    texts (`text.cases_for_index`), one for the vectors, a delete and an insert."""
+    `published` reads them). Queries: one for the vocabulary, then per `BATCH` cases up to 5
+    for the texts (`text.cases_for_index`), one for the vectors, a delete and an insert."""
     ids = sorted(set(case_ids))
     fresh: dict[str, Profile] = {}
     terms = Term.objects.in_bulk() if ids else {}

@@ -26,7 +26,7 @@ They are updated when cases are imported (`update_neighbours`, called by
 `search.index.cases_written` from the import service, inside its transaction)
 incrementally: with N published cases and m changed ones, the m changed profiles are
 computed and stored and the other N read from their stored rows (`profiles.py`: O(N)
-small rows, no text), the m changed cases are scored against every case by matrix
+rows of word counts, no text to tokenise), the m changed cases are scored against every case by matrix
 products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
 changed case keeps its best, and only the other lists a changed case can enter (its score
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
@@ -352,9 +352,10 @@ def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -
 
 
 class TextIndex:
-    """The text side of similar cases, for text that is not a stored case yet (duplicate
-    checks): built once from every published profile (2 queries, O(N)), then `matches`
-    compares one text with each case in O(N) without further queries."""
+    """Accounts compared, for text that is not a stored case yet (duplicate checks): built
+    once from every published profile's account (3 queries, O(N)), then `matches` compares
+    one text with each case in O(N) without further queries. Similar cases compare the
+    whole text instead (`_Corpus` without `account_only`)."""
 
     def __init__(self) -> None:
         self.corpus = _Corpus(profiles.published(account_only=True), account_only=True)
@@ -364,7 +365,7 @@ class TextIndex:
     ) -> list[tuple[str, float]]:
         """Published cases whose text is most like `text`, best first, as (id, score 0..1):
         the cosine of TF-IDF vectors over title, symptoms, root cause, trigger and summary
-        (the text part of the similar-case score, unweighted)."""
+        (the accounts, `profiles.TEXT_FIELDS`)."""
         probe = self._probe(text)
         return self._ranked(probe, self.corpus.profiles.values(), set(exclude), min_score, limit)
 

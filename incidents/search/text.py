@@ -124,7 +124,8 @@ def cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
     """The cases as `Case.objects.with_index_text()` gives them (only what the index columns
     read: not a document's sources and links), their terms attached from `terms` (every
     term by id, `Term.objects.in_bulk()`): one Term object per term rather than one per link
-    and per root cause, which was most of the cost of reading a batch back. 4 queries."""
+    and per root cause, which was most of the cost of reading a batch back. Up to 5 queries
+    (cases, term links, scale tables with their columns and rows)."""
     cases = list(
         Case.objects.filter(id__in=case_ids)
         .prefetch_related(Prefetch("term_links", queryset=CaseTerm.objects.order_by("position")))

@@ -297,3 +297,9 @@ def test_an_accelerator_the_vocabulary_does_not_know_is_said(db, import_syntheti
     assert set(ranked(unknown)[:2]) == {arm, a100}
     known = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="8x H100 SXM")
     assert not any("not in the vocabulary" in note for note in known["notes"])
+
+
+def test_a_blank_accelerator_is_no_context(db, import_synthetic):
+    hardware_twins(import_synthetic)
+    blank = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="   ")
+    assert not any("not in the vocabulary" in note for note in blank["notes"])
