@@ -680,7 +680,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "word of the synthetic texts matches nearly every case. Its constant fell in this "
         "run (matches by rowid on SQLite, each stored vector decompressed once per row on "
         "PostgreSQL, JIT off: the long query 438 -> 151 ms on SQLite, 613 -> 255 ms on "
-        "PostgreSQL in process at 10,000), but at 100,000 it would still be ten times that. "
+        "PostgreSQL in process at 10,000), but at 100,000 on SQLite a lone short search took "
+        "p50 0.33 s and under 16 connections most searches got no answer within 5 s. "
         "Fix: retrieve by the query's rarer words first (a word in most cases adds almost "
         "nothing to bm25) and coordinate only the top k (a change of ranking, to be judged "
         "on the evaluation sets), an ANN index for the semantic side, more cores or servers",
@@ -691,7 +692,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         15,
         False,
         "the answer is kept whole in the shared cache (no query); the latency is queueing "
-        "behind the other requests (16 connections, 2 workers)",
+        "behind the other requests (16 connections, 2 workers); at 100,000 the one-client run "
+        "still queued behind searches left over from the loaded run (p50 12 ms)",
     ),
     (
         "list with two facets, p95 ms (one client)",
@@ -700,7 +702,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         False,
         "count, page and one grouped facet query over the filtered cases (O(matches)): 18 to "
         "25 ms p50 from one client, but on SQLite the p95 reaches 72 to 104 ms (the facet "
-        "query over every link of the filtered cases, a page of cases with their terms): "
+        "query over every link of the filtered cases, a page of cases with their terms); at "
+        "100,000 on SQLite 108 ms p50 from one client, the count and facet query each O(matches): "
         "facet counts kept per filter set in the shared cache would remove it",
     ),
     (
@@ -713,7 +716,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "about 270 ms in process at 10,000 cases and 210 to 230 ms from one client at "
         "1,000; at 10,000 the one-client run after the loaded one got no answer within "
         "its 4 s, though a lone client gets one in 0.36 to 0.39 s from a warm worker "
-        "(timed by hand against the same database): not explained yet",
+        "(timed by hand against the same database): not explained yet; at 100,000 on SQLite "
+        "neither run got an answer within its time (the searches before it still held both "
+        "workers)",
     ),
     (
         "MCP search / API search, p50",
@@ -741,7 +746,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         1000,
         True,
         "bulk statements of 500 cases; what remains is per-case Python in one process "
-        "(documents, term links, index rows, profiles: about 2 ms a case); neighbours are a "
+        "(documents, term links, index rows, profiles: about 2 ms a case at 10,000; 6.3 CPU ms "
+        "at 100,000 on SQLite, against about 3 in a run by hand before 6fa91ba, whose profiles "
+        "tokenise the whole case text for similar cases: not profiled at 100,000 yet); "
+        "neighbours are a "
         "step of their own, timed apart (every pair in BLAS, O(N²)): candidate generation "
         "(an inverted index of rare terms and an ANN index of the mean embeddings) would "
         "make it O(N·k), and several import processes would split the per-case work",
@@ -753,8 +761,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         False,
         "starting `manage.py` (about 0.7 s), then O(N) Python per increment: every stored "
         "profile read and the corpus matrices rebuilt to score the changed cases (about 2.9 "
-        "s at 10,000): storing the corpus matrices (or keeping them in a worker process) "
-        "would make it O(changed)",
+        "s at 10,000; 95 CPU s and 3.4 GB at 100,000 on SQLite: 100,000 JSON profiles "
+        "decoded, TF-IDF vectors rebuilt in Python and dense term matrices of N x terms): "
+        "storing the word statistics and the corpus matrices (or keeping them in a worker "
+        "process) would make it O(changed)",
     ),
     (
         "peak RSS per worker, MiB",
@@ -763,7 +773,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         False,
         "the sentence model's weights for query encoding (about 90 MB) plus numpy and "
         "every case's passage vectors kept per worker (77 MB at 10,000 cases, ten times "
-        "that at 100,000): float16 vectors or an ANN index outside the worker",
+        "that at 100,000); at 100,000 on SQLite 2.5 GB per worker, of which the passage "
+        "vectors are 0.77 GB and the rest not yet accounted for (a memory profile of a warm "
+        "worker is next): float16 vectors or an ANN index outside the worker",
     ),
 ]
 
