@@ -775,7 +775,7 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "every case's passage vectors kept per worker (77 MB at 10,000 cases, ten times "
         "that at 100,000); at 100,000 on SQLite 2.5 GB per worker: the passage vectors are "
         "0.73 GB, and reading them held every row's bytes as well and left the freed small "
-        "buffers resident (1.6 GB after a load in process); since a8c1f0e they stream into one "
+        "buffers resident (1.6 GB after a load in process); now they stream into one "
         "matrix (0.9 GB resident after a load, 1.3 GB at its peak; not yet measured by the "
         "bench). Fix for the rest: float16 vectors or an ANN index outside the worker",
     ),
