@@ -139,13 +139,20 @@ class Chips:
     def __init__(self) -> None:
         self.terms = list(Term.objects.of(Facet.ACCELERATOR))
         self.by_id = {term.id: term for term in self.terms}
+        self._named: dict[str, Chip | None] = {}
 
     def chip(self, term: Term) -> Chip:
         family = self.by_id.get(term.family_id, term) if term.family_id else term
         return Chip(term.name, term.vendor, family.slug, family.slug in ARM_HOSTED)
 
     def named(self, text: str) -> Chip | None:
-        """The chip `text` names ("H100", "NVIDIA A100 80GB", "8x H100 SXM"), None when unknown."""
+        """The chip `text` names ("H100", "NVIDIA A100 80GB", "8x H100 SXM"), None when unknown.
+        Kept per text: a triage asks it for the context's chip once per candidate case."""
+        if text not in self._named:
+            self._named[text] = self._resolve(text)
+        return self._named[text]
+
+    def _resolve(self, text: str) -> Chip | None:
         term = resolve_term(text, self.terms)
         if term is None:  # the longest spelling the text contains, as a whole word
             wanted = f" {spelling_key(text)} "
