@@ -10,18 +10,21 @@ cases changed any other way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from incidents.models import Case, Term
 
+from . import profiles
 from .backends import get_backend
 from .semantic import update_embeddings
 from .similarity import rebuild_neighbours, update_neighbours
 from .text import cases_for_index, index_columns
 
 
-def reindex_cases(case_ids: Iterable[str]) -> int:
-    """Rewrite the index rows of `case_ids` (every status; search filters). Returns rows."""
+def reindex_cases(case_ids: Iterable[str], each_batch: Callable[[list[Case]], None] | None = None) -> int:
+    """Rewrite the index rows of `case_ids` (every status; search filters). Returns rows.
+    `each_batch` is given every batch of cases read (`text.cases_for_index`) once its rows
+    are written, for a caller that needs the same text."""
     ids = sorted(set(case_ids))
     backend = get_backend()
     backend.delete(ids)
@@ -29,18 +32,23 @@ def reindex_cases(case_ids: Iterable[str]) -> int:
     for start in range(0, len(ids), 500):
         batch = cases_for_index(ids[start : start + 500], terms)
         backend.write([(case.id, index_columns(case)) for case in batch])
+        if each_batch is not None:
+            each_batch(batch)
     backend.after_bulk_write(len(ids))
     return len(ids)
 
 
 def cases_written(case_ids: Iterable[str]) -> None:
     """After cases were created or replaced: their index rows, their embeddings (only those
-    whose passages changed are encoded) and the neighbour lists (which read the embeddings)."""
+    whose passages changed are encoded) and the neighbour lists (which read the embeddings).
+    The cases' text is read once: the similar-case profiles are counted from the batches the
+    index rows were written from (reading them again took a tenth of an import)."""
     ids = list(case_ids)
     if ids:
-        reindex_cases(ids)
+        texts: dict[str, profiles.Profile] = {}
+        reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
         update_embeddings(ids)
-        update_neighbours(ids)
+        update_neighbours(ids, texts)
 
 
 def cases_deleted(case_ids: Iterable[str]) -> None:

@@ -25,7 +25,7 @@ one computed from its text on the fly, so reads stay right before the first refr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,25 +111,37 @@ def _case_profile(case: Case) -> Profile:
     return text_profile(case.id, {}, [getattr(case, name) for name in TEXT_FIELDS], context_texts(case))
 
 
-def refresh(case_ids: Iterable[str]) -> dict[str, Profile]:
+def text_profiles(cases: Iterable[Case]) -> dict[str, Profile]:
+    """Case id -> the text part of its profile (counts, context and surface forms; no terms,
+    no embedding), from cases read by `text.cases_for_index` (no queries). For a writer that
+    reads the cases anyway (`index.cases_written`), to hand to `refresh`."""
+    return {case.id: _case_profile(case) for case in cases}
+
+
+def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None) -> dict[str, Profile]:
     """Compute and store the profiles of `case_ids` (any status) from their text and stored
     passage vectors; returns them by id (terms filled for published cases only, as
-    `published` reads them). Queries: one for the vocabulary, then per `BATCH` cases up to 5
-    for the texts (`text.cases_for_index`), one for the vectors, a delete and an insert."""
+    `published` reads them). `texts`: the text parts of these cases already computed
+    (`text_profiles`, every existing one of `case_ids`), so their text is not read again.
+    Queries: one for the vocabulary, then per `BATCH` cases up to 5 for the texts
+    (`text.cases_for_index`; none with `texts`), one for the vectors, a delete and an insert."""
     ids = sorted(set(case_ids))
     fresh: dict[str, Profile] = {}
-    terms = Term.objects.in_bulk() if ids else {}
+    terms = Term.objects.in_bulk() if ids and texts is None else {}
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         embeddings = _mean_embeddings(batch)
         rows = []
-        for case in cases_for_index(batch, terms):
-            profile = _case_profile(case)
-            profile.embedding = embeddings.get(case.id)
-            fresh[case.id] = profile
+        if texts is None:
+            computed = list(text_profiles(cases_for_index(batch, terms)).values())
+        else:
+            computed = [texts[case_id] for case_id in batch if case_id in texts]
+        for profile in computed:
+            profile.embedding = embeddings.get(profile.id)
+            fresh[profile.id] = profile
             vector = None if profile.embedding is None else profile.embedding.astype(np.float32).tobytes()
             rows.append(
-                (case.id, dict(profile.counts), dict(profile.context), profile.surface, vector, False)
+                (profile.id, dict(profile.counts), dict(profile.context), profile.surface, vector, False)
             )
         CaseProfile.objects.filter(case_id__in=batch).delete()
         insert_rows(

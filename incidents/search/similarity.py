@@ -48,7 +48,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 from django.db import transaction
@@ -248,13 +248,14 @@ def rebuild_neighbours() -> int:
 
 
 @transaction.atomic
-def update_neighbours(case_ids: Iterable[str]) -> None:
+def update_neighbours(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None) -> None:
     """Bring stored neighbours up to date after `case_ids` were created or replaced.
+    `texts`: their profiles' text parts when the caller has them (`profiles.refresh`).
 
     Incremental: see the module docstring for what is recomputed and its cost.
     """
     changed = set(case_ids)
-    refreshed = profiles.refresh(changed)
+    refreshed = profiles.refresh(changed, texts)
     if deferred.pending():
         # A full rebuild is waiting and will include these; until then their lists are
         # computed on the fly, as every pending one is.
