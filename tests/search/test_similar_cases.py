@@ -146,3 +146,14 @@ def test_scoring_each_pair_once_gives_the_same_lists_as_one_case_at_a_time():
     at_once = corpus.best_all()
     for owner, profile in corpus.profiles.items():
         assert [o for o, _ in at_once[owner]] == [o for o, _ in corpus.best(profile)], owner
+
+
+def test_the_float32_matrix_candidates_give_the_lists_of_scoring_every_pair_exactly():
+    from incidents.search import profiles
+    from incidents.search.similarity import _Corpus
+
+    corpus = _Corpus(profiles.published())
+    at_once = corpus.best_all()
+    for owner, profile in corpus.profiles.items():
+        every_pair = corpus.exact(profile, [p for other, p in corpus.profiles.items() if other != owner])
+        assert at_once[owner] == every_pair, owner
