@@ -442,6 +442,7 @@ def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
 
 def run_one(backend: str, size: int, *, seconds: int, connections: int, synthetic: list[Path]) -> dict:
     print(f"== {backend}, {size} synthetic cases (load {_loadavg()})", flush=True)
+    measured = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     url = database_url(backend, size)
     reused = bool(os.environ.get("BENCH_REUSE")) and holds_run(url, size)
     real: dict | None = None
@@ -503,6 +504,10 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
     return {
         "backend": backend,
         "size": size,
+        # Runs kept from earlier reports (BENCH_KEEP) carry their own time and code.
+        "measured": measured,
+        "commit": _commit(),
+        "cpu": machine()["cpu"],
         "total_cases": size + 10 + _count_json(REAL_CASES),
         "import_real": real,  # None when the database was reused (BENCH_REUSE)
         "import_first": first,
@@ -513,6 +518,18 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
         "worker_peak_rss_mib": peaks,
         "load_after": _loadavg(),
     }
+
+
+def _commit() -> str:
+    """The checkout's short commit id, with `+changes` when its tracked files differ."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head}+changes" if dirty else head
 
 
 def _linked(paths: list[Path], name: str) -> Path:
@@ -560,7 +577,7 @@ def markdown(report: dict) -> str:
     out = [
         "# incidentlib benchmark",
         "",
-        f"Measured {report['date']} on {m['cpu']}, {m['cores']} cores, {m['memory_mib']:,} MiB,"
+        f"Measured {report['date']} on {m['cpu']} (the last run's), {m['cores']} cores, {m['memory_mib']:,} MiB,"
         f" {m['system']}, Python {m['python']}; load average before: {m['load_before']}"
         " (the machine is shared; figures move with the load).",
         f"Server: uvicorn, 2 workers, DEBUG=0, 127.0.0.1; `wrk` -t2 -c{report['connections']}"
@@ -582,6 +599,9 @@ def markdown(report: dict) -> str:
             f"## {run['backend']}, {run['size']:,} synthetic cases ({run['total_cases']:,} in all)",
             "",
         ]
+        if run.get("measured"):
+            cpu = f" on {run['cpu']}" if run.get("cpu") else ""
+            out.append(f"- measured {run['measured']} at {run.get('commit', 'an unrecorded commit')}{cpu}")
         if first and more:
             out += [
                 f"- first import of {run['size']:,}: {first['seconds']} s (CPU {first['cpu_seconds']} s),"
@@ -680,8 +700,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "word of the synthetic texts matches nearly every case. Its constant fell in this "
         "run (matches by rowid on SQLite, each stored vector decompressed once per row on "
         "PostgreSQL, JIT off: the long query 438 -> 151 ms on SQLite, 613 -> 255 ms on "
-        "PostgreSQL in process at 10,000), but at 100,000 on SQLite a lone short search took "
-        "p50 0.33 s and under 16 connections most searches got no answer within 5 s. "
+        "PostgreSQL in process at 10,000), but at 100,000 a lone short search took p50 0.33 s "
+        "on SQLite and 0.49 s on PostgreSQL, and under 16 connections most searches got no "
+        "answer within 5 s. "
         "Fix: retrieve by the query's rarer words first (a word in most cases adds almost "
         "nothing to bm25) and coordinate only the top k (a change of ranking, to be judged "
         "on the evaluation sets), an ANN index for the semantic side, more cores or servers",
@@ -692,8 +713,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         15,
         False,
         "the answer is kept whole in the shared cache (no query); the latency is queueing "
-        "behind the other requests (16 connections, 2 workers); at 100,000 the one-client run "
-        "still queued behind searches left over from the loaded run (p50 12 ms)",
+        "behind the other requests (16 connections, 2 workers); at 100,000 on SQLite the "
+        "one-client run still queued behind searches left over from the loaded run (p50 12 "
+        "ms); on PostgreSQL p95 4.7 ms",
     ),
     (
         "list with two facets, p95 ms (one client)",
@@ -718,7 +740,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "its 4 s, though a lone client gets one in 0.36 to 0.39 s from a warm worker "
         "(timed by hand against the same database): not explained yet; at 100,000 on SQLite "
         "neither run got an answer within its time (the searches before it still held both "
-        "workers)",
+        "workers), on PostgreSQL a lone client 2.9 s: the log's failure tokens (an Xid code, "
+        "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
+        "case is read and scored (about 290 ms in process at 20,000 on SQLite, half of it "
+        "reading the (case, token) rows)",
     ),
     (
         "MCP search / API search, p50",
@@ -748,7 +773,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "bulk statements of 500 cases; what remains is per-case Python in one process "
         "(documents, term links, index rows, profiles: about 2 ms a case at 10,000; 6.3 CPU ms "
         "at 100,000 on SQLite, against about 3 in a run by hand before 6fa91ba, whose profiles "
-        "tokenise the whole case text for similar cases: not profiled at 100,000 yet); "
+        "tokenise the whole case text for similar cases; 2.5 CPU ms on PostgreSQL; an "
+        "import read every case's text twice, once for the index rows and once for the "
+        "profiles, until d701029: 3,000 cases 15.0 -> 12.0 s in process); "
         "neighbours are a "
         "step of their own, timed apart (every pair in BLAS, O(N²)): candidate generation "
         "(an inverted index of rare terms and an ANN index of the mean embeddings) would "
@@ -761,7 +788,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         False,
         "starting `manage.py` (about 0.7 s), then O(N) Python per increment: every stored "
         "profile read and the corpus matrices rebuilt to score the changed cases (about 2.9 "
-        "s at 10,000; 95 CPU s and 3.4 GB at 100,000 on SQLite: 100,000 JSON profiles "
+        "s at 10,000; 95 CPU s and 3.4 GB at 100,000 on SQLite, 43 CPU s on PostgreSQL; the "
+        "duplicate check and the neighbour update each build a corpus of every stored "
+        "profile, 40% and 60% of the 7.8 s at 20,000: 100,000 JSON profiles "
         "decoded, TF-IDF vectors rebuilt in Python and dense term matrices of N x terms): "
         "storing the word statistics and the corpus matrices (or keeping them in a worker "
         "process) would make it O(changed)",
@@ -776,8 +805,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "that at 100,000); at 100,000 on SQLite 2.5 GB per worker: the passage vectors are "
         "0.73 GB, and reading them held every row's bytes as well and left the freed small "
         "buffers resident (1.6 GB after a load in process); now they stream into one "
-        "matrix (0.9 GB resident after a load, 1.3 GB at its peak; not yet measured by the "
-        "bench). Fix for the rest: float16 vectors or an ANN index outside the worker",
+        "matrix (0.9 GB resident after a load in process, 1.3 GB at its peak; under the "
+        "bench at 100,000 on PostgreSQL 1.5 GB per worker). Fix for the rest: float16 "
+        "vectors or an ANN index outside the worker",
     ),
 ]
 
@@ -888,6 +918,9 @@ def main() -> None:
         wanted = {(b, n) for b in backends for n in sizes}
         report["runs"] = [r for r in earlier["runs"] if (r["backend"], r["size"]) not in wanted]
         report["encoder"] = earlier.get("encoder")
+        # Notes written by hand about the kept runs stay with them.
+        if earlier.get("notes"):
+            report["notes"] = earlier["notes"]
     count = max(sizes) + 10
     cases_dir = WORK / "cases"
     existing = {p.name for p in cases_dir.glob("IL-8*.json")} if cases_dir.exists() else set()
