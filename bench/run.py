@@ -577,7 +577,8 @@ def markdown(report: dict) -> str:
     out = [
         "# incidentlib benchmark",
         "",
-        f"Measured {report['date']} on {m['cpu']} (the last run's), {m['cores']} cores, {m['memory_mib']:,} MiB,"
+        f"Measured {report['date']} on {m['cpu']} (the last run's), {m['cores']} cores,"
+        f" {m['memory_mib']:,} MiB,"
         f" {m['system']}, Python {m['python']}; load average before: {m['load_before']}"
         " (the machine is shared; figures move with the load).",
         f"Server: uvicorn, 2 workers, DEBUG=0, 127.0.0.1; `wrk` -t2 -c{report['connections']}"
