@@ -52,7 +52,7 @@ def _refresh_old_profiles(sender, using: str = "default", **kwargs) -> None:
         stdout.write(f"similar cases: {len(stale)} profiles stored before 0016; recomputing every list\n")
     with transaction.atomic(using=using):
         profiles.refresh(stale)
-        rebuild_neighbours()
+        rebuild_neighbours(refresh_profiles=False)
 
 
 class IncidentsConfig(AppConfig):

@@ -231,13 +231,22 @@ def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> l
 
 
 @transaction.atomic
-def rebuild_neighbours() -> int:
+def rebuild_neighbours(*, refresh_profiles: bool = True) -> int:
     """Recompute every published case's neighbours (O(N²) pairs). Returns rows written.
     Holds the case-write lock: an import committing meanwhile would miss its lists. Retires
-    the cached reads (case pages show the lists)."""
+    the cached reads (case pages show the lists).
+
+    `refresh_profiles`: store every published case's profile again from its text first (a
+    full rebuild, after cases changed outside the services). False for the step after an
+    import, whose services stored the profiles of what they wrote: reading and tokenising
+    every case again was a fifth of that step (20,000 synthetic cases: 39.8 s, 32.6 s
+    without). A case without a stored profile is still read from its text
+    (`profiles.published`)."""
     serialize_case_writes()
     store_cache.changed()
-    fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True))
+    fresh = (
+        profiles.refresh(Case.objects.published().values_list("id", flat=True)) if refresh_profiles else {}
+    )
     corpus = _Corpus(profiles.published(fresh))
     CaseNeighbour.objects.all().delete()
     written = _write_rows(

@@ -61,3 +61,25 @@ def test_without_deferral_a_bulk_import_stores_its_lists(tmp_path):
     import_case_files(paths=[tmp_path])
     assert not deferred.pending()
     assert CaseNeighbour.objects.filter(case_id="IL-900003").count() == 10
+
+
+def test_the_step_after_an_import_reads_the_stored_profiles_not_the_case_texts(tmp_path, monkeypatch):
+    from incidents.search import profiles
+    from incidents.search.similarity import rebuild_neighbours
+
+    count = Case.objects.published().count() + 10
+    write_cases(tmp_path, [synthetic_case(n) for n in range(1, count)])
+    import_case_files(paths=[tmp_path], defer_neighbours=True)
+    read_texts = profiles.cases_for_index
+
+    def no_text_read(*args, **kwargs):
+        raise AssertionError("the step read case texts again")
+
+    monkeypatch.setattr(profiles, "cases_for_index", no_text_read)
+    call_command("rebuild_search", "--neighbours")
+    assert not deferred.pending()
+    from_stored = lists()
+
+    monkeypatch.setattr(profiles, "cases_for_index", read_texts)
+    rebuild_neighbours(refresh_profiles=True)
+    assert lists() == from_stored

@@ -80,7 +80,7 @@ class Command(BaseCommand):
             # Its own transaction (`rebuild_neighbours` is atomic): the import is committed; a
             # failure here leaves the lists pending (computed on the fly) until run again.
             started = time.perf_counter()
-            rows = rebuild_neighbours()
+            rows = rebuild_neighbours(refresh_profiles=False)  # the import stored them
             self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
 
     def _restore(self, paths, *, vocab, dry_run, strict) -> None:

@@ -29,7 +29,8 @@ class Command(BaseCommand):
     def handle(self, *args, neighbours: bool = False, **options) -> None:
         with transaction.atomic():
             if neighbours:
-                rows = rebuild_neighbours()
+                # The profiles were stored by the import that left this step pending.
+                rows = rebuild_neighbours(refresh_profiles=False)
                 self.stdout.write(f"stored {rows} neighbour(s)")
                 return
             rebuild_all()
