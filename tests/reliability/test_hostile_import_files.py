@@ -35,7 +35,7 @@ def cheap_derived_data(monkeypatch):
     embeddings and neighbour lists, numbers computed from that text in Python, are not: a
     re-encoded title costs seconds, and these tests write a few hundred."""
     monkeypatch.setattr("incidents.search.index.update_embeddings", lambda ids: None)
-    monkeypatch.setattr("incidents.search.index.update_neighbours", lambda ids: None)
+    monkeypatch.setattr("incidents.search.index.update_neighbours", lambda ids, texts=None: None)
 
 
 class Rollback(Exception):
