@@ -45,7 +45,8 @@ def search_cases(
     `PARTIAL_SHOWN` partial matches (`partial_hits`, label weak) with their number
     (`partial_total`), facet counts over the matches (topic, symptom, root_cause,
     component, organization, year, accelerator), a "did you mean" `suggestion` and notes
-    (query cut short, only stop words, nothing matched well). Any string is accepted:
+    (query cut short, only stop words, nothing matched well, more cases containing the words
+    than the lexical ranking reads: `ranking.LEXICAL_DEPTH`). Any string is accepted:
     nothing raises on odd input. A blank query is the browse view: `relevance` means newest
     first, scores and labels are None. Tokens naming an upstream record
     (`NVIDIA/nccl#1405`, `nccl#1405`, `arXiv:...`, a URL) are reference lookups: only the

@@ -63,6 +63,12 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     # Partial matches follow the last page of matches, never paged further themselves.
     shown_weak = weak[: min(PARTIAL_SHOWN, plan.limit)] if plan.offset + plan.limit >= len(matches) else []
     hits = _hits(plan.parsed, [*page, *shown_weak], ranking.rowids)
+    if ranking.capped_at:
+        notes.append(
+            f"Only the {ranking.capped_at:,} cases that best match these words were ranked: more contain"
+            " some of them, so the total and the counts cover those ranked; add words or filters"
+            " to narrow it."
+        )
     if not matches:
         notes.append(
             "No case matches this query well: the closest cases are listed as partial matches."

@@ -43,6 +43,9 @@ class Ranking:
     weak: list[Candidate] = field(default_factory=list)  # partial matches, best first
     listing: CaseQuerySet | None = None  # browse and exclusions: the cases, ordered by date
     rowids: dict[str, int] = field(default_factory=dict)  # SQLite: full-text rows read, for snippets
+    # The lexical ranking stopped at this many rows (LEXICAL_DEPTH): more cases contain the
+    # query's words than were ranked, so the total counts the matches among the best of them.
+    capped_at: int | None = None
 
 
 def rank(plan: SearchPlan) -> Ranking:
@@ -62,7 +65,10 @@ def rank(plan: SearchPlan) -> Ranking:
     allowed = plan.cases
     if parsed.excluded:
         allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
-    rows = lexical_rows(backend, parsed, plan.cases, whole=plan.whole)
+    # One row more than is ranked tells whether more cases contain the query's words.
+    rows = lexical_rows(backend, parsed, plan.cases, whole=plan.whole, limit=LEXICAL_DEPTH + 1)
+    capped_at = LEXICAL_DEPTH if len(rows) > LEXICAL_DEPTH else None
+    rows = rows[:LEXICAL_DEPTH]
     vector = query_vector(semantic_text(plan.query))
     semantic = None
     if vector is not None:
@@ -87,13 +93,19 @@ def rank(plan: SearchPlan) -> Ranking:
         by_id = {c.case_id: c for c in matches}
         matches = [by_id[i] for i in dated.values_list("id", flat=True)]
     rowids = {row.case_id: row.rowid for row in rows if row.rowid is not None}
-    return Ranking(matches=matches, weak=weak, rowids=rowids)
+    return Ranking(matches=matches, weak=weak, rowids=rowids, capped_at=capped_at)
 
 
 def lexical_rows(
-    backend: Backend, parsed: ParsedQuery, cases: CaseQuerySet, *, whole: bool = False
+    backend: Backend,
+    parsed: ParsedQuery,
+    cases: CaseQuerySet,
+    *,
+    whole: bool = False,
+    limit: int | None = None,
 ) -> list[RankedRow]:
-    """The lexical ranking of `cases` (best first, at most `LEXICAL_DEPTH`): one query.
+    """The lexical ranking of `cases` (best first, at most `limit`, by default
+    `LEXICAL_DEPTH`): one query.
     `whole`: `cases` is every published case (no subquery of their ids is needed).
 
     Several words are OR-ed and ranked by the share of them a case matches (coordination,
@@ -118,7 +130,7 @@ def lexical_rows(
         root_cause_weights=root_cause_weights,
         sort="relevance",
         offset=0,
-        limit=LEXICAL_DEPTH,
+        limit=LEXICAL_DEPTH if limit is None else limit,
     )
 
 
