@@ -58,20 +58,27 @@ def cases_deleted(case_ids: Iterable[str]) -> None:
 
 def sync_index() -> None:
     """Drop index rows of cases that are gone and index the cases that have no row."""
-    backend = get_backend()
-    indexed = backend.indexed_ids()
     existing = set(Case.objects.values_list("id", flat=True))
-    backend.delete(sorted(indexed - existing))
-    missing = existing - indexed
+    missing = existing - _drop_orphans(existing)
     if missing:
         reindex_cases(missing)
 
 
+def _drop_orphans(existing: set[str]) -> set[str]:
+    """Delete the index rows of cases not in `existing`; returns the ids indexed before."""
+    backend = get_backend()
+    indexed = backend.indexed_ids()
+    backend.delete(sorted(indexed - existing))
+    return indexed
+
+
 def rebuild_all() -> None:
     """Rebuild the whole index (orphan rows dropped), the embeddings of cases whose passages
-    changed or that have none, and every stored neighbour list."""
-    sync_index()
+    changed or that have none, and every stored neighbour list. Every case's text is read
+    once: the profiles are counted from the batches the index rows were written from."""
     ids = list(Case.objects.values_list("id", flat=True))
-    reindex_cases(ids)
+    _drop_orphans(set(ids))
+    texts: dict[str, profiles.Profile] = {}
+    reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
     update_embeddings(ids)
-    rebuild_neighbours()
+    rebuild_neighbours(texts=texts)

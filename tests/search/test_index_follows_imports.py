@@ -69,3 +69,32 @@ def test_a_failed_import_leaves_the_index_untouched(tmp_path):
     with pytest.raises(CaseImportError):
         import_case_files(paths=[tmp_path], vocab_paths=[VOCAB_FILE])
     assert ids("wombat") == set()
+
+
+def test_the_full_rebuild_reads_each_case_once_and_restores_index_and_lists(monkeypatch):
+    from django.core.management import call_command
+
+    from incidents.search import profiles, similar_cases
+    from incidents.search.models import CaseNeighbour
+    from incidents.search.text import IndexColumns
+
+    def lists() -> dict[str, list[tuple[str, float]]]:
+        return {
+            case.id: [(s.case.id, s.score) for s in similar_cases(case, limit=10)]
+            for case in Case.objects.published().filter(id__in=["IL-0428", "IL-0463", "IL-0464"])
+        }
+
+    before = lists()
+    backend = get_backend()
+    backend.write([("IL-999998", IndexColumns("Orphan row", "", "", ""))])
+    backend.delete(["IL-0428"])
+    CaseNeighbour.objects.all().delete()
+
+    def no_second_read(*args, **kwargs):
+        raise AssertionError("the profiles read the case texts a second time")
+
+    monkeypatch.setattr(profiles, "cases_for_index", no_second_read)
+    call_command("rebuild_search")
+    assert backend.indexed_ids() == set(Case.objects.values_list("id", flat=True))
+    assert "IL-0428" in ids("CUDA_LAUNCH_BLOCKING")
+    assert lists() == before
