@@ -51,7 +51,6 @@ class PairScores:
         self.index = {pid: i for i, pid in enumerate(self.ids)}
         n = len(ordered)
         term_index: dict[tuple[str, str], int] = {}
-        words: dict[str, int] = {}
         t_rows, t_cols, t_vals = [], [], []
         self.embeddings = np.zeros((n, 0), dtype=np.float32)
         dims = next((p.embedding.shape[0] for p in ordered if p.embedding is not None), 0)
@@ -62,8 +61,6 @@ class PairScores:
                 t_rows.append(i)
                 t_cols.append(term_index.setdefault(key, len(term_index)))
                 t_vals.append(corpus.term_weight.get(key, 0.0))
-            for word in p.vector or {}:
-                words.setdefault(word, len(words))
             if dims and p.embedding is not None:
                 self.embeddings[i] = p.embedding
         shape_t = (n, max(len(term_index), 1))
@@ -75,8 +72,8 @@ class PairScores:
             sparse.csr_matrix((np.ones(len(t_rows)), (t_rows, t_cols)), shape=shape_t).toarray() > 0
         ).astype(np.float32)
         self.term_total = np.array([p.term_total for p in ordered], dtype=np.float32)
-        self.vectors = sparse_rows([p.vector or {} for p in ordered], words, dtype=np.float32)
-        self.block = max(8, min(1024, CELLS_PER_BLOCK // max(n, len(words), 1)))
+        self.vectors = corpus.words.matrix([corpus.row[p.id] for p in ordered], dtype=np.float32)
+        self.block = max(8, min(1024, CELLS_PER_BLOCK // max(n, len(corpus.words.words), 1)))
 
     def rows(self, indices: Sequence[int]) -> np.ndarray:
         """Scores (len(indices) x N, float32) of these cases against every case; a case

@@ -29,6 +29,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import orjson
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from incidents.bulk_sql import insert_rows
 from incidents.document_model import case_model
@@ -59,10 +62,9 @@ class Profile:
 
     id: str
     terms: dict[tuple[str, str], str]  # (facet, slug) -> name
-    counts: Counter  # stemmed word -> occurrences in the account (`TEXT_FIELDS`)
+    counts: Mapping[str, int]  # stemmed word -> occurrences in the account (`TEXT_FIELDS`)
     surface: dict[str, str]  # stemmed word -> the word as first written (when it differs)
-    context: Counter = field(default_factory=Counter)  # the same over the rest of the case
-    vector: dict[str, float] | None = None  # normalised TF-IDF, set by `_Corpus`
+    context: Mapping[str, int] = field(default_factory=dict)  # the same over the rest of the case
     term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
     embedding: np.ndarray | None = None  # unit mean of its passage embeddings, if stored
 
@@ -156,7 +158,8 @@ def published(fresh: dict[str, Profile] | None = None, *, account_only: bool = F
     """Profiles of every published case, by id: `fresh` ones (from `refresh`) as given, the
     others from their stored rows (or their text, when none is stored, or when a stored row
     predates the context counts and `account_only` is False). `account_only`: leave
-    `context` empty (a duplicate check compares accounts only, and skips decoding it).
+    `context` and `embedding` empty (a duplicate check compares accounts only, and skips
+    reading them).
     Terms from the term rows, without organization and accelerator (who reported a case and
     on which chip are not the failure, see `ALIAS_FACETS`). Queries: 3 (root causes, terms,
     stored rows), and with `fresh` one more plus one per `BATCH` other stored rows; 7 more
@@ -186,19 +189,27 @@ def published(fresh: dict[str, Profile] | None = None, *, account_only: bool = F
         ]
     else:
         reads = [CaseProfile.objects.filter(case__in=cases)]
-    columns = ("case_id", "counts", "surface", "embedding", *(() if account_only else ("context_counts",)))
+    # The JSON columns read as text and decoded by orjson: Django's json.loads of the word
+    # counts was most of reading them (20,000 stored rows: 2.4 s, 0.5 s this way).
+    as_text = {
+        f"{name}_text": Cast(name, TextField())
+        for name in ("counts", "surface", *(() if account_only else ("context_counts",)))
+    }
+    columns = ("case_id", *(() if account_only else ("embedding",)), *as_text)
     for rows in reads:
-        for case_id, counts, surface, vector, *context in rows.values_list(*columns):
+        for case_id, *values in rows.annotate(**as_text).values_list(*columns):
+            vector = None if account_only else values.pop(0)
+            counts, surface, *context = values
             if context and context[0] is None:
                 continue  # stored before the context counts: computed again below
             embedding = None if vector is None else np.frombuffer(bytes(vector), dtype=np.float32)
             found[case_id] = Profile(
                 id=case_id,
                 terms={},
-                counts=Counter(counts),
-                surface=surface,
+                counts=orjson.loads(counts),
+                surface=orjson.loads(surface),
                 embedding=embedding,
-                context=Counter(context[0] if context else {}),
+                context=orjson.loads(context[0]) if context else {},
             )
     missing = [case_id for case_id in roots if case_id not in found]
     if missing:

@@ -26,7 +26,9 @@ They are updated when cases are imported (`update_neighbours`, called by
 `search.index.cases_written` from the import service, inside its transaction)
 incrementally: with N published cases and m changed ones, the m changed profiles are
 computed and stored and the other N read from their stored rows (`profiles.py`: O(N)
-rows of word counts, no text to tokenise), the m changed cases are scored against every case by matrix
+rows of word counts, no text to tokenise), every case's TF-IDF vector is built by array
+operations (`word_vectors.py`; a case's dict of words only for the pairs scored one at a
+time), the m changed cases are scored against every case by matrix
 products (`pair_scores.py`: O(m·N) pairs in BLAS and sparse kernels, not Python), each
 changed case keeps its best, and only the other lists a changed case can enter (its score
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
@@ -64,6 +66,7 @@ from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
 from .profiles import Profile, text_profile
 from .results import SimilarCase
+from .word_vectors import word_vectors
 
 NEIGHBOURS = 10
 # On the tuning judgements (eval/similar.json, 82 cases) the whole-text TF-IDF found the
@@ -101,17 +104,23 @@ class _Corpus:
         self.term_weight = {
             key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
         }
-        texts = [p.counts if account_only else p.counts + p.context for p in profiles]
-        kept = ACCOUNT_WORDS if account_only else VECTOR_WORDS
-        word_df: Counter = Counter(w for counts in texts for w in counts)
-        idf = self.word_idf = {w: math.log(n / df) for w, df in word_df.items() if df < n}
-        for p, counts in zip(profiles, texts, strict=True):
-            vector = {w: (1 + math.log(c)) * idf[w] for w, c in counts.items() if w in idf}
-            # The strongest words only: keeps each comparison short at any text length.
-            vector = dict(sorted(vector.items(), key=lambda kv: (-kv[1], kv[0]))[:kept])
-            norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
-            p.vector = {w: v / norm for w, v in vector.items()}
+        self.words = word_vectors(
+            [(p.counts,) if account_only else (p.counts, p.context) for p in profiles],
+            ACCOUNT_WORDS if account_only else VECTOR_WORDS,
+        )
+        self.word_idf = dict(zip(self.words.words, self.words.idf.tolist(), strict=True))
+        self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
+        self._vectors: dict[str, dict[str, float]] = {}
+        for p in profiles:
             p.term_total = sum(self.term_weight[k] for k in p.terms)
+
+    def vector(self, p: Profile) -> dict[str, float]:
+        """`p`'s normalised TF-IDF vector, word -> weight (built on first use: most pairs are
+        only ever scored by the matrix products of `pairs`)."""
+        found = self._vectors.get(p.id)
+        if found is None:
+            found = self._vectors[p.id] = self.words.vector(self.row[p.id])
+        return found
 
     def compare(self, a: Profile, b: Profile) -> tuple[float, float, float, float]:
         """(score, vocabulary part, text part, semantic part) of a pair, parts weighted."""
@@ -121,7 +130,7 @@ class _Corpus:
         shared_weight = sum([weight.get(k, 0.0) for k in a.terms.keys() & b.terms.keys()])
         total = a.term_total + b.term_total - shared_weight
         vocabulary = shared_weight / total if total > 0 else 0.0
-        av, bv = a.vector or {}, b.vector or {}
+        av, bv = self.vector(a), self.vector(b)
         text = sum([av[w] * bv[w] for w in av.keys() & bv.keys()])
         v_part, t_part = VOCABULARY_WEIGHT * vocabulary, TEXT_WEIGHT * min(text, 1.0)
         s_part = 0.0
@@ -148,7 +157,7 @@ class _Corpus:
             names = sorted(a.terms[k] for k in shared if k[0] == facet)
             if names:
                 shared_terms[str(facet)] = names
-        av, bv = a.vector or {}, b.vector or {}
+        av, bv = self.vector(a), self.vector(b)
         # The 8 words adding most to the text part, ties by word (tuples sort in C; a key
         # function called for each shared word cost most of writing a row).
         strongest = sorted([(-av[w] * bv[w], w) for w in av.keys() & bv.keys()])[:8]
@@ -369,7 +378,7 @@ def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -
 class TextIndex:
     """Accounts compared, for text that is not a stored case yet (duplicate checks): built
     once from every published profile's account (3 queries, O(N)), then `matches` compares
-    one text with each case in O(N) without further queries. Similar cases compare the
+    one text with every case by a sparse product without further queries. Similar cases compare the
     whole text instead (`_Corpus` without `account_only`)."""
 
     def __init__(self) -> None:
@@ -381,21 +390,20 @@ class TextIndex:
         """Published cases whose text is most like `text`, best first, as (id, score 0..1):
         the cosine of TF-IDF vectors over title, symptoms, root cause, trigger and summary
         (the accounts, `profiles.TEXT_FIELDS`)."""
-        probe = self._probe(text)
-        return self._ranked(probe, self.corpus.profiles.values(), set(exclude), min_score, limit)
+        return self.matches_many([text], excludes=[set(exclude)], min_score=min_score, limit=limit)[0]
 
     def matches_many(
         self, texts: list[str], *, excludes: list[set[str]], min_score: float, limit: int = 5
     ) -> list[list[tuple[str, float]]]:
-        """`matches` of each text (with its own `excludes`), the same lists: a sparse product
-        of the texts' vectors with every case's picks the cases near `min_score` (float sums
-        in another order differ by far less than `MARGIN`), which are then scored as `matches`
-        scores them. Cost: one sparse product per block of texts, not a Python loop over
-        every case per text."""
+        """`matches` of each text (with its own `excludes`): a sparse product of the texts'
+        vectors with every case's picks the cases near `min_score` (float sums in another
+        order differ by far less than `MARGIN`; a case sharing no word scores 0 and is never
+        a match), which are then scored one pair at a time, rounding included. Cost: one
+        sparse product per block of texts, not a Python loop over every case per text."""
         probes = [self._probe(text) for text in texts]
-        words = {w: i for i, w in enumerate(self.corpus.word_idf)}
-        others = list(self.corpus.profiles.values())
-        corpus = sparse_rows([p.vector or {} for p in others], words)
+        words = self.corpus.words.column_of
+        others = list(self.corpus.profiles.values())  # in the rows' order
+        corpus = self.corpus.words.matrix()
         results: list[list[tuple[str, float]]] = []
         step = max(1, 2_000_000 // max(len(others), 1))
         for start in range(0, len(probes), step):
@@ -403,9 +411,19 @@ class TextIndex:
             scores = (sparse_rows(block, words) @ corpus.T).tocsr()
             for row, probe in enumerate(block):
                 lo, hi = scores.indptr[row], scores.indptr[row + 1]
-                near = scores.indices[lo:hi][scores.data[lo:hi] >= min_score - MARGIN]
                 skip = excludes[start + row]
-                results.append(self._ranked(probe, [others[j] for j in near], skip, min_score, limit))
+                columns, values = scores.indices[lo:hi], scores.data[lo:hi]
+                near = values >= min_score - MARGIN
+                skipped = [self.corpus.row[case_id] for case_id in skip if case_id in self.corpus.row]
+                if skipped:
+                    near &= ~np.isin(columns, skipped)
+                if near.sum() > limit:
+                    # Only cases near the limit-th best can be among the best once scored one
+                    # pair at a time and rounded to 4 decimals (near-copies can be thousands).
+                    kth = np.partition(values[near], -limit)[-limit]
+                    near &= values >= kth - 1e-4 - MARGIN
+                found = [others[j] for j in columns[near]]
+                results.append(self._ranked(probe, found, skip, min_score, limit))
         return results
 
     def _probe(self, text: str) -> dict[str, float]:
@@ -417,15 +435,14 @@ class TextIndex:
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
         return {w: v / norm for w, v in weights.items()}
 
-    @staticmethod
     def _ranked(
-        probe: dict[str, float], others: Iterable[Profile], skip: set[str], min_score: float, limit: int
+        self, probe: dict[str, float], others: Iterable[Profile], skip: set[str], min_score: float, limit: int
     ) -> list[tuple[str, float]]:
         scored = []
         for other in others:
             if other.id in skip:
                 continue
-            ov = other.vector or {}
+            ov = self.corpus.vector(other)
             score = min(sum(probe[w] * ov[w] for w in probe.keys() & ov.keys()), 1.0)
             if score >= min_score and score > 0:
                 scored.append((other.id, round(score, 4)))

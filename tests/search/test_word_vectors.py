@@ -1,0 +1,75 @@
+"""The array-built TF-IDF vectors (`word_vectors.py`) are bit for bit those of the per-text
+formula that similar cases and duplicate checks were defined with."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+
+from incidents.search import profiles
+from incidents.search.word_vectors import word_vectors
+
+
+def per_text(texts: list[Counter], kept: int) -> tuple[dict[str, float], list[dict[str, float]]]:
+    """The reference: one dict per text, words on every text dropped, the `kept` strongest
+    words (ties by word), divided by the norm of their weights added strongest first."""
+    n = max(len(texts), 1)
+    df: Counter = Counter(w for counts in texts for w in counts)
+    idf = {w: math.log(n / d) for w, d in df.items() if d < n}
+    vectors = []
+    for counts in texts:
+        vector = {w: (1 + math.log(c)) * idf[w] for w, c in counts.items() if w in idf}
+        vector = dict(sorted(vector.items(), key=lambda kv: (-kv[1], kv[0]))[:kept])
+        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+        vectors.append({w: v / norm for w, v in vector.items()})
+    return idf, vectors
+
+
+def test_ties_go_to_the_first_word_and_a_word_on_every_text_is_dropped():
+    texts = [
+        Counter({"nccl": 1, "zeta": 1, "alpha": 1, "everywhere": 3}),
+        Counter({"nccl": 2, "everywhere": 1}),
+        Counter({"everywhere": 1, "timeout": 4}),
+        Counter({"everywhere": 2}),
+    ]
+    vectors = word_vectors([(t,) for t in texts], kept=2)
+    # alpha and zeta tie with the strongest weight (one text each, once) and are kept over nccl
+    assert vectors.vector(0) == pytest.approx({"alpha": 1 / math.sqrt(2), "zeta": 1 / math.sqrt(2)})
+    assert list(vectors.vector(0)) == ["alpha", "zeta"]
+    assert list(vectors.vector(1)) == ["nccl"] and vectors.vector(1)["nccl"] == 1.0
+    assert vectors.vector(3) == {}
+    assert "everywhere" not in vectors.words
+    assert dict(zip(vectors.words, vectors.idf.tolist(), strict=True)) == {
+        "alpha": math.log(4),
+        "nccl": math.log(2),
+        "timeout": math.log(4),
+        "zeta": math.log(4),
+    }
+
+
+def test_counts_given_in_parts_add_up():
+    split = (Counter({"gpu": 1}), Counter({"gpu": 2, "xid": 1}))
+    parts = word_vectors([split, (Counter({"ib": 1}),)], kept=5)
+    whole = word_vectors([(Counter({"gpu": 3, "xid": 1}),), (Counter({"ib": 1}),)], kept=5)
+    assert parts.vector(0) == whole.vector(0)
+    assert parts.vector(0)["gpu"] > parts.vector(0)["xid"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("account_only", "kept"), [(False, 200), (True, 100), (False, 7)])
+def test_the_vectors_of_every_case_equal_the_per_text_formula_bit_for_bit(account_only, kept):
+    published = profiles.published()
+    texts = [Counter(p.counts) + Counter({} if account_only else p.context) for p in published]
+    idf, expected = per_text(texts, kept)
+    vectors = word_vectors([(p.counts,) if account_only else (p.counts, p.context) for p in published], kept)
+    assert len(published) > 100
+    assert dict(zip(vectors.words, vectors.idf.tolist(), strict=True)) == idf
+    for row, (profile, vector) in enumerate(zip(published, expected, strict=True)):
+        got = vectors.vector(row)
+        assert list(got.items()) == list(vector.items()), profile.id  # same words, order, bits
+    assert max(len(v) for v in expected) == kept  # the cut happened
+    matrix = vectors.matrix()
+    assert matrix.shape == (len(published), len(vectors.words))
+    assert matrix[3, vectors.column_of[next(iter(expected[3]))]] == next(iter(expected[3].values()))
