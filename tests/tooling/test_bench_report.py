@@ -21,3 +21,30 @@ def test_each_run_names_its_own_time_and_commit():
         heading = f"## {measured['backend']}, {measured['size']:,} synthetic cases"
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         assert f"- measured {measured['measured']} at {measured['commit']} on {measured['cpu']}" in section
+
+
+def test_a_rewritten_report_is_not_a_change_of_the_measured_code(tmp_path, monkeypatch):
+    import subprocess
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(BENCH))
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True)
+
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "report.json").write_text("{}")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "first")
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    head = run._commit()
+    assert len(head) >= 7 and "+" not in head
+    (tmp_path / "bench" / "report.json").write_text('{"runs": []}')  # a later run rewrote it
+    assert run._commit() == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert run._commit() == f"{head}+changes"
