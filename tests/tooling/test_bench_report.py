@@ -5,16 +5,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def test_each_run_names_its_own_time_and_commit():
+def bench_run() -> ModuleType:
+    """bench/run.py as a module (bench/ is not a package)."""
     sys.path.insert(0, str(BENCH))
     try:
         import run  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(BENCH))
+    return run
+
+
+def test_each_run_names_its_own_time_and_commit():
+    run = bench_run()
     report = json.loads((BENCH / "report.json").read_text())
     text = run.markdown(report)
     for measured in report["runs"]:
@@ -26,11 +33,7 @@ def test_each_run_names_its_own_time_and_commit():
 def test_a_rewritten_report_is_not_a_change_of_the_measured_code(tmp_path, monkeypatch):
     import subprocess
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run  # type: ignore[import-not-found]
-    finally:
-        sys.path.remove(str(BENCH))
+    run = bench_run()
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True)
