@@ -127,11 +127,12 @@ def sparse_rows(
     return sparse.csr_matrix((values, (rows, cols)), shape=shape, dtype=dtype)
 
 
-def candidates(row: np.ndarray, keep: int, min_score: float) -> np.ndarray:
+def candidates(row: np.ndarray, keep: int, min_score: float, slack: float = MARGIN) -> np.ndarray:
     """Indices of a score row that can be among its `keep` best at or above `min_score`:
-    those within `MARGIN` of the keep-th best."""
+    those within `slack` of the keep-th best (`MARGIN` when the exact scores are compared
+    as they are; more when they are rounded before they are compared)."""
     eligible = np.flatnonzero(row >= min_score - MARGIN)
     if len(eligible) <= keep:
         return eligible
     kth = np.partition(row[eligible], len(eligible) - keep)[len(eligible) - keep]
-    return eligible[row[eligible] >= kth - MARGIN]
+    return eligible[row[eligible] >= kth - slack]

@@ -108,7 +108,6 @@ class _Corpus:
             [(p.counts,) if account_only else (p.counts, p.context) for p in profiles],
             ACCOUNT_WORDS if account_only else VECTOR_WORDS,
         )
-        self.word_idf = dict(zip(self.words.words, self.words.idf.tolist(), strict=True))
         self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
         self._vectors: dict[str, dict[str, float]] = {}
         for p in profiles:
@@ -405,11 +404,12 @@ def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -
 class TextIndex:
     """Accounts compared, for text that is not a stored case yet (duplicate checks): built
     once from every published profile's account (3 queries, O(N)), then `matches` compares
-    one text with every case by a sparse product without further queries. Similar cases compare the
-    whole text instead (`_Corpus` without `account_only`)."""
+    one text with every case by a sparse product without further queries. Similar cases
+    compare the whole text instead (`_Corpus` without `account_only`)."""
 
     def __init__(self) -> None:
         self.corpus = _Corpus(profiles.published(account_only=True), account_only=True)
+        self.matrix = self.corpus.words.matrix()  # every case's vector, in `corpus.profiles` order
 
     def matches(
         self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
@@ -430,33 +430,30 @@ class TextIndex:
         probes = [self._probe(text) for text in texts]
         words = self.corpus.words.column_of
         others = list(self.corpus.profiles.values())  # in the rows' order
-        corpus = self.corpus.words.matrix()
         results: list[list[tuple[str, float]]] = []
         step = max(1, 2_000_000 // max(len(others), 1))
         for start in range(0, len(probes), step):
             block = probes[start : start + step]
-            scores = (sparse_rows(block, words) @ corpus.T).tocsr()
+            scores = (sparse_rows(block, words) @ self.matrix.T).tocsr()
             for row, probe in enumerate(block):
                 lo, hi = scores.indptr[row], scores.indptr[row + 1]
                 skip = excludes[start + row]
-                columns, values = scores.indices[lo:hi], scores.data[lo:hi]
-                near = values >= min_score - MARGIN
+                columns, values = scores.indices[lo:hi], scores.data[lo:hi].copy()
                 skipped = [self.corpus.row[case_id] for case_id in skip if case_id in self.corpus.row]
-                if skipped:
-                    near &= ~np.isin(columns, skipped)
-                if near.sum() > limit:
-                    # Only cases near the limit-th best can be among the best once scored one
-                    # pair at a time and rounded to 4 decimals (near-copies can be thousands).
-                    kth = np.partition(values[near], -limit)[-limit]
-                    near &= values >= kth - 1e-4 - MARGIN
+                values[np.isin(columns, skipped)] = -np.inf
+                # Only cases near the limit-th best can be among the best once scored one pair
+                # at a time and rounded to 4 decimals (near-copies of a text can be thousands).
+                near = candidates(values, limit, min_score, slack=1e-4 + MARGIN)
                 found = [others[j] for j in columns[near]]
                 results.append(self._ranked(probe, found, skip, min_score, limit))
         return results
 
     def _probe(self, text: str) -> dict[str, float]:
-        idf = self.corpus.word_idf
+        column_of, idf = self.corpus.words.column_of, self.corpus.words.idf
         weights = {
-            w: (1 + math.log(c)) * idf[w] for w, c in text_profile("", {}, [text]).counts.items() if w in idf
+            w: (1 + math.log(c)) * float(idf[column_of[w]])
+            for w, c in text_profile("", {}, [text]).counts.items()
+            if w in column_of
         }
         weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:ACCOUNT_WORDS])
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
