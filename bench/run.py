@@ -520,16 +520,20 @@ def run_one(backend: str, size: int, *, seconds: int, connections: int, syntheti
     }
 
 
+# The files a run rewrites (`write_reports`), which are not the code it measured.
+WRITTEN_BY_RUNS = ("bench/report.json", "bench/report.md", "README.md")
+
+
 def _commit() -> str:
     """The checkout's short commit id, with `+changes` when its tracked files differ (the
-    report this run writes aside: a run after the first rewrites it)."""
+    report and the README's table aside: a run after the first rewrites them)."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = (
             subprocess.run(
-                ["git", "diff", "--quiet", "HEAD", "--", ".", ":!bench/report.json", ":!bench/report.md"],
+                ["git", "diff", "--quiet", "HEAD", "--", ".", *(f":!{name}" for name in WRITTEN_BY_RUNS)],
                 cwd=ROOT,
             ).returncode
             != 0
@@ -890,6 +894,59 @@ def growth_tables(report: dict) -> list[str]:
     return out
 
 
+# The README's table of figures sits between these lines; `--report` rewrites it.
+README_TABLE_START = "<!-- bench table: written by `bench/run.py --report` from bench/report.json -->"
+README_TABLE_END = "<!-- end of bench table -->"
+README_SIZES_BELOW = 100_000  # larger runs have a table of their own, written by hand
+
+
+def readme_table(report: dict) -> str:
+    """The README's table: per endpoint, req/s under load and in brackets the one-client p95
+    in ms; then import, neighbour step, increment, warm-up, memory and load of each run below
+    `README_SIZES_BELOW` cases, SQLite first, smaller first."""
+    runs = sorted(
+        (r for r in report["runs"] if r["size"] < README_SIZES_BELOW),
+        key=lambda r: (r["backend"] != "sqlite", r["backend"], r["size"]),
+    )
+    header = "| req/s under 16 connections (one client: p95 ms) | " + " | ".join(
+        f"{r['backend']} {r['size']:,}" for r in runs
+    )
+    lines = [header + " |", "|---|" + "---:|" * len(runs)]
+
+    def row(label: str, cell) -> None:
+        lines.append(f"| {label} | " + " | ".join(cell(r) for r in runs) + " |")
+
+    for endpoint in [name for name, *_ in ENDPOINTS]:
+        row(endpoint, lambda r, e=endpoint: f"{r['endpoints'][e]['rps']} ({_ms(_one_client(r, e, 'p95'))})")
+    row("first import, cases/s", lambda r: f"{r['import_first']['rate_per_second']}")
+    row(
+        "similar-case lists step, s",
+        lambda r: f"{r['neighbours_step']['seconds']}" if r.get("neighbours_step") else "–",
+    )
+    row("import 10 more, s", lambda r: f"{r['import_10_more']['seconds']}")
+    row("cold start (warm-up), s", lambda r: f"{r['warm_up_seconds']}")
+    row("peak RSS per worker, MiB", lambda r: "/".join(str(m) for m in r["worker_peak_rss_mib"] or []) or "–")
+    row("load average after the run", lambda r: r["load_after"])
+    return "\n".join(lines)
+
+
+def with_readme_table(readme: str, report: dict) -> str:
+    """`readme` with the text between `README_TABLE_START` and `README_TABLE_END` replaced by
+    `readme_table(report)`. Raises ValueError when the markers are missing."""
+    before, found, rest = readme.partition(README_TABLE_START + "\n")
+    _, found_end, after = rest.partition(README_TABLE_END)
+    if not found or not found_end:
+        raise ValueError(f"README.md has no {README_TABLE_START!r} ... {README_TABLE_END!r} block")
+    return f"{before}{README_TABLE_START}\n{readme_table(report)}\n{README_TABLE_END}{after}"
+
+
+def write_reports(report: dict) -> None:
+    """bench/report.md and the README's table, from `report` (the contents of report.json)."""
+    (HERE / "report.md").write_text(markdown(report))
+    readme = ROOT / "README.md"
+    readme.write_text(with_readme_table(readme.read_text(encoding="utf-8"), report), encoding="utf-8")
+
+
 def main() -> None:
     import django
 
@@ -901,8 +958,8 @@ def main() -> None:
     generate.write_vocabulary(BENCH_VOCAB)
 
     if sys.argv[1:] == ["--report"]:
-        # Write report.md again from report.json (no measuring).
-        (HERE / "report.md").write_text(markdown(json.loads((HERE / "report.json").read_text())))
+        # Write report.md and the README's table again from report.json (no measuring).
+        write_reports(json.loads((HERE / "report.json").read_text()))
         return
     sizes = [int(s) for s in _env_list("BENCH_SIZES", "1000,10000")]
     backends = _env_list("BENCH_BACKENDS", "sqlite,postgres")
@@ -952,8 +1009,8 @@ def main() -> None:
                 run_one(backend, size, seconds=seconds, connections=connections, synthetic=synthetic)
             )
             (HERE / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-            (HERE / "report.md").write_text(markdown(report))
-    print(f"wrote {HERE / 'report.md'} and report.json", flush=True)
+            write_reports(report)
+    print(f"wrote {HERE / 'report.md'}, report.json and the README's table", flush=True)
 
 
 if __name__ == "__main__":

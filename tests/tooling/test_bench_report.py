@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -40,6 +42,7 @@ def test_a_rewritten_report_is_not_a_change_of_the_measured_code(tmp_path, monke
 
     (tmp_path / "bench").mkdir()
     (tmp_path / "bench" / "report.json").write_text("{}")
+    (tmp_path / "README.md").write_text("no figures yet\n")
     (tmp_path / "code.py").write_text("x = 1\n")
     git("init", "-q")
     git("add", ".")
@@ -48,6 +51,27 @@ def test_a_rewritten_report_is_not_a_change_of_the_measured_code(tmp_path, monke
     head = run._commit()
     assert len(head) >= 7 and "+" not in head
     (tmp_path / "bench" / "report.json").write_text('{"runs": []}')  # a later run rewrote it
+    (tmp_path / "README.md").write_text("figures\n")  # ...and the README's table
     assert run._commit() == head
     (tmp_path / "code.py").write_text("x = 2\n")
     assert run._commit() == f"{head}+changes"
+
+
+def test_the_readme_table_is_the_one_the_report_gives():
+    run = bench_run()
+    report = json.loads((BENCH / "report.json").read_text())
+    readme = (BENCH.parent / "README.md").read_text(encoding="utf-8")
+    assert run.with_readme_table(readme, report) == readme  # written by --report, not by hand
+    table = run.readme_table(report)
+    small = [r for r in report["runs"] if r["size"] < run.README_SIZES_BELOW]
+    assert len(table.splitlines()) == 2 + len(run.ENDPOINTS) + 6
+    sqlite_10k = next(r for r in small if (r["backend"], r["size"]) == ("sqlite", 10_000))
+    column = 1 + sorted(small, key=lambda r: (r["backend"] != "sqlite", r["size"])).index(sqlite_10k)
+    [floor] = [line for line in table.splitlines() if line.startswith("| floor /healthz |")]
+    one_client = sqlite_10k["endpoints"]["floor /healthz"]["one_client"]["latency_ms"]["p95"]
+    assert floor.split(" | ")[column] == f"{sqlite_10k['endpoints']['floor /healthz']['rps']} ({one_client})"
+
+
+def test_a_readme_without_the_markers_is_refused():
+    with pytest.raises(ValueError, match="no .*bench table"):
+        bench_run().with_readme_table("# incidentlib\n", {"runs": []})
