@@ -799,12 +799,14 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         1,
         False,
         "starting `manage.py` (0.7 to 1.8 s), then O(N) work per increment: every stored "
-        "profile read (its word counts decoded) and every case's TF-IDF vector and the "
+        "profile read (its word counts decoded, once since the duplicate check and the "
+        "neighbour update share that read) and every case's TF-IDF vector and the "
         "corpus matrices rebuilt to score the changed cases, once for the duplicate check and "
         "once for the neighbour update (95 CPU s and 3.4 GB at 100,000 on SQLite, 43 CPU s "
         "on PostgreSQL, before 3d96a9f; since it builds the vectors in arrays and decodes "
         "the counts with orjson, and eac8358 reads only the neighbour lists an increment may "
-        "change, at 20,000 on one machine 17.6 -> 8.6 CPU s, not yet measured at "
+        "change, at 20,000 on one machine 17.6 -> 8.6 CPU s; sharing the profile read then "
+        "8.7 -> 6.3 CPU s on another machine; not yet measured at "
         "100,000): storing the word statistics and the corpus matrices (or "
         "keeping them in a worker process) would make it O(changed)",
     ),

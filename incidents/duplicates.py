@@ -14,6 +14,7 @@ from typing import Any
 
 from .models import Case, Source
 from .references import split_url
+from .search.profiles import Profile
 from .search.similarity import TextIndex
 
 # Text score from which two texts read as the same account. Measured on the 36 demo cases:
@@ -64,7 +65,7 @@ def find_lookalikes(
     """Existing cases (any status but merged) citing one of `urls`, then published cases whose
     text is near-identical to `text`; each case once, at most `limit`.
 
-    Queries: one for the URLs, a `TextIndex` (2, unless one is passed) when `text` is given,
+    Queries: one for the URLs, a `TextIndex` (4, unless one is passed) when `text` is given,
     and one for the titles.
     """
     skip = set(exclude)
@@ -112,13 +113,17 @@ def find_duplicates(document: dict[str, Any], *, index: TextIndex | None = None)
     return find_lookalikes(urls=urls, text=document_text(document), exclude=own, index=index)
 
 
-def batch_duplicates(documents: list[dict[str, Any]]) -> dict[str, list[Duplicate]]:
+def batch_duplicates(
+    documents: list[dict[str, Any]], *, published: list[Profile] | None = None
+) -> dict[str, list[Duplicate]]:
     """For each new document of an import, the stored cases it looks like (by id): the same
     lists `find_duplicates` gives one document, from one `TextIndex`, one source-URL query per
-    `BATCH` documents, one sparse text product per block and one query for the titles."""
+    `BATCH` documents, one sparse text product per block and one query for the titles.
+    `published`: every published profile (`search.profiles.published`), when the caller
+    read them already; the index reads their accounts otherwise."""
     if not documents:
         return {}
-    index = TextIndex()
+    index = TextIndex(published)
     by_url: list[dict[str, str]] = []
     for start in range(0, len(documents), BATCH):
         block = documents[start : start + BATCH]

@@ -37,7 +37,7 @@ from .models import (
 )
 from .problems import CaseImportError, ImportProblem
 from .references import case_keys, normalised_reference
-from .search import deferred, index
+from .search import deferred, index, profiles
 from .selectors.spelling import spelling_key
 from .validation import (
     LoadedDocument,
@@ -99,13 +99,9 @@ def import_case_files(
         raise CaseImportError(problems)
     plan = _plan(items, Preparer.load(definitions))
     created = set(plan.created)  # once: per document it was O(N²) (55 s at 10,000 cases)
-    warnings = _duplicate_warnings([item for item in items if item.document["id"] in created])
-    if strict and warnings:
-        raise CaseImportError(
-            [ImportProblem(file, "$", f"possible duplicate (--strict): {text}") for file, text in warnings]
-        )
-    texts = tuple(text for _, text in warnings)
+    new_items = [item for item in items if item.document["id"] in created]
     if dry_run:
+        texts = _checked_for_duplicates(new_items, strict=strict)
         return ImportResult(
             created=plan.created,
             updated=plan.updated,
@@ -113,8 +109,37 @@ def import_case_files(
             terms_written=0,
             warnings=texts,
         )
-    with _documents_set_aside(), deferred.later() if defer_neighbours else nullcontext():
-        return dataclasses.replace(write_documents(items, definitions, reason="import"), warnings=texts)
+    with (
+        _documents_set_aside(),
+        deferred.later() if defer_neighbours else nullcontext(),
+        transaction.atomic(),
+    ):
+        # The duplicate check and the neighbour update read the same published profiles:
+        # read once, under the write lock, so that nothing changes them in between (reading
+        # them twice was a quarter of importing 10 cases into 20,000). Vocabulary files may
+        # rename terms the profiles name: then the update reads them again, and this copy
+        # goes first (two copies at once were 130 MB more at 20,000 cases).
+        serialize_case_writes()
+        before = profiles.published() if new_items else None
+        texts = _checked_for_duplicates(new_items, strict=strict, published=before)
+        if definitions.terms:
+            before = None
+        result = write_documents(items, definitions, reason="import", published_before=before)
+        return dataclasses.replace(result, warnings=texts)
+
+
+def _checked_for_duplicates(
+    new_items: list[LoadedDocument], *, strict: bool, published: list[profiles.Profile] | None = None
+) -> tuple[str, ...]:
+    """The duplicate warnings of `new_items` (`_duplicate_warnings`); with `strict` any
+    of them raises CaseImportError instead (nothing written). `published`: every published
+    profile, when the caller read them already."""
+    warnings = _duplicate_warnings(new_items, published)
+    if strict and warnings:
+        raise CaseImportError(
+            [ImportProblem(file, "$", f"possible duplicate (--strict): {text}") for file, text in warnings]
+        )
+    return tuple(text for _, text in warnings)
 
 
 @contextmanager
@@ -131,10 +156,12 @@ def _documents_set_aside() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _duplicate_warnings(new_items: list[LoadedDocument]) -> list[tuple[str, str]]:
+def _duplicate_warnings(
+    new_items: list[LoadedDocument], published: list[profiles.Profile] | None = None
+) -> list[tuple[str, str]]:
     """(file, "IL-0999 looks like IL-0428 (same source URL ...)") for new cases that look
-    like stored ones."""
-    found = duplicates.batch_duplicates([item.document for item in new_items])
+    like stored ones (`published`: the published profiles, when read already)."""
+    found = duplicates.batch_duplicates([item.document for item in new_items], published=published)
     return [
         (
             item.file,
@@ -211,6 +238,7 @@ def write_documents(
     *,
     user: history.User = None,
     reason: str = "",
+    published_before: list[profiles.Profile] | None = None,
 ) -> ImportResult:
     """Write validated documents and definitions; the same id again replaces that case.
 
@@ -218,7 +246,10 @@ def write_documents(
     each case's `modified` time (the change feed stays meaningful) and its derived data.
     The changed cases' index rows and similar-case neighbours are updated here, inside the
     transaction (`refresh_derived`); each written case gets a history row (`history.record`)
-    naming `user` and `reason`.
+    naming `user` and `reason`. `published_before`: every published profile
+    (`profiles.published`), read by the caller inside this transaction once it held the
+    write lock, so that the neighbour update does not read the unchanged ones again; only
+    when `definitions` hold no term (their terms are then as they were read).
     """
     serialize_case_writes()
     terms_written = _upsert_terms(definitions)
@@ -245,18 +276,19 @@ def write_documents(
         for item in changed_items
         for position, target in enumerate(item.document.get("related", []))
     )
-    refresh_derived(ids)
+    refresh_derived(ids, published_before)
     return ImportResult(
         created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=terms_written
     )
 
 
-def refresh_derived(case_ids: list[str]) -> None:
+def refresh_derived(case_ids: list[str], published_before: list[profiles.Profile] | None = None) -> None:
     """Bring the search index and stored neighbours in step with `case_ids` (inside the
     caller's transaction, so a failed write leaves them untouched too), and retire every
-    cached read of the store (`store_cache.changed`: store version, vocabulary counts)."""
+    cached read of the store (`store_cache.changed`: store version, vocabulary counts).
+    `published_before`: as for `write_documents`."""
     store_cache.changed()
-    index.cases_written(case_ids)
+    index.cases_written(case_ids, published_before)
 
 
 def validate_document(document: dict[str, Any], *, where: str = "document") -> list[ImportProblem]:

@@ -38,17 +38,20 @@ def reindex_cases(case_ids: Iterable[str], each_batch: Callable[[list[Case]], No
     return len(ids)
 
 
-def cases_written(case_ids: Iterable[str]) -> None:
+def cases_written(case_ids: Iterable[str], published_before: list[profiles.Profile] | None = None) -> None:
     """After cases were created or replaced: their index rows, their embeddings (only those
     whose passages changed are encoded) and the neighbour lists (which read the embeddings).
     The cases' text is read once: the similar-case profiles are counted from the batches the
-    index rows were written from (reading them again took a tenth of an import)."""
+    index rows were written from (reading them again took a tenth of an import).
+    `published_before`: every published profile, read in this transaction under the write
+    lock before the cases were written, with no vocabulary term written since
+    (`similarity.update_neighbours`)."""
     ids = list(case_ids)
     if ids:
         texts: dict[str, profiles.Profile] = {}
         reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
         update_embeddings(ids)
-        update_neighbours(ids, texts)
+        update_neighbours(ids, texts, published_before)
 
 
 def cases_deleted(case_ids: Iterable[str]) -> None:

@@ -97,7 +97,7 @@ def word_vectors(texts: Sequence[Sequence[Mapping[str, int]]], kept: int) -> Wor
     columns = new_column[summed.indices]
     keep = columns >= 0
     rows, columns = rows[keep], columns[keep]
-    weights = (1 + _logs(summed.data[keep])) * idf[columns]
+    weights = (1 + _count_logs(summed.data[keep])) * idf[columns]
     # Strongest first within each text, ties by word; then each text's first `kept`.
     order = np.lexsort((columns, -weights, rows))
     rows, columns, weights = rows[order], columns[order], weights[order]
@@ -121,6 +121,21 @@ def _logs(values: np.ndarray) -> np.ndarray:
     per distinct value: counts and document frequencies take few."""
     distinct, inverse = np.unique(values, return_inverse=True)
     return np.array([math.log(v) for v in distinct.tolist()], dtype=np.float64)[inverse]
+
+
+# Counts up to this are looked up in a table of logarithms; a larger one takes `_logs`.
+COUNT_TABLE = 100_000
+
+
+def _count_logs(counts: np.ndarray) -> np.ndarray:
+    """`_logs` of word counts (whole numbers, at least 1), from a table of `math.log` of
+    1..max: the same values without sorting every entry (np.unique over the 5 million
+    entries of 20,000 cases was a tenth of building their vectors)."""
+    top = int(counts.max()) if len(counts) else 0
+    if top > COUNT_TABLE:
+        return _logs(counts)
+    table = np.array([0.0, *(math.log(k) for k in range(1, top + 1))], dtype=np.float64)
+    return table[counts.astype(np.int64)]
 
 
 def _norms(rows: np.ndarray, rank: np.ndarray, weights: np.ndarray, n: int, kept: int) -> np.ndarray:

@@ -113,8 +113,8 @@ def test_the_api_history_costs_a_fixed_number_of_queries(client, edited, setting
 
 def test_the_lookalikes_endpoint_costs_a_fixed_number_of_queries(client, settings, django_assert_num_queries):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
-    # URL match, the published profiles (3: their root causes, their terms and their stored
-    # profile rows, which hold the word counts and mean passage embedding); nothing matched,
-    # so no titles are read.
-    with django_assert_num_queries(4):
+    # URL match, the published profiles (4: their root causes, their term links, the terms
+    # and their stored profile rows, which hold the word counts); nothing matched, so no
+    # titles are read.
+    with django_assert_num_queries(5):
         client.get(reverse("api:proposal-lookalikes"), {"url": "https://example.org/x", "text": "NCCL hang"})

@@ -35,7 +35,9 @@ def cheap_derived_data(monkeypatch):
     embeddings and neighbour lists, numbers computed from that text in Python, are not: a
     re-encoded title costs seconds, and these tests write a few hundred."""
     monkeypatch.setattr("incidents.search.index.update_embeddings", lambda ids: None)
-    monkeypatch.setattr("incidents.search.index.update_neighbours", lambda ids, texts=None: None)
+    monkeypatch.setattr(
+        "incidents.search.index.update_neighbours", lambda ids, texts=None, published_before=None: None
+    )
 
 
 class Rollback(Exception):

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from incidents.search import profiles
-from incidents.search.word_vectors import word_vectors
+from incidents.search.word_vectors import COUNT_TABLE, word_vectors
 
 
 def per_text(texts: list[Counter], kept: int) -> tuple[dict[str, float], list[dict[str, float]]]:
@@ -55,6 +55,21 @@ def test_counts_given_in_parts_add_up():
     whole = word_vectors([(Counter({"gpu": 3, "xid": 1}),), (Counter({"ib": 1}),)], kept=5)
     assert parts.vector(0) == whole.vector(0)
     assert parts.vector(0)["gpu"] > parts.vector(0)["xid"]
+
+
+@pytest.mark.parametrize("top", [3, COUNT_TABLE + 5])
+def test_counts_past_the_table_of_logarithms_give_the_same_bits(top):
+    texts = [
+        Counter({"gpu": top, "xid": 7, "ib": 1}),
+        Counter({"gpu": 1, "nvlink": top // 2 + 1}),
+        Counter({"pcie": 2}),
+    ]
+    idf, expected = per_text(texts, kept=5)
+    vectors = word_vectors([(t,) for t in texts], kept=5)
+    assert dict(zip(vectors.words, vectors.idf.tolist(), strict=True)) == idf
+    for row, vector in enumerate(expected):
+        assert list(vectors.vector(row).items()) == list(vector.items())
+    assert set(vectors.vector(0)) == {"gpu", "xid", "ib"}
 
 
 @pytest.mark.django_db

@@ -1,0 +1,111 @@
+"""An import of new cases reads every published profile once, under the write lock: the
+duplicate check and the neighbour update share that read (`services.import_case_files`),
+and the profiles the update builds from it are those a second read would give."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from incidents.models import Case
+from incidents.problems import CaseImportError
+from incidents.search import profiles
+from incidents.search.models import CaseNeighbour, CaseProfile
+from incidents.search.similarity import NEIGHBOURS
+from incidents.services import import_case_files
+from tests.conftest import CASES_DIR, VOCAB_FILE
+
+pytestmark = pytest.mark.django_db
+
+
+def retold(tmp_path, case_id: str, new_id: str):
+    """A copy of a fixture case under a new id, written to its own folder."""
+    document = json.loads((CASES_DIR / f"{case_id}.json").read_text(encoding="utf-8"))
+    document["id"] = new_id
+    document["related"] = []
+    folder = tmp_path / new_id
+    folder.mkdir()
+    (folder / f"{new_id}.json").write_text(json.dumps(document), encoding="utf-8")
+    return folder
+
+
+def test_an_import_reads_the_published_profiles_once_for_the_duplicate_check_and_the_neighbours(tmp_path):
+    folder = retold(tmp_path, "IL-0463", "IL-990001")
+    with CaptureQueriesContext(connection) as queries:
+        result = import_case_files(paths=[folder])
+    # The queries reading stored word counts (a pending-neighbours check reads no profile).
+    profile_reads = [
+        q["sql"] for q in queries.captured_queries if '"incidents_caseprofile"."counts"' in q["sql"]
+    ]
+    assert len(profile_reads) == 1, profile_reads  # the stored profiles of every published case
+    assert result.created == ["IL-990001"]
+    [warning] = result.warnings
+    assert warning.startswith("IL-990001 looks like IL-0463 (")
+    ranked = list(CaseNeighbour.objects.filter(case_id="IL-990001").order_by("rank"))
+    assert len(ranked) == NEIGHBOURS
+    assert ranked[0].neighbour_id == "IL-0463"
+    assert ranked[0].score > 0.9
+    # ...and the copy entered the list of the case it copies, as its closest neighbour.
+    assert CaseNeighbour.objects.get(case_id="IL-0463", rank=1).neighbour_id == "IL-990001"
+
+
+def test_an_import_that_renames_a_term_names_it_anew_in_every_list(tmp_path):
+    vocabulary = json.loads(VOCAB_FILE.read_text(encoding="utf-8"))
+    [topic] = [t for t in vocabulary["topics"] if t["slug"] == "inference-outage"]
+    topic["name"] = "Inference outages, renamed"
+    renamed = tmp_path / "vocab.json"
+    renamed.write_text(json.dumps({"topics": [topic]}), encoding="utf-8")
+    folder = retold(tmp_path, "IL-0463", "IL-990003")
+    import_case_files(paths=[folder], vocab_paths=[renamed])
+    # The copy entered the list of the case it copies, whose terms were read before the
+    # import renamed the topic: that list names the topic as it is called now.
+    row = CaseNeighbour.objects.get(case_id="IL-0463", neighbour_id="IL-990003")
+    assert row.shared_terms["topic"] == ["Inference outages, renamed", "Interconnect faults"]
+
+
+def test_a_strict_import_refused_for_a_duplicate_leaves_nothing_behind(tmp_path):
+    folder = retold(tmp_path, "IL-0463", "IL-990002")
+    with pytest.raises(CaseImportError) as raised:
+        import_case_files(paths=[folder], strict=True)
+    assert "possible duplicate (--strict): IL-990002 looks like IL-0463" in str(raised.value)
+    assert not Case.objects.filter(id="IL-990002").exists()
+    assert not CaseProfile.objects.filter(case_id="IL-990002").exists()
+    assert not CaseNeighbour.objects.filter(neighbour_id="IL-990002").exists()
+
+
+def as_values(found: list[profiles.Profile]) -> list[tuple]:
+    return [
+        (
+            p.id,
+            p.terms,
+            dict(p.counts),
+            dict(p.context),
+            p.surface,
+            None if p.embedding is None else p.embedding.tolist(),
+        )
+        for p in found
+    ]
+
+
+def test_profiles_read_before_a_write_give_what_reading_them_after_gives():
+    Case.objects.filter(id="IL-0470").update(status=Case.Status.DRAFT)
+    before = profiles.published()
+    assert "IL-0470" not in {p.id for p in before}
+    # Written since: a case retold, a case unpublished, a case published again.
+    Case.objects.filter(id="IL-0463").update(summary="A retold summary: a zebrafish chewed the cable.")
+    Case.objects.filter(id="IL-0500").update(status=Case.Status.DRAFT)
+    Case.objects.filter(id="IL-0470").update(status=Case.Status.PUBLISHED)
+    fresh = profiles.refresh(["IL-0463"])
+    assert fresh["IL-0463"].counts["zebrafish"] == 1
+
+    reused = profiles.published(fresh, before=before)
+    read_again = profiles.published(fresh)
+    ids = [p.id for p in reused]
+    assert "IL-0470" in ids and "IL-0500" not in ids
+    assert as_values(reused) == as_values(read_again)
+    assert next(p for p in reused if p.id == "IL-0463") is fresh["IL-0463"]
+    assert all(p.embedding is not None and np.isfinite(p.embedding).all() for p in reused)
