@@ -963,6 +963,8 @@ def main() -> None:
         # Write report.md and the README's table again from report.json (no measuring).
         write_reports(json.loads((HERE / "report.json").read_text()))
         return
+    # The README's table is rewritten after every run: find its markers before measuring.
+    with_readme_table((ROOT / "README.md").read_text(encoding="utf-8"), {"runs": []})
     sizes = [int(s) for s in _env_list("BENCH_SIZES", "1000,10000")]
     backends = _env_list("BENCH_BACKENDS", "sqlite,postgres")
     seconds = int(os.environ.get("BENCH_SECONDS", "10"))

@@ -116,14 +116,16 @@ def import_case_files(
     ):
         # The duplicate check and the neighbour update read the same published profiles:
         # read once, under the write lock, so that nothing changes them in between (reading
-        # them twice was a quarter of importing 10 cases into 20,000). Vocabulary files may
-        # rename terms the profiles name: then the update reads them again, and this copy
-        # goes first (two copies at once were 130 MB more at 20,000 cases).
+        # them twice was a quarter of importing 10 cases into 20,000). Not shared when
+        # vocabulary files may rename terms the profiles name (the update reads them again)
+        # or a full rebuild is pending (no update): the check then reads accounts only. The
+        # check runs while the lock is held, so another writer waits for it too.
         serialize_case_writes()
-        before = profiles.published() if new_items else None
+        shared = not definitions.terms and not deferred.pending()
+        before = profiles.published(account_only=not shared) if new_items else None
         texts = _checked_for_duplicates(new_items, strict=strict, published=before)
-        if definitions.terms:
-            before = None
+        if not shared:
+            before = None  # not held through the writes
         result = write_documents(items, definitions, reason="import", published_before=before)
         return dataclasses.replace(result, warnings=texts)
 
@@ -252,6 +254,8 @@ def write_documents(
     when `definitions` hold no term (their terms are then as they were read).
     """
     serialize_case_writes()
+    if definitions.terms:
+        published_before = None  # the terms they name may change here
     terms_written = _upsert_terms(definitions)
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
@@ -340,6 +344,7 @@ def change_status(case_id: str, target: str, *, user: history.User, reason: str 
     lacks the role, ValueError when a retraction has no reason. The search index,
     neighbours and history follow in the same transaction.
     """
+    serialize_case_writes()
     case = Case.objects.select_for_update().get(id=case_id)
     workflow.check_transition(user, case.status, target)
     reason = reason.strip()
@@ -366,6 +371,7 @@ def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: 
         raise workflow.NotAllowed("only a reviewer may merge cases")
     if duplicate_id == kept_id:
         raise workflow.WorkflowError("a case cannot be merged into itself")
+    serialize_case_writes()
     cases = {c.id: c for c in Case.objects.select_for_update().filter(id__in=[duplicate_id, kept_id])}
     for case_id in (duplicate_id, kept_id):
         if case_id not in cases:
@@ -395,6 +401,8 @@ def save_term(term: Term, *, user: history.User = None) -> Term:
     code whose patterns changed is re-derived on every case (`rederive_error_code`) now,
     not at the next import: the cases whose text the new patterns match carry it, those it
     was only derived for and no longer match lose it (a history row each, naming `user`)."""
+    # Terms name what an import's neighbour update reuses (`write_documents`): one writer.
+    serialize_case_writes()
     before = Term.objects.filter(pk=term.pk).values_list("patterns", flat=True).first() if term.pk else None
     term.save()
     if term.facet in ALIAS_FACETS:

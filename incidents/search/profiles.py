@@ -6,7 +6,9 @@ of the case's passage vectors) are stored in `CaseProfile` when a case is writte
 of tokenising N texts and loading N × 5 passage vectors (about 160 MB at 100,000 cases).
 Terms are read from the term rows every time (they are small and a vocabulary edit may
 rename them; the context counts hold the term names as words too, and a vocabulary edit
-rewrites them through `index.cases_written`). The text part is kept in two counts:
+rewrites them through `index.cases_written`), except by an import that read every profile
+under the write lock and writes no term (`published(before=...)`). The text part is kept
+in two counts:
 
 - the account (`counts`): title, symptoms, root cause, trigger and summary, what a
   duplicate check compares a new text with (`similarity.TextIndex`);
@@ -197,7 +199,7 @@ def _published_since(fresh: dict[str, Profile], before: list[Profile], cases: Ca
     """`published(fresh, before=before)`: the profiles of `before` still published, as they
     are; the others (`fresh`, or published since) with their terms read. Queries: 1 (the
     published ids), then per `BATCH` cases not in `before` 3 (root causes, term links,
-    stored rows) and the terms once; none of the N rows `before` holds is read again (at
+    stored rows), and the terms once; none of the N rows `before` holds is read again (at
     20,000 cases the term links alone took 0.5 to 0.9 s)."""
     ids = sorted(cases.order_by().values_list("id", flat=True))
     kept = {p.id: p for p in before if p.id not in fresh}
@@ -207,10 +209,11 @@ def _published_since(fresh: dict[str, Profile], before: list[Profile], cases: Ca
     found.update(_from_text([case_id for case_id in unread if case_id not in found]))
     roots: dict[str, tuple[str, str, str]] = {}
     terms: dict[str, dict[tuple[str, str], str]] = {}
+    named = _term_names()
     for at in range(0, len(unread), BATCH):
         chunk = cases.filter(id__in=unread[at : at + BATCH])
         roots.update(_root_causes(chunk))
-        terms.update(_terms_by_case(chunk))
+        terms.update(_terms_by_case(chunk, named))
     return [
         kept[case_id] if case_id in kept else _with_terms(found[case_id], terms, roots[case_id])
         for case_id in ids
@@ -288,17 +291,20 @@ def _with_terms(
     return profile
 
 
-def _terms_by_case(cases: CaseQuerySet) -> dict[str, dict[tuple[str, str], str]]:
+def _term_names() -> dict[int, tuple[str, str, str]]:
+    """Term id -> (facet, slug, name) of every term but `ALIAS_FACETS` (one query)."""
+    rows = Term.objects.exclude(facet__in=ALIAS_FACETS).values_list("id", "facet", "slug", "name")
+    return {term_id: (facet, slug, name) for term_id, facet, slug, name in rows}
+
+
+def _terms_by_case(
+    cases: CaseQuerySet, named: dict[int, tuple[str, str, str]] | None = None
+) -> dict[str, dict[tuple[str, str], str]]:
     """Case id -> (facet, slug) -> name of the terms of `cases` but `ALIAS_FACETS`, each
     case's in its order (`CaseTerm.position`). Two queries: the term links as ids, and the
-    terms; reading each link's facet, slug and name through a join took twice as long
-    (250,000 links at 20,000 cases: 0.75 s)."""
-    named = {
-        term_id: (facet, slug, name)
-        for term_id, facet, slug, name in Term.objects.exclude(facet__in=ALIAS_FACETS).values_list(
-            "id", "facet", "slug", "name"
-        )
-    }
+    terms (none when `named`, from `_term_names`, is given); reading each link's facet,
+    slug and name through a join took twice as long (250,000 links at 20,000 cases: 0.75 s)."""
+    named = _term_names() if named is None else named
     terms: dict[str, dict[tuple[str, str], str]] = {}
     for case_id, term_id in (
         CaseTerm.objects.filter(case__in=cases).order_by("position").values_list("case_id", "term_id")
