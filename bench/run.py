@@ -905,12 +905,13 @@ README_SIZES_BELOW = 100_000  # larger runs have a table of their own, written b
 def readme_table(report: dict) -> str:
     """The README's table: per endpoint, req/s under load and in brackets the one-client p95
     in ms; then import, neighbour step, increment, warm-up, memory and load of each run below
-    `README_SIZES_BELOW` cases, SQLite first, smaller first."""
+    `README_SIZES_BELOW` cases, SQLite first, smaller first. "–" where a run lacks a figure
+    (an endpoint added after it, an import not measured with BENCH_REUSE), as report.md says."""
     runs = sorted(
         (r for r in report["runs"] if r["size"] < README_SIZES_BELOW),
         key=lambda r: (r["backend"] != "sqlite", r["backend"], r["size"]),
     )
-    header = "| req/s under 16 connections (one client: p95 ms) | " + " | ".join(
+    header = f"| req/s under {report['connections']} connections (one client: p95 ms) | " + " | ".join(
         f"{r['backend']} {r['size']:,}" for r in runs
     )
     lines = [header + " |", "|---|" + "---:|" * len(runs)]
@@ -918,15 +919,20 @@ def readme_table(report: dict) -> str:
     def row(label: str, cell) -> None:
         lines.append(f"| {label} | " + " | ".join(cell(r) for r in runs) + " |")
 
-    for endpoint in [name for name, *_ in ENDPOINTS]:
-        row(endpoint, lambda r, e=endpoint: f"{r['endpoints'][e]['rps']} ({_ms(_one_client(r, e, 'p95'))})")
-    row("first import, cases/s", lambda r: f"{r['import_first']['rate_per_second']}")
-    row(
-        "similar-case lists step, s",
-        lambda r: f"{r['neighbours_step']['seconds']}" if r.get("neighbours_step") else "–",
-    )
-    row("import 10 more, s", lambda r: f"{r['import_10_more']['seconds']}")
-    row("cold start (warm-up), s", lambda r: f"{r['warm_up_seconds']}")
+    def measured(r: dict, step: str, figure: str) -> str:
+        return f"{r[step][figure]}" if r.get(step) else "–"
+
+    def endpoint(r: dict, name: str) -> str:
+        if name not in r["endpoints"]:
+            return "–"
+        return f"{r['endpoints'][name]['rps']} ({_ms(_one_client(r, name, 'p95'))})"
+
+    for name, *_ in ENDPOINTS:
+        row(name, lambda r, name=name: endpoint(r, name))
+    row("first import, cases/s", lambda r: measured(r, "import_first", "rate_per_second"))
+    row("similar-case lists step, s", lambda r: measured(r, "neighbours_step", "seconds"))
+    row("import 10 more, s", lambda r: measured(r, "import_10_more", "seconds"))
+    row("cold start (warm-up), s", lambda r: f"{r.get('warm_up_seconds', '–')}")
     row("peak RSS per worker, MiB", lambda r: "/".join(str(m) for m in r["worker_peak_rss_mib"] or []) or "–")
     row("load average after the run", lambda r: r["load_after"])
     return "\n".join(lines)

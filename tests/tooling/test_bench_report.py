@@ -75,3 +75,21 @@ def test_the_readme_table_is_the_one_the_report_gives():
 def test_a_readme_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="no .*bench table"):
         bench_run().with_readme_table("# incidentlib\n", {"runs": []})
+
+
+def test_a_run_without_an_import_or_an_endpoint_shows_a_dash_in_the_readme_table():
+    run = bench_run()
+    report = json.loads((BENCH / "report.json").read_text())
+    [reused] = [r for r in report["runs"] if (r["backend"], r["size"]) == ("sqlite", 1_000)]
+    reused["import_first"] = reused["import_10_more"] = reused["neighbours_step"] = None  # BENCH_REUSE
+    del reused["endpoints"]["stats"]  # an endpoint added after this run
+    lines = run.readme_table(report).splitlines()
+    assert lines[0].startswith(f"| req/s under {report['connections']} connections")
+    cells = {line.split(" | ")[0].lstrip("| "): line.split(" | ")[1] for line in lines[2:]}
+    assert cells["stats"] == "–"
+    assert cells["first import, cases/s"] == cells["import 10 more, s"] == "–"
+    assert cells["similar-case lists step, s"] == "–"
+    assert (
+        cells["case JSON"]
+        == f"{reused['endpoints']['case JSON']['rps']} ({run._one_client(reused, 'case JSON', 'p95')})"
+    )
