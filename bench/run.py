@@ -938,13 +938,20 @@ def readme_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def with_readme_table(readme: str, report: dict) -> str:
-    """`readme` with the text between `README_TABLE_START` and `README_TABLE_END` replaced by
-    `readme_table(report)`. Raises ValueError when the markers are missing."""
+def around_readme_table(readme: str) -> tuple[str, str]:
+    """The text of `readme` before `README_TABLE_START` and after `README_TABLE_END`.
+    Raises ValueError when the markers are missing."""
     before, found, rest = readme.partition(README_TABLE_START + "\n")
     _, found_end, after = rest.partition(README_TABLE_END)
     if not found or not found_end:
         raise ValueError(f"README.md has no {README_TABLE_START!r} ... {README_TABLE_END!r} block")
+    return before, after
+
+
+def with_readme_table(readme: str, report: dict) -> str:
+    """`readme` with the text between `README_TABLE_START` and `README_TABLE_END` replaced by
+    `readme_table(report)`. Raises ValueError when the markers are missing."""
+    before, after = around_readme_table(readme)
     return f"{before}{README_TABLE_START}\n{readme_table(report)}\n{README_TABLE_END}{after}"
 
 
@@ -970,7 +977,7 @@ def main() -> None:
         write_reports(json.loads((HERE / "report.json").read_text()))
         return
     # The README's table is rewritten after every run: find its markers before measuring.
-    with_readme_table((ROOT / "README.md").read_text(encoding="utf-8"), {"runs": []})
+    around_readme_table((ROOT / "README.md").read_text(encoding="utf-8"))
     sizes = [int(s) for s in _env_list("BENCH_SIZES", "1000,10000")]
     backends = _env_list("BENCH_BACKENDS", "sqlite,postgres")
     seconds = int(os.environ.get("BENCH_SECONDS", "10"))

@@ -73,8 +73,20 @@ def test_the_readme_table_is_the_one_the_report_gives():
 
 
 def test_a_readme_without_the_markers_is_refused():
+    run = bench_run()
     with pytest.raises(ValueError, match="no .*bench table"):
-        bench_run().with_readme_table("# incidentlib\n", {"runs": []})
+        run.with_readme_table("# incidentlib\n", {"runs": []})
+    with pytest.raises(ValueError, match="no .*bench table"):
+        run.around_readme_table("# incidentlib\n")
+
+
+def test_the_check_before_measuring_needs_no_report():
+    """`make bench` looks for the markers before it measures, when there is no report yet
+    (it once built a table from an empty one there and stopped at its first line)."""
+    readme = (BENCH.parent / "README.md").read_text(encoding="utf-8")
+    before, after = bench_run().around_readme_table(readme)
+    assert before.endswith("\n") and after.startswith("\n\nAt **100,000**")
+    assert readme.startswith(before) and readme.endswith(after)
 
 
 def test_a_run_without_an_import_or_an_endpoint_shows_a_dash_in_the_readme_table():
