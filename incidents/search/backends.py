@@ -9,7 +9,8 @@ with the porter stemmer; ranking is `bm25()` with column weights, snippets `snip
 PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
 weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
 `websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank` with
-length normalisation (see `postgres_rank`), snippets `ts_headline`.
+length normalisation (see `postgres_rank`), snippets `ts_headline`; a query of several word
+groups is scored like BM25 (`PostgresBackend.rank`), so both put the same case first.
 Rows are written by `index.py` when cases are imported.
 """
 
@@ -54,6 +55,40 @@ SQLITE_WEIGHTS = (0.0, 8.0, 8.0, 3.0, 1.0)
 # better than `ts_rank_cd` on the eval/ benchmark (MRR@10 0.969 against 0.959) and agrees
 # with SQLite's bm25 on the top hit of 96% of its queries (92% for ts_rank_cd).
 POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
+
+
+# PostgreSQL scores a query of several word groups like SQLite's bm25: the sum over the
+# groups of idf(group) * r / (r + SATURATION), r the group's own `ts_rank`. ts_rank has no
+# idf (a common word counted as much as a rare one) and grows with the column weight
+# (a title match 8 times a match in the rest, where bm25's saturation makes it about 2
+# times). SATURATION chosen on the tuning set (eval/queries.json): the backends' first
+# cases agreed on 145 of 154 queries with the whole query's ts_rank, 151 / 152 / 149 / 148
+# with 0.004 / 0.008 / 0.016 / 0.03 (PostgreSQL's MRR@10 0.934 before, 0.935 to 0.938).
+SATURATION = 0.008
+
+
+# The number of index rows for the idf: the planner's estimate (kept by ANALYZE, which a
+# large import runs, and by autovacuum; exact for a table under 30,000 rows) where there is
+# one, since counting reads the whole table (about 1 KB a row: 100 MB at 100,000 cases);
+# the count itself on a table never analysed.
+_ROW_COUNT = (
+    "SELECT CASE WHEN p.reltuples > 0 THEN round(p.reltuples)::float8"
+    f" ELSE (SELECT count(*) FROM {POSTGRES_TABLE})::float8 END AS total"
+    f" FROM pg_class p WHERE p.oid = '{POSTGRES_TABLE}'::regclass"
+)
+
+
+def _group_score(n: int) -> str:
+    """SQL of word group `n`'s part of a PostgreSQL score (see SATURATION), from the columns
+    `x.h<n>` (1 when the case matches the group) and `x.r<n>` (its ts_rank) and the row count
+    `t.total`. 0 without a match: ts_rank ignores a phrase's word order, so it scores
+    `xid <-> 79` in a case with "Xid 48" and "79 nodes", which does not match it. The document
+    frequency is a window sum over the rows ranked (the allowed published matches): the same
+    whether the allowed cases came as a subquery or as the published check."""
+    frequency = f"SUM(x.h{n}) OVER ()"
+    # float8 throughout: a bigint sum plus 0.5 is numeric, several times slower per row.
+    idf = f"ln(1 + (t.total - {frequency} + 0.5::float8) / ({frequency} + 0.5::float8))"
+    return f"x.h{n} * {idf} * x.r{n} / (x.r{n} + {SATURATION})"
 
 
 def postgres_rank(vector: str) -> str:
@@ -467,23 +502,33 @@ class PostgresBackend(Backend):
         group_sql: list[str] = []
         group_params: list = []
 
+        def number(group: list[Atom]) -> int:
+            tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
+            key = f"{tsquery}\x1f{tsquery_params!r}"
+            if key not in numbered:
+                numbered[key] = len(numbered)
+                group_sql.append(f"{tsquery} AS q{numbered[key]}")
+                group_params.extend(tsquery_params)
+            return numbered[key]
+
         def shared(groups: list[list[Atom]]) -> str:
-            parts = []
-            for group in groups:
-                tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
-                key = f"{tsquery}\x1f{tsquery_params!r}"
-                if key not in numbered:
-                    numbered[key] = len(numbered)
-                    group_sql.append(f"{tsquery} AS q{numbered[key]}")
-                    group_params.extend(tsquery_params)
-                parts.append(f"x.h{numbered[key]}")
+            parts = [f"x.h{number(group)}" for group in groups]
             return f"(({' + '.join(parts)}) / {len(groups)}.0)"
 
+        # Several groups: each gets its own ts_rank column `r<n>` and an idf from its document
+        # frequency; see SATURATION. The whole query's ts_rank is then not needed.
+        scored = sorted({number(group) for group in coordinate}) if len(coordinate) > 1 else []
         coord = self._factors(list(coordinate), list(literal), shared)
         share = shared(list(coordinate)) if len(coordinate) > 1 else "1.0"
         literal_share = shared(list(literal)) if literal else share
         tsquery, tsquery_params = self.tsquery(parsed)
         hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
+        hits += "".join(f", ts_rank('{POSTGRES_WEIGHTS}', v.v, q.q{n}, 1) AS r{n}" for n in scored)
+        whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
+        base, counted = "x.base", ""
+        if scored:
+            base = "(" + " + ".join(_group_score(n) for n in scored) + ")"
+            counted = f" CROSS JOIN ({_ROW_COUNT}) t"
         queries = "".join(f", {sql}" for sql in group_sql)
         allowed, allowed_params, published = "", [], " AND c.status = %s"
         if candidates is not None:
@@ -494,13 +539,13 @@ class PostgresBackend(Backend):
             # match with its decompressed vector (16 MB for 10,000 matches: a merge sort on
             # disk), and a planner without statistics (a small store, never analysed) cannot
             # run it again for every case row it joins.
-            f"WITH x AS MATERIALIZED (SELECT s.case_id, {postgres_rank('v.v')} AS base{hits}"
+            f"WITH x AS MATERIALIZED (SELECT s.case_id{whole_rank}{hits}"
             f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
             f" WHERE s.vector @@ q.query{allowed})"
-            f" SELECT x.case_id, x.base * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
+            f" SELECT x.case_id, {base} * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" {share} AS share, {literal_share} AS literal_share"
-            f" FROM x JOIN incidents_case c ON c.id = x.case_id{published}"
+            f" FROM x{counted} JOIN incidents_case c ON c.id = x.case_id{published}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
