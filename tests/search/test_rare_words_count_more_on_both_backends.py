@@ -35,7 +35,8 @@ def test_the_case_with_the_rare_word_comes_first(import_synthetic):
 
 
 def test_a_case_matching_both_words_still_comes_first(import_synthetic):
-    """The idf weighting does not undo coordination: the case with both words leads."""
+    """The case with both words leads: the idf weighting keeps coordination, and a title
+    holding one word does not outweigh it (the whole query's ts_rank put those first)."""
     common = [synthetic_case(n, title=f"{COMMON.capitalize()} failure number {n}") for n in range(10)]
     rare = synthetic_case(10, lessons=[f"A {RARE} was seen near the rack."])
     both = synthetic_case(11, lessons=[f"A {RARE} chewed the {COMMON} cable."])
