@@ -125,6 +125,43 @@ def test_an_import_moves_the_browse_counts_and_the_stats_at_once(client, store_c
     assert browse_counts(client) == (total + 2, symptom + 2, stats_total + 2)
 
 
+FILTERED = "/api/cases/?symptom=nccl-timeout&component=pytorch"
+
+
+def filtered_counts(client, url: str = FILTERED) -> tuple[int, int, list[str]]:
+    """A filtered list's total, its `nccl-timeout` symptom count and its page's ids."""
+    body = client.get(url).json()
+    symptom = next(f["count"] for f in body["facets"]["symptom"] if f["value"] == "nccl-timeout")
+    return body["count"], symptom, [c["id"] for c in body["results"]]
+
+
+def test_an_import_moves_a_filtered_lists_counts_at_once(client, store_cache_on, tmp_path):
+    # A filtered list's total and facet counts are kept per store generation and filter set.
+    total, symptom, page = filtered_counts(client)
+    assert total == symptom > 0
+    with CaptureQueriesContext(connection) as captured:
+        assert filtered_counts(client) == (total, symptom, page)
+    assert not [q for q in captured.captured_queries if "COUNT(" in q["sql"].upper()]
+    # Other filters are counted apart, not served the first filter set's counts.
+    other_total, _, other_page = filtered_counts(client, FILTERED + "&q=-vllm")
+    assert other_total < total and set(other_page) < set(page)
+    paths = write_cases(
+        tmp_path,
+        [pytorch_nccl_timeout(n) for n in (3, 4)],
+    )
+    import_case_files(paths=paths)
+
+    after_total, after_symptom, after_page = filtered_counts(client)
+    assert (after_total, after_symptom) == (total + 2, symptom + 2)
+    assert {"IL-900003", "IL-900004"} <= set(after_page)
+
+
+def pytorch_nccl_timeout(number: int) -> dict:
+    document = synthetic_case(number, symptoms={"description": "Watchdog fired.", "tags": ["NCCL timeout"]})
+    document["environment"]["components"] = ["PyTorch"]
+    return document
+
+
 def edit_title(case_id: str, title: str) -> None:
     document = copy.deepcopy(load_fixture(case_id))
     document["title"] = title
