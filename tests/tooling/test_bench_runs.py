@@ -1,0 +1,90 @@
+"""`make bench` runs end to end: a tiny run of bench/run.py in a copy of the checkout, on the
+backend this test run uses (SQLite, or PostgreSQL when DATABASE_URL names it).
+
+The CI does not run the full bench (hours at 100,000 cases), so without this a change to the
+bench or to what it drives could break it unseen, as c22b02e did (every run stopped before
+measuring). Nothing here is timed: the run must finish, answer every endpoint with 2xx under
+the load generator, and write its report and the README's table."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tooling.test_bench_report import bench_run
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = 20
+
+
+def copy_of_checkout(target: Path) -> Path:
+    """The tracked files of this checkout, as they are in the work tree, under `target`."""
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+@pytest.fixture
+def bench_backend() -> str:
+    return "postgres" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
+
+
+def test_a_tiny_bench_measures_every_endpoint_and_writes_its_report(tmp_path, bench_backend):
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is missing: `make test` installs it (`make loadtool`)")
+    copy = copy_of_checkout(tmp_path / "checkout")
+    environment = {
+        **os.environ,
+        "BENCH_SIZES": str(SIZE),
+        "BENCH_BACKENDS": bench_backend,
+        "BENCH_SECONDS": "1",
+        "BENCH_SOLO_SECONDS": "1",
+        "BENCH_CONNECTIONS": "4",
+        # Names of their own: a developer's bench databases and cache stay untouched.
+        "BENCH_POSTGRES_URL": "postgres://postgres@127.0.0.1:5432/il_bench_smoke",
+        "BENCH_CACHE_URL": "redis://127.0.0.1:6379/14",
+    }
+    environment.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "bench/run.py"],
+        cwd=copy,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+    report = json.loads((copy / "bench" / "report.json").read_text())
+    [measured] = report["runs"]
+    assert (measured["backend"], measured["size"]) == (bench_backend, SIZE)
+    real_cases = len(list((ROOT / "fixtures" / "cases").glob("*.json")))
+    assert measured["total_cases"] == real_cases + SIZE + 10  # the 10 more of the increment
+    endpoints = measured["endpoints"]
+    assert set(endpoints) == {name for name, *_ in bench_run().ENDPOINTS}
+    for name, figures in endpoints.items():
+        assert figures["requests"] > 0 and figures["non_2xx"] == 0, (name, figures)
+        assert figures["one_client"]["requests"] > 0 and figures["one_client"]["non_2xx"] == 0, name
+    assert all(peak > 0 for peak in measured["worker_peak_rss_mib"])
+    assert len(measured["worker_peak_rss_mib"]) == 2
+
+    column = f"{bench_backend} {SIZE:,}"
+    assert f"## {bench_backend}, {SIZE:,} synthetic cases" in (copy / "bench" / "report.md").read_text()
+    readme = (copy / "README.md").read_text(encoding="utf-8")
+    table = readme.split("<!-- bench table:", 1)[1].split("<!-- end of bench table -->", 1)[0]
+    header = table.splitlines()[1]
+    assert header.startswith("| req/s under 4 connections") and header.endswith(f"| {column} |"), header
