@@ -171,30 +171,42 @@ class _Vocabulary:
             if FACETS_BY_NAME[facet].kind == "value":
                 self.names[facet] = distinct_case_values(facet)
 
-    def resolve(self, spec: FacetSpec, parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
+    def resolve(
+        self, spec: FacetSpec, parameter: str, value: str
+    ) -> tuple[str, Choice | None, Problem | None]:
+        """The facet `value` filters on (`spec`'s, or the one a moved value now lives in),
+        and the value, or the problem with it (with the nearest known values)."""
         if len(value) > MAX_VALUE_CHARS:
-            return None, Problem(parameter, f"must be at most {MAX_VALUE_CHARS} characters long", facet=None)
+            return (
+                spec.name,
+                None,
+                Problem(parameter, f"must be at most {MAX_VALUE_CHARS} characters long", facet=None),
+            )
         if spec.kind == "band":
             band = resolve_term(value, SCALE_BANDS)
             if band is not None:
-                return Choice(band.slug, band.label), None
+                return spec.name, Choice(band.slug, band.label), None
             every = [Choice(b.slug, b.label) for b in SCALE_BANDS]
-            return None, self._unknown(spec, parameter, value, [], every)
+            return spec.name, None, self._unknown(spec, parameter, value, [], every)
         if spec.is_term:
             terms = self.terms[spec.name]
             term = resolve_term(value, terms)
             if term is not None:
-                return Choice(term.slug, term.name), None
+                return spec.name, Choice(term.slug, term.name), None
+            # Before the suggestions, which compare the value with every term (difflib).
+            moved = self.moved(spec, value)
+            if moved is not None:
+                return (*moved, None)
             near = [Choice(t.slug, t.name) for t in nearest_terms(value, terms, limit=MAX_SUGGESTIONS)]
             every = [Choice(t.slug, t.name) for t in sorted(terms, key=lambda t: t.slug)]
-            return None, self._unknown(spec, parameter, value, near, every)
+            return spec.name, None, self._unknown(spec, parameter, value, near, every)
         names = self.names[spec.name]
         wanted = spelling_key(value)
         for name in names:
             if spelling_key(name) == wanted:
-                return Choice(name, name), None
+                return spec.name, Choice(name, name), None
         near = [Choice(n, n) for n in nearest_strings(value, names, limit=MAX_SUGGESTIONS)]
-        return None, self._unknown(spec, parameter, value, near, [Choice(n, n) for n in names])
+        return spec.name, None, self._unknown(spec, parameter, value, near, [Choice(n, n) for n in names])
 
     def moved(self, spec: FacetSpec, value: str) -> tuple[str, Choice] | None:
         """Where a value that is no term of `spec` now lives: `topic=training` is the
@@ -291,13 +303,11 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
         parameter = spec.exclude_param if excluded else spec.param
         target = exclude if excluded else include
         for value in values:
+            into = facet
             if spec.kind == "year":
                 choice, problem = _year(parameter, value)
             else:
-                choice, problem = vocabulary.resolve(spec, parameter, value)
-            into = facet
-            if problem is not None and (moved := vocabulary.moved(spec, value)) is not None:
-                (into, choice), problem = moved, None
+                into, choice, problem = vocabulary.resolve(spec, parameter, value)
             if problem is not None:
                 problems.append(problem)
             elif choice is not None and choice.value not in target.get(into, ()):
