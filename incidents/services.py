@@ -47,7 +47,7 @@ from .validation import (
     term_references,
     validate_batch,
 )
-from .vocabulary import VocabularyDefinitions, load_vocabulary, reference_of
+from .vocabulary import TermDefinition, VocabularyDefinitions, load_vocabulary, reference_of
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,12 @@ def import_case_files(
         # The duplicate check and the neighbour update read the same published profiles:
         # read once, under the write lock, so that nothing changes them in between (reading
         # them twice was a quarter of importing 10 cases into 20,000). Not shared when
-        # vocabulary files may rename terms the profiles name (the update reads them again)
-        # or a full rebuild is pending (no update): the check then reads accounts only. The
-        # check runs while the lock is held, so another writer waits for it too.
+        # vocabulary files change terms the profiles name (the update reads them again; a
+        # file whose terms are stored as it says changes none) or a full rebuild is pending
+        # (no update): the check then reads accounts only. The check runs while the lock is
+        # held, so another writer waits for it too.
         serialize_case_writes()
-        shared = not definitions.terms and not deferred.pending()
+        shared = not changed_definitions(definitions) and not deferred.pending()
         before = profiles.published(account_only=not shared) if new_items else None
         texts = _checked_for_duplicates(new_items, strict=strict, published=before)
         if not shared:
@@ -248,15 +249,17 @@ def write_documents(
     each case's `modified` time (the change feed stays meaningful) and its derived data.
     The changed cases' index rows and similar-case neighbours are updated here, inside the
     transaction (`refresh_derived`); each written case gets a history row (`history.record`)
-    naming `user` and `reason`. `published_before`: every published profile
+    naming `user` and `reason`. Only the definitions that differ from the stored terms are
+    written (`changed_definitions`). `published_before`: every published profile
     (`profiles.published`), read by the caller inside this transaction once it held the
-    write lock, so that the neighbour update does not read the unchanged ones again; only
-    when `definitions` hold no term (their terms are then as they were read).
+    write lock, so that the neighbour update does not read the unchanged ones again; used
+    only when no definition changes a term (the profiles' terms are then as they were read).
     """
     serialize_case_writes()
-    if definitions.terms:
-        published_before = None  # the terms they name may change here
-    terms_written = _upsert_terms(definitions)
+    changed_terms = changed_definitions(definitions)
+    if changed_terms:
+        published_before = None  # the terms they name change here
+    terms_written = _upsert_terms(changed_terms)
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
     resolve = _alias_resolver(stored_terms)
@@ -268,7 +271,7 @@ def write_documents(
         # written case's document is its normalised import document (`_plan` relies on
         # the same equality to find unchanged cases).
         history.record_written(written, user=user, reason=reason, created_ids=created)
-    if any(d.facet in ALIAS_FACETS for d in definitions.terms):
+    if any(d.facet in ALIAS_FACETS for d in changed_terms):
         # New or moved spellings may change which term a stored case's organization or
         # accelerator names: bring every case's links in step.
         relink_aliases(resolve)
@@ -457,9 +460,46 @@ def rederive_error_code(term: Term) -> list[str]:
     return changed
 
 
-def _upsert_terms(definitions: VocabularyDefinitions) -> int:
+def _stored_form(definition: TermDefinition) -> tuple:
+    """What `_upsert_terms` writes of a definition, to compare with a stored term."""
+    return (
+        definition.name,
+        definition.description,
+        list(definition.synonyms),
+        list(definition.patterns),
+        definition.vendor,
+        definition.source_url,
+        definition.family,
+    )
+
+
+def changed_definitions(definitions: VocabularyDefinitions) -> list[TermDefinition]:
+    """The definitions whose term is not stored as they say (new, or any field or family
+    different), in file order. One query. Re-importing the vocabulary file a library was
+    built from changes nothing: its terms are not written again, and what the import
+    reuses (the published profiles, the organization and accelerator links) stays valid."""
+    if not definitions.terms:
+        return []
+    facets = {d.facet for d in definitions.terms}
+    stored = {
+        (t.facet, t.slug): (
+            t.name,
+            t.description,
+            list(t.synonyms),
+            list(t.patterns),
+            t.vendor,
+            t.source_url,
+            t.family.name if t.family is not None else None,
+        )
+        for t in Term.objects.filter(facet__in=facets).select_related("family")
+    }
+    return [d for d in definitions.terms if stored.get((d.facet, d.slug)) != _stored_form(d)]
+
+
+def _upsert_terms(changed: list[TermDefinition]) -> int:
+    """Write the `changed` definitions (`changed_definitions`); returns how many."""
     written: dict[tuple[str, str], Term] = {}
-    for definition in definitions.terms:
+    for definition in changed:
         term, _ = Term.objects.update_or_create(
             facet=definition.facet,
             slug=definition.slug,
@@ -474,13 +514,15 @@ def _upsert_terms(definitions: VocabularyDefinitions) -> int:
             },
         )
         written[(definition.facet, definition.name)] = term
-    # Families after every term exists: a model may come before its family in the file.
-    for definition in definitions.terms:
+    # Families after every term exists: a model may come before its family in the file, and
+    # the family itself may be unchanged (stored, not written here).
+    for definition in changed:
         if definition.family is not None:
             term = written[(definition.facet, definition.name)]
-            term.family = written[(definition.facet, definition.family)]
+            family = written.get((definition.facet, definition.family))
+            term.family = family or Term.objects.get(facet=definition.facet, name=definition.family)
             term.save(update_fields=["family"])
-    return len(definitions.terms)
+    return len(changed)
 
 
 # Organization and accelerator links come after the document's own terms; their positions

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from incidents.models import Case
+from incidents.models import Case, Term
 from incidents.problems import CaseImportError
 from incidents.search import profiles
 from incidents.search.models import CaseNeighbour, CaseProfile
@@ -51,6 +51,40 @@ def test_an_import_reads_the_published_profiles_once_for_the_duplicate_check_and
     assert ranked[0].score > 0.9
     # ...and the copy entered the list of the case it copies, as its closest neighbour.
     assert CaseNeighbour.objects.get(case_id="IL-0463", rank=1).neighbour_id == "IL-990001"
+
+
+def profile_reads(queries) -> list[str]:
+    """The queries that read stored word counts."""
+    return [q["sql"] for q in queries.captured_queries if '"incidents_caseprofile"."counts"' in q["sql"]]
+
+
+def test_the_vocabulary_file_the_library_was_built_from_changes_nothing(tmp_path):
+    # `import_cases --vocab fixtures/vocab.json` with new cases, as an operator runs it:
+    # no term is written again, so the profiles are still read once and no case's
+    # organization or accelerator links are recomputed.
+    folder = retold(tmp_path, "IL-0463", "IL-990004")
+    with CaptureQueriesContext(connection) as queries:
+        result = import_case_files(paths=[folder], vocab_paths=[VOCAB_FILE])
+    assert result.terms_written == 0
+    assert len(profile_reads(queries)) == 1
+    # relink_aliases reads every case's organization and accelerator: not run.
+    assert not [q for q in queries.captured_queries if '"incidents_case"."accelerator" FROM' in q["sql"]]
+    assert CaseNeighbour.objects.get(case_id="IL-990004", rank=1).neighbour_id == "IL-0463"
+
+
+def test_a_vocabulary_file_changing_one_term_writes_that_term_only(tmp_path):
+    vocabulary = json.loads(VOCAB_FILE.read_text(encoding="utf-8"))
+    [topic] = [t for t in vocabulary["topics"] if t["slug"] == "inference-outage"]
+    topic["synonyms"] = [*topic.get("synonyms", []), "serving blackout"]
+    changed = tmp_path / "vocab.json"
+    changed.write_text(json.dumps(vocabulary), encoding="utf-8")
+    folder = retold(tmp_path, "IL-0463", "IL-990005")
+    with CaptureQueriesContext(connection) as queries:
+        result = import_case_files(paths=[folder], vocab_paths=[changed])
+    assert result.terms_written == 1
+    assert "serving blackout" in Term.objects.get(facet="topic", slug="inference-outage").synonyms
+    # A term changed: the profiles are read again for the neighbour update.
+    assert len(profile_reads(queries)) == 2
 
 
 def test_an_import_that_renames_a_term_names_it_anew_in_every_list(tmp_path):
