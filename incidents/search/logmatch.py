@@ -257,6 +257,18 @@ def _version_matcher(names: tuple[tuple[str, str], ...]):
     return re2.compile(pattern, options()), {spelling.lower(): name for spelling, name in names}
 
 
+# NVIDIA's NGC images are named `nvcr.io/nvidia/<framework>:<YY.MM>-...`: the tag is the
+# container's monthly release (`pytorch:24.03` ships PyTorch 2.3.0a0), not the framework's.
+CONTAINER_NAMESPACES = ("nvidia/",)
+
+
+def _is_container_release(line: str, start: int) -> bool:
+    """Whether the component name at `start` of `line` names an NGC image, whose tag is a
+    container release (`nvcr.io/nvidia/pytorch:24.03-py3`) rather than a version of it."""
+    before = line[max(0, start - 16) : start].lower()
+    return before.endswith(CONTAINER_NAMESPACES)
+
+
 def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str, str], _Evidence]:
     """(component term name, version) -> the lines printing it, for every component of the
     vocabulary the log names with a version number next to it."""
@@ -274,7 +286,7 @@ def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str,
     for line, numbers in lines.items():
         for match in matcher.finditer(line):
             name = by_spelling.get(match.group(1).lower())
-            if name is None:
+            if name is None or _is_container_release(line, match.start(1)):
                 continue
             # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
             evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())

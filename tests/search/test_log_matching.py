@@ -8,8 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from incidents.models import Facet, Term
 from incidents.search import match_log
-from incidents.search.logmatch import MAX_LOG_BYTES, _tokens, _unique_lines, decode_log, read_log
+from incidents.search.logmatch import (
+    MAX_LOG_BYTES,
+    _tokens,
+    _unique_lines,
+    _versions,
+    decode_log,
+    read_log,
+)
 from tests.conftest import ids_quoting
 
 pytestmark = pytest.mark.django_db
@@ -200,6 +208,20 @@ def test_many_error_messages_do_not_crowd_out_an_error_code():
     hits = read_log(log).hits
     assert quoting and hits and hits[0].case.id in quoting, ([h.case.id for h in hits], quoting)
     assert "Xid 79" in hits[0].matched_terms
+
+
+def test_an_ngc_container_tag_is_not_read_as_the_frameworks_version():
+    # `nvcr.io/nvidia/pytorch:24.03-py3` is the March 2024 container (PyTorch 2.3.0a0);
+    # read as PyTorch 24.03 it would fall inside or outside a case's PyTorch range by chance.
+    components = list(Term.objects.filter(facet=Facet.COMPONENT))
+    lines = {
+        "$ docker run --gpus all nvcr.io/nvidia/pytorch:24.03-py3 python train.py": [1],
+        "packages: torch==2.5.1 vllm==0.7.3": [2],
+        "FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime": [3],
+    }
+    found = {(name, version) for name, version in _versions(lines, components)}
+    assert ("PyTorch", "24.03") not in found
+    assert {("PyTorch", "2.5.1"), ("vLLM", "0.7.3"), ("PyTorch", "2.1.0")} <= found
 
 
 def test_a_component_version_inside_a_case_range_is_evidence_for_that_case():
