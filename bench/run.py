@@ -737,8 +737,12 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "count, page and one grouped facet query over the filtered cases (O(matches)): 18 to "
         "25 ms p50 from one client, but on SQLite the p95 reaches 72 to 104 ms (the facet "
         "query over every link of the filtered cases, a page of cases with their terms); at "
-        "100,000 on SQLite 108 ms p50 from one client, the count and facet query each O(matches): "
-        "facet counts kept per filter set in the shared cache would remove it",
+        "100,000 on SQLite 108 ms p50 from one client, the count and facet query each O(matches). "
+        "Since d215fd4 the count and the facet counts of a few facet values (one in each of "
+        "up to three facets) are kept per filter set and store generation in the shared "
+        "cache: what remains is the page of cases with their terms "
+        "(about 20 ms in process at 10,000 on PostgreSQL), and the first request for a filter "
+        "set after each write still counts",
     ),
     (
         "200 KB log match, p50 ms (one client)",
@@ -807,15 +811,22 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "the counts with orjson, and eac8358 reads only the neighbour lists an increment may "
         "change, at 20,000 on one machine 17.6 -> 8.6 CPU s; sharing the profile read then "
         "8.7 -> 6.3 CPU s on another machine; not yet measured at "
-        "100,000): storing the word statistics and the corpus matrices (or "
-        "keeping them in a worker process) would make it O(changed)",
+        "100,000; since 6752710 a vocabulary file that changes no term writes none, so an "
+        "import with --vocab, as the bench's, keeps sharing that read and no longer relinks "
+        "every case's organization and accelerator: 10 more into 10,000, start-up included, "
+        "3.80 -> 3.06 s on PostgreSQL and 3.20 -> 2.54 s on SQLite): storing the word "
+        "statistics and the corpus matrices (or keeping them in a worker process) would make "
+        "it O(changed)",
     ),
     (
         "peak RSS per worker, MiB",
         lambda r: max(r["worker_peak_rss_mib"] or [0]),
         250,
         False,
-        "the sentence model's weights for query encoding (about 90 MB) plus numpy and "
+        "the sentence model's weights for query encoding (about 90 MB; since cf011e2 "
+        "extracted once and memory-mapped, so the 47 MB word table is resident only where "
+        "read, and a worker's first model call no longer peaks near 490 MB at 10,000 cases: "
+        "that peak was the zipped weights read into memory and copied) plus numpy and "
         "every case's passage vectors kept per worker (77 MB at 10,000 cases, ten times "
         "that at 100,000); at 100,000 on SQLite 2.5 GB per worker: the passage vectors are "
         "0.73 GB, and reading them held every row's bytes as well and left the freed small "

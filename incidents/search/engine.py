@@ -58,9 +58,10 @@ def search_cases(
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, the facet counts (one grouped query, none when nothing matches; one more
     query to order the matches by date when `sort` is newest or oldest); a query that only
-    excludes words: 5; no query: 4 (the total and the facet counts of every published case
-    from the store cache when it is on). `facets=False` (callers that show no counts)
-    leaves `facets` empty and saves the facet query.
+    excludes words: 5; no query: 4 (the total and the facet counts from the store cache
+    when it is on, browsing every case or a few facet values: `hydration.hydrate`).
+    `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
+    query.
     """
     request = SearchRequest(
         query=query, filters=filters, sort=sort, offset=offset, limit=limit, facets=facets

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from django.core.exceptions import EmptyResultSet
+
 from incidents import store_cache
 from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
@@ -36,11 +38,13 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     """The results of `plan` ranked as `ranking`. Queries: for a ranked plan the snippets,
     the page's cases and their terms (3), and the facet counts (1; none when nothing
     matches); for a listing the page's cases and their terms, the count and the facet
-    counts (4). No facet count when `plan.facets` is False. A listing's count and facet
-    counts come from the store cache when it is on (`store_cache.cached`: computed once per
-    store generation and filter set; browsing every case shares the stats' count): at 100,000
-    cases they were the whole cost of a filtered listing on SQLite (108 ms p50 in `make
-    bench`), paid again for every page of the same filters."""
+    counts (4). No facet count when `plan.facets` is False. Browsing every case, or a few
+    facet values (`SearchPlan.shared_counts`), the count and the facet counts come from the
+    store cache when it is on (`store_cache.cached`: computed once per store generation and
+    filter set; browsing every case shares the stats' count): at 100,000 cases they were
+    most of a filtered listing's cost on SQLite (108 ms p50 from one client in `make
+    bench`), paid again for every page of the same filters. Other filters (dates, bounds,
+    exclusions, many values) are counted each time: their keys would be the client's to mint."""
     counts: Counts = facet_counts if plan.facets else _no_facet_counts
     notes = list(plan.notes)
     if ranking.listing is not None:
@@ -49,10 +53,10 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         if plan.kind == "browse" and plan.whole:
             total = published_count()
             facets = store_cache.cached("published-facets", lambda: counts(listing)) if plan.facets else {}
+        elif plan.kind == "browse" and plan.shared_counts and (key := _listing_key(listing, plan.facets)):
+            total, facets = store_cache.cached(key, lambda: (listing.count(), counts(listing)))
         else:
-            total, facets = store_cache.cached(
-                _listing_key(listing, plan.facets), lambda: (listing.count(), counts(listing))
-            )
+            total, facets = listing.count(), counts(listing)
         return SearchResults(
             hits=[SearchHit(case=c, score=None, snippet=None) for c in listed],
             total=total,
@@ -94,11 +98,14 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     )
 
 
-def _listing_key(listing: CaseQuerySet, facets: bool) -> str:
+def _listing_key(listing: CaseQuerySet, facets: bool) -> str | None:
     """The store-cache name of a filtered listing's total and facet counts: its SQL and
-    parameters (the filters, the exclusions) hashed, so two requests share the counts exactly
-    when they would run the same queries."""
-    sql, params = listing.order_by().query.sql_with_params()
+    parameters hashed, so two requests share the counts exactly when they would run the same
+    queries; None for a listing known to be empty (it has no SQL)."""
+    try:
+        sql, params = listing.order_by().query.sql_with_params()
+    except EmptyResultSet:
+        return None
     digest = hashlib.sha256(repr((sql, params)).encode("utf-8")).hexdigest()
     return f"listing-counts:{digest}:{int(facets)}"
 

@@ -69,6 +69,9 @@ class SearchPlan:
     facets: bool  # facet counts wanted
     suggestion: str | None = None  # the query with misspelt words corrected, when searched so
     notes: tuple[str, ...] = ()  # what the reader is told about the query, in order
+    # Browsing with a few facet values only (`_few_facet_values`): the total and facet counts
+    # may be shared through the store cache, as their key space is the vocabulary's.
+    shared_counts: bool = False
 
 
 def vocabulary_terms() -> list[VocabTerm]:
@@ -162,6 +165,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         limit=limit,
         facets=request.facets,
         notes=tuple(notes),
+        shared_counts=not references and _few_facet_values(request.filters),
     )
     if not query.strip():
         return browse
@@ -181,6 +185,26 @@ def plan(request: SearchRequest) -> SearchPlan:
         kind = "exclusions"
         notes.append("The query only excludes words: showing every case without them.")
     return dataclasses.replace(browse, kind=kind, parsed=parsed, suggestion=suggestion, notes=tuple(notes))
+
+
+# Filters whose counts may be kept in the shared cache: one included value in each of at
+# most this many facets, nothing excluded, no date or number (what clicking facets gives).
+SHARED_COUNT_FACETS = 3
+
+
+def _few_facet_values(filters: CaseFilters | None) -> bool:
+    """Whether the counts of `filters` may be shared (`SearchPlan.shared_counts`): the
+    values are the vocabulary's, so a client cannot fill the cache with keys of its own
+    making (dates, bounds and excluded words are free text or numbers)."""
+    if filters is None:
+        return False
+    included = [values for values in filters.include.values() if values]
+    return (
+        0 < len(included) <= SHARED_COUNT_FACETS
+        and all(len(values) == 1 for values in included)
+        and not any(filters.exclude.values())
+        and not (filters.published_after or filters.published_before or filters.bounds)
+    )
 
 
 def _unfiltered(filters: CaseFilters | None) -> bool:
