@@ -218,10 +218,15 @@ def test_an_ngc_container_tag_is_not_read_as_the_frameworks_version():
         "$ docker run --gpus all nvcr.io/nvidia/pytorch:24.03-py3 python train.py": [1],
         "packages: torch==2.5.1 vllm==0.7.3": [2],
         "FROM pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime": [3],
+        # NVIDIA's other images carry the component's own version.
+        "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04": [4],
+        "image: nvcr.io/nvidia/gpu-operator:v23.9.1": [5],
     }
     found = {(name, version) for name, version in _versions(lines, components)}
     assert ("PyTorch", "24.03") not in found
-    assert {("PyTorch", "2.5.1"), ("vLLM", "0.7.3"), ("PyTorch", "2.1.0")} <= found
+    expected = {("PyTorch", "2.5.1"), ("vLLM", "0.7.3"), ("PyTorch", "2.1.0"), ("CUDA", "12.1.0")}
+    assert expected <= found
+    assert any(version == "23.9.1" for _, version in found), found
 
 
 def test_a_component_version_inside_a_case_range_is_evidence_for_that_case():
