@@ -493,7 +493,9 @@ def changed_definitions(definitions: VocabularyDefinitions) -> list[TermDefiniti
         )
         for t in Term.objects.filter(facet__in=facets).select_related("family")
     }
-    return [d for d in definitions.terms if stored.get((d.facet, d.slug)) != _stored_form(d)]
+    # Several vocabulary files may define one term: the last definition is the one written.
+    last = {(d.facet, d.slug): d for d in definitions.terms}
+    return [d for d in last.values() if stored.get((d.facet, d.slug)) != _stored_form(d)]
 
 
 def _upsert_terms(changed: list[TermDefinition]) -> int:

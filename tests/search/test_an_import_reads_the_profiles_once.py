@@ -148,3 +148,18 @@ def test_profiles_read_before_a_write_give_what_reading_them_after_gives():
     assert ("root_cause", Case.objects.get(id="IL-0463").root_cause_category.slug) in dict(retold[1])
     assert next(p for p in reused if p.id == "IL-0463") is fresh["IL-0463"]
     assert all(p.embedding is not None and np.isfinite(p.embedding).all() for p in reused)
+
+
+def test_of_two_vocabulary_files_defining_a_term_the_last_one_is_stored(tmp_path):
+    vocabulary = json.loads(VOCAB_FILE.read_text(encoding="utf-8"))
+    [topic] = [t for t in vocabulary["topics"] if t["slug"] == "inference-outage"]
+    stored = list(Term.objects.get(facet="topic", slug="inference-outage").synonyms)
+    changed = tmp_path / "changed.json"
+    changed.write_text(
+        json.dumps({"topics": [{**topic, "synonyms": ["serving blackout"]}]}), encoding="utf-8"
+    )
+    folder = retold(tmp_path, "IL-0463", "IL-990006")
+    # The later file says what is stored already: nothing changes, whatever the first says.
+    result = import_case_files(paths=[folder], vocab_paths=[changed, VOCAB_FILE])
+    assert result.terms_written == 0
+    assert Term.objects.get(facet="topic", slug="inference-outage").synonyms == stored
