@@ -3,14 +3,17 @@ backend this test run uses (SQLite, or PostgreSQL when DATABASE_URL names it).
 
 The CI does not run the full bench (hours at 100,000 cases), so without this a change to the
 bench or to what it drives could break it unseen, as c22b02e did (every run stopped before
-measuring). Nothing here is timed: the run must finish, answer every endpoint with 2xx under
-the load generator, and write its report and the README's table."""
+measuring). Nothing here is timed: the run must finish (its warm-up asks every endpoint and
+stops on any answer but 2xx), get no other answer under the load generator, and write its
+report and the README's table."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +41,19 @@ def copy_of_checkout(target: Path) -> Path:
     return target
 
 
+def smoke_database_url() -> str:
+    """The bench's PostgreSQL base URL on the test run's server (`_n20` is appended)."""
+    server = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/x").rsplit("/", 1)[0]
+    return f"{server}/il_bench_smoke"
+
+
+def drop_smoke_database() -> None:
+    import psycopg
+
+    with psycopg.connect(smoke_database_url().rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "il_bench_smoke_n{SIZE}" WITH (FORCE)')
+
+
 @pytest.fixture
 def bench_backend() -> str:
     return "postgres" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
@@ -47,26 +63,39 @@ def test_a_tiny_bench_measures_every_endpoint_and_writes_its_report(tmp_path, be
     if shutil.which("wrk") is None:
         pytest.fail("wrk is missing: `make test` installs it (`make loadtool`)")
     copy = copy_of_checkout(tmp_path / "checkout")
-    environment = {
-        **os.environ,
-        "BENCH_SIZES": str(SIZE),
-        "BENCH_BACKENDS": bench_backend,
-        "BENCH_SECONDS": "1",
-        "BENCH_SOLO_SECONDS": "1",
-        "BENCH_CONNECTIONS": "4",
-        # Names of their own: a developer's bench databases and cache stay untouched.
-        "BENCH_POSTGRES_URL": "postgres://postgres@127.0.0.1:5432/il_bench_smoke",
-        "BENCH_CACHE_URL": "redis://127.0.0.1:6379/14",
-    }
-    environment.pop("DATABASE_URL", None)
-    result = subprocess.run(
+    # The developer's own BENCH_* settings (BENCH_KEEP, BENCH_REUSE...) would change the run.
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_") and k != "DATABASE_URL"}
+    environment.update(
+        {
+            "BENCH_SIZES": str(SIZE),
+            "BENCH_BACKENDS": bench_backend,
+            "BENCH_SECONDS": "1",
+            "BENCH_SOLO_SECONDS": "1",
+            "BENCH_CONNECTIONS": "4",
+            # Names of their own: a developer's bench databases (il_bench_n*) and bench
+            # cache (Redis database 13) stay untouched; this run empties database 14.
+            "BENCH_POSTGRES_URL": smoke_database_url(),
+            "BENCH_CACHE_URL": "redis://127.0.0.1:6379/14",
+        }
+    )
+    process = subprocess.Popen(
         [sys.executable, "bench/run.py"],
         cwd=copy,
         env=environment,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=900,
+        start_new_session=True,
     )
+    try:
+        output, _ = process.communicate(timeout=900)
+    finally:
+        # Its server and load generator too, if the run was stopped.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if bench_backend == "postgres":
+            drop_smoke_database()
+    result = subprocess.CompletedProcess(process.args, process.returncode, output, "")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
     report = json.loads((copy / "bench" / "report.json").read_text())
@@ -76,9 +105,16 @@ def test_a_tiny_bench_measures_every_endpoint_and_writes_its_report(tmp_path, be
     assert measured["total_cases"] == real_cases + SIZE + 10  # the 10 more of the increment
     endpoints = measured["endpoints"]
     assert set(endpoints) == {name for name, *_ in bench_run().ENDPOINTS}
+    # Every endpoint already answered 2xx six times in the warm-up (bench/run.py `warm`:
+    # urllib raises on any other status, and the run fails). Under wrk no answer may be
+    # other than 2xx and no socket may fail; a slow endpoint (the 200 KB log match on a
+    # busy machine) may complete no request in its 1-second window, so only the floor is
+    # required to have answered there.
     for name, figures in endpoints.items():
-        assert figures["requests"] > 0 and figures["non_2xx"] == 0, (name, figures)
-        assert figures["one_client"]["requests"] > 0 and figures["one_client"]["non_2xx"] == 0, name
+        for run in (figures, figures["one_client"]):
+            assert run["non_2xx"] == 0 and not any(run["errors"].values()), (name, run)
+    assert endpoints["floor /healthz"]["requests"] > 0
+    assert endpoints["floor /healthz"]["one_client"]["requests"] > 0
     assert all(peak > 0 for peak in measured["worker_peak_rss_mib"])
     assert len(measured["worker_peak_rss_mib"]) == 2
 
