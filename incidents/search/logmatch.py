@@ -261,17 +261,17 @@ def _version_matcher(names: tuple[tuple[str, str], ...]):
 # is the container's monthly release (`pytorch:24.03` ships PyTorch 2.3.0a0), not the
 # framework's version. Other NVIDIA images carry their own version (`nvidia/cuda:12.1.0`,
 # `nvidia/gpu-operator:v23.9.1`), so only a YY.MM tag after `nvidia/<name>:` is skipped.
-_CONTAINER_RELEASE = re.compile(r"nvidia/$", re.IGNORECASE)
 _MONTHLY_TAG = re.compile(r"\d{2}\.\d{2}")
 
 
-def _is_container_release(line: str, start: int, version: str, separator: str) -> bool:
-    """Whether the component name at `start` of `line`, followed by `separator` and
-    `version`, is an NGC framework image and its monthly release tag."""
+def _is_container_release(line: str, match: Any) -> bool:
+    """Whether a version match (`_version_matcher`: group 1 the name, group 2 the version)
+    is an NGC framework image and its monthly release tag (`nvidia/pytorch:24.03`)."""
+    separator = line[match.end(1) : match.start(2)].strip().rstrip("vV").strip()
     return (
         separator == ":"
-        and bool(_MONTHLY_TAG.fullmatch(version))
-        and bool(_CONTAINER_RELEASE.search(line[max(0, start - 7) : start]))
+        and bool(_MONTHLY_TAG.fullmatch(match.group(2)))
+        and line[: match.start(1)].lower().endswith("nvidia/")
     )
 
 
@@ -292,8 +292,7 @@ def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str,
     for line, numbers in lines.items():
         for match in matcher.finditer(line):
             name = by_spelling.get(match.group(1).lower())
-            separator = line[match.end(1) : match.start(2)].strip().rstrip("vV").strip()
-            if name is None or _is_container_release(line, match.start(1), match.group(2), separator):
+            if name is None or _is_container_release(line, match):
                 continue
             # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
             evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
