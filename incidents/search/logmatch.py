@@ -182,6 +182,9 @@ class _Evidence:
     # How a token was found, the most telling way (`_stronger_kind`): the extractor's name
     # (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
     kind: str = ""
+    # The job itself set this environment variable (`export CUDA_LAUNCH_BLOCKING=1`), as
+    # opposed to a hint that mentions it (`consider passing CUDA_LAUNCH_BLOCKING=1`).
+    set_by_job: bool = False
 
     def add(self, number: int, line: str) -> None:
         self.count += 1
@@ -374,9 +377,18 @@ def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
             key = token if not extractor.ignore_case else token.lower()
             evidence = found.setdefault(key, _Evidence())
             evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
+            if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
+                evidence.set_by_job = True
             for number in numbers:
                 evidence.add(number, line)
     return found
+
+
+# An environment variable given a value where a command starts: `export X=1`, a shell
+# trace (`+ export X=1`), a prompt (`$ X=1 python ...`), a prefix before other assignments.
+_ASSIGNMENT = re2.compile(
+    r"^\s*(?:[+$#>]+\s*)?(?:export\s+|env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*[A-Z][A-Z0-9_]*=$"
+)
 
 
 # How a token was found, weakest first: as a setting (`tensor_parallel_size=4`,
@@ -630,13 +642,16 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     term_by_id = {t.id: t for t in terms}
 
     # Boilerplate is not looked up: a token every failure of its kind prints would rank the
-    # one case that happens to quote it (ChildFailedError) above the failure's own cases. A
+    # one case that happens to quote it (ChildFailedError) above the failure's own cases.
+    # A debugging variable the job itself set (`export CUDA_LAUNCH_BLOCKING=1`) is looked
+    # up: it changes how the job runs, and cases about that change name it. Found as a
+    # setting, it still counts for nothing in `confidence`. A
     # code name that is mostly stop words (`NO_OTHER_FAILURES` in torchrun's summary) would
     # be the bare word `failures` on PostgreSQL, which drops stop words: left out on both.
     searchable = [
         t
         for t, evidence in token_evidence.items()
-        if t.lower() not in BOILERPLATE
+        if (t.lower() not in BOILERPLATE or evidence.set_by_job)
         and (evidence.kind not in ("identifier", "setting") or keeps_meaning(Atom(tuple(words(t)))))
     ]
     # Messages after `error:` are many in a noisy log and longer than any code: only the
