@@ -16,10 +16,12 @@ Rows are written by `index.py` when cases are imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from django.db import connection
+
+from incidents.id_lists import ids_subquery
 
 from .query import Atom, ParsedQuery
 from .text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
@@ -249,6 +251,58 @@ class Backend:
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, PUBLISHED])
             return [(row[0], row[1]) for row in cursor.fetchall()]
+
+    def capped_atom_hits(self, atoms: list[Atom], cap: int) -> list[tuple[str, int]]:
+        """One query: (case_id, atom index) for the published cases containing each atom,
+        at most `cap + 1` of them per atom (lowest ids first): an atom with `cap + 1` rows is
+        in more cases than `cap`, and its cases were not all read (`atom_hits_among`)."""
+        if not atoms:
+            return []
+        union, params = self._per_atom(
+            atoms,
+            lambda i, sql: (
+                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
+                f" WHERE c{i}.status = %s ORDER BY m{i}.case_id LIMIT %s) AS b{i}"
+            ),
+            (PUBLISHED, cap + 1),
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(union, params)
+            return [(row[0], row[1]) for row in cursor.fetchall()]
+
+    def atom_hits_among(
+        self, atoms: list[Atom], case_ids: Collection[str]
+    ) -> tuple[dict[int, int], list[tuple[str, int]]]:
+        """One query: for each atom, how many published cases contain it (atom index ->
+        count), and (case_id, atom index) for those of `case_ids` that contain it. The
+        database counts; only the rows of `case_ids` come back."""
+        if not atoms:
+            return {}, []
+        union, params = self._per_atom(
+            atoms,
+            lambda i, sql: (
+                f"SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id WHERE c{i}.status = %s"
+            ),
+            (PUBLISHED,),
+        )
+        among = ids_subquery(case_ids)
+        sql = (
+            f"WITH h AS ({union})"
+            " SELECT atom, NULL, COUNT(*) FROM h GROUP BY atom"
+            f" UNION ALL SELECT atom, case_id, 1 FROM h WHERE case_id IN ({among.sql})"
+        )
+        counts: dict[int, int] = {}
+        hits: list[tuple[str, int]] = []
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*params, *among.params])
+            for atom, case_id, count in cursor.fetchall():
+                if case_id is None:
+                    counts[atom] = count
+                else:
+                    hits.append((case_id, atom))
+        return counts, hits
 
     def rare_atom_hits(self, atoms: list[Atom], max_cases: int) -> list[tuple[str, int]]:
         """One query: (case_id, atom index) for each atom that at most `max_cases` published

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from django.db.models import QuerySet
 
 from incidents import store_cache
 from incidents.codes import natural_key
+from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseTerm, Facet, Term
 from incidents.selectors.affected import cases_with_ranges
 from incidents.selectors.stats import published_count
@@ -114,6 +116,12 @@ RARE_SHARE = 0.02
 RARE_WORDS = 30
 WORD_WEIGHT = 0.4
 MIN_RARE_WORDS = 2
+# Evidence (a failure token, a term) in more than this many published cases is not read
+# case by case: what it adds goes to the cases the rarer evidence found (or, when there is
+# none, its first CANDIDATE_CAP cases by id), read with one more query each for tokens and
+# terms. The rows a log's matching reads stay bounded as the store grows (an Xid code most
+# of 100,000 cases quote was 47,000 rows); below the cap nothing changes.
+CANDIDATE_CAP = 1000
 # The extractor of the message after `fatal:` / `error:` / `panic:` (capped, deduplicated).
 ERROR_MESSAGE = "error-message"
 
@@ -579,7 +587,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     cases, the (case, term) pairs of the found terms, the rare words, the candidates'
     job-kind topics, the candidates' passage vectors, the hits' cases and their terms; 8
     when no word of the log qualifies for the rare-word look-up); 2 when nothing
-    identifying is found.
+    identifying is found. Evidence in more than `CANDIDATE_CAP` cases is read only for the
+    cases the rarer evidence found: two more queries (the common tokens' counts and
+    candidates, the common terms' candidates), so the rows read stay bounded as the store
+    grows.
     """
     text = decode_log(text)
     all_lines = text.split("\n")
@@ -665,28 +676,38 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     )
     tokens = others[: MAX_TOKENS - len(messages)] + messages
     atoms = [Atom(tuple(words(t))) for t in tokens]
-    hits_by_atom: dict[int, list[str]] = {}
-    for case_id, index in get_backend().atom_hits([a for a in atoms if a.words]):
-        hits_by_atom.setdefault(index, []).append(case_id)
     usable = [i for i, a in enumerate(atoms) if a.words]
+    backend = get_backend()
+    # Evidence in more than CANDIDATE_CAP cases is not read case by case: its cases are
+    # those the rarer evidence found (`_add_common_evidence`, below).
+    hits_by_atom: dict[int, list[str]] = {}
+    for case_id, position in backend.capped_atom_hits([atoms[i] for i in usable], CANDIDATE_CAP):
+        hits_by_atom.setdefault(position, []).append(case_id)
+    common_atoms = [p for p, case_ids in hits_by_atom.items() if len(case_ids) > CANDIDATE_CAP]
     # Scores are summed for every case; what each case shares (`reasons`, `Shared`) is built
     # for the hits only (`evidence_of`, below): a broad log has thousands of candidates.
-    token_cases: list[tuple[str, frozenset[str], int]] = []  # (token, its cases, how many)
-    for position, index in enumerate(usable):
-        case_ids = hits_by_atom.get(position, [])
-        if not case_ids:
-            continue
-        weight = TOKEN_WEIGHT * math.log(1 + total / len(case_ids))
-        token_cases.append((tokens[index], frozenset(case_ids), len(case_ids)))
+    found_tokens: dict[int, tuple[str, frozenset[str], int]] = {}  # position -> (token, its cases, how many)
+
+    def add_token(position: int, case_ids: list[str], count: int) -> None:
+        token = tokens[usable[position]]
+        weight = TOKEN_WEIGHT * math.log(1 + total / count)
+        found_tokens[position] = (token, frozenset(case_ids), count)
         for case_id in case_ids:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
 
+    for position, case_ids in hits_by_atom.items():
+        if position not in common_atoms:
+            add_token(position, case_ids, len(case_ids))
+
     # Which published cases carry the found terms (every facet, root causes included): one
     # query of plain (case, term) pairs; no case objects yet.
     found = list(term_evidence)
+    common_terms = [t for t in found if term_by_id[t].case_count > CANDIDATE_CAP]
     pairs = (
-        CaseTerm.objects.filter(case__in=Case.objects.published(), term_id__in=found)
+        CaseTerm.objects.filter(
+            case__in=Case.objects.published(), term_id__in=[t for t in found if t not in common_terms]
+        )
         .order_by()
         .values_list("case_id", "term_id")
     )
@@ -698,17 +719,26 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         for term_id in found
     }
     generic: set[str] = set()
-    terms_of: dict[str, list[int]] = {}  # case id -> its found terms, in the pairs' order
-    for case_id, term_id in pairs:
-        term = term_by_id[term_id]
-        weight = term_weight[term_id]
-        if term.facet == Facet.COMPONENT and term_id not in by_pattern:
-            context[case_id] = context.get(case_id, 0.0) + weight
-            generic.add(term.name)
-        else:
-            signature[case_id] = signature.get(case_id, 0.0) + weight
-            signature_count[case_id] = signature_count.get(case_id, 0) + 1
-        terms_of.setdefault(case_id, []).append(term_id)
+    terms_of: dict[str, list[int]] = {}  # case id -> its found terms
+    found_order = {term_id: n for n, term_id in enumerate(found)}  # as first seen in the log
+
+    def is_context(term_id: int) -> bool:
+        """A component found by its name only: context, not a signature."""
+        return term_by_id[term_id].facet == Facet.COMPONENT and term_id not in by_pattern
+
+    def add_terms(pairs: Iterable[tuple[str, int]]) -> None:
+        for case_id, term_id in pairs:
+            term = term_by_id[term_id]
+            weight = term_weight[term_id]
+            if is_context(term_id):
+                context[case_id] = context.get(case_id, 0.0) + weight
+                generic.add(term.name)
+            else:
+                signature[case_id] = signature.get(case_id, 0.0) + weight
+                signature_count[case_id] = signature_count.get(case_id, 0) + 1
+            terms_of.setdefault(case_id, []).append(term_id)
+
+    add_terms(pairs)
 
     word_score, word_reasons = _rare_words(lines, failure_lines, signature_lines, total)
     slug_of = {t.name: t.slug for t in terms if t.facet == Facet.COMPONENT}
@@ -727,7 +757,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             if case_id in cases:
                 named.append((token, token_evidence[token]))
                 shared.append(Shared(token, f"token:{token_evidence[token].kind}", count))
-        for term_id in terms_of.get(case_id, ()):
+        for term_id in sorted(terms_of.get(case_id, ()), key=found_order.__getitem__):
             term = term_by_id[term_id]
             # A code spelled as a failure token the case already matched (`Xid 79`) is that
             # signature: the hit names it once, on the token's lines.
@@ -742,6 +772,34 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 
     candidates = [c for c in signature if signature[c] > 0]
     candidates += [c for c in word_score if c not in signature]
+    if common_atoms or common_terms:
+        if not candidates:
+            # Only common evidence: its first CANDIDATE_CAP cases (by id) are the candidates.
+            candidates = sorted({c for p in common_atoms for c in hits_by_atom[p]})
+            signature_terms = [t for t in common_terms if not is_context(t)]
+            if not candidates and signature_terms:
+                candidates = list(
+                    CaseTerm.objects.filter(case__in=Case.objects.published(), term_id__in=signature_terms)
+                    .order_by("case_id")
+                    .values_list("case_id", flat=True)
+                    .distinct()[:CANDIDATE_CAP]
+                )
+            candidates = candidates[:CANDIDATE_CAP]
+        counts, rows = backend.atom_hits_among([atoms[usable[p]] for p in common_atoms], candidates)
+        among: dict[int, list[str]] = {}
+        for case_id, index in rows:
+            among.setdefault(common_atoms[index], []).append(case_id)
+        for index, position in enumerate(common_atoms):
+            add_token(position, among.get(position, []), max(counts.get(index, 0), 1))
+        add_terms(
+            CaseTerm.objects.filter(term_id__in=common_terms, case_id__in=ids_subquery(candidates))
+            .order_by()
+            .values_list("case_id", "term_id")
+        )
+        generic.update(term_by_id[t].name for t in common_terms if is_context(t))
+        candidates = [c for c in signature if signature[c] > 0]
+        candidates += [c for c in word_score if c not in signature]
+    token_cases = [found_tokens[p] for p in sorted(found_tokens)]
     kinds = _workload_kinds(candidates) if candidates else {}
     semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
     scores: dict[str, float] = {}

@@ -1,0 +1,94 @@
+"""Log matching reads evidence that many cases share (an Xid code most cases quote, a
+component every case names) only for the cases the rarer evidence found: the rows it reads
+stay bounded as the store grows, the hits keep their scores, and the queries stay fixed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from incidents.search import logmatch, read_log
+from incidents.search.backends import get_backend
+from incidents.search.query import Atom
+from tests.search.test_query_counts import LOG, MATCH_LOG_QUERIES
+
+pytestmark = pytest.mark.django_db
+
+EVAL = Path(__file__).resolve().parents[2] / "eval"
+LOGS = json.loads((EVAL / "logs.json").read_text())["logs"]
+# Large enough that the tuning logs' best hits carry some evidence rarer than this; small
+# enough that most of them also carry evidence more common than it (168 cases).
+SMALL_CAP = 20
+# Terms with case counts, published cases, the capped token look-up, the (case, term) pairs
+# of the rarer terms, the rare words, then the common tokens' counts and candidates, the
+# common terms' pairs for the candidates, then workloads, vectors, hits, their terms: two
+# more than without common evidence, one fewer when every term the log names is common
+# (no rarer terms to pair).
+CAPPED_QUERIES = MATCH_LOG_QUERIES + 2
+
+
+def _top(text: str) -> tuple:
+    hit = read_log(text).hits[0]
+    return hit.case.id, hit.score, hit.confidence, hit.matched_terms
+
+
+def test_capped_evidence_gives_every_tuning_log_the_same_best_hit(monkeypatch):
+    capped = 0
+    for item in LOGS:
+        text = (EVAL / item["file"]).read_text(encoding="utf-8")
+        if not read_log(text).hits:
+            continue
+        monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 10**9)
+        whole = _top(text)
+        monkeypatch.setattr(logmatch, "CANDIDATE_CAP", SMALL_CAP)
+        calls: list[int] = []
+        among = type(get_backend()).atom_hits_among
+
+        def spy(self, atoms, case_ids, calls=calls, among=among):
+            calls.append(len(case_ids))
+            return among(self, atoms, case_ids)
+
+        monkeypatch.setattr(type(get_backend()), "atom_hits_among", spy)
+        assert _top(text) == whole, item["file"]
+        monkeypatch.undo()
+        capped += bool(calls)
+    # The cap was in play: most logs name a term (a symptom, a component) that more than
+    # SMALL_CAP cases carry.
+    assert capped >= len(LOGS) // 2
+
+
+def test_common_evidence_costs_two_more_queries_at_any_size(django_assert_num_queries, monkeypatch):
+    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases, every term in more
+    with django_assert_num_queries(CAPPED_QUERIES - 1):
+        hits = read_log(LOG).hits
+    assert hits[0].case.id == "IL-0523"  # Xid 79, GPU fallen off the bus: the rarer tokens
+    assert "Xid 79" in hits[0].matched_terms  # the common token still counts for it
+
+
+def test_a_log_with_only_common_evidence_ranks_a_bounded_set_of_the_cases_carrying_it(monkeypatch):
+    log = "NVRM: Xid (PCI:0000:87:00): 79, pid=1234, name=python\n"
+    whole = [hit.case.id for hit in read_log(log).hits]
+    assert len(whole) > 1
+    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)
+    capped = [hit.case.id for hit in read_log(log).hits]
+    # Every piece of evidence is in more than one case: the first case (by id) carrying the
+    # token is the candidate, and nothing else is scored.
+    xid_79 = sorted({case_id for case_id, _ in get_backend().atom_hits([Atom(("Xid", "79"))])})
+    assert capped == xid_79[:1]
+
+
+def test_the_capped_look_up_reads_at_most_one_more_than_the_cap_and_counts_exactly():
+    backend = get_backend()
+    common = Atom(("nccl",))
+    rare = Atom(("turbomind",))
+    every = {case_id for case_id, _ in backend.atom_hits([common])}
+    assert len(every) > 6
+    rows = backend.capped_atom_hits([common, rare], 5)
+    assert [c for c, atom in rows if atom == 0] == sorted(every)[:6]
+    assert {c for c, atom in rows if atom == 1} == {c for c, _ in backend.atom_hits([rare])}
+    some = sorted(every)[-3:] + ["IL-0000"]
+    counts, hits = backend.atom_hits_among([common, rare], some)
+    assert counts[0] == len(every)
+    assert sorted(c for c, atom in hits if atom == 0) == sorted(every)[-3:]
