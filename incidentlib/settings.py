@@ -168,6 +168,9 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
 CACHES = {
     "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
 }
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same backend, one client per connection pool instead of one per cache operation.
+    CACHES["default"]["BACKEND"] = "incidentlib.redis_cache.ReusedClientRedisCache"
 if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
     # Only these backends cull by count; the Redis client would take it for a connection option.
     CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)

@@ -12,7 +12,8 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 BACKENDS = {
     "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    "redis": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
+    # As settings configure it for CACHE_URL=redis://...
+    "redis": {"BACKEND": "incidentlib.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL},
 }
 
 
