@@ -14,7 +14,7 @@ from typing import Any
 
 from .models import Case, Source
 from .references import split_url
-from .search.profiles import Profile
+from .search.profiles import ACCOUNT_PATHS, Profile
 from .search.similarity import TextIndex
 
 # Text score from which two texts read as the same account. Measured on the 36 demo cases:
@@ -93,17 +93,15 @@ def find_lookalikes(
 
 def document_text(document: dict[str, Any]) -> str:
     """The account of a case document, the text a duplicate check compares (as the stored
-    profiles' `counts`, `profiles.ACCOUNT_PATHS`)."""
-    root_cause = document.get("root_cause") or {}
-    symptoms = document.get("symptoms") or {}
-    parts = (
-        document.get("title"),
-        symptoms.get("description"),
-        root_cause.get("description"),
-        root_cause.get("trigger"),
-        document.get("summary"),
-    )
-    return "\n".join(p for p in parts if isinstance(p, str))
+    profiles' `counts`): its `profiles.ACCOUNT_PATHS` that hold text, one per line."""
+    parts = []
+    for path in ACCOUNT_PATHS:
+        value: Any = document
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            parts.append(value)
+    return "\n".join(parts)
 
 
 def find_duplicates(document: dict[str, Any], *, index: TextIndex | None = None) -> list[Duplicate]:

@@ -44,9 +44,11 @@ from .models import CaseEmbedding, CaseProfile
 from .semantic import Vectors
 from .text import STOP_WORDS, WORD_RE, cases_for_index, stem
 
-TEXT_FIELDS = ("title", "symptoms_description", "root_cause_description", "root_cause_trigger", "summary")
-# The document fields behind `TEXT_FIELDS`, and those that say who and where, not what failed.
+# A case's account of its failure: the document's fields (JSON paths) and the model's
+# fields holding them (the path with `_` for `.`).
 ACCOUNT_PATHS = ("title", "symptoms.description", "root_cause.description", "root_cause.trigger", "summary")
+TEXT_FIELDS = tuple(path.replace(".", "_") for path in ACCOUNT_PATHS)
+# The document fields that say who and where, not what failed.
 NOT_THE_FAILURE = (
     "organization",
     "environment.cluster",
