@@ -3,6 +3,8 @@
 - `RejectNulMiddleware`: a NUL byte in the path is a 404 and in a query parameter a 400 that
   names the parameter. No view has to think about them, and PostgreSQL (which refuses NUL
   in text) never sees one.
+- `StoreGenerationMiddleware`: a request reads the store generation from the shared cache
+  once (`store_cache.one_generation`), not once per cached value it uses.
 - `DatabaseUnavailableMiddleware`: when the database cannot be reached mid-request, the
   answer is a 503 with `Retry-After` and a body that says so (problem JSON under /api/,
   the site's page elsewhere). Django opens a fresh connection on the next request, so the
@@ -20,6 +22,7 @@ from django.shortcuts import render
 
 from api.errors import problem_response
 from incidentlib.errors import is_api_request
+from incidents import store_cache
 from incidents.selectors.params import NUL_DETAIL
 
 logger = logging.getLogger("incidentlib.reliability")
@@ -52,6 +55,15 @@ class RejectNulMiddleware:
             )
         context = {"title": "Bad request", "message": f"The parameter “{name}” {detail}."}
         return render(request, "error.html", context, status=400)
+
+
+class StoreGenerationMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        with store_cache.one_generation():
+            return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "incidentlib.middleware.RejectNulMiddleware",
+    # One read of the store generation per request (incidents/store_cache.py).
+    "incidentlib.middleware.StoreGenerationMiddleware",
     # Before CommonMiddleware so that its redirects and answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -33,7 +33,9 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -59,17 +61,46 @@ def _new_token() -> str:
     return f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
 
 
+# The generation a request has read (`one_generation`): a kept page or API answer read it
+# twice (the store version behind its ETag, then the answer) and a search once per value it
+# takes from the cache, a cache round trip each. A request's own write replaces it.
+_request_generation: ContextVar[list[str] | None] = ContextVar("store_generation", default=None)
+
+
+@contextmanager
+def one_generation() -> Iterator[None]:
+    """Within, `generation()` reads the shared cache once and then answers from memory,
+    except after a write made within (`changed()`), which it answers with. For one request
+    (`incidentlib.middleware.StoreGenerationMiddleware`): a write another process makes
+    meanwhile is seen by the next request, as if this one had read everything first."""
+    reset = _request_generation.set([])
+    try:
+        yield
+    finally:
+        _request_generation.reset(reset)
+
+
 def generation() -> str:
-    """The current store generation (a token; a new one after every write). One cache read."""
+    """The current store generation (a token; a new one after every write). One cache read,
+    none more within `one_generation`."""
+    remembered = _request_generation.get()
+    if remembered:
+        return remembered[0]
     token = cache.get(GENERATION_KEY)
     if token is None:
         cache.add(GENERATION_KEY, _new_token(), timeout=None)
         token = cache.get(GENERATION_KEY) or _new_token()
+    if remembered is not None:
+        remembered.append(token)
     return token
 
 
 def _replace() -> None:
-    cache.set(GENERATION_KEY, _new_token(), timeout=None)
+    token = _new_token()
+    cache.set(GENERATION_KEY, token, timeout=None)
+    remembered = _request_generation.get()
+    if remembered is not None:
+        remembered[:] = [token]
 
 
 def changed() -> None:

@@ -1,0 +1,80 @@
+"""A request reads the store generation from the shared cache once
+(`store_cache.one_generation`, entered by `StoreGenerationMiddleware`), and still never
+serves what a write changed: its own write moves it to the new generation, another
+process's write is seen by the next request."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from incidents import store_cache
+from incidents.services import save_case_document
+from tests.conftest import load_fixture
+
+pytestmark = pytest.mark.django_db
+
+
+class CountingCache:
+    """The shared cache, counting the reads of the store generation."""
+
+    def __init__(self) -> None:
+        self.generation_reads = 0
+
+    def get(self, key: str, *args: Any) -> Any:
+        if key == store_cache.GENERATION_KEY:
+            self.generation_reads += 1
+        return cache.get(key, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(cache, name)
+
+
+@pytest.fixture
+def counting(monkeypatch, store_cache_on) -> CountingCache:
+    counter = CountingCache()
+    monkeypatch.setattr(store_cache, "cache", counter)
+    return counter
+
+
+def test_a_request_reads_the_generation_once(client, counting):
+    client.get("/api/cases/IL-0428")  # fills the cache
+    for path in ("/api/cases/IL-0428", "/cases/IL-0428", "/api/cases/?q=nccl+timeout", "/cases/?q=xid+79"):
+        counting.generation_reads = 0
+        assert client.get(path).status_code == 200
+        assert counting.generation_reads == 1, path
+    # Outside a request each read asks the cache (a kept answer: store version, answer).
+    counting.generation_reads = 0
+    store_cache.generation()
+    store_cache.generation()
+    assert counting.generation_reads == 2
+
+
+def test_a_write_within_the_request_is_answered_with_its_own_generation(counting):
+    with store_cache.one_generation():
+        before = store_cache.generation()
+        store_cache.changed()
+        after = store_cache.generation()
+        assert after != before
+        assert after == cache.get(store_cache.GENERATION_KEY)
+
+
+def test_another_writers_generation_is_seen_by_the_next_request(counting):
+    with store_cache.one_generation():
+        first = store_cache.generation()
+        cache.set(store_cache.GENERATION_KEY, "written-by-another-process")
+        assert store_cache.generation() == first  # this request keeps what it read
+    with store_cache.one_generation():
+        assert store_cache.generation() == "written-by-another-process"
+    assert store_cache.generation() == "written-by-another-process"
+
+
+def test_an_edit_between_requests_is_served_at_once(client, counting):
+    first = client.get("/api/cases/IL-0428").json()
+    document = copy.deepcopy(load_fixture("IL-0428"))
+    document["title"] = first["title"] + " (edited)"
+    assert save_case_document(document, reason="test edit").changed
+    assert client.get("/api/cases/IL-0428").json()["title"] == document["title"]
