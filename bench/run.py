@@ -318,6 +318,17 @@ class Server:
                     pids.append(int(stat.parent.name))
         return pids
 
+    def cpu_ticks(self) -> int:
+        """CPU time the workers have used so far, in clock ticks (user and system)."""
+        total = 0
+        for pid in self.workers():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total
+
     def peak_rss_mib(self) -> list[int]:
         """VmHWM (peak resident set) of each worker, in MiB."""
         peaks = []
@@ -348,15 +359,28 @@ def _request(base: str, method: str, path: str, body: bytes | None, content_type
         return response.status, response.read()
 
 
-def drain(server: Server, connections: int) -> None:
-    """Wait until the requests wrk left behind are answered: each worker serves its sync
-    views one at a time, so slow requests still queued when wrk stopped would otherwise be
-    billed to the next endpoint. Twice `connections` concurrent `/healthz` requests only all
-    come back once both workers' queues are empty."""
-    from concurrent.futures import ThreadPoolExecutor
+# `drain`: the workers are idle when they used at most IDLE_TICKS (1/100 s each) in a
+# quarter of a second; DRAIN_SECONDS bounds the wait.
+IDLE_TICKS = 2
+DRAIN_SECONDS = 120
 
-    with ThreadPoolExecutor(max_workers=connections * 2) as pool:
-        list(pool.map(lambda _: _request(server.base, "GET", "/healthz", None, None), range(connections * 2)))
+
+def drain(server: Server) -> None:
+    """Wait until the requests wrk left behind are answered, so that they are not billed to
+    the next run. Django runs each request's view in a thread of its own, and a request
+    whose client went away still runs to its end: after 16 connections of 200 KB log
+    matches, a worker kept computing for seconds (the next loaded run of that endpoint got
+    no answer within 5 s, and each run left more behind). `/healthz` answers meanwhile
+    from its own thread, so its answer says nothing; the workers' CPU time does: waited for
+    until it stops growing (at most `DRAIN_SECONDS`)."""
+    deadline = time.monotonic() + DRAIN_SECONDS
+    before = server.cpu_ticks()
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = server.cpu_ticks()
+        if now - before <= IDLE_TICKS:
+            return
+        before = now
 
 
 def _body_text(body: str | None) -> str | None:
@@ -428,9 +452,9 @@ def drive(server: Server, endpoint, *, seconds: int, connections: int) -> dict:
     _wrk(name, url, env, seconds=2, connections=connections)
     # The warm-up's requests still queued would otherwise be billed to the run (a slow
     # endpoint then completed no request within it).
-    drain(server, connections)
+    drain(server)
     result = _wrk(name, url, env, seconds=seconds, connections=connections)
-    drain(server, connections)
+    drain(server)
     # The same endpoint from one client: the time a request takes when it does not queue
     # behind the other connections' requests (the latency targets read this).
     result["one_client"] = _wrk(name, url, env, seconds=SOLO_SECONDS, connections=1)
@@ -759,7 +783,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "about 270 ms in process at 10,000 cases and 210 to 230 ms from one client at "
         "1,000; at 10,000 the one-client run after the loaded one got no answer within "
         "its 4 s, though a lone client gets one in 0.36 to 0.39 s from a warm worker "
-        "(timed by hand against the same database): not explained yet; at 100,000 on SQLite "
+        "(timed by hand against the same database). Explained since: the requests a wrk run "
+        "leaves behind still run to their end in their own threads, and the drain between "
+        "runs asked `/healthz`, which another thread answers at once; it now waits for the "
+        "workers' CPU to go idle (SQLite, 1,000: 0.0 to 10.5 req/s loaded); at 100,000 on SQLite "
         "neither run got an answer within its time (the searches before it still held both "
         "workers), on PostgreSQL a lone client 2.9 s: the log's failure tokens (an Xid code, "
         "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
