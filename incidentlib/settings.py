@@ -172,7 +172,7 @@ CACHES = {
 }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same backend, one client per connection pool instead of one per cache operation.
-    CACHES["default"]["BACKEND"] = "incidentlib.redis_cache.ReusedClientRedisCache"
+    CACHES["default"]["BACKEND"] = "incidentlib.redis_cache.SharedPoolRedisCache"
 if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
     # Only these backends cull by count; the Redis client would take it for a connection option.
     CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)

@@ -13,7 +13,7 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 BACKENDS = {
     "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     # As settings configure it for CACHE_URL=redis://...
-    "redis": {"BACKEND": "incidentlib.redis_cache.ReusedClientRedisCache", "LOCATION": REDIS_URL},
+    "redis": {"BACKEND": "incidentlib.redis_cache.SharedPoolRedisCache", "LOCATION": REDIS_URL},
 }
 
 
