@@ -86,12 +86,18 @@ def generation() -> str:
     remembered = _request_generation.get()
     if remembered:
         return remembered[0]
+    token = _shared_generation()
+    if remembered is not None:
+        remembered.append(token)
+    return token
+
+
+def _shared_generation() -> str:
+    """The generation in the shared cache now (one read), whatever the request remembers."""
     token = cache.get(GENERATION_KEY)
     if token is None:
         cache.add(GENERATION_KEY, _new_token(), timeout=None)
         token = cache.get(GENERATION_KEY) or _new_token()
-    if remembered is not None:
-        remembered.append(token)
     return token
 
 
@@ -161,6 +167,12 @@ def local(name: str, compute: Callable[[], T]) -> T:
         return compute()
     token = generation()
     held = _local.get(name)
+    if held is not None and held[0] == token:
+        return held[1]
+    # A request that began before the last write remembers the generation before it; another
+    # thread may hold the value of the newer one already. Compared with the shared token, a
+    # long request neither rebuilds the value nor files it under its older token.
+    token = _shared_generation()
     if held is not None and held[0] == token:
         return held[1]
     with _local_lock:

@@ -41,8 +41,10 @@ def counting(monkeypatch, store_cache_on) -> CountingCache:
 
 
 def test_a_request_reads_the_generation_once(client, counting):
-    client.get("/api/cases/IL-0428")  # fills the cache
     for path in ("/api/cases/IL-0428", "/cases/IL-0428", "/api/cases/?q=nccl+timeout", "/cases/?q=xid+79"):
+        # The first request fills the caches (a value built in the process reads the shared
+        # generation once more, `store_cache.local`); the next reads it once.
+        client.get(path)
         counting.generation_reads = 0
         assert client.get(path).status_code == 200
         assert counting.generation_reads == 1, path
@@ -78,3 +80,24 @@ def test_an_edit_between_requests_is_served_at_once(client, counting):
     document["title"] = first["title"] + " (edited)"
     assert save_case_document(document, reason="test edit").changed
     assert client.get("/api/cases/IL-0428").json()["title"] == document["title"]
+
+
+def test_a_long_request_uses_a_newer_process_value_instead_of_rebuilding_it(counting):
+    computed: list[str] = []
+
+    def compute(label: str):
+        return lambda: computed.append(label) or label
+
+    with store_cache.one_generation():
+        assert store_cache.local("test-value", compute("first")) == "first"
+        # Meanwhile another process writes, and another thread of this one rebuilds the value.
+        cache.set(store_cache.GENERATION_KEY, "newer")
+        with store_cache.one_generation():
+            assert store_cache.local("test-value", compute("newer")) == "newer"
+        # This request still remembers the older generation: it takes the newer value as it
+        # is, rather than rebuilding it and filing it under its older token.
+        assert store_cache.local("test-value", compute("again")) == "newer"
+    assert computed == ["first", "newer"]
+    with store_cache.one_generation():
+        assert store_cache.local("test-value", compute("later")) == "newer"
+    assert computed == ["first", "newer"]
