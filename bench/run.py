@@ -381,6 +381,7 @@ def drain(server: Server) -> None:
         if now - before <= IDLE_TICKS:
             return
         before = now
+    print(f"   the workers were still busy after {DRAIN_SECONDS} s; measuring anyway", flush=True)
 
 
 def _body_text(body: str | None) -> str | None:
@@ -717,9 +718,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "Since uvicorn 0.55 the floor is no longer capped by the keep-alive delay (about 300 "
         "req/s before, 400 to 520 now), so this ratio fell without anything getting slower. "
         "A request read Redis four times (the store generation twice, the store version, the "
-        "answer) and Django's backend built a new redis-py client for each read; one client "
-        "per pool since (incidentlib/redis_cache.py): in process at 10,000 on PostgreSQL "
-        "2.05-2.16 to 1.30-1.35 ms a request, the floor 0.5",
+        "answer) and Django's backend built a new redis-py client for each read and, under ASGI, "
+        "a new connection pool for each request; pools and clients are shared in the process "
+        "since (incidentlib/redis_cache.py) and the generation is read once per request: under "
+        "uvicorn at 10,000 on PostgreSQL 426 to 508-554 req/s against a floor of 636-664",
     ),
     (
         "case HTML, ratio to floor",
@@ -728,8 +730,7 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         True,
         "the page body is kept in the shared cache per store generation (two Redis reads); "
         "what remains is the middleware and the ETag: 4 to 5 ms from one client against the "
-        "floor's 3.3 to 4. One redis-py client per pool since (case JSON above): in process "
-        "at 10,000 on PostgreSQL 1.35-1.70 to 0.91-1.07 ms a request",
+        "floor's 3.3 to 4. Redis pools and clients shared in the process since (case JSON above)",
     ),
     (
         "search with facets, p95 ms (one client)",
@@ -786,7 +787,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "(timed by hand against the same database). Explained since: the requests a wrk run "
         "leaves behind still run to their end in their own threads, and the drain between "
         "runs asked `/healthz`, which another thread answers at once; it now waits for the "
-        "workers' CPU to go idle (SQLite, 1,000: 0.0 to 10.5 req/s loaded); at 100,000 on SQLite "
+        "workers' CPU to go idle (SQLite, 1,000: 0.0 to 10.5 req/s loaded in a BENCH_REUSE "
+        "run, 1.8 in the full run, where a worker's sixteen matches share the CPU and finish "
+        "together); at 100,000 on SQLite "
         "neither run got an answer within its time (the searches before it still held both "
         "workers), on PostgreSQL a lone client 2.9 s: the log's failure tokens (an Xid code, "
         "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
@@ -794,7 +797,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "reading the (case, token) rows). Since then evidence in more than 1,000 cases "
         "(`logmatch.CANDIDATE_CAP`) is read only for the cases the rarer evidence found, "
         "counted by the database (in process at 10,000: 300-370 to 221-225 ms on PostgreSQL, "
-        "198 to 183-198 on SQLite, the same hits and scores): what remains is the Python per "
+        "198 to 183-198 on SQLite, the same hits and scores for the 41 logs tried): what "
+        "remains is the Python per "
         "distinct line (tokens, job kind, spans: about 200 ms of a 200 KB log) and each "
         "worker's semantic scores over every passage",
     ),

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .document_model import value_at
 from .models import Case, Source
 from .references import split_url
 from .search.profiles import ACCOUNT_PATHS, Profile
@@ -94,14 +95,8 @@ def find_lookalikes(
 def document_text(document: dict[str, Any]) -> str:
     """The account of a case document, the text a duplicate check compares (as the stored
     profiles' `counts`): its `profiles.ACCOUNT_PATHS` that hold text, one per line."""
-    parts = []
-    for path in ACCOUNT_PATHS:
-        value: Any = document
-        for key in path.split("."):
-            value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, str):
-            parts.append(value)
-    return "\n".join(parts)
+    parts = (value_at(document, path) for path in ACCOUNT_PATHS)
+    return "\n".join(p for p in parts if isinstance(p, str))
 
 
 def find_duplicates(document: dict[str, Any], *, index: TextIndex | None = None) -> list[Duplicate]:

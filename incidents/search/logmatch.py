@@ -116,11 +116,12 @@ RARE_SHARE = 0.02
 RARE_WORDS = 30
 WORD_WEIGHT = 0.4
 MIN_RARE_WORDS = 2
-# Evidence (a failure token, a term) in more than this many published cases is not read
-# case by case: what it adds goes to the cases the rarer evidence found (or, when there is
-# none, its first CANDIDATE_CAP cases by id), read with one more query each for tokens and
-# terms. The rows a log's matching reads stay bounded as the store grows (an Xid code most
-# of 100,000 cases quote was 47,000 rows); below the cap nothing changes.
+# Evidence (a failure token, a term) in more than this many published cases is not returned
+# case by case: what it adds goes to the cases the rarer evidence found and to its own first
+# CANDIDATE_CAP cases by id, which fill the places after them (up to three more queries).
+# The rows a log's matching brings into Python stay bounded as the store grows (an Xid code
+# most of 100,000 cases quote was 47,000 rows; the database still reads its matches to count
+# and sort them); below the cap nothing changes.
 CANDIDATE_CAP = 1000
 # The extractor of the message after `fatal:` / `error:` / `panic:` (capped, deduplicated).
 ERROR_MESSAGE = "error-message"
@@ -587,10 +588,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     cases, the (case, term) pairs of the found terms, the rare words, the candidates'
     job-kind topics, the candidates' passage vectors, the hits' cases and their terms; 8
     when no word of the log qualifies for the rare-word look-up); 2 when nothing
-    identifying is found. Evidence in more than `CANDIDATE_CAP` cases is read only for the
-    cases the rarer evidence found: two more queries (the common tokens' counts and
-    candidates, the common terms' candidates), so the rows read stay bounded as the store
-    grows.
+    identifying is found. Evidence in more than `CANDIDATE_CAP` cases is scored only for the
+    cases the rarer evidence found and its own first `CANDIDATE_CAP` cases by id: up to three
+    more queries (the common terms' first cases, the common tokens' counts and candidates,
+    the common terms' candidates), so the rows returned stay bounded as the store grows.
     """
     text = decode_log(text)
     all_lines = text.split("\n")
@@ -679,7 +680,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     usable = [i for i, a in enumerate(atoms) if a.words]
     backend = get_backend()
     # Evidence in more than CANDIDATE_CAP cases is not read case by case: its cases are
-    # those the rarer evidence found (`_add_common_evidence`, below).
+    # those the rarer evidence found and its own first ones (`if common_atoms or ...`, below).
     hits_by_atom: dict[int, list[str]] = {}
     for case_id, position in backend.capped_atom_hits([atoms[i] for i in usable], CANDIDATE_CAP):
         hits_by_atom.setdefault(position, []).append(case_id)
@@ -773,18 +774,19 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     candidates = [c for c in signature if signature[c] > 0]
     candidates += [c for c in word_score if c not in signature]
     if common_atoms or common_terms:
-        if not candidates:
-            # Only common evidence: its first CANDIDATE_CAP cases (by id) are the candidates.
-            candidates = sorted({c for p in common_atoms for c in hits_by_atom[p]})
-            signature_terms = [t for t in common_terms if not is_context(t)]
-            if not candidates and signature_terms:
-                candidates = list(
-                    CaseTerm.objects.filter(case__in=Case.objects.published(), term_id__in=signature_terms)
-                    .order_by("case_id")
-                    .values_list("case_id", flat=True)
-                    .distinct()[:CANDIDATE_CAP]
-                )
-            candidates = candidates[:CANDIDATE_CAP]
+        # Cases only common evidence names fill the places after those the rarer evidence
+        # found: its first CANDIDATE_CAP cases by id (read already for tokens; one query for
+        # terms). Which of them is best is then scored as for every candidate.
+        filler = {c for p in common_atoms for c in hits_by_atom[p][:CANDIDATE_CAP]}
+        signature_terms = [t for t in common_terms if not is_context(t)]
+        if signature_terms:
+            filler.update(
+                CaseTerm.objects.filter(case__in=Case.objects.published(), term_id__in=signature_terms)
+                .order_by("case_id")
+                .values_list("case_id", flat=True)
+                .distinct()[:CANDIDATE_CAP]
+            )
+        candidates = list(dict.fromkeys([*candidates, *sorted(filler)]))
         counts, rows = backend.atom_hits_among([atoms[usable[p]] for p in common_atoms], candidates)
         among: dict[int, list[str]] = {}
         for case_id, index in rows:

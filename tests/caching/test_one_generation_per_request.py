@@ -86,7 +86,11 @@ def test_a_long_request_uses_a_newer_process_value_instead_of_rebuilding_it(coun
     computed: list[str] = []
 
     def compute(label: str):
-        return lambda: computed.append(label) or label
+        def build() -> str:
+            computed.append(label)
+            return label
+
+        return build
 
     with store_cache.one_generation():
         assert store_cache.local("test-value", compute("first")) == "first"
