@@ -258,18 +258,24 @@ class Backend:
         in more cases than `cap`, and its cases were not all read (`atom_hits_among`)."""
         if not atoms:
             return []
-        union, params = self._per_atom(
-            atoms,
-            lambda i, sql: (
-                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
-                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
-                f" WHERE c{i}.status = %s ORDER BY m{i}.case_id LIMIT %s) AS b{i}"
-            ),
-            (PUBLISHED, cap + 1),
-        )
+        union, params = self._first_cases(atoms, cap + 1, by_id=True)
         with connection.cursor() as cursor:
             cursor.execute(union, params)
             return [(row[0], row[1]) for row in cursor.fetchall()]
+
+    def _first_cases(self, atoms: list[Atom], count: int, *, by_id: bool) -> tuple[str, list]:
+        """SQL of (case_id, atom) for at most `count` published cases containing each atom:
+        the lowest ids with `by_id`, else the first the database finds (cheaper: it stops)."""
+
+        def branch(i: int, sql: str) -> str:
+            order = f" ORDER BY m{i}.case_id" if by_id else ""
+            return (
+                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
+                f" WHERE c{i}.status = %s{order} LIMIT %s) AS b{i}"
+            )
+
+        return self._per_atom(atoms, branch, (PUBLISHED, count))
 
     def atom_hits_among(
         self, atoms: list[Atom], case_ids: Collection[str]
@@ -311,15 +317,7 @@ class Backend:
         more than a rare one; the count is the database's (a window over those rows)."""
         if not atoms:
             return []
-        union, params = self._per_atom(
-            atoms,
-            lambda i, sql: (
-                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
-                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
-                f" WHERE c{i}.status = %s LIMIT %s) AS b{i}"
-            ),
-            (PUBLISHED, max_cases + 1),
-        )
+        union, params = self._first_cases(atoms, max_cases + 1, by_id=False)
         sql = (
             "SELECT r.case_id, r.atom FROM ("
             "SELECT h.case_id, h.atom, count(*) OVER (PARTITION BY h.atom) AS cases"
