@@ -171,7 +171,7 @@ CACHES = {
     "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
 }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same backend, one client per connection pool instead of one per cache operation.
+    # The same backend, its connection pools and clients shared by all requests of the process.
     CACHES["default"]["BACKEND"] = "incidentlib.redis_cache.SharedPoolRedisCache"
 if CACHES["default"]["BACKEND"].endswith(("DatabaseCache", "LocMemCache")):
     # Only these backends cull by count; the Redis client would take it for a connection option.
