@@ -142,5 +142,5 @@ def test_two_aliases_from_the_environment_read_the_replica_and_write_the_primary
         "read": 0,
         "in_transaction": 1,
         "store_cache": True,
-        "cache": "django.core.cache.backends.redis.RedisCache",
+        "cache": "incidentlib.redis_cache.SharedPoolRedisCache",
     }
