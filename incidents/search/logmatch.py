@@ -771,8 +771,11 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             shared.append(Shared(f"{name} {version}", "version:affected", 1))
         return named, shared
 
-    candidates = [c for c in signature if signature[c] > 0]
-    candidates += [c for c in word_score if c not in signature]
+    def scored() -> list[str]:
+        """The cases with signature evidence, then those found by rare words only."""
+        return [c for c in signature if signature[c] > 0] + [c for c in word_score if c not in signature]
+
+    candidates = scored()
     if common_atoms or common_terms:
         # Cases only common evidence names fill the places after those the rarer evidence
         # found: its first CANDIDATE_CAP cases by id (read already for tokens; one query for
@@ -799,8 +802,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             .values_list("case_id", "term_id")
         )
         generic.update(term_by_id[t].name for t in common_terms if is_context(t))
-        candidates = [c for c in signature if signature[c] > 0]
-        candidates += [c for c in word_score if c not in signature]
+        candidates = scored()
     token_cases = [found_tokens[p] for p in sorted(found_tokens)]
     kinds = _workload_kinds(candidates) if candidates else {}
     semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
