@@ -169,12 +169,14 @@ def local(name: str, compute: Callable[[], T]) -> T:
     held = _local.get(name)
     if held is not None and held[0] == token:
         return held[1]
-    # A request that began before the last write remembers the generation before it; another
-    # thread may hold the value of the newer one already. Compared with the shared token, a
-    # long request neither rebuilds the value nor files it under its older token.
-    token = _shared_generation()
-    if held is not None and held[0] == token:
-        return held[1]
+    if _request_generation.get():
+        # A request that began before the last write remembers the generation before it;
+        # another thread may hold the value of the newer one already. Compared with the
+        # shared token, a long request neither rebuilds the value nor files it under its
+        # older token. (Outside a request `generation()` has just read the shared token.)
+        token = _shared_generation()
+        if held is not None and held[0] == token:
+            return held[1]
     with _local_lock:
         building = _building.setdefault(name, threading.RLock())
     with building:
