@@ -24,6 +24,12 @@ _shared_lock = threading.Lock()
 
 
 class SharedPoolRedisCacheClient(RedisCacheClient):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Django's own private attribute, which django-stubs does not declare.
+        options = self._pool_options  # type: ignore[attr-defined]
+        self._options_key = repr(sorted(options.items(), key=lambda item: item[0]))
+
     def _get_connection_pool(self, write: bool) -> Any:
         return self._pool_and_client(write)[0]
 
@@ -35,13 +41,13 @@ class SharedPoolRedisCacheClient(RedisCacheClient):
         # Django's own private attributes and helpers, which django-stubs does not declare.
         index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         server = self._servers[index]  # type: ignore[attr-defined]
-        options = self._pool_options  # type: ignore[attr-defined]
-        key = (os.getpid(), server, repr(sorted(options.items(), key=lambda item: item[0])))
+        key = (os.getpid(), server, self._options_key)
         found = _shared.get(key)
         if found is None:
             with _shared_lock:
                 found = _shared.get(key)
                 if found is None:
+                    options = self._pool_options  # type: ignore[attr-defined]
                     pool = self._pool_class.from_url(server, **options)  # type: ignore[attr-defined]
                     found = _shared[key] = (pool, self._client(connection_pool=pool))  # type: ignore[attr-defined]
         return found
