@@ -275,6 +275,15 @@ def manage(url: str, *args: str) -> dict:
 # --- the server and the load -----------------------------------------------------------------
 
 
+def _stat_fields(stat: Path) -> list[str]:
+    """The fields of a `/proc/<pid>/stat` after the command name (state, ppid, ...; utime
+    is index 11), or [] when the process is gone."""
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
 class Server:
     """uvicorn with 2 workers on 127.0.0.1, as `make run` serves but with DEBUG off."""
 
@@ -308,11 +317,8 @@ class Server:
     def workers(self) -> list[int]:
         pids = []
         for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.process.pid:
+            fields = _stat_fields(stat)
+            if fields and int(fields[1]) == self.process.pid:
                 cmdline = (stat.parent / "cmdline").read_bytes()
                 if b"spawn_main" in cmdline:  # not the resource tracker
                     pids.append(int(stat.parent.name))
@@ -322,11 +328,9 @@ class Server:
         """CPU time the workers have used so far, in clock ticks (user and system)."""
         total = 0
         for pid in self.workers():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+            fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+            if fields:
+                total += int(fields[11]) + int(fields[12])  # utime, stime
         return total
 
     def peak_rss_mib(self) -> list[int]:
@@ -795,7 +799,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
         "case is read and scored (about 290 ms in process at 20,000 on SQLite, half of it "
         "reading the (case, token) rows). Since then evidence in more than 1,000 cases "
-        "(`logmatch.CANDIDATE_CAP`) is read only for the cases the rarer evidence found, "
+        "(`logmatch.CANDIDATE_CAP`) is scored only for the cases the rarer evidence found and "
+        "its own first 1,000, "
         "counted by the database (in process at 10,000: 300-370 to 221-225 ms on PostgreSQL, "
         "198 to 183-198 on SQLite, the same hits and scores for the 41 logs tried): what "
         "remains is the Python per "
