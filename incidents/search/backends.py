@@ -102,6 +102,47 @@ class RankedRow:
     rowid: int | None = None  # SQLite: the case's full-text row, for its snippet
 
 
+def _boost_range(term_weights: dict[int, float], root_cause_weights: dict[int, float]) -> tuple[float, float]:
+    """The least and the greatest factor `1 + TERM_BOOST * (_boost_sql)` can take: each
+    named term counts at most once per case (one link per case and term) and a case has one
+    root cause."""
+    low = sum(min(w, 0.0) for w in term_weights.values()) + min([0.0, *root_cause_weights.values()])
+    high = sum(max(w, 0.0) for w in term_weights.values()) + max([0.0, *root_cause_weights.values()])
+    return 1 + TERM_BOOST * low, 1 + TERM_BOOST * high
+
+
+# Relative slack of the pruning bound (`_pruned`): the score and its bound are products of
+# the same numbers in another order, which may differ in the last bits.
+_BOUND_SLACK = 1e-9
+
+
+def _pruned(
+    base: str, rows: str, term_weights: dict[int, float], root_cause_weights: dict[int, float], depth: int
+) -> tuple[str, list[object]]:
+    """SQL of a condition keeping only the rows of `rows` that can be among the `depth` best
+    scores, and its parameters; "1 = 1" when nothing can be pruned.
+
+    A row's score is `base * boost factor`, every `base` >= 0 and the factor in
+    `_boost_range` [low, high]. Let T be the `depth + U`-th greatest `base` over `rows`,
+    U the cases not published (`rows` may hold theirs: every status is indexed, and the
+    caller's filter drops them after this). At least `depth` allowed rows have
+    `base >= T`, so a score >= T * low; a row with `base * high < T * low` scores below
+    each of them and is not on the page. Exact: the same page as without the condition,
+    whose cost is the joins and the term boost of every match (at 100,000 cases most of
+    a query whose words are in most cases); only the bound is read before them.
+    """
+    low, high = _boost_range(term_weights, root_cause_weights)
+    if low <= 0:
+        return "1 = 1", []
+    kth = (
+        f"(SELECT {base} AS bound FROM {rows} ORDER BY bound DESC LIMIT 1"
+        # Two ranges of the (status, id) index: `<>` read every case row on PostgreSQL.
+        f" OFFSET %s + (SELECT COUNT(*) FROM incidents_case WHERE status < %s OR status > %s))"
+    )
+    params = [high, low * (1 - _BOUND_SLACK), depth - 1, PUBLISHED, PUBLISHED]
+    return f"{base} * %s >= %s * COALESCE({kth}, 0)", params
+
+
 def _boost_sql(term_weights: dict[int, float], root_cause_weights: dict[int, float]) -> tuple[str, list]:
     """SQL summing the weights of the query-named terms case `c` carries (0 when none)."""
     parts: list[str] = []
@@ -409,20 +450,39 @@ class SqliteBackend(Backend):
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         if candidates is None:
             allowed, allowed_params = "c.status = %s", [PUBLISHED]
+            only, only_params = "", []
         else:
             allowed, allowed_params = f"k.c0 IN ({candidates[0]})", list(candidates[1])
+            # The filter before the bound, which must be read among the allowed rows.
+            only = f" JOIN {SQLITE_CONTENT} k ON k.id = m.r WHERE {allowed}"
+            only_params = allowed_params
+        kept: str = "1 = 1"  # the bound holds for the relevance order only
+        kept_params: list[object] = []
+        if sort == "relevance":
+            kept, kept_params = _pruned(
+                f"f.base * {coord}", "f", term_weights, root_cause_weights, offset + limit
+            )
         # bm25() only works in the query that has the MATCH: rank there, join outside.
         sql = (
             f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
             f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups},"
-            f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m)"
+            f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share, f.r"
             f" FROM f JOIN {SQLITE_CONTENT} k ON k.id = f.r JOIN incidents_case c ON c.id = k.c0"
-            f" WHERE {allowed}"
+            f" WHERE {kept} AND {allowed}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [self.expression(parsed), *matched, *boost_params, *allowed_params, limit, offset]
+        params = [
+            self.expression(parsed),
+            *matched,
+            *only_params,
+            *boost_params,
+            *kept_params,
+            *allowed_params,
+            limit,
+            offset,
+        ]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -574,9 +634,19 @@ class PostgresBackend(Backend):
         whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
         base = "(" + " + ".join(_group_score(n) for n in scored) + ")" if scored else "x.base"
         queries = "".join(f", {sql}" for sql in group_sql)
-        allowed, allowed_params, published = "", [], " AND c.status = %s"
+        # The idf counts the published matches only: the cases not published (few: two
+        # ranges of the (status, id) index) leave `x`, before the windows of `y` count it.
+        allowed, published = (
+            " AND s.case_id NOT IN (SELECT id FROM incidents_case WHERE status < %s OR status > %s)",
+            " AND c.status = %s",
+        )
+        allowed_params: list[object] = [PUBLISHED, PUBLISHED]
         if candidates is not None:
             allowed, allowed_params, published = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]], ""
+        kept: str = "1 = 1"  # the bound holds for the relevance order only
+        kept_params: list[object] = []
+        if sort == "relevance":
+            kept, kept_params = _pruned("y.base", "y", term_weights, root_cause_weights, offset + limit)
         sql = (
             # `x`, the matches with their numbers, is computed once (MATERIALIZED) and then
             # joined and sorted: the sort carries numbers, where the inlined form sorted every
@@ -586,10 +656,15 @@ class PostgresBackend(Backend):
             f"WITH x AS MATERIALIZED (SELECT s.case_id{whole_rank}{hits}"
             f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
-            f" WHERE s.vector @@ q.query{allowed})"
-            f" SELECT x.case_id, {base} * {coord} * (1 + {TERM_BOOST} * ({boost})) AS score,"
-            f" {share} AS share, {literal_share} AS literal_share"
-            f" FROM x JOIN incidents_case c ON c.id = x.case_id{published}"
+            f" WHERE s.vector @@ q.query{allowed}),"
+            # `y`: each match's score before the term boost (its idf needs every match) and
+            # its shares, so that the bound (`_pruned`) is read before the join and the boost.
+            f" y AS MATERIALIZED (SELECT x.case_id, {base} * {coord} AS base,"
+            f" {share} AS share, {literal_share} AS literal_share FROM x)"
+            f" SELECT y.case_id, y.base * (1 + {TERM_BOOST} * ({boost})) AS score,"
+            f" y.share, y.literal_share"
+            f" FROM y JOIN incidents_case c ON c.id = y.case_id{published}"
+            f" WHERE {kept}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
@@ -598,6 +673,7 @@ class PostgresBackend(Backend):
             *allowed_params,
             *boost_params,
             *([PUBLISHED] if published else []),
+            *kept_params,
             limit,
             offset,
         ]

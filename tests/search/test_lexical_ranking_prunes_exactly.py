@@ -1,0 +1,84 @@
+"""The lexical ranking joins and boosts only the matches that can reach the page
+(`backends._pruned`): the page is the same as without the bound, on both backends, with
+term boosts, filters, offsets and retracted cases still in the full-text index."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from incidents.models import Case, CaseTerm
+from incidents.search import backends
+from incidents.search.backends import get_backend
+from incidents.search.planning import interpret
+from tests.factories import synthetic_case
+
+pytestmark = pytest.mark.django_db
+
+
+def _kept(bases: list[float], depth: int, term_weights: dict[int, float]) -> list[float]:
+    condition, params = backends._pruned("f.base", "f", term_weights, {}, depth)
+    values = ", ".join(f"({b})" for b in bases)
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH f(base) AS (VALUES {values}) SELECT f.base FROM f WHERE {condition}", params)
+        return sorted((float(row[0]) for row in cursor.fetchall()), reverse=True)
+
+
+def test_the_bound_drops_what_cannot_reach_the_page(import_synthetic):
+    import_synthetic(synthetic_case(0))
+    # Boost factor between 1 and 1.5: the second best base is 9, and 5 * 1.5 < 9.
+    assert _kept([10.0, 9.0, 5.0, 1.0], 2, {7: 1.0}) == [10.0, 9.0]
+    # No boost: exactly the two best, and ties with the second are kept.
+    assert _kept([10.0, 9.0, 9.0, 5.0], 2, {}) == [10.0, 9.0, 9.0]
+    # Fewer rows than the page: nothing is dropped.
+    assert _kept([3.0, 1.0], 5, {7: 1.0}) == [3.0, 1.0]
+
+
+def test_cases_not_published_widen_the_bound(import_synthetic):
+    """A retracted case keeps its index row, and the caller's filter drops it after the
+    bound: each case not published moves the bound one row further."""
+    ids = import_synthetic(synthetic_case(0), synthetic_case(1))
+    Case.objects.filter(id=ids[0]).update(status=Case.Status.RETRACTED)
+    assert _kept([10.0, 9.0, 5.0, 1.0], 2, {7: 1.0}) == [10.0, 9.0, 5.0]
+
+
+def test_a_negative_weight_turns_the_bound_off(import_synthetic):
+    import_synthetic(synthetic_case(0))
+    assert _kept([10.0, 9.0, 5.0, 1.0], 1, {7: -2.5}) == [10.0, 9.0, 5.0, 1.0]
+
+
+QUERIES = ["watchdog allreduce checkpoint", "fabric switch latency", "shard -router"]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (0, 4), (3, 5), (0, 50)])
+def test_the_page_is_the_one_without_the_bound(import_synthetic, monkeypatch, query, offset, limit):
+    ids = import_synthetic(*[synthetic_case(n) for n in range(40)])
+    Case.objects.filter(id__in=ids[:4]).update(status=Case.Status.RETRACTED)
+    backend, parsed = get_backend(), interpret(query)
+    filtered = Case.objects.published().exclude(id__in=ids[4:8])
+    allowed = filtered.order_by().values("id").query.sql_with_params()
+    # Terms a few cases carry, as if the query named them: their boost reorders the page.
+    linked = CaseTerm.objects.filter(case_id__in=ids[8:12]).values_list("term_id", flat=True)
+    term_weights = {term_id: 0.6 for term_id in sorted(set(linked))[:3]}
+    root = Case.objects.get(id=ids[9]).root_cause_category_id
+    arguments = dict(
+        term_weights=term_weights,
+        root_cause_weights={root: 0.4},
+        sort="relevance",
+        offset=offset,
+        limit=limit,
+        coordinate=parsed.groups,
+    )
+
+    def both(candidates):
+        pruned = backend.rank(parsed, candidates, **arguments)
+        with monkeypatch.context() as m:
+            m.setattr(backends, "_pruned", lambda *a, **k: ("1 = 1", []))
+            whole = backend.rank(parsed, candidates, **arguments)
+        return pruned, whole
+
+    for candidates in (None, allowed):
+        pruned, whole = both(candidates)
+        assert pruned == whole
+        assert whole and not {row.case_id for row in whole} & set(ids[:4])
