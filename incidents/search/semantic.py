@@ -165,14 +165,25 @@ class Vectors:
         if not len(self.matrix):  # no case has a passage to match
             return CaseScores(self.ids, self._position, np.full(len(self.ids), -1.0))
         sims = (self.matrix @ query).astype(np.float64)
-        has = counts > 0
-        # reduceat over each case's consecutive rows (a case with no row would read its
-        # neighbour's: it scores -1, as with no passage to match)
-        safe = np.minimum(starts, len(sims) - 1)
-        best = np.where(has, np.maximum.reduceat(sims, safe), -1.0)
-        total = np.where(has, np.add.reduceat(sims, safe), 0.0)
-        score = best + MEAN_SHARE * (total / np.maximum(counts, 1))
-        return CaseScores(self.ids, self._position, score)
+        return CaseScores(self.ids, self._position, _combined(sims, starts, counts))
+
+    def scores_of(self, query: np.ndarray, case_ids: Iterable[str]) -> dict[str, float]:
+        """`case_scores(query)` of the cases of `case_ids` that have vectors, case id ->
+        score: only their rows are read and scored (O(their passages), where `case_scores`
+        scores every passage of the store)."""
+        wanted = [c for c in dict.fromkeys(case_ids) if c in self._position]
+        if not wanted or not len(self.matrix):
+            return {c: -1.0 for c in wanted}
+        starts, counts = self._starts
+        at = np.fromiter((self._position[c] for c in wanted), dtype=np.int64, count=len(wanted))
+        own = counts[at]
+        # Each wanted case's rows, consecutive: row j of case i is starts[i] + j.
+        first = np.concatenate(([0], np.cumsum(own)[:-1])).astype(np.int64)
+        rows = np.repeat(starts[at] - first, own) + np.arange(int(own.sum()), dtype=np.int64)
+        if not len(rows):
+            return {c: -1.0 for c in wanted}
+        sims = (self.matrix[rows] @ query).astype(np.float64)
+        return dict(zip(wanted, _combined(sims, first, own).tolist(), strict=True))
 
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""
@@ -181,6 +192,19 @@ class Vectors:
         np.add.at(sums, self.owner, self.matrix)
         sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
         return sums
+
+
+def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each case's score from its passages' similarities `sims` (case i's are the `counts[i]`
+    consecutive values from `starts[i]`): the best plus `MEAN_SHARE` times the mean; -1 for
+    a case without passages."""
+    has = counts > 0
+    # reduceat over each case's consecutive rows (a case with no row would read its
+    # neighbour's: it scores -1, as with no passage to match)
+    safe = np.minimum(starts, len(sims) - 1)
+    best = np.where(has, np.maximum.reduceat(sims, safe), -1.0)
+    total = np.where(has, np.add.reduceat(sims, safe), 0.0)
+    return best + MEAN_SHARE * (total / np.maximum(counts, 1))
 
 
 FIRST_ROWS = 1024  # rows of the matrix `load_vectors` starts with (it doubles when full)
@@ -224,12 +248,12 @@ def process_vectors() -> Vectors:
 
 def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, float]:
     """`Vectors.case_scores` of `query` for the published cases `candidates` only (to 6
-    decimals). With the
-    store cache on, every published case's vectors are kept in this process per store
-    generation (as search keeps them) and scored, then cut to the candidates: no query.
-    Off, the candidates' vectors are read: one query."""
+    decimals). With the store cache on, every published case's vectors are kept in this
+    process per store generation (as search keeps them) and the candidates' rows scored: no
+    query. Off, the candidates' vectors are read: one query."""
+    scores: Mapping[str, float]
     if settings.STORE_CACHE:
-        scores = process_vectors().case_scores(query)
+        scores = process_vectors().scores_of(query, candidates)
     else:
         scores = load_vectors(Case.objects.filter(id__in=candidates)).case_scores(query)
     # float32 products over matrices of other shapes differ in the 7th digit: rounded, two

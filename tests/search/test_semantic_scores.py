@@ -67,3 +67,21 @@ def test_a_case_without_passages_scores_minus_one():
     mixed = Vectors(["IL-1", "IL-2"], np.array([1]), np.stack([_unit(1, 0, 0)]))
     scores = mixed.case_scores(_unit(1, 0, 0))
     assert scores["IL-1"] == -1.0 and scores["IL-2"] == pytest.approx(1.0 + MEAN_SHARE)
+
+
+def test_the_scores_of_a_few_cases_are_read_from_their_rows_alone(vectors):
+    """`scores_of` (log matching's candidates) gives `case_scores`' values, case by case,
+    from the rows of the cases asked for; an unknown id is left out, a case without
+    passages scores -1."""
+    query = _unit(1, 0.5, 0.2)
+    everything = vectors.case_scores(query)
+    assert vectors.scores_of(query, ["IL-3", "IL-9", "IL-1", "IL-3"]) == pytest.approx(
+        {"IL-3": everything["IL-3"], "IL-1": everything["IL-1"]}, abs=1e-6
+    )
+    assert list(vectors.scores_of(query, ["IL-3", "IL-1"])) == ["IL-3", "IL-1"]
+    assert vectors.scores_of(query, []) == {}
+    # IL-2 lost its only row: a case between two others with none of its own.
+    gap = Vectors(["IL-1", "IL-2", "IL-3"], np.array([0, 0, 2, 2, 2]), vectors.matrix[[0, 1, 3, 4, 5]])
+    assert gap.scores_of(query, ["IL-2", "IL-3"]) == pytest.approx(
+        {"IL-2": -1.0, "IL-3": everything["IL-3"]}, abs=1e-6
+    )
