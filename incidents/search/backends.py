@@ -406,7 +406,14 @@ class SqliteBackend(Backend):
 
     def match_sql(self, atoms: list[Atom]) -> tuple[str, list]:
         expression = " OR ".join(self._atom(a) for a in atoms)
-        return (f"SELECT case_id FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s", [expression])
+        # The case id from the content table by rowid, as the ranking reads it: through the
+        # FTS5 table it loads every column of the row (a phrase in 47,000 of 100,000 cases:
+        # 225 ms against 97 ms).
+        return (
+            f"SELECT k.c0 AS case_id FROM {SQLITE_TABLE} JOIN {SQLITE_CONTENT} k"
+            f" ON k.id = {SQLITE_TABLE}.rowid WHERE {SQLITE_TABLE} MATCH %s",
+            [expression],
+        )
 
     def rank(
         self,
