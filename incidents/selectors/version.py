@@ -36,10 +36,15 @@ class StoreVersion:
 
 
 def store_version() -> StoreVersion:
-    """Newest case modification, number of cases and a vocabulary digest, from the shared
-    cache for the current store generation (`store_cache`: two cache reads); when not
-    cached, two queries (one aggregate over cases, one read of the term table).
+    """Newest case modification, number of cases and a vocabulary digest for the current
+    store generation: kept in this process once read (`store_cache.local`: no cache read
+    beyond the generation a request reads anyway), else from the shared cache (one more
+    read), else two queries (one aggregate over cases, one read of the term table).
     """
+    return store_cache.local("store-version", _shared_store_version)
+
+
+def _shared_store_version() -> StoreVersion:
     return store_cache.cached("store-version", _compute_store_version)
 
 

@@ -6,12 +6,15 @@ process's write is seen by the next request."""
 from __future__ import annotations
 
 import copy
+import datetime
 from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
 from incidents import store_cache
+from incidents.models import Case
 from incidents.services import save_case_document
 from tests.conftest import load_fixture
 
@@ -19,12 +22,14 @@ pytestmark = pytest.mark.django_db
 
 
 class CountingCache:
-    """The shared cache, counting the reads of the store generation."""
+    """The shared cache, counting its reads and those of the store generation."""
 
     def __init__(self) -> None:
         self.generation_reads = 0
+        self.reads = 0
 
     def get(self, key: str, *args: Any) -> Any:
+        self.reads += 1
         if key == store_cache.GENERATION_KEY:
             self.generation_reads += 1
         return cache.get(key, *args)
@@ -105,3 +110,26 @@ def test_a_long_request_uses_a_newer_process_value_instead_of_rebuilding_it(coun
     with store_cache.one_generation():
         assert store_cache.local("test-value", compute("later")) == "newer"
     assert computed == ["first", "newer"]
+
+
+def test_a_kept_case_answer_reads_the_shared_cache_twice(client, counting):
+    """The generation and the kept answer: the store version behind the ETag is kept in the
+    process per generation (it was a third read), and still moves with every write."""
+    for path in ("/api/cases/IL-0428", "/cases/IL-0428"):
+        first = client.get(path)
+        counting.reads = 0
+        again = client.get(path)
+        assert again.status_code == 200 and again["ETag"] == first["ETag"]
+        assert counting.reads == 2, path
+    before = client.get("/api/cases/IL-0428")["ETag"]
+    document = copy.deepcopy(load_fixture("IL-0428"))
+    document["title"] += " (edited)"
+    assert save_case_document(document, reason="test edit").changed
+    assert client.get("/api/cases/IL-0428")["ETag"] != before
+    # A write by another process: it moves the shared generation, and the next request
+    # reads the version again.
+    kept = client.get("/api/cases/IL-0429")["ETag"]
+    Case.objects.filter(id="IL-0429").update(modified=timezone.now() + datetime.timedelta(days=1))
+    assert client.get("/api/cases/IL-0429")["ETag"] == kept  # nothing said the store changed
+    cache.set(store_cache.GENERATION_KEY, "written-by-another-process")
+    assert client.get("/api/cases/IL-0429")["ETag"] != kept
