@@ -199,11 +199,14 @@ def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.nd
     consecutive values from `starts[i]`): the best plus `MEAN_SHARE` times the mean; -1 for
     a case without passages."""
     has = counts > 0
-    # reduceat over each case's consecutive rows (a case with no row would read its
-    # neighbour's: it scores -1, as with no passage to match)
-    safe = np.minimum(starts, len(sims) - 1)
-    best = np.where(has, np.maximum.reduceat(sims, safe), -1.0)
-    total = np.where(has, np.add.reduceat(sims, safe), 0.0)
+    best = np.full(len(counts), -1.0)
+    total = np.zeros(len(counts))
+    if has.any():
+        # reduceat over the consecutive rows of the cases that have some: a case with none
+        # has no range of its own (its start is the next case's, or the end).
+        firsts = starts[has]
+        best[has] = np.maximum.reduceat(sims, firsts)
+        total[has] = np.add.reduceat(sims, firsts)
     return best + MEAN_SHARE * (total / np.maximum(counts, 1))
 
 

@@ -37,15 +37,15 @@ class StoreVersion:
 
 def store_version() -> StoreVersion:
     """Newest case modification, number of cases and a vocabulary digest for the current
-    store generation: kept in this process once read (`store_cache.local`: no cache read
-    beyond the generation a request reads anyway), else from the shared cache (one more
-    read), else two queries (one aggregate over cases, one read of the term table).
+    store generation, kept in this process (`store_cache.local`: no cache read beyond the
+    generation a request reads anyway); computed by each process once per generation with
+    two queries (one aggregate over cases, one read of the term table).
+
+    Read from the database, not from the shared cache: a request that remembers the
+    generation before another process's write would read that older generation's entry
+    there, and `local` files its value under the newer token.
     """
-    return store_cache.local("store-version", _shared_store_version)
-
-
-def _shared_store_version() -> StoreVersion:
-    return store_cache.cached("store-version", _compute_store_version)
+    return store_cache.local("store-version", _compute_store_version)
 
 
 def _compute_store_version() -> StoreVersion:

@@ -133,3 +133,22 @@ def test_a_kept_case_answer_reads_the_shared_cache_twice(client, counting):
     assert client.get("/api/cases/IL-0429")["ETag"] == kept  # nothing said the store changed
     cache.set(store_cache.GENERATION_KEY, "written-by-another-process")
     assert client.get("/api/cases/IL-0429")["ETag"] != kept
+
+
+def test_a_request_older_than_another_processs_write_keeps_no_stale_version(client, counting):
+    """A request that remembers the generation before another process's write, and asks for
+    the store version after it, files the version of the database as it is now under the
+    newer generation: the next request's ETag follows the write."""
+    from incidents.selectors.version import store_version
+
+    before = store_version()  # in the shared cache too, under this generation
+    store_cache._local.pop("store-version")  # as in a worker that has not read it yet
+    with store_cache.one_generation():
+        store_cache.generation()  # this request's generation, before the write
+        Case.objects.filter(id="IL-0429").update(modified=timezone.now() + datetime.timedelta(days=3))
+        cache.set(store_cache.GENERATION_KEY, "written-by-another-process")
+        store_version()
+    with store_cache.one_generation():
+        after = store_version()
+    assert after.last_modified > before.last_modified
+    assert after.last_modified == Case.objects.get(id="IL-0429").modified

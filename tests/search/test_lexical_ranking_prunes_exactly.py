@@ -50,35 +50,67 @@ def test_a_negative_weight_turns_the_bound_off(import_synthetic):
 QUERIES = ["watchdog allreduce checkpoint", "fabric switch latency", "shard -router"]
 
 
-@pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (0, 4), (3, 5), (0, 50)])
-def test_the_page_is_the_one_without_the_bound(import_synthetic, monkeypatch, query, offset, limit):
-    ids = import_synthetic(*[synthetic_case(n) for n in range(40)])
-    Case.objects.filter(id__in=ids[:4]).update(status=Case.Status.RETRACTED)
-    backend, parsed = get_backend(), interpret(query)
-    filtered = Case.objects.published().exclude(id__in=ids[4:8])
-    allowed = filtered.order_by().values("id").query.sql_with_params()
-    # Terms a few cases carry, as if the query named them: their boost reorders the page.
+_BOUND = backends._pruned
+
+
+def _ranker(backend, parsed, ids, weight=0.05):
+    """`rank(candidates, offset, limit, bound=...)` with small boosts (terms a few cases
+    carry, as if the query named them), so that the bound is tight and drops rows."""
     linked = CaseTerm.objects.filter(case_id__in=ids[8:12]).values_list("term_id", flat=True)
-    term_weights = {term_id: 0.6 for term_id in sorted(set(linked))[:3]}
+    term_weights = {term_id: weight for term_id in sorted(set(linked))[:2] if weight}
     root = Case.objects.get(id=ids[9]).root_cause_category_id
-    arguments = dict(
-        term_weights=term_weights,
-        root_cause_weights={root: 0.4},
-        sort="relevance",
-        offset=offset,
-        limit=limit,
-        coordinate=parsed.groups,
-    )
 
-    def both(candidates):
-        pruned = backend.rank(parsed, candidates, **arguments)
-        with monkeypatch.context() as m:
-            m.setattr(backends, "_pruned", lambda *a, **k: ("1 = 1", []))
-            whole = backend.rank(parsed, candidates, **arguments)
-        return pruned, whole
+    def rank(candidates, offset, limit, bound=_BOUND):
+        original = backends._pruned
+        backends._pruned = bound
+        try:
+            return backend.rank(
+                parsed,
+                candidates,
+                term_weights=term_weights,
+                root_cause_weights={root: weight} if weight else {},
+                sort="relevance",
+                offset=offset,
+                limit=limit,
+                coordinate=parsed.groups,
+            )
+        finally:
+            backends._pruned = original
 
-    for candidates in (None, allowed):
-        pruned, whole = both(candidates)
-        assert pruned == whole
-        assert whole and not {row.case_id for row in whole} & set(ids[:4])
+    return rank
+
+
+def _unbounded(*args, **kwargs):
+    return "1 = 1", []
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (0, 4), (3, 1), (3, 5), (0, 50)])
+def test_the_page_is_the_one_without_the_bound(import_synthetic, query, offset, limit):
+    ids = import_synthetic(*[synthetic_case(n) for n in range(40)])
+    backend, parsed = get_backend(), interpret(query)
+    rank = _ranker(backend, parsed, ids)
+    best = [row.case_id for row in rank(None, 0, 100, bound=_unbounded)]
+    # The best two matches are retracted (their index rows stay), the next three filtered out.
+    Case.objects.filter(id__in=best[:2]).update(status=Case.Status.RETRACTED)
+    filtered = Case.objects.published().exclude(id__in=best[2:5])
+    allowed = filtered.order_by().values("id").query.sql_with_params()
+    for candidates, left_out in ((None, best[:2]), (allowed, best[:5])):
+        page = rank(candidates, offset, limit)
+        assert page == rank(candidates, offset, limit, bound=_unbounded)
+        assert page and not {row.case_id for row in page} & set(left_out)
+
+
+def test_the_data_above_catch_a_wrong_bound(import_synthetic):
+    """Without boosts the bound keeps the best `depth` rows and their ties: read at the
+    page's limit alone (not offset + limit), it would lose the page's rows."""
+    ids = import_synthetic(*[synthetic_case(n) for n in range(40)])
+    backend, parsed = get_backend(), interpret(QUERIES[0])
+    rank = _ranker(backend, parsed, ids, weight=0.0)
+    best = [row.case_id for row in rank(None, 0, 100, bound=_unbounded)]
+    assert len(best) > 20
+
+    def at_the_limit(base, rows, term_weights, root_cause_weights, depth):
+        return _BOUND(base, rows, term_weights, root_cause_weights, 1)
+
+    assert rank(None, 3, 1, bound=_unbounded) != rank(None, 3, 1, bound=at_the_limit)

@@ -85,3 +85,20 @@ def test_the_scores_of_a_few_cases_are_read_from_their_rows_alone(vectors):
     assert gap.scores_of(query, ["IL-2", "IL-3"]) == pytest.approx(
         {"IL-2": -1.0, "IL-3": everything["IL-3"]}, abs=1e-6
     )
+    # ... and asked last, after a case whose rows must all count.
+    for asked in (["IL-3", "IL-2"], ["IL-1", "IL-2"]):
+        expected = {c: -1.0 if c == "IL-2" else everything[c] for c in asked}
+        assert gap.scores_of(query, asked) == pytest.approx(expected, abs=1e-6), asked
+
+
+def test_a_last_case_without_passages_leaves_the_others_whole(vectors):
+    query = _unit(1, 0.5, 0.2)
+    # IL-2 holds two rows and IL-3 none: the store's last case has no range of its own.
+    rows = vectors.matrix[[0, 3, 4]]
+    tail = Vectors(["IL-1", "IL-2", "IL-3"], np.array([0, 1, 1]), rows)
+    whole = Vectors(["IL-1", "IL-2"], np.array([0, 1, 1]), rows).case_scores(query)
+    scores = tail.case_scores(query)
+    assert scores["IL-3"] == -1.0
+    assert scores["IL-1"] == pytest.approx(whole["IL-1"], abs=1e-6)
+    assert scores["IL-2"] == pytest.approx(whole["IL-2"], abs=1e-6)
+    assert tail.scores_of(query, ["IL-2", "IL-3"]) == pytest.approx({"IL-2": whole["IL-2"], "IL-3": -1.0})
