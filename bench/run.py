@@ -284,10 +284,29 @@ def _stat_fields(stat: Path) -> list[str]:
         return []
 
 
+def database_backends(database: bytes | None) -> list[int]:
+    """The PostgreSQL server processes connected to `database` (b" <name> ", as their
+    command line names it: "postgres: 15/main: postgres il_bench_n1000 127.0.0.1(...)
+    idle"); none for None (SQLite)."""
+    if database is None:
+        return []
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes()
+        except OSError:
+            continue  # gone meanwhile
+        if text.startswith(b"postgres: ") and database in text:
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
 class Server:
     """uvicorn with 2 workers on 127.0.0.1, as `make run` serves but with DEBUG off."""
 
     def __init__(self, url: str):
+        # PostgreSQL's backends serving this database count in `cpu_ticks`.
+        self.database = f" {url.rsplit('/', 1)[1]} ".encode() if url.startswith("postgres") else None
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = WORK / "server.log"
@@ -325,9 +344,11 @@ class Server:
         return pids
 
     def cpu_ticks(self) -> int:
-        """CPU time the workers have used so far, in clock ticks (user and system)."""
+        """CPU time the workers and their database backends have used so far, in clock
+        ticks (user and system): a request whose thread waits for PostgreSQL costs the
+        worker nothing while the database works for it."""
         total = 0
-        for pid in self.workers():
+        for pid in self.workers() + database_backends(self.database):
             fields = _stat_fields(Path(f"/proc/{pid}/stat"))
             if fields:
                 total += int(fields[11]) + int(fields[12])  # utime, stime
@@ -375,8 +396,10 @@ def drain(server: Server) -> None:
     whose client went away still runs to its end: after 16 connections of 200 KB log
     matches, a worker kept computing for seconds (the next loaded run of that endpoint got
     no answer within 5 s, and each run left more behind). `/healthz` answers meanwhile
-    from its own thread, so its answer says nothing; the workers' CPU time does: waited for
-    until it stops growing (at most `DRAIN_SECONDS`)."""
+    from its own thread, so its answer says nothing; the workers' CPU time does, with that
+    of the PostgreSQL backends serving them (a search left behind runs its query on for
+    seconds while its worker waits): waited for until it stops growing (at most
+    `DRAIN_SECONDS`)."""
     deadline = time.monotonic() + DRAIN_SECONDS
     before = server.cpu_ticks()
     while time.monotonic() < deadline:

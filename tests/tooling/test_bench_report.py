@@ -105,3 +105,21 @@ def test_a_run_without_an_import_or_an_endpoint_shows_a_dash_in_the_readme_table
         cells["case JSON"]
         == f"{reused['endpoints']['case JSON']['rps']} ({run._one_client(reused, 'case JSON', 'p95')})"
     )
+
+
+@pytest.mark.django_db
+def test_the_drain_finds_the_database_backends_working_for_the_server():
+    """`drain` waits for PostgreSQL's backends too: a search left behind runs its query on
+    while its worker only waits. They are found by the database their command line names."""
+    from django.db import connection
+
+    run = bench_run()
+    assert run.database_backends(None) == []
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        mine = cursor.fetchone()[0]
+    name = connection.settings_dict["NAME"]
+    assert mine in run.database_backends(f" {name} ".encode())
+    assert mine not in run.database_backends(f" {name}_other ".encode())
