@@ -769,9 +769,13 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "word of the synthetic texts matches nearly every case. Its constant fell in this "
         "run (matches by rowid on SQLite, each stored vector decompressed once per row on "
         "PostgreSQL, JIT off: the long query 438 -> 151 ms on SQLite, 613 -> 255 ms on "
-        "PostgreSQL in process at 10,000), but at 100,000 a lone short search took p50 0.33 s "
-        "on SQLite and 0.49 s on PostgreSQL, and under 16 connections most searches got no "
-        "answer within 5 s. "
+        "PostgreSQL in process at 10,000); since 05872e1 only the matches that can reach the "
+        "ranked depth are joined and boosted (an exact bound: in process at 100,000 the long "
+        "query 1,020 -> 470 ms on SQLite, 1,690 -> 1,300 ms on PostgreSQL, where the scan of "
+        "every match's vector for each word group is most of it). At 100,000 a lone short "
+        "search took p50 0.17 s on SQLite and 0.65 s on PostgreSQL, the long one 0.92 and "
+        "1.79 s, of which 35 to 45 ms score the query against every passage vector; under "
+        "16 connections most searches got no answer within 5 s (sixteen share two cores). "
         "Fix: retrieve by the query's rarer words first (a word in most cases adds almost "
         "nothing to bm25) and coordinate only the top k (a change of ranking, to be judged "
         "on the evaluation sets), an ANN index for the semantic side, more cores or servers",
@@ -782,9 +786,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         15,
         False,
         "the answer is kept whole in the shared cache (no query); the latency is queueing "
-        "behind the other requests (16 connections, 2 workers); at 100,000 on SQLite the "
-        "one-client run still queued behind searches left over from the loaded run (p50 12 "
-        "ms); on PostgreSQL p95 4.7 ms",
+        "behind the other requests (16 connections, 2 workers) and, before drain() waited "
+        "for idle workers and database backends, behind searches a loaded run left behind "
+        "(p95 5.0 and 5.5 ms at 100,000 on 4 December)",
     ),
     (
         "list with two facets, p95 ms (one client)",
@@ -794,7 +798,7 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "count, page and one grouped facet query over the filtered cases (O(matches)): 18 to "
         "25 ms p50 from one client, but on SQLite the p95 reaches 72 to 104 ms (the facet "
         "query over every link of the filtered cases, a page of cases with their terms); at "
-        "100,000 on SQLite 108 ms p50 from one client, the count and facet query each O(matches). "
+        "100,000 on SQLite 108 ms p50 from one client on 3 December, 26 ms on 4 December. "
         "Since d215fd4 the count and the facet counts of a few facet values (one in each of "
         "up to three facets) are kept per filter set and store generation in the shared "
         "cache: what remains is the page of cases with their terms "
@@ -816,9 +820,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "runs asked `/healthz`, which another thread answers at once; it now waits for the "
         "workers' CPU to go idle (SQLite, 1,000: 0.0 to 10.5 req/s loaded in a BENCH_REUSE "
         "run, 1.8 in the full run, where a worker's sixteen matches share the CPU and finish "
-        "together); at 100,000 on SQLite "
-        "neither run got an answer within its time (the searches before it still held both "
-        "workers), on PostgreSQL a lone client 2.9 s: the log's failure tokens (an Xid code, "
+        "together); at 100,000 on 3 December neither SQLite run got an answer within its "
+        "time (the searches before it still held both workers), on PostgreSQL a lone "
+        "client 2.9 s; on 4 December 0.50 s and 0.71 s p50 from one client: the log's "
+        "failure tokens (an Xid code, "
         "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
         "case is read and scored (about 290 ms in process at 20,000 on SQLite, half of it "
         "reading the (case, token) rows). Since then evidence in more than 1,000 cases "
@@ -879,8 +884,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "on PostgreSQL, before 3d96a9f; since it builds the vectors in arrays and decodes "
         "the counts with orjson, and eac8358 reads only the neighbour lists an increment may "
         "change, at 20,000 on one machine 17.6 -> 8.6 CPU s; sharing the profile read then "
-        "8.7 -> 6.3 CPU s on another machine; not yet measured at "
-        "100,000; since 6752710 a vocabulary file that changes no term writes none, so an "
+        "8.7 -> 6.3 CPU s on another machine; at 100,000 120.8 -> 24.0 s on SQLite and "
+        "50.0 -> 33.6 s on PostgreSQL from 3 to 4 December, of which reading every published "
+        "profile 7.4 s and the two corpora 12 s in a profile on SQLite; since 6752710 "
+        "a vocabulary file that changes no term writes none, so an "
         "import with --vocab, as the bench's, keeps sharing that read and no longer relinks "
         "every case's organization and accelerator: 10 more into 10,000, start-up included, "
         "3.80 -> 3.06 s on PostgreSQL and 3.20 -> 2.54 s on SQLite): storing the word "
@@ -901,7 +908,7 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "0.73 GB, and reading them held every row's bytes as well and left the freed small "
         "buffers resident (1.6 GB after a load in process); now they stream into one "
         "matrix (0.9 GB resident after a load in process, 1.3 GB at its peak; under the "
-        "bench at 100,000 on PostgreSQL 1.5 GB per worker). Fix for the rest: float16 "
+        "bench at 100,000 1.35 GB per worker on 4 December). Fix for the rest: float16 "
         "vectors or an ANN index outside the worker",
     ),
 ]
