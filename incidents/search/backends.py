@@ -118,7 +118,7 @@ _BOUND_SLACK = 1e-9
 
 def _pruned(
     base: str, rows: str, term_weights: dict[int, float], root_cause_weights: dict[int, float], depth: int
-) -> tuple[str, list[object]]:
+) -> tuple[str, list]:
     """SQL of a condition keeping only the rows of `rows` that can be among the `depth` best
     scores, and its parameters; "1 = 1" when nothing can be pruned.
 
@@ -464,7 +464,7 @@ class SqliteBackend(Backend):
             only = f" JOIN {SQLITE_CONTENT} k ON k.id = m.r WHERE {allowed}"
             only_params = allowed_params
         kept: str = "1 = 1"  # the bound holds for the relevance order only
-        kept_params: list[object] = []
+        kept_params: list = []
         if sort == "relevance":
             kept, kept_params = _pruned(
                 f"f.base * {coord}", "f", term_weights, root_cause_weights, offset + limit
@@ -651,7 +651,7 @@ class PostgresBackend(Backend):
         if candidates is not None:
             allowed, allowed_params, published = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]], ""
         kept: str = "1 = 1"  # the bound holds for the relevance order only
-        kept_params: list[object] = []
+        kept_params: list = []
         if sort == "relevance":
             kept, kept_params = _pruned("y.base", "y", term_weights, root_cause_weights, offset + limit)
         sql = (

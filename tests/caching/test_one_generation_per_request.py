@@ -150,5 +150,6 @@ def test_a_request_older_than_another_processs_write_keeps_no_stale_version(clie
         store_version()
     with store_cache.one_generation():
         after = store_version()
+    assert after.last_modified is not None and before.last_modified is not None
     assert after.last_modified > before.last_modified
     assert after.last_modified == Case.objects.get(id="IL-0429").modified
