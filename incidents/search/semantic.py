@@ -182,7 +182,13 @@ class Vectors:
         rows = np.repeat(starts[at] - first, own) + np.arange(int(own.sum()), dtype=np.int64)
         if not len(rows):
             return {c: -1.0 for c in wanted}
-        sims = (self.matrix[rows] @ query).astype(np.float64)
+        # A block of rows at a time: gathering every candidate's rows at once copied about
+        # 15 MB per 2,000 candidates, and sixteen log matches at once took a worker at
+        # 10,000 cases from 386 to 695 MB at its peak.
+        sims = np.empty(len(rows), dtype=np.float64)
+        for start in range(0, len(rows), GATHER_ROWS):
+            block = rows[start : start + GATHER_ROWS]
+            sims[start : start + len(block)] = self.matrix[block] @ query
         return dict(zip(wanted, _combined(sims, first, own).tolist(), strict=True))
 
     def case_matrix(self) -> np.ndarray:
@@ -192,6 +198,9 @@ class Vectors:
         np.add.at(sums, self.owner, self.matrix)
         sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
         return sums
+
+
+GATHER_ROWS = 1024  # rows `scores_of` copies and scores at a time (1.5 MB)
 
 
 def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

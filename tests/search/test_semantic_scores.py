@@ -102,3 +102,14 @@ def test_a_last_case_without_passages_leaves_the_others_whole(vectors):
     assert scores["IL-1"] == pytest.approx(whole["IL-1"], abs=1e-6)
     assert scores["IL-2"] == pytest.approx(whole["IL-2"], abs=1e-6)
     assert tail.scores_of(query, ["IL-2", "IL-3"]) == pytest.approx({"IL-2": whole["IL-2"], "IL-3": -1.0})
+
+
+def test_the_rows_are_scored_a_block_at_a_time_with_the_same_values(vectors, monkeypatch):
+    from incidents.search import semantic
+
+    monkeypatch.setattr(semantic, "GATHER_ROWS", 2)  # six rows: three blocks
+    query = _unit(0.3, 1, 0.4)
+    everything = vectors.case_scores(query)
+    assert vectors.scores_of(query, ["IL-3", "IL-1", "IL-2"]) == pytest.approx(
+        {c: everything[c] for c in ("IL-3", "IL-1", "IL-2")}, abs=1e-6
+    )
