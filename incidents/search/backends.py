@@ -111,35 +111,47 @@ def _boost_range(term_weights: dict[int, float], root_cause_weights: dict[int, f
     return 1 + TERM_BOOST * low, 1 + TERM_BOOST * high
 
 
+# The cases not published: two ranges of the (status, id) index (`<>` read every case row
+# on PostgreSQL); its parameters are PUBLISHED twice.
+_NOT_PUBLISHED = "status < %s OR status > %s"
+
 # Relative slack of the pruning bound (`_pruned`): the score and its bound are products of
 # the same numbers in another order, which may differ in the last bits.
 _BOUND_SLACK = 1e-9
 
 
 def _pruned(
-    base: str, rows: str, term_weights: dict[int, float], root_cause_weights: dict[int, float], depth: int
+    base: str,
+    rows: str,
+    term_weights: dict[int, float],
+    root_cause_weights: dict[int, float],
+    depth: int,
+    *,
+    sort: str,
+    unpublished_in_rows: bool,
 ) -> tuple[str, list]:
     """SQL of a condition keeping only the rows of `rows` that can be among the `depth` best
-    scores, and its parameters; "1 = 1" when nothing can be pruned.
+    scores, and its parameters; "1 = 1" when nothing can be pruned (a `sort` other than
+    relevance, a negative weight).
 
     A row's score is `base * boost factor`, every `base` >= 0 and the factor in
     `_boost_range` [low, high]. Let T be the `depth + U`-th greatest `base` over `rows`,
-    U the cases not published (`rows` may hold theirs: every status is indexed, and the
-    caller's filter drops them after this). At least `depth` allowed rows have
+    U the cases not published when `unpublished_in_rows` (every status is indexed, and the
+    caller's filter drops them after this), else 0. At least `depth` allowed rows have
     `base >= T`, so a score >= T * low; a row with `base * high < T * low` scores below
     each of them and is not on the page. Exact: the same page as without the condition,
     whose cost is the joins and the term boost of every match (at 100,000 cases most of
     a query whose words are in most cases); only the bound is read before them.
     """
     low, high = _boost_range(term_weights, root_cause_weights)
-    if low <= 0:
+    if sort != "relevance" or low <= 0:
         return "1 = 1", []
-    kth = (
-        f"(SELECT {base} AS bound FROM {rows} ORDER BY bound DESC LIMIT 1"
-        # Two ranges of the (status, id) index: `<>` read every case row on PostgreSQL.
-        f" OFFSET %s + (SELECT COUNT(*) FROM incidents_case WHERE status < %s OR status > %s))"
-    )
-    params = [high, low * (1 - _BOUND_SLACK), depth - 1, PUBLISHED, PUBLISHED]
+    offset = "%s"
+    params: list[object] = [high, low * (1 - _BOUND_SLACK), depth - 1]
+    if unpublished_in_rows:
+        offset += f" + (SELECT COUNT(*) FROM incidents_case WHERE {_NOT_PUBLISHED})"
+        params += [PUBLISHED, PUBLISHED]
+    kth = f"(SELECT {base} AS bound FROM {rows} ORDER BY bound DESC LIMIT 1 OFFSET {offset})"
     return f"{base} * %s >= %s * COALESCE({kth}, 0)", params
 
 
@@ -214,8 +226,9 @@ class Backend:
         carries (`term_weights` and `root_cause_weights`: term id -> weight).
 
         `candidates` is (sql, params) selecting the ids of cases allowed by the filters, or
-        None for every published case: then the case row the ranking joins anyway is
-        checked, instead of matching each case id against a subquery of every published id
+        None for every published case: then SQLite checks the case row the ranking joins
+        anyway and PostgreSQL leaves out the few cases not published, instead of matching
+        each case id against a subquery of every published id
         (on PostgreSQL a second scan and hash of the case table, 9 to 14 ms at 10,000).
         No total: counting every match (`COUNT(*) OVER ()`) kept the database from stopping
         at the page and cost a tenth of the query (the fused ranking counts the matches).
@@ -463,12 +476,15 @@ class SqliteBackend(Backend):
             # The filter before the bound, which must be read among the allowed rows.
             only = f" JOIN {SQLITE_CONTENT} k ON k.id = m.r WHERE {allowed}"
             only_params = allowed_params
-        kept: str = "1 = 1"  # the bound holds for the relevance order only
-        kept_params: list = []
-        if sort == "relevance":
-            kept, kept_params = _pruned(
-                f"f.base * {coord}", "f", term_weights, root_cause_weights, offset + limit
-            )
+        kept, kept_params = _pruned(
+            f"f.base * {coord}",
+            "f",
+            term_weights,
+            root_cause_weights,
+            offset + limit,
+            sort=sort,
+            unpublished_in_rows=candidates is None,
+        )
         # bm25() only works in the query that has the MATCH: rank there, join outside.
         sql = (
             f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
@@ -641,19 +657,21 @@ class PostgresBackend(Backend):
         whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
         base = "(" + " + ".join(_group_score(n) for n in scored) + ")" if scored else "x.base"
         queries = "".join(f", {sql}" for sql in group_sql)
-        # The idf counts the published matches only: the cases not published (few: two
-        # ranges of the (status, id) index) leave `x`, before the windows of `y` count it.
-        allowed, published = (
-            " AND s.case_id NOT IN (SELECT id FROM incidents_case WHERE status < %s OR status > %s)",
-            " AND c.status = %s",
-        )
+        # The idf counts the published matches only: the cases not published (few) leave
+        # `x`, before the windows of `y` count it; so `y` holds allowed cases only.
+        allowed = f" AND s.case_id NOT IN (SELECT id FROM incidents_case WHERE {_NOT_PUBLISHED})"
         allowed_params: list[object] = [PUBLISHED, PUBLISHED]
         if candidates is not None:
-            allowed, allowed_params, published = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]], ""
-        kept: str = "1 = 1"  # the bound holds for the relevance order only
-        kept_params: list = []
-        if sort == "relevance":
-            kept, kept_params = _pruned("y.base", "y", term_weights, root_cause_weights, offset + limit)
+            allowed, allowed_params = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]]
+        kept, kept_params = _pruned(
+            "y.base",
+            "y",
+            term_weights,
+            root_cause_weights,
+            offset + limit,
+            sort=sort,
+            unpublished_in_rows=False,
+        )
         sql = (
             # `x`, the matches with their numbers, is computed once (MATERIALIZED) and then
             # joined and sorted: the sort carries numbers, where the inlined form sorted every
@@ -670,7 +688,7 @@ class PostgresBackend(Backend):
             f" {share} AS share, {literal_share} AS literal_share FROM x)"
             f" SELECT y.case_id, y.base * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" y.share, y.literal_share"
-            f" FROM y JOIN incidents_case c ON c.id = y.case_id{published}"
+            f" FROM y JOIN incidents_case c ON c.id = y.case_id"
             f" WHERE {kept}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
@@ -679,7 +697,6 @@ class PostgresBackend(Backend):
             *group_params,
             *allowed_params,
             *boost_params,
-            *([PUBLISHED] if published else []),
             *kept_params,
             limit,
             offset,

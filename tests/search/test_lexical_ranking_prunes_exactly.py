@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _kept(bases: list[float], depth: int, term_weights: dict[int, float]) -> list[float]:
-    condition, params = backends._pruned("f.base", "f", term_weights, {}, depth)
+    condition, params = backends._pruned(
+        "f.base", "f", term_weights, {}, depth, sort="relevance", unpublished_in_rows=True
+    )
     values = ", ".join(f"({b})" for b in bases)
     with connection.cursor() as cursor:
         cursor.execute(f"WITH f(base) AS (VALUES {values}) SELECT f.base FROM f WHERE {condition}", params)
@@ -110,7 +112,7 @@ def test_the_data_above_catch_a_wrong_bound(import_synthetic):
     best = [row.case_id for row in rank(None, 0, 100, bound=_unbounded)]
     assert len(best) > 20
 
-    def at_the_limit(base, rows, term_weights, root_cause_weights, depth):
-        return _BOUND(base, rows, term_weights, root_cause_weights, 1)
+    def at_the_limit(base, rows, term_weights, root_cause_weights, depth, **options):
+        return _BOUND(base, rows, term_weights, root_cause_weights, 1, **options)
 
     assert rank(None, 3, 1, bound=_unbounded) != rank(None, 3, 1, bound=at_the_limit)
