@@ -153,8 +153,7 @@ class Vectors:
     def _starts(self) -> tuple[np.ndarray, np.ndarray]:
         """Each case's first row and its number of rows."""
         counts = np.bincount(self.owner, minlength=len(self.ids))
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        return starts, counts
+        return _firsts(counts), counts
 
     def case_scores(self, query: np.ndarray) -> CaseScores:
         """Case id -> semantic score of the unit vector `query` (cosine-like, about -0.2..1.2):
@@ -172,16 +171,14 @@ class Vectors:
         score: only their rows are read and scored (O(their passages), where `case_scores`
         scores every passage of the store)."""
         wanted = [c for c in dict.fromkeys(case_ids) if c in self._position]
-        if not wanted or not len(self.matrix):
-            return {c: -1.0 for c in wanted}
+        if not wanted:
+            return {}
         starts, counts = self._starts
         at = np.fromiter((self._position[c] for c in wanted), dtype=np.int64, count=len(wanted))
         own = counts[at]
         # Each wanted case's rows, consecutive: row j of case i is starts[i] + j.
-        first = np.concatenate(([0], np.cumsum(own)[:-1])).astype(np.int64)
+        first = _firsts(own)
         rows = np.repeat(starts[at] - first, own) + np.arange(int(own.sum()), dtype=np.int64)
-        if not len(rows):
-            return {c: -1.0 for c in wanted}
         # A block of rows at a time: gathering every candidate's rows at once copied about
         # 15 MB per 2,000 candidates, and sixteen log matches at once took a worker at
         # 10,000 cases from 386 to 695 MB at its peak.
@@ -201,6 +198,11 @@ class Vectors:
 
 
 GATHER_ROWS = 1024  # rows `scores_of` copies and scores at a time (1.5 MB)
+
+
+def _firsts(counts: np.ndarray) -> np.ndarray:
+    """Where each of consecutive runs of `counts` rows starts."""
+    return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
 
 
 def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
