@@ -343,16 +343,16 @@ class Server:
                     pids.append(int(stat.parent.name))
         return pids
 
-    def cpu_ticks(self) -> int:
-        """CPU time the workers and their database backends have used so far, in clock
-        ticks (user and system): a request whose thread waits for PostgreSQL costs the
-        worker nothing while the database works for it."""
-        total = 0
+    def cpu_ticks(self) -> dict[int, int]:
+        """CPU time each worker and each of their database backends has used so far, by
+        process id, in clock ticks (user and system): a request whose thread waits for
+        PostgreSQL costs the worker nothing while the database works for it."""
+        ticks = {}
         for pid in self.workers() + database_backends(self.database):
             fields = _stat_fields(Path(f"/proc/{pid}/stat"))
             if fields:
-                total += int(fields[11]) + int(fields[12])  # utime, stime
-        return total
+                ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks
 
     def peak_rss_mib(self) -> list[int]:
         """VmHWM (peak resident set) of each worker, in MiB."""
@@ -390,6 +390,14 @@ IDLE_TICKS = 2
 DRAIN_SECONDS = 120
 
 
+def ticks_used(before: dict[int, int], now: dict[int, int]) -> int:
+    """Clock ticks used between two `Server.cpu_ticks` readings by the processes of `now`
+    (one that started in between counts whole): a process that exited in between counts
+    nothing, where a difference of sums counted its ticks against the others' and could
+    end a drain while they worked."""
+    return sum(ticks - before.get(pid, 0) for pid, ticks in now.items())
+
+
 def drain(server: Server) -> None:
     """Wait until the requests wrk left behind are answered, so that they are not billed to
     the next run. Django runs each request's view in a thread of its own, and a request
@@ -405,7 +413,7 @@ def drain(server: Server) -> None:
     while time.monotonic() < deadline:
         time.sleep(0.25)
         now = server.cpu_ticks()
-        if now - before <= IDLE_TICKS:
+        if ticks_used(before, now) <= IDLE_TICKS:
             return
         before = now
     print(f"   the workers were still busy after {DRAIN_SECONDS} s; measuring anyway", flush=True)

@@ -132,7 +132,7 @@ def _pruned(
 ) -> tuple[str, list]:
     """SQL of a condition keeping only the rows of `rows` that can be among the `depth` best
     scores, and its parameters; "1 = 1" when nothing can be pruned (a `sort` other than
-    relevance, a negative weight).
+    relevance, a negative weight, a `depth` below 1: no row is asked for).
 
     A row's score is `base * boost factor`, every `base` >= 0 and the factor in
     `_boost_range` [low, high]. Let T be the `depth + U`-th greatest `base` over `rows`,
@@ -144,7 +144,7 @@ def _pruned(
     a query whose words are in most cases); only the bound is read before them.
     """
     low, high = _boost_range(term_weights, root_cause_weights)
-    if sort != "relevance" or low <= 0:
+    if sort != "relevance" or low <= 0 or depth < 1:
         return "1 = 1", []
     offset = "%s"
     params: list[object] = [high, low * (1 - _BOUND_SLACK), depth - 1]

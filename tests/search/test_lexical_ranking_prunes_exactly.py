@@ -44,6 +44,15 @@ def test_cases_not_published_widen_the_bound(import_synthetic):
     assert _kept([10.0, 9.0, 5.0, 1.0], 2, {7: 1.0}) == [10.0, 9.0, 5.0]
 
 
+def test_a_page_of_no_rows_has_no_bound(import_synthetic):
+    """`limit=0` asks for no row: no `depth`-th score to read (PostgreSQL refuses OFFSET -1)."""
+    ids = import_synthetic(*[synthetic_case(n) for n in range(12)])
+    assert _kept([10.0, 9.0], 0, {7: 1.0}) == [10.0, 9.0]
+    rank = _ranker(get_backend(), interpret(QUERIES[0]), ids)
+    assert rank(None, 0, 0) == []
+    assert rank(None, 2, 0) == []
+
+
 def test_a_negative_weight_turns_the_bound_off(import_synthetic):
     import_synthetic(synthetic_case(0))
     assert _kept([10.0, 9.0, 5.0, 1.0], 1, {7: -2.5}) == [10.0, 9.0, 5.0, 1.0]

@@ -123,3 +123,15 @@ def test_the_drain_finds_the_database_backends_working_for_the_server():
     name = connection.settings_dict["NAME"]
     assert mine in run.database_backends(f" {name} ".encode())
     assert mine not in run.database_backends(f" {name}_other ".encode())
+
+
+def test_the_drain_counts_only_the_ticks_of_processes_still_there():
+    """A backend that exits between two readings takes its ticks with it: they must not
+    offset what the others used (a difference of sums read 105 - 140 = -35: idle, while one
+    worked)."""
+    run = bench_run()
+    before = {10: 100, 11: 40}
+    assert run.ticks_used(before, {10: 105}) == 5  # 11 exited: its 40 ticks are not subtracted
+    assert run.ticks_used(before, {10: 100, 11: 40}) == 0
+    assert run.ticks_used(before, {10: 100, 11: 40, 12: 3}) == 3  # 12 started: all of it counts
+    assert run.ticks_used(before, {10: 101, 12: 30}) == 31
