@@ -74,8 +74,9 @@ def import_case_files(
     written then. With `dry_run` everything is validated and nothing is written. A new case
     that looks like a stored one (`duplicates.batch_duplicates`: the same source URL or
     near-identical text) is a warning naming both ids; with `strict` it is a problem.
-    With `defer_neighbours`, an import that changes most of the library leaves the
-    similar-case lists to `similarity.rebuild_neighbours` (see `search/deferred.py`).
+    With `defer_neighbours`, an import that changes most of the library leaves the passage
+    embeddings and the similar-case lists to `search.index.finish_pending` (see
+    `search/deferred.py`).
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []

@@ -1,23 +1,31 @@
-"""A first bulk import's neighbour lists as a step of their own.
+"""A first bulk import's passage embeddings and neighbour lists as a step of their own.
 
 Scoring every pair of a library that mostly changed (a first import of thousands of
-cases) costs more than the rest of the import. An import that allows it (`later()`,
-`import_case_files(defer_neighbours=True)`) leaves those lists to the next
-`similarity.rebuild_neighbours()` (`manage.py rebuild_search --neighbours`, which
-`import_cases` runs right after its import unless told `--neighbours-later`): every
-published case's profile is marked `neighbours_pending`, and until the rebuild
-`similar_cases` computes a pending case's list on the fly from the stored profiles, so
-similar cases stay right meanwhile. Imports made while a rebuild is pending mark their
-cases pending too (the rebuild covers them).
+cases) costs more than the rest of the import, and so does encoding its passages (the
+sentence model reads about 5 cases a second on 2 cores). An import that allows it
+(`later()`, `import_case_files(defer_neighbours=True)`) leaves both to the next
+`index.finish_pending()` (`manage.py rebuild_search --neighbours`, which `import_cases`
+runs right after its import unless told `--neighbours-later`): the stored vectors of
+passages it changed are dropped, every published case's profile is marked
+`neighbours_pending`, and until the step:
+- search ranks the cases without vectors by their words alone (the semantic ranking
+  covers the cases that have vectors);
+- `similar_cases` computes a pending case's list on the fly from the stored profiles,
+  with no semantic part for a case not encoded yet.
+The step encodes those passages outside the write lock, then stores every list. Imports
+made while the step is pending are encoded at once and mark their cases pending (the step
+covers their lists).
 """
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 
-from .models import CaseProfile
+from incidents.models import Case
+
+from .models import CaseNeighbour, CaseProfile
 
 _allowed: contextvars.ContextVar[bool] = contextvars.ContextVar("defer_neighbours", default=False)
 
@@ -35,6 +43,21 @@ def later() -> Iterator[None]:
 
 def allowed() -> bool:
     return _allowed.get()
+
+
+def leaves_to_the_step(case_ids: Collection[str]) -> bool:
+    """Whether a write of `case_ids` leaves embeddings and lists to the step: deferral is
+    allowed (`later()`) and they are more than half of the published cases. One query."""
+    if not allowed():
+        return False
+    published = set(Case.objects.published().values_list("id", flat=True))
+    return len(published.intersection(case_ids)) * 2 > len(published)
+
+
+def leave_every_list() -> None:
+    """Drop every stored list and mark every profile pending (the step stores them all)."""
+    CaseNeighbour.objects.all().delete()
+    mark()
 
 
 def pending() -> bool:

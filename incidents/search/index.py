@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 
 from incidents.models import Case, Term
 
-from . import profiles
+from . import deferred, profiles
 from .backends import get_backend
-from .semantic import update_embeddings
+from .semantic import encode_missing, update_embeddings
 from .similarity import rebuild_neighbours, update_neighbours
 from .text import cases_for_index, index_columns
 
@@ -40,18 +40,38 @@ def reindex_cases(case_ids: Iterable[str], each_batch: Callable[[list[Case]], No
 
 def cases_written(case_ids: Iterable[str], published_before: list[profiles.Profile] | None = None) -> None:
     """After cases were created or replaced: their index rows, their embeddings (only those
-    whose passages changed are encoded) and the neighbour lists (which read the embeddings).
+    whose passages changed are encoded) and the neighbour lists (which read the embeddings);
+    a first bulk import that allows it leaves the last two to `finish_pending`.
     The cases' text is read once: the similar-case profiles are counted from the batches the
     index rows were written from (reading them again took a tenth of an import).
     `published_before`: every published profile, read in this transaction under the write
     lock before the cases were written, with no vocabulary term written since
     (`similarity.update_neighbours`)."""
     ids = list(case_ids)
-    if ids:
-        texts: dict[str, profiles.Profile] = {}
-        reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
-        update_embeddings(ids)
-        update_neighbours(ids, texts, published_before)
+    if not ids:
+        return
+    texts: dict[str, profiles.Profile] = {}
+    reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
+    if deferred.leaves_to_the_step(ids):
+        # A first bulk import: no old vector is scored, the profiles wait for their mean
+        # embeddings, and `finish_pending` encodes and scores (`deferred.py`).
+        update_embeddings(ids, encode=False)
+        profiles.refresh(ids, texts)
+        deferred.leave_every_list()
+        return
+    update_embeddings(ids)
+    update_neighbours(ids, texts, published_before)
+
+
+def finish_pending() -> int:
+    """The step a first bulk import leaves (`deferred.py`): encode the passages of the
+    published cases that have no stored vectors (`semantic.encode_missing`, outside the
+    write lock, a batch at a time), then store every neighbour list from the stored profiles
+    (`similarity.rebuild_neighbours`, which first gives them their mean embeddings). Not to
+    be called inside a transaction: the encoding would hold the write lock throughout.
+    Returns the neighbour rows written."""
+    encode_missing()
+    return rebuild_neighbours(refresh_profiles=False)
 
 
 def cases_deleted(case_ids: Iterable[str]) -> None:

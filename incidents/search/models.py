@@ -80,6 +80,15 @@ class CaseProfile(models.Model):
 
     class Meta:
         app_label = "incidents"
+        indexes = [
+            # `deferred.pending()` asks whether any list waits, twice an import: without this
+            # it read every profile (0.74 s each time at 100,000 cases on SQLite).
+            models.Index(
+                fields=["neighbours_pending"],
+                condition=models.Q(neighbours_pending=True),
+                name="caseprofile_pending",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"profile of {self.case_id}"

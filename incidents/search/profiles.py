@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import orjson
+from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
@@ -315,6 +316,29 @@ def _terms_by_case(
         if term is not None:
             terms.setdefault(case_id, {})[term[:2]] = term[2]
     return terms
+
+
+def store_missing_embeddings() -> int:
+    """Give each stored profile without a mean embedding the one of its case's stored
+    passage vectors, when the case has some: the profiles a first bulk import stored before
+    the step after it encoded their passages (`semantic.encode_missing`). Returns profiles
+    updated. Queries: one for their ids, then per `BATCH` the vectors and one UPDATE
+    statement run for each profile (executemany)."""
+    encoded = CaseEmbedding.objects.filter(model=encoder.MODEL_NAME).values("case_id")
+    ids = sorted(
+        CaseProfile.objects.filter(embedding__isnull=True, case_id__in=encoded).values_list(
+            "case_id", flat=True
+        )
+    )
+    table = CaseProfile._meta.db_table
+    for start in range(0, len(ids), BATCH):
+        means = _mean_embeddings(ids[start : start + BATCH])
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {table} SET embedding = %s WHERE case_id = %s",
+                [(vector.astype(np.float32).tobytes(), case_id) for case_id, vector in means.items()],
+            )
+    return len(ids)
 
 
 def _mean_embeddings(case_ids: list[str]) -> dict[str, np.ndarray]:

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 
 from incidents import store_cache
 from incidents.bulk_sql import insert_rows
+from incidents.locking import serialize_case_writes
 from incidents.models import Case
 
 from . import encoder
@@ -54,25 +56,39 @@ def digest(texts: list[str]) -> str:
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
-def update_embeddings(case_ids: Iterable[str]) -> int:
-    """Encode and store the passages of `case_ids` whose text changed. Returns cases encoded.
+def update_embeddings(case_ids: Iterable[str], *, encode: bool = True) -> int:
+    """Encode and store the passages of `case_ids` whose text changed. Returns cases encoded
+    (with `encode=False`: whose stored vectors were dropped).
 
     Queries per `BATCH` cases: the cases, their stored digests, then a delete and an insert
     of the changed ones. Nothing happens when the model package is not installed. Memory:
     one batch's texts and vectors at a time (all of a 10,000-case import at once took
-    230 MB).
+    230 MB). `encode=False` only drops the stored vectors of passages that changed, so that
+    no search scores an old text: a first bulk import leaves the encoding to the step after
+    it (`encode_missing`), since the model reads about 5 cases a second on 2 cores.
     """
     ids = sorted(set(case_ids))
     if not ids or not encoder.available():
         return 0
-    return sum(_update_batch(ids[start : start + BATCH]) for start in range(0, len(ids), BATCH))
+    return sum(
+        _update_batch(ids[start : start + BATCH], encode=encode) for start in range(0, len(ids), BATCH)
+    )
 
 
 BATCH = 500
 
 
-def _update_batch(ids: list[str]) -> int:
-    stored = dict(CaseEmbedding.objects.filter(case_id__in=ids).values_list("case_id", "digest"))
+def _stored_digests(ids: list[str]) -> dict[str, str]:
+    return dict(CaseEmbedding.objects.filter(case_id__in=ids).values_list("case_id", "digest"))
+
+
+def _changed_passages(
+    ids: list[str], stored: dict[str, str] | None = None
+) -> list[tuple[str, str, list[str]]]:
+    """(case id, digest, passage texts) of the cases of `ids` whose stored vectors are not
+    those of their passages (none stored, or another digest). Two queries (one when the
+    `stored` digests of `ids` are given)."""
+    stored = _stored_digests(ids) if stored is None else stored
     todo: list[tuple[str, str, list[str]]] = []
     for case in Case.objects.filter(id__in=ids).only(
         "id",
@@ -87,8 +103,18 @@ def _update_batch(ids: list[str]) -> int:
         key = digest(texts)
         if stored.get(case.id) != key:
             todo.append((case.id, key, texts))
+    return todo
+
+
+def _update_batch(ids: list[str], *, encode: bool = True) -> int:
+    stored = _stored_digests(ids)
+    if not encode and not stored:
+        return 0  # nothing to drop (new cases): their passages need not be read
+    todo = _changed_passages(ids, stored)
     if not todo:
         return 0
+    if not encode:
+        return CaseEmbedding.objects.filter(case_id__in=[case_id for case_id, _, _ in todo]).delete()[0]
     vectors = encoder.encode([t for _, _, texts in todo for t in texts])
     rows, at = [], 0
     for case_id, key, texts in todo:
@@ -98,6 +124,28 @@ def _update_batch(ids: list[str]) -> int:
         rows.append((case_id, encoder.MODEL_NAME, key, len(block), block.astype(np.float32).tobytes()))
     CaseEmbedding.objects.filter(case_id__in=[row[0] for row in rows]).delete()
     return insert_rows(CaseEmbedding, ("case_id", "model", "digest", "passages", "vectors"), rows)
+
+
+def encode_missing() -> list[str]:
+    """Encode the published cases that have no stored vectors (those a first bulk import left
+    to the step after it, `deferred.py`), `BATCH` cases at a time. Returns their ids.
+
+    The model runs outside the case-write lock (with the real model a batch takes minutes):
+    each batch is encoded first, which keeps its vectors in the encoder's memo, then written
+    under the lock in a transaction of its own by `update_embeddings`, which reads the
+    passages again and encodes only what an edit changed meanwhile. Queries per batch: the
+    passages twice, the digests twice, a delete and an insert."""
+    if not encoder.available():
+        return []
+    stored = CaseEmbedding.objects.filter(model=encoder.MODEL_NAME).values("case_id")
+    ids = sorted(Case.objects.published().exclude(id__in=stored).values_list("id", flat=True))
+    for start in range(0, len(ids), BATCH):
+        batch = ids[start : start + BATCH]
+        encoder.encode([text for _, _, texts in _changed_passages(batch) for text in texts])
+        with transaction.atomic():
+            serialize_case_writes()
+            update_embeddings(batch)
+    return ids
 
 
 class CaseScores(Mapping[str, float]):

@@ -35,8 +35,9 @@ changed case keeps its best, and only the other lists a changed case can enter (
 reaches their weakest kept neighbour) are merged and rewritten; only a case that loses a
 neighbour without a replacement is recomputed in full (one more row of products).
 When most cases changed (a first import) every case's row is computed, a block at a time,
-or, when the import allows it, left to `rebuild_neighbours` as a step of its own
-(`deferred.py`; `similar_cases` computes a pending list on the fly meanwhile).
+or, when the import allows it, left with the passage embeddings to a step of its own
+(`index.finish_pending`, `deferred.py`; `similar_cases` computes a pending list on the fly
+meanwhile).
 Either way, only the candidates near the top of each row are scored by `compare`, so the
 stored scores are exactly the one-pair ones. Every pair is still looked at (O(N²) cheap
 products): `make bench` measures how far that carries (bench/report.md).
@@ -249,18 +250,19 @@ def rebuild_neighbours(*, refresh_profiles: bool = True, texts: Mapping[str, Pro
 
     `refresh_profiles`: store every published case's profile again from its text first (a
     full rebuild, after cases changed outside the services). False for the step after an
-    import, whose services stored the profiles of what they wrote: reading and tokenising
+    import, whose services stored the profiles of what they wrote (those stored before
+    their passages were encoded get their mean embeddings here): reading and tokenising
     every case again was a fifth of that step (20,000 synthetic cases: 39.8 s, 32.6 s
     without). A case without a stored profile is still read from its text
     (`profiles.published`). `texts`: the profiles' text parts when the caller read the
     cases already (`profiles.refresh`)."""
     serialize_case_writes()
     store_cache.changed()
-    fresh = (
-        profiles.refresh(Case.objects.published().values_list("id", flat=True), texts)
-        if refresh_profiles
-        else {}
-    )
+    if refresh_profiles:
+        fresh = profiles.refresh(Case.objects.published().values_list("id", flat=True), texts)
+    else:
+        fresh = {}
+        profiles.store_missing_embeddings()  # encoded since a bulk import stored them
     corpus = _Corpus(profiles.published(fresh))
     CaseNeighbour.objects.all().delete()
     written = _write_rows(
@@ -294,11 +296,9 @@ def update_neighbours(
         return
     corpus = _Corpus(profiles.published(refreshed, before=published_before))
     if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
+        # Most cases changed (a first import that did not leave this to its own step,
+        # `deferred.py`): scoring each pair once is cheaper.
         CaseNeighbour.objects.all().delete()
-        if deferred.allowed():
-            deferred.mark()  # a first bulk import: the lists are a step of their own
-            return
-        # Most cases changed (a first import): scoring each pair once is cheaper.
         _write_rows(
             row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
         )

@@ -1,5 +1,6 @@
-"""A first bulk import may leave the similar-case lists to `rebuild_search --neighbours`;
-until then each case's list is computed on the fly and equals what the rebuild stores."""
+"""A first bulk import may leave its passage embeddings and similar-case lists to
+`rebuild_search --neighbours`; until then search ranks its cases by their words, each list
+is computed on the fly, and the step stores what a full rebuild would."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import pytest
 from django.core.management import call_command
 
 from incidents.models import Case
-from incidents.search import deferred, similar_cases
-from incidents.search.models import CaseNeighbour
+from incidents.search import deferred, encoder, search_cases, similar_cases
+from incidents.search.models import CaseEmbedding, CaseNeighbour, CaseProfile
+from incidents.search.similarity import rebuild_neighbours
 from incidents.services import import_case_files
 from tests.factories import synthetic_case, write_cases
 
@@ -27,22 +29,63 @@ def lists(case_ids=SAMPLE) -> dict[str, list[tuple]]:
     }
 
 
-def test_lists_computed_on_the_fly_equal_the_stored_ones_after_the_rebuild(tmp_path):
+def _no_model(*args, **kwargs):
+    raise AssertionError("the import ran the sentence model")
+
+
+def _encoded(prefix: str = "IL-9") -> int:
+    return CaseEmbedding.objects.filter(case__id__startswith=prefix).count()
+
+
+def test_a_deferred_import_encodes_nothing_and_the_step_stores_what_a_full_rebuild_would(
+    tmp_path, monkeypatch
+):
     count = Case.objects.published().count() + 10  # more than half of the library is new
     write_cases(tmp_path, [synthetic_case(n) for n in range(1, count)])
-    import_case_files(paths=[tmp_path], defer_neighbours=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(encoder, "encode", _no_model)
+        import_case_files(paths=[tmp_path], defer_neighbours=True)
     assert deferred.pending() and not CaseNeighbour.objects.exists()
+    assert _encoded() == 0
+    assert not CaseProfile.objects.filter(case__id__startswith="IL-9", embedding__isnull=False).exists()
+
+    # Meanwhile: search finds the new cases by their words, and the lists are computed on the
+    # fly, with no semantic part for a case not encoded yet.
+    title = Case.objects.get(id="IL-900003").title
+    assert search_cases(query=title).hits[0].case.id == "IL-900003"
     meanwhile = lists()
     assert all(len(found) == 10 for found in meanwhile.values())
     assert {row[0] for row in meanwhile["IL-0464"][:2]} == {"IL-0463", "IL-0518"}
+    assert all(row[2]["semantic"] == 0 for row in meanwhile["IL-900003"])
 
     call_command("rebuild_search", "--neighbours")
     assert not deferred.pending()
+    assert _encoded() == count - 1
+    assert not CaseProfile.objects.filter(case__status=Case.Status.PUBLISHED, embedding__isnull=True).exists()
     assert CaseNeighbour.objects.count() >= 10 * count
-    assert lists() == meanwhile
+    after = lists()
+    assert any(row[2]["semantic"] > 0 for row in after["IL-900003"])
+    rebuild_neighbours(refresh_profiles=True)  # every profile again from the case texts
+    assert lists() == after
 
 
-def test_an_import_while_the_lists_are_pending_waits_for_the_rebuild_too(tmp_path):
+def test_a_deferred_import_drops_the_vectors_of_passages_it_changed(tmp_path):
+    """A bulk import that rewrites a case's passages leaves it without vectors until the
+    step: no search scores the old text meanwhile."""
+    count = Case.objects.published().count() + 10
+    kept = Case.objects.get(id="IL-0463")
+    assert CaseEmbedding.objects.filter(case_id="IL-0463").exists()
+    changed = {**synthetic_case(1), "id": "IL-0463", "title": kept.title + " (revised)"}
+    write_cases(tmp_path, [changed, *[synthetic_case(n) for n in range(2, count)]])
+    import_case_files(paths=[tmp_path], defer_neighbours=True)
+    assert deferred.pending()
+    assert not CaseEmbedding.objects.filter(case_id="IL-0463").exists()
+    assert CaseEmbedding.objects.filter(case_id="IL-0464").exists()  # not in the import
+    call_command("rebuild_search", "--neighbours")
+    assert CaseEmbedding.objects.filter(case_id="IL-0463").exists()
+
+
+def test_an_import_while_the_lists_are_pending_is_encoded_at_once_and_waits_for_the_step(tmp_path):
     count = Case.objects.published().count() + 10
     write_cases(tmp_path / "first", [synthetic_case(n) for n in range(1, count)])
     import_case_files(paths=[tmp_path / "first"], defer_neighbours=True)
@@ -50,9 +93,12 @@ def test_an_import_while_the_lists_are_pending_waits_for_the_rebuild_too(tmp_pat
     import_case_files(paths=[tmp_path / "more"])
     late = f"IL-{900000 + count}"
     assert deferred.pending_for(late)
-    meanwhile = lists((late, "IL-0463"))
+    assert CaseEmbedding.objects.filter(case_id=late).exists()
+    assert len(lists((late,))[late]) == 10
     call_command("rebuild_search", "--neighbours")
-    assert lists((late, "IL-0463")) == meanwhile
+    after = lists((late, "IL-0463"))
+    rebuild_neighbours(refresh_profiles=True)
+    assert lists((late, "IL-0463")) == after
 
 
 def test_without_deferral_a_bulk_import_stores_its_lists(tmp_path):
@@ -65,7 +111,6 @@ def test_without_deferral_a_bulk_import_stores_its_lists(tmp_path):
 
 def test_the_step_after_an_import_reads_the_stored_profiles_not_the_case_texts(tmp_path, monkeypatch):
     from incidents.search import profiles
-    from incidents.search.similarity import rebuild_neighbours
 
     count = Case.objects.published().count() + 10
     write_cases(tmp_path, [synthetic_case(n) for n in range(1, count)])

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from incidents.backup import restore_backup
 from incidents.problems import CaseImportError
 from incidents.search import deferred
-from incidents.search.similarity import rebuild_neighbours
+from incidents.search.index import finish_pending
 from incidents.services import import_case_files
 
 
@@ -46,9 +46,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--neighbours-later",
             action="store_true",
-            help="when the import changes most of the library, leave the similar-case lists to "
-            "`manage.py rebuild_search --neighbours` (similar cases are computed on the fly "
-            "until then) instead of building them right after the import",
+            help="when the import changes most of the library, leave the passage embeddings and "
+            "the similar-case lists to `manage.py rebuild_search --neighbours` (until then search "
+            "ranks the new cases by their words and similar cases are computed on the fly) "
+            "instead of building them right after the import",
         )
 
     def handle(self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, **options):
@@ -77,10 +78,10 @@ class Command(BaseCommand):
             if neighbours_later:
                 self.stdout.write("similar-case lists pending: run manage.py rebuild_search --neighbours")
                 return
-            # Its own transaction (`rebuild_neighbours` is atomic): the import is committed; a
-            # failure here leaves the lists pending (computed on the fly) until run again.
+            # Its own transactions: the import is committed; a failure here leaves what is
+            # not done pending (lists computed on the fly) until run again.
             started = time.perf_counter()
-            rows = rebuild_neighbours(refresh_profiles=False)  # the import stored them
+            rows = finish_pending()
             self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
 
     def _restore(self, paths, *, vocab, dry_run, strict) -> None:

@@ -6,9 +6,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from incidents.models import Case
-from incidents.search.index import rebuild_all
+from incidents.search.index import finish_pending, rebuild_all
 from incidents.search.models import CaseNeighbour
-from incidents.search.similarity import rebuild_neighbours
 
 
 class Command(BaseCommand):
@@ -22,17 +21,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--neighbours",
             action="store_true",
-            help="only the similar-case lists (the step a first bulk import leaves pending "
-            "with import_cases --neighbours-later)",
+            help="only the passage embeddings not stored yet and the similar-case lists (the "
+            "step a first bulk import leaves pending with import_cases --neighbours-later)",
         )
 
     def handle(self, *args, neighbours: bool = False, **options) -> None:
+        if neighbours:
+            # Not in one transaction: the passages are encoded outside the write lock, a batch
+            # at a time; the profiles were stored by the import that left this step pending.
+            rows = finish_pending()
+            self.stdout.write(f"stored {rows} neighbour(s)")
+            return
         with transaction.atomic():
-            if neighbours:
-                # The profiles were stored by the import that left this step pending.
-                rows = rebuild_neighbours(refresh_profiles=False)
-                self.stdout.write(f"stored {rows} neighbour(s)")
-                return
             rebuild_all()
         self.stdout.write(
             f"indexed {Case.objects.count()} case(s), stored {CaseNeighbour.objects.count()} neighbour(s)"
