@@ -32,8 +32,9 @@ _allowed: contextvars.ContextVar[bool] = contextvars.ContextVar("defer_neighbour
 
 @contextmanager
 def later() -> Iterator[None]:
-    """Within this block a write that changes most of the library leaves its neighbour
-    lists pending instead of scoring every pair."""
+    """Within this block a write that changes most of the library leaves its passage
+    embeddings and neighbour lists to the step after it (`index.finish_pending`) instead of
+    encoding its passages and scoring every pair."""
     token = _allowed.set(True)
     try:
         yield
@@ -47,10 +48,14 @@ def allowed() -> bool:
 
 def leaves_to_the_step(case_ids: Collection[str]) -> bool:
     """Whether a write of `case_ids` leaves embeddings and lists to the step: deferral is
-    allowed (`later()`) and they are more than half of the published cases. One query."""
+    allowed (`later()`) and they are more than half of the published cases. One or two
+    queries (the published count, then their ids when it could be so)."""
     if not allowed():
         return False
-    published = set(Case.objects.published().values_list("id", flat=True))
+    cases = Case.objects.published()
+    if len(set(case_ids)) * 2 <= cases.count():
+        return False  # too few, whichever they are: no need to read every published id
+    published = set(cases.values_list("id", flat=True))
     return len(published.intersection(case_ids)) * 2 > len(published)
 
 

@@ -228,14 +228,16 @@ def _cache_file(folder: Path, text: str) -> Path:
     return folder / f"{key}.f32"
 
 
-def _read_cached(folder: Path, text: str) -> bool:
+def _read_cached(folder: Path, text: str, found: dict[str, np.ndarray]) -> bool:
+    """Whether `text`'s vector is in the disk cache at `folder`; if so it goes into the memo
+    and into `found`."""
     try:
         data = _cache_file(folder, text).read_bytes()
     except OSError:
         return False
     if len(data) != DIMENSIONS * 4:
         return False
-    _memo[text] = np.frombuffer(data, dtype=np.float32).copy()
+    _memo[text] = found[text] = np.frombuffer(data, dtype=np.float32).copy()
     return True
 
 
@@ -291,12 +293,16 @@ def encode(texts: list[str]) -> np.ndarray:
     """
     prepared = [prepare(t) for t in texts]
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-    todo = sorted({t for t in prepared if t and t not in _memo}, key=len)
+    # This call's vectors are kept apart from the memo: the memo may be cleared below, and
+    # reading back from it then lost the texts it held before (a KeyError once about 10,000
+    # cases' passages had been encoded in one process).
+    found = {t: _memo[t] for t in prepared if t and t in _memo}
+    todo = sorted({t for t in prepared if t and t not in found}, key=len)
     if len(_memo) + len(todo) > MEMO_LIMIT:
         _memo.clear()  # a long-running server: forget old queries rather than grow
     cache = _cache_dir()
     if cache is not None:
-        todo = [t for t in todo if not _read_cached(cache, t)]
+        todo = [t for t in todo if not _read_cached(cache, t, found)]
     if todo:
         model = _model()
         # One BLAS thread: the matrices are small, and OpenBLAS's spinning worker threads
@@ -305,10 +311,10 @@ def encode(texts: list[str]) -> np.ndarray:
             for start in range(0, len(todo), BATCH):
                 chunk = todo[start : start + BATCH]
                 for text, vector in zip(chunk, model.forward(chunk), strict=True):
-                    _memo[text] = vector
+                    _memo[text] = found[text] = vector
                     if cache is not None:
                         _write_cached(cache, text, vector)
     for row, text in enumerate(prepared):
         if text:
-            out[row] = _memo[text]
+            out[row] = found[text]
     return out

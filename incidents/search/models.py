@@ -37,7 +37,8 @@ class CaseEmbedding(models.Model):
     """A case's passage embeddings (`semantic.PASSAGES`), float32 rows of the model's size.
 
     Written by `semantic.update_embeddings` at import, only for cases whose `digest` (model
-    and passage texts) changed; read by `semantic.load_vectors` in one query.
+    and passage texts) changed (after a first bulk import, by the step that follows it:
+    `semantic.encode_missing`); read by `semantic.load_vectors` in one query.
     """
 
     case = models.OneToOneField(

@@ -5,7 +5,9 @@ remediation); each passage's sentence embedding (`encoder.py`) is stored in
 `CaseEmbedding.vectors` as float32 bytes, one row per case, with a digest of the passage
 texts and the model name. `update_embeddings` (called at import, inside the import
 transaction) re-encodes only cases whose digest changed, so re-importing unchanged cases
-costs one query and no model call.
+costs one query and no model call. A first bulk import only drops the vectors of passages
+it changed; the step after it encodes the published cases that have none
+(`encode_missing`, see `deferred.py`).
 
 Reading is one query whatever the number of cases (`load_vectors`); a query is scored by
 numpy against every passage and a case scores its best passage plus a little of its mean
@@ -68,8 +70,12 @@ def update_embeddings(case_ids: Iterable[str], *, encode: bool = True) -> int:
     it (`encode_missing`), since the model reads about 5 cases a second on 2 cores.
     """
     ids = sorted(set(case_ids))
-    if not ids or not encoder.available():
+    if not ids:
         return 0
+    # Without the model package nothing is encoded, but the vectors of changed passages are
+    # still dropped (a digest needs no model): none is scored once the package is installed,
+    # and `encode_missing` then finds the cases that have none.
+    encode = encode and encoder.available()
     return sum(
         _update_batch(ids[start : start + BATCH], encode=encode) for start in range(0, len(ids), BATCH)
     )
@@ -126,6 +132,15 @@ def _update_batch(ids: list[str], *, encode: bool = True) -> int:
     return insert_rows(CaseEmbedding, ("case_id", "model", "digest", "passages", "vectors"), rows)
 
 
+def unencoded() -> list[str]:
+    """The published cases without stored vectors of the model, by id (none when the model
+    package is not installed: they cannot be encoded). One query."""
+    if not encoder.available():
+        return []
+    stored = CaseEmbedding.objects.filter(model=encoder.MODEL_NAME).values("case_id")
+    return sorted(Case.objects.published().exclude(id__in=stored).values_list("id", flat=True))
+
+
 def encode_missing() -> list[str]:
     """Encode the published cases that have no stored vectors (those a first bulk import left
     to the step after it, `deferred.py`), `BATCH` cases at a time. Returns their ids.
@@ -135,10 +150,7 @@ def encode_missing() -> list[str]:
     under the lock in a transaction of its own by `update_embeddings`, which reads the
     passages again and encodes only what an edit changed meanwhile. Queries per batch: the
     passages twice, the digests twice, a delete and an insert."""
-    if not encoder.available():
-        return []
-    stored = CaseEmbedding.objects.filter(model=encoder.MODEL_NAME).values("case_id")
-    ids = sorted(Case.objects.published().exclude(id__in=stored).values_list("id", flat=True))
+    ids = unencoded()
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         encoder.encode([text for _, _, texts in _changed_passages(batch) for text in texts])

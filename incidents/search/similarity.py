@@ -63,7 +63,7 @@ from incidents.bulk_sql import insert_rows
 from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
-from . import deferred, profiles
+from . import deferred, profiles, semantic
 from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
 from .profiles import Profile, text_profile
@@ -269,6 +269,10 @@ def rebuild_neighbours(*, refresh_profiles: bool = True, texts: Mapping[str, Pro
         row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
     )
     deferred.done()
+    # A case still without passage vectors (a bulk import committed while the step encoded,
+    # or this ran without the step's encoding) stays pending: the next step encodes it and
+    # scores its list again.
+    deferred.mark(semantic.unencoded())
     return written
 
 

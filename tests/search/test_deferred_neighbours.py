@@ -81,6 +81,35 @@ def test_a_deferred_import_drops_the_vectors_of_passages_it_changed(tmp_path):
     assert deferred.pending()
     assert not CaseEmbedding.objects.filter(case_id="IL-0463").exists()
     assert CaseEmbedding.objects.filter(case_id="IL-0464").exists()  # not in the import
+    assert CaseProfile.objects.get(case_id="IL-0463").embedding is None  # not the old mean
+    call_command("rebuild_search", "--neighbours")
+    assert CaseEmbedding.objects.filter(case_id="IL-0463").exists()
+    after = lists()
+    rebuild_neighbours(refresh_profiles=True)  # every profile again from the case texts
+    assert lists() == after
+
+
+def test_a_rebuild_without_the_encoding_leaves_the_unencoded_cases_pending(tmp_path):
+    """As when a bulk import commits while a step encodes: the lists the step then stores
+    cannot have their semantic part, so those cases wait for the next step."""
+    count = Case.objects.published().count() + 10
+    write_cases(tmp_path, [synthetic_case(n) for n in range(1, count)])
+    import_case_files(paths=[tmp_path], defer_neighbours=True)
+    rebuild_neighbours(refresh_profiles=False)
+    assert deferred.pending_for("IL-900003") and not deferred.pending_for("IL-0463")
+    call_command("rebuild_search", "--neighbours")
+    assert not deferred.pending()
+
+
+def test_without_the_model_package_a_changed_case_keeps_no_old_vectors(tmp_path, monkeypatch):
+    """Nothing can be encoded, but the vectors of the old text are dropped: once the package
+    is installed, the step finds the case without vectors and encodes it."""
+    document = {**synthetic_case(1), "id": "IL-0463"}
+    write_cases(tmp_path, [document])
+    with monkeypatch.context() as patched:
+        patched.setattr(encoder, "available", lambda: False)
+        import_case_files(paths=[tmp_path])
+        assert not CaseEmbedding.objects.filter(case_id="IL-0463").exists()
     call_command("rebuild_search", "--neighbours")
     assert CaseEmbedding.objects.filter(case_id="IL-0463").exists()
 

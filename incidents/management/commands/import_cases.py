@@ -76,7 +76,10 @@ class Command(BaseCommand):
         )
         if not dry_run and deferred.pending():
             if neighbours_later:
-                self.stdout.write("similar-case lists pending: run manage.py rebuild_search --neighbours")
+                self.stdout.write(
+                    "passage embeddings and similar-case lists pending:"
+                    " run manage.py rebuild_search --neighbours"
+                )
                 return
             # Its own transactions: the import is committed; a failure here leaves what is
             # not done pending (lists computed on the fly) until run again.
