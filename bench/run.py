@@ -878,7 +878,12 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "at 100,000 on SQLite, against about 3 in a run by hand before 6fa91ba, whose profiles "
         "tokenise the whole case text for similar cases; 2.5 CPU ms on PostgreSQL; an "
         "import read every case's text twice, once for the index rows and once for the "
-        "profiles, until d701029: 3,000 cases 15.0 -> 12.0 s in process); "
+        "profiles, until d701029: 3,000 cases 15.0 -> 12.0 s in process); since bf6151f a "
+        "first bulk import encodes no passage (the sentence model reads about 5 cases a "
+        "second here; the bench's stand-in vectors were still read from one file per "
+        "passage, 15% of the import): the step after it encodes them, with the neighbour "
+        "lists, timed apart (1,000 / 10,000 cases 260 / 317 -> 444 / 581 cases/s on SQLite, "
+        "222 / 251 -> 302 / 385 on PostgreSQL, runs of different hours); "
         "neighbours are a "
         "step of their own, timed apart (every pair in BLAS, O(N²)): candidate generation "
         "(an inverted index of rare terms and an ANN index of the mean embeddings) would "
@@ -921,8 +926,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "0.73 GB, and reading them held every row's bytes as well and left the freed small "
         "buffers resident (1.6 GB after a load in process); now they stream into one "
         "matrix (0.9 GB resident after a load in process, 1.3 GB at its peak; under the "
-        "bench at 100,000 1.35 GB per worker on 4 December). Fix for the rest: float16 "
-        "vectors or an ANN index outside the worker",
+        "bench at 100,000 1.35 GB per worker on 4 December, with a regression of log "
+        "matching that e7c6635 fixed: 694 / 695 -> 406 / 442 MB at 10,000 on SQLite). Fix "
+        "for the rest: the vectors in an ANN index outside the worker (float16 halves them, "
+        "but numpy has no fast float16 product: 56 -> 470 ms for 500,000 passages here)",
     ),
 ]
 
@@ -1030,7 +1037,7 @@ def readme_table(report: dict) -> str:
     for name, *_ in ENDPOINTS:
         row(name, lambda r, name=name: endpoint(r, name))
     row("first import, cases/s", lambda r: measured(r, "import_first", "rate_per_second"))
-    row("similar-case lists step, s", lambda r: measured(r, "neighbours_step", "seconds"))
+    row("embeddings and lists step, s", lambda r: measured(r, "neighbours_step", "seconds"))
     row("import 10 more, s", lambda r: measured(r, "import_10_more", "seconds"))
     row("cold start (warm-up), s", lambda r: f"{r.get('warm_up_seconds', '–')}")
     row("peak RSS per worker, MiB", lambda r: "/".join(str(m) for m in r["worker_peak_rss_mib"] or []) or "–")

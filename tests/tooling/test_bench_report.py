@@ -100,7 +100,7 @@ def test_a_run_without_an_import_or_an_endpoint_shows_a_dash_in_the_readme_table
     cells = {line.split(" | ")[0].lstrip("| "): line.split(" | ")[1] for line in lines[2:]}
     assert cells["stats"] == "–"
     assert cells["first import, cases/s"] == cells["import 10 more, s"] == "–"
-    assert cells["similar-case lists step, s"] == "–"
+    assert cells["embeddings and lists step, s"] == "–"
     assert (
         cells["case JSON"]
         == f"{reused['endpoints']['case JSON']['rps']} ({run._one_client(reused, 'case JSON', 'p95')})"
