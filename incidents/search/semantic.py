@@ -65,9 +65,10 @@ def update_embeddings(case_ids: Iterable[str], *, encode: bool = True) -> int:
     Queries per `BATCH` cases: the cases, their stored digests, then a delete and an insert
     of the changed ones. Without the model package nothing is encoded, as with
     `encode=False`. Memory: one batch's texts and vectors at a time (all of a 10,000-case
-    import at once took 230 MB). `encode=False` only drops the stored vectors of passages that changed, so that
-    no search scores an old text: a first bulk import leaves the encoding to the step after
-    it (`encode_missing`), since the model reads about 5 cases a second on 2 cores.
+    import at once took 230 MB). `encode=False` only drops the stored vectors of passages
+    that changed, so that no search scores an old text: a first bulk import leaves the
+    encoding to the step after it (`encode_missing`), since the model reads about 5 cases a
+    second on 2 cores.
     """
     ids = sorted(set(case_ids))
     if not ids:
