@@ -702,15 +702,20 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             add_token(position, case_ids, len(case_ids))
 
     # Which published cases carry the found terms (every facet, root causes included): one
-    # query of plain (case, term) pairs; no case objects yet.
+    # query of plain (case, term) pairs; no case objects yet. Read by term with each case's
+    # status, kept in Python: these terms are on at most CANDIDATE_CAP cases each, and asked
+    # for published cases, SQLite's planner read every published case and looked each up
+    # (95 ms at 100,000 cases for a term on 3 of them, against under 1 ms).
     found = list(term_evidence)
     common_terms = [t for t in found if term_by_id[t].case_count > CANDIDATE_CAP]
     pairs = (
-        CaseTerm.objects.filter(
-            case__in=Case.objects.published(), term_id__in=[t for t in found if t not in common_terms]
+        (case_id, term_id)
+        for case_id, term_id, status in CaseTerm.objects.filter(
+            term_id__in=[t for t in found if t not in common_terms]
         )
         .order_by()
-        .values_list("case_id", "term_id")
+        .values_list("case_id", "term_id", "case__status")
+        if status == Case.Status.PUBLISHED
     )
     term_weight = {
         term_id: CODE_WEIGHT
