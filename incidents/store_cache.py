@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -135,6 +135,24 @@ def cached(name: str, compute: Callable[[], T]) -> T:
             value = compute()
         cache.set(key, value, timeout=VALUE_TIMEOUT)
     return value
+
+
+def cached_many(names: Sequence[str], compute: Callable[[list[str]], dict[str, T]]) -> dict[str, T]:
+    """Like `cached`, for several values at once: name -> value for each of `names`, those
+    not held for the current generation computed by one `compute(missing names)` call
+    (which returns them by name). One cache read for all, one write for those computed."""
+    if not settings.STORE_CACHE:
+        return compute(list(names))
+    keys = {name: _key(name) for name in names}  # one generation, read before the database
+    held = cache.get_many(list(keys.values()))
+    found = {name: held[key] for name, key in keys.items() if key in held}
+    missing = [name for name in names if name not in found]
+    if missing:
+        with primary_reads():
+            fresh = compute(missing)
+        cache.set_many({keys[name]: value for name, value in fresh.items()}, timeout=VALUE_TIMEOUT)
+        found.update(fresh)
+    return found
 
 
 def answer(

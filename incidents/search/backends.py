@@ -339,38 +339,43 @@ class Backend:
 
         return self._per_atom(atoms, branch, (PUBLISHED, count))
 
-    def atom_hits_among(
-        self, atoms: list[Atom], case_ids: Collection[str]
-    ) -> tuple[dict[int, int], list[tuple[str, int]]]:
-        """One query: for each atom, how many published cases contain it (atom index ->
-        count), and (case_id, atom index) for those of `case_ids` that contain it. The
-        database counts; only the rows of `case_ids` come back."""
+    def atom_counts(self, atoms: list[Atom]) -> dict[int, int]:
+        """One query: how many published cases contain each atom (atom index -> count; an
+        atom in none is left out). The database counts; no case id comes back."""
         if not atoms:
-            return {}, []
+            return {}
         union, params = self._per_atom(
             atoms,
             lambda i, sql: (
-                f"SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f"SELECT {i} AS atom FROM ({sql}) AS m{i}"
                 f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id WHERE c{i}.status = %s"
             ),
             (PUBLISHED,),
         )
-        among = ids_subquery(case_ids)
-        sql = (
-            f"WITH h AS ({union})"
-            " SELECT atom, NULL, COUNT(*) FROM h GROUP BY atom"
-            f" UNION ALL SELECT atom, case_id, 1 FROM h WHERE case_id IN ({among.sql})"
-        )
-        counts: dict[int, int] = {}
-        hits: list[tuple[str, int]] = []
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*params, *among.params])
-            for atom, case_id, count in cursor.fetchall():
-                if case_id is None:
-                    counts[atom] = count
-                else:
-                    hits.append((case_id, atom))
-        return counts, hits
+            cursor.execute(f"SELECT atom, COUNT(*) FROM ({union}) AS h GROUP BY atom", params)
+            return {atom: count for atom, count in cursor.fetchall()}
+
+    def atom_hits_among(self, atoms: list[Atom], case_ids: Collection[str]) -> list[tuple[str, int]]:
+        """One query: (case_id, atom index) for the published cases of `case_ids` that
+        contain each atom. Each atom's matches are read among `case_ids` only: counting them
+        is `atom_counts` (at 100,000 cases on PostgreSQL, 14 ms for 2,000 candidates against
+        230 ms to count the 47,000 cases quoting `Xid 79`)."""
+        if not atoms:
+            return []
+        among = ids_subquery(case_ids)
+        union, params = self._per_atom(
+            atoms,
+            lambda i, sql: (
+                f"SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
+                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
+                f" WHERE c{i}.status = %s AND m{i}.case_id IN ({among.sql})"
+            ),
+            (PUBLISHED, *among.params),
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(union, params)
+            return [(row[0], row[1]) for row in cursor.fetchall()]
 
     def rare_atom_hits(self, atoms: list[Atom], max_cases: int) -> list[tuple[str, int]]:
         """One query: (case_id, atom index) for each atom that at most `max_cases` published

@@ -5,13 +5,17 @@ stay bounded as the store grows, the hits keep their scores, and the queries sta
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from incidents.search import logmatch, read_log
 from incidents.search.backends import get_backend
 from incidents.search.query import Atom
+from tests.factories import synthetic_case
 from tests.search.test_query_counts import LOG, MATCH_LOG_QUERIES
 
 pytestmark = pytest.mark.django_db
@@ -23,10 +27,11 @@ LOGS = json.loads((EVAL / "logs.json").read_text())["logs"]
 SMALL_CAP = 20
 # Terms with case counts, published cases, the capped token look-up, the (case, term) pairs
 # of the rarer terms, the rare words, then the first cases of the common terms, the common
-# tokens' counts and candidates, the common terms' pairs for the candidates, then workloads,
-# vectors, hits, their terms: three more than without common evidence, one fewer when every
-# term the log names is common (no rarer terms to pair).
-CAPPED_QUERIES = MATCH_LOG_QUERIES + 3
+# tokens' counts (without a store cache: `logmatch._cases_containing`), their candidates, the
+# common terms' pairs for the candidates, then workloads, vectors, hits, their terms: four
+# more than without common evidence, one fewer when every term the log names is common (no
+# rarer terms to pair).
+CAPPED_QUERIES = MATCH_LOG_QUERIES + 4
 
 
 def _top(text: str) -> tuple:
@@ -94,6 +99,50 @@ def test_the_capped_look_up_reads_at_most_one_more_than_the_cap_and_counts_exact
     assert [c for c, atom in rows if atom == 0] == sorted(every)[:6]
     assert {c for c, atom in rows if atom == 1} == {c for c, _ in backend.atom_hits([rare])}
     some = sorted(every)[-3:] + ["IL-0000"]
-    counts, hits = backend.atom_hits_among([common, rare], some)
-    assert counts[0] == len(every)
+    counts = backend.atom_counts([common, rare, Atom(("zqxjv",))])
+    assert counts == {0: len(every), 1: len(rows) - 6}
+    hits = backend.atom_hits_among([common, rare], some)
     assert sorted(c for c, atom in hits if atom == 0) == sorted(every)[-3:]
+    with_rare = {c for c, atom in rows if atom == 1}
+    assert {c for c, atom in hits if atom == 1} == with_rare & set(some)
+
+
+@pytest.fixture
+def store_cache_on(settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "KEY_PREFIX": f"t{uuid.uuid4().hex}",
+        }
+    }
+    settings.STORE_CACHE = True
+
+
+def test_common_tokens_are_counted_once_a_store_generation(store_cache_on, monkeypatch, import_synthetic):
+    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases
+    counted: list[set[tuple[str, ...]]] = []  # the atoms of each count
+    count = type(get_backend()).atom_counts
+    xid_79 = ("Xid", "79")
+
+    def spy(self, atoms, counted=counted, count=count):
+        counted.append({atom.words for atom in atoms})
+        return count(self, atoms)
+
+    monkeypatch.setattr(type(get_backend()), "atom_counts", spy)
+    first = _top(LOG)
+    assert len(counted) == 1 and xid_79 in counted[0] and first[0] == "IL-0523"
+    # Read again: the counts are kept (one query fewer than counting them again), and the
+    # answer is the same.
+    with CaptureQueriesContext(connection) as kept:
+        assert _top(LOG) == first
+    assert len(counted) == 1
+    with monkeypatch.context() as uncached:
+        uncached.setattr(logmatch.store_cache, "cached_many", lambda names, compute: compute(list(names)))
+        with CaptureQueriesContext(connection) as counting:
+            assert _top(LOG) == first
+    assert len(counted) == 2 and len(counting) == len(kept) + 1
+    # A case quoting `Xid 79` more: an import starts a new generation, and the token is
+    # counted again (a kept count would weigh it as rarer than it is).
+    import_synthetic(synthetic_case(1, summary="NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus."))
+    assert _top(LOG)[1] != first[1]
+    assert len(counted) == 3 and xid_79 in counted[2]
