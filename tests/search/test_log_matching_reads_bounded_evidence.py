@@ -5,7 +5,6 @@ stay bounded as the store grows, the hits keep their scores, and the queries sta
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
@@ -105,17 +104,6 @@ def test_the_capped_look_up_reads_at_most_one_more_than_the_cap_and_counts_exact
     assert sorted(c for c, atom in hits if atom == 0) == sorted(every)[-3:]
     with_rare = {c for c, atom in rows if atom == 1}
     assert {c for c, atom in hits if atom == 1} == with_rare & set(some)
-
-
-@pytest.fixture
-def store_cache_on(settings):
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "KEY_PREFIX": f"t{uuid.uuid4().hex}",
-        }
-    }
-    settings.STORE_CACHE = True
 
 
 def test_common_tokens_are_counted_once_a_store_generation(store_cache_on, monkeypatch, import_synthetic):

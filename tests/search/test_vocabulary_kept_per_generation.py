@@ -4,8 +4,6 @@ again after a write."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from incidents.search import search_cases
@@ -13,17 +11,6 @@ from incidents.search.planning import _read_vocabulary, vocabulary
 from tests.factories import synthetic_case
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def store_cache_on(settings):
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "KEY_PREFIX": f"t{uuid.uuid4().hex}",
-        }
-    }
-    settings.STORE_CACHE = True
 
 
 def _results(query: str):
