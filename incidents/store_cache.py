@@ -118,8 +118,8 @@ def changed() -> None:
     transaction.on_commit(_replace)
 
 
-def _key(name: str) -> str:
-    return f"incidentlib:{name}:{generation()}"
+def _key(name: str, token: str | None = None) -> str:
+    return f"incidentlib:{name}:{token or generation()}"
 
 
 def cached(name: str, compute: Callable[[], T]) -> T:
@@ -143,7 +143,8 @@ def cached_many(names: Sequence[str], compute: Callable[[list[str]], dict[str, T
     (which returns them by name). One cache read for all, one write for those computed."""
     if not settings.STORE_CACHE:
         return compute(list(names))
-    keys = {name: _key(name) for name in names}  # one generation, read before the database
+    token = generation()  # once for all, before the database is read
+    keys = {name: _key(name, token) for name in names}
     held = cache.get_many(list(keys.values()))
     found = {name: held[key] for name, key in keys.items() if key in held}
     missing = [name for name in names if name not in found]

@@ -889,14 +889,17 @@ def _cases_containing(backend: Backend, atoms: list[Atom]) -> dict[int, int]:
     per store generation (`store_cache.cached_many`): the same common tokens (`Xid 79`, the
     NCCL watchdog's message) recur from log to log, and counting one in 47,000 of 100,000
     cases took 230 ms on PostgreSQL (a phrase is checked on every matching row)."""
-    names = {_count_name(atom): index for index, atom in enumerate(atoms)}
+    # Two tokens may be the same words (`device-side` and `device side`): one name, both places.
+    places: dict[str, list[int]] = {}
+    for index, atom in enumerate(atoms):
+        places.setdefault(_count_name(atom), []).append(index)
 
     def count(missing: list[str]) -> dict[str, int]:
-        wanted = [atoms[names[name]] for name in missing]
-        found = backend.atom_counts(wanted)
+        found = backend.atom_counts([atoms[places[name][0]] for name in missing])
         return {name: found.get(at, 0) for at, name in enumerate(missing)}
 
-    return {names[name]: value for name, value in store_cache.cached_many(list(names), count).items()}
+    counts = store_cache.cached_many(list(places), count)
+    return {index: counts[name] for name, indexes in places.items() for index in indexes}
 
 
 def _count_name(atom: Atom) -> str:

@@ -64,7 +64,7 @@ def test_capped_evidence_gives_every_tuning_log_the_same_best_hit_and_as_many_hi
     assert capped >= len(LOGS) // 2
 
 
-def test_common_evidence_costs_two_more_queries_at_any_size(django_assert_num_queries, monkeypatch):
+def test_common_evidence_costs_three_more_queries_at_any_size(django_assert_num_queries, monkeypatch):
     monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases, every term in more
     with django_assert_num_queries(CAPPED_QUERIES - 1):
         hits = read_log(LOG).hits
@@ -131,6 +131,22 @@ def test_common_tokens_are_counted_once_a_store_generation(store_cache_on, monke
     assert len(counted) == 2 and len(counting) == len(kept) + 1
     # A case quoting `Xid 79` more: an import starts a new generation, and the token is
     # counted again (a kept count would weigh it as rarer than it is).
-    import_synthetic(synthetic_case(1, summary="NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus."))
-    assert _top(LOG)[1] != first[1]
-    assert len(counted) == 3 and xid_79 in counted[2]
+    backend = get_backend()
+    before = logmatch._cases_containing(backend, [Atom(xid_79)])
+    assert len(counted) == 2  # kept
+    import_synthetic(synthetic_case(1, summary="The driver logged Xid 79: the GPU fell off the bus."))
+    assert logmatch._cases_containing(backend, [Atom(xid_79)]) == {0: before[0] + 1}
+    assert len(counted) == 3 and counted[2] == {xid_79}
+    _top(LOG)
+    assert len(counted) == 3  # the new count is kept for this generation
+
+
+def test_tokens_of_the_same_words_each_get_their_count(store_cache_on):
+    backend = get_backend()
+    xid_79, nccl = Atom(("Xid", "79")), Atom(("nccl",))
+    alone = backend.atom_counts([xid_79, nccl])
+    assert logmatch._cases_containing(backend, [xid_79, nccl, xid_79]) == {
+        0: alone[0],
+        1: alone[1],
+        2: alone[0],
+    }
