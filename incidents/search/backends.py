@@ -191,6 +191,12 @@ _ORDER = {
 }
 
 
+def _published_matches(i: int, sql: str) -> str:
+    """` FROM ... WHERE ...` of atom `i`'s matches (`sql`, from `match_sql`) that are published
+    cases, as `m{i}` joined to `c{i}`; its one parameter, after the match's, is PUBLISHED."""
+    return f" FROM ({sql}) AS m{i} JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id WHERE c{i}.status = %s"
+
+
 class Backend:
     vendor = ""
 
@@ -317,7 +323,8 @@ class Backend:
     def capped_atom_hits(self, atoms: list[Atom], cap: int) -> list[tuple[str, int]]:
         """One query: (case_id, atom index) for the published cases containing each atom,
         at most `cap + 1` of them per atom (lowest ids first): an atom with `cap + 1` rows is
-        in more cases than `cap`, and its cases were not all read (`atom_counts`, `atom_hits_among`)."""
+        in more cases than `cap`, and its cases were not all read (`atom_counts`,
+        `atom_hits_among`)."""
         if not atoms:
             return []
         union, params = self._first_cases(atoms, cap + 1, by_id=True)
@@ -332,9 +339,8 @@ class Backend:
         def branch(i: int, sql: str) -> str:
             order = f" ORDER BY m{i}.case_id" if by_id else ""
             return (
-                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
-                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
-                f" WHERE c{i}.status = %s{order} LIMIT %s) AS b{i}"
+                f"SELECT * FROM (SELECT m{i}.case_id, {i} AS atom{_published_matches(i, sql)}"
+                f"{order} LIMIT %s) AS b{i}"
             )
 
         return self._per_atom(atoms, branch, (PUBLISHED, count))
@@ -345,12 +351,7 @@ class Backend:
         if not atoms:
             return {}
         union, params = self._per_atom(
-            atoms,
-            lambda i, sql: (
-                f"SELECT {i} AS atom FROM ({sql}) AS m{i}"
-                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id WHERE c{i}.status = %s"
-            ),
-            (PUBLISHED,),
+            atoms, lambda i, sql: f"SELECT {i} AS atom{_published_matches(i, sql)}", (PUBLISHED,)
         )
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT atom, COUNT(*) FROM ({union}) AS h GROUP BY atom", params)
@@ -368,9 +369,8 @@ class Backend:
         union, params = self._per_atom(
             atoms,
             lambda i, sql: (
-                f"SELECT m{i}.case_id, {i} AS atom FROM ({sql}) AS m{i}"
-                f" JOIN incidents_case c{i} ON c{i}.id = m{i}.case_id"
-                f" WHERE c{i}.status = %s AND m{i}.case_id IN ({among.sql})"
+                f"SELECT m{i}.case_id, {i} AS atom{_published_matches(i, sql)}"
+                f" AND m{i}.case_id IN ({among.sql})"
             ),
             (PUBLISHED, *among.params),
         )
