@@ -60,6 +60,7 @@ from django.db.models import Prefetch, Q
 
 from incidents import store_cache
 from incidents.bulk_sql import insert_rows
+from incidents.collector import collector_paused
 from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseRelation, CaseTerm, Facet
 
@@ -100,20 +101,23 @@ class _Corpus:
     checks; otherwise of the whole text (`counts` and `context`, `VECTOR_WORDS`)."""
 
     def __init__(self, profiles: list[Profile], *, account_only: bool = False):
-        self.profiles = {p.id: p for p in profiles}
-        n = max(len(profiles), 1)
-        term_df: Counter = Counter(key for p in profiles for key in p.terms)
-        self.term_weight = {
-            key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
-        }
-        self.words = word_vectors(
-            [(p.counts,) if account_only else (p.counts, p.context) for p in profiles],
-            ACCOUNT_WORDS if account_only else VECTOR_WORDS,
-        )
-        self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
+        with collector_paused():  # a dict or tuple per case and per (case, word): no cycles
+            self.profiles = {p.id: p for p in profiles}
+            self.term_weight: dict[tuple[str, str], float] = {}
+            if not account_only:  # a duplicate check compares accounts, not terms
+                n = max(len(profiles), 1)
+                term_df: Counter = Counter(key for p in profiles for key in p.terms)
+                self.term_weight = {
+                    key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
+                }
+                for p in profiles:
+                    p.term_total = sum(self.term_weight[k] for k in p.terms)
+            self.words = word_vectors(
+                [(p.counts,) if account_only else (p.counts, p.context) for p in profiles],
+                ACCOUNT_WORDS if account_only else VECTOR_WORDS,
+            )
+            self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
         self._vectors: dict[str, dict[str, float]] = {}
-        for p in profiles:
-            p.term_total = sum(self.term_weight[k] for k in p.terms)
 
     def vector(self, p: Profile) -> dict[str, float]:
         """`p`'s normalised TF-IDF vector, word -> weight (built on first use: most pairs are

@@ -97,10 +97,10 @@ def word_vectors(texts: Sequence[Sequence[Mapping[str, int]]], kept: int) -> Wor
     columns = new_column[summed.indices]
     keep = columns >= 0
     rows, columns = rows[keep], columns[keep]
-    weights = (1 + _count_logs(summed.data[keep])) * idf[columns]
+    counts_kept = summed.data[keep]
+    weights = (1 + _count_logs(counts_kept)) * idf[columns]
     # Strongest first within each text, ties by word; then each text's first `kept`.
-    order = np.lexsort((columns, -weights, rows))
-    rows, columns, weights = rows[order], columns[order], weights[order]
+    rows, columns, weights = _strongest_first(rows, columns, counts_kept, weights, len(kept_old))
     firsts = np.searchsorted(rows, np.arange(n))
     rank = np.arange(len(rows)) - firsts[rows]
     top = rank < kept
@@ -114,6 +114,64 @@ def word_vectors(texts: Sequence[Sequence[Mapping[str, int]]], kept: int) -> Wor
         columns=columns.astype(np.int32),
         values=weights / norms[rows],
     )
+
+
+# Counts and (count, column) pairs ranked through tables up to this many cells; past it,
+# through np.unique (a sort of every entry).
+PAIR_TABLE = 1 << 24
+
+
+def _strongest_first(
+    rows: np.ndarray, columns: np.ndarray, counts: np.ndarray, weights: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`rows`, `columns` and `weights` ordered by row, then weight (strongest first), then
+    column: the order of `np.lexsort((columns, -weights, rows))`, by one sort of integers.
+    An entry's weight follows from its count and column alone, so the distinct (count,
+    column) pairs, far fewer than the entries, are ranked by (-weight, column) and each
+    entry sorts as (row, rank of its pair). Lexsort's three keys over the 7.5 million
+    entries of 100,000 synthetic cases took 3.5 s. `width`: the number of columns."""
+    if not len(rows):
+        return rows, columns, weights
+    # Pairs numbered by the rank of their count among the counts there are, not the count
+    # itself: one word said hundreds of times would otherwise outgrow the table.
+    level, levels = _count_levels(counts.astype(np.int64))
+    pair = level * width + columns
+    top = levels * width
+    if top <= PAIR_TABLE:
+        weight_of = np.zeros(top, dtype=np.float64)
+        weight_of[pair] = weights  # the same weight wherever a pair occurs
+        seen = np.zeros(top, dtype=bool)
+        seen[pair] = True
+        distinct = np.flatnonzero(seen)
+        pair_weights = weight_of[distinct]
+        position = np.zeros(top, dtype=np.int64)
+        position[distinct] = np.arange(len(distinct))
+        entry_pair = position[pair]
+    else:
+        # Indexed, not unpacked: mypy 1.19 crashes unpacking this overload's tuple here.
+        found = np.unique(pair, return_index=True, return_inverse=True)
+        distinct, entry_pair = found[0], found[2]
+        pair_weights = weights[found[1]]
+    pair_columns = distinct % width
+    ranked = np.lexsort((pair_columns, -pair_weights))
+    rank_of = np.empty(len(distinct), dtype=np.int64)
+    rank_of[ranked] = np.arange(len(distinct))
+    keys = np.sort(rows * len(distinct) + rank_of[entry_pair])
+    by_rank = ranked[keys % len(distinct)]
+    return keys // len(distinct), pair_columns[by_rank], pair_weights[by_rank]
+
+
+def _count_levels(counts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each count's rank among the distinct counts (0 for the smallest), and how many
+    distinct counts there are."""
+    largest = int(counts.max())
+    if largest < PAIR_TABLE:
+        seen = np.zeros(largest + 1, dtype=bool)
+        seen[counts] = True
+        rank = np.cumsum(seen) - 1
+        return rank[counts], int(rank[-1]) + 1
+    found = np.unique(counts, return_inverse=True)
+    return found[1].reshape(-1), len(found[0])
 
 
 def _logs(values: np.ndarray) -> np.ndarray:

@@ -9,7 +9,17 @@ from collections import Counter
 import pytest
 
 from incidents.search import profiles
+from incidents.search import word_vectors as word_vectors_module
 from incidents.search.word_vectors import COUNT_TABLE, word_vectors
+
+
+@pytest.fixture(autouse=True, params=["pair table", "np.unique"])
+def pair_ranking(request, monkeypatch):
+    """Every test twice: the (count, column) pairs ranked through the table, and past its
+    size through np.unique (`word_vectors._strongest_first`)."""
+    if request.param == "np.unique":
+        monkeypatch.setattr(word_vectors_module, "PAIR_TABLE", 0)
+    return request.param
 
 
 def per_text(texts: list[Counter], kept: int) -> tuple[dict[str, float], list[dict[str, float]]]:
