@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from incidents import store_cache
 from incidents.models import Case, Term
 
 from . import deferred, profiles
@@ -80,11 +81,17 @@ def cases_deleted(case_ids: Iterable[str]) -> None:
 
 
 def sync_index() -> None:
-    """Drop index rows of cases that are gone and index the cases that have no row."""
+    """Drop index rows of cases that are gone and index the cases that have no row (after
+    migrations, `IncidentsConfig`). When either happens, every cached read of the store is
+    retired (`store_cache.changed`): log matching keeps counts of the cases a token's
+    rows match, and a server running beside `migrate` would go on serving the old ones."""
     existing = set(Case.objects.values_list("id", flat=True))
-    missing = existing - _drop_orphans(existing)
+    indexed = _drop_orphans(existing)
+    missing = existing - indexed
     if missing:
         reindex_cases(missing)
+    if missing or indexed - existing:
+        store_cache.changed()
 
 
 def _drop_orphans(existing: set[str]) -> set[str]:

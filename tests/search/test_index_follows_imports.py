@@ -57,6 +57,27 @@ def test_sync_drops_orphans_and_adds_missing_rows():
     assert "IL-0428" in ids("CUDA_LAUNCH_BLOCKING")
 
 
+def test_sync_retires_cached_reads_only_when_it_changes_the_index(store_cache_on):
+    from incidents import store_cache
+
+    computed: list[int] = []
+
+    def count() -> int:
+        computed.append(1)
+        return len(get_backend().indexed_ids())
+
+    every = store_cache.cached("indexed-count", count)
+    sync_index()  # nothing to do: the count stays cached
+    assert store_cache.cached("indexed-count", count) == every and len(computed) == 1
+    get_backend().delete(["IL-0428"])
+    sync_index()  # writes IL-0428's row back: what was read before is stale
+    assert store_cache.cached("indexed-count", count) == every and len(computed) == 2
+    reindex_cases(["IL-0428"])
+    Case.objects.filter(id="IL-0428").delete()  # its row is left behind, an orphan
+    sync_index()
+    assert store_cache.cached("indexed-count", count) == every - 1 and len(computed) == 3
+
+
 def test_a_failed_import_leaves_the_index_untouched(tmp_path):
     from incidents.problems import CaseImportError
     from incidents.services import import_case_files
