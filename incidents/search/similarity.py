@@ -97,8 +97,9 @@ ACCOUNT_WORDS = 100  # the same for the accounts a duplicate check compares (`Te
 
 class _Corpus:
     """Term and word rarities over a set of profiles, and the pair score. `account_only`:
-    word vectors of the accounts alone (`Profile.counts`, `ACCOUNT_WORDS`), for duplicate
-    checks; otherwise of the whole text (`counts` and `context`, `VECTOR_WORDS`)."""
+    word vectors of the accounts alone (`Profile.counts`, `ACCOUNT_WORDS`) and no term
+    weights, for duplicate checks (`TextIndex`, which scores no pair); otherwise of the
+    whole text (`counts` and `context`, `VECTOR_WORDS`)."""
 
     def __init__(self, profiles: list[Profile], *, account_only: bool = False):
         with collector_paused():  # a dict or tuple per case and per (case, word): no cycles
