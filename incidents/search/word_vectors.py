@@ -134,24 +134,10 @@ def _strongest_first(
         return rows, columns, weights
     # Pairs numbered by the rank of their count among the counts there are, not the count
     # itself: one word said hundreds of times would otherwise outgrow the table.
-    level, levels = _count_levels(counts.astype(np.int64))
-    pair = level * width + columns
-    top = levels * width
-    if top <= PAIR_TABLE:
-        weight_of = np.zeros(top, dtype=np.float64)
-        weight_of[pair] = weights  # the same weight wherever a pair occurs
-        seen = np.zeros(top, dtype=bool)
-        seen[pair] = True
-        distinct = np.flatnonzero(seen)
-        pair_weights = weight_of[distinct]
-        position = np.zeros(top, dtype=np.int64)
-        position[distinct] = np.arange(len(distinct))
-        entry_pair = position[pair]
-    else:
-        # Indexed, not unpacked: mypy 1.19 crashes unpacking this overload's tuple here.
-        found = np.unique(pair, return_index=True, return_inverse=True)
-        distinct, entry_pair = found[0], found[2]
-        pair_weights = weights[found[1]]
+    level, count_values = _distinct(counts.astype(np.int64))
+    entry_pair, distinct = _distinct(level * width + columns, len(count_values) * width)
+    pair_weights = np.empty(len(distinct), dtype=np.float64)
+    pair_weights[entry_pair] = weights  # the same weight wherever a pair occurs
     pair_columns = distinct % width
     ranked = np.lexsort((pair_columns, -pair_weights))
     rank_of = np.empty(len(distinct), dtype=np.int64)
@@ -161,17 +147,21 @@ def _strongest_first(
     return keys // len(distinct), pair_columns[by_rank], pair_weights[by_rank]
 
 
-def _count_levels(counts: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each count's rank among the distinct counts (0 for the smallest), and how many
-    distinct counts there are."""
-    largest = int(counts.max())
-    if largest < PAIR_TABLE:
-        seen = np.zeros(largest + 1, dtype=bool)
-        seen[counts] = True
-        rank = np.cumsum(seen) - 1
-        return rank[counts], int(rank[-1]) + 1
-    found = np.unique(counts, return_inverse=True)
-    return found[1].reshape(-1), len(found[0])
+def _distinct(values: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's index among the distinct `values` (non-negative integers, below `size`
+    when given, else found), and those distinct values in increasing order: through a
+    table of `size` cells up to `PAIR_TABLE`, else np.unique."""
+    size = int(values.max()) + 1 if size is None else size
+    if size > PAIR_TABLE:
+        # Indexed, not unpacked: mypy 1.19 crashes unpacking this overload's tuple here.
+        found = np.unique(values, return_inverse=True)
+        return found[1].reshape(-1), found[0]
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    distinct = np.flatnonzero(seen)
+    position = np.zeros(size, dtype=np.int64)
+    position[distinct] = np.arange(len(distinct))
+    return position[values], distinct
 
 
 def _logs(values: np.ndarray) -> np.ndarray:
