@@ -263,8 +263,15 @@ class Case(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("incidents:case-detail", args=[self.id])
 
+    # Every term of the case in link order, when its reader attached them without link
+    # objects (`search.text.cases_for_index`); `terms_of` reads `term_links` otherwise.
+    linked_terms: list[Term] | None = None
+
     def terms_of(self, facet: Facet | str) -> list[Term]:
-        """Ordered terms of one facet, read from the prefetched `term_links`."""
+        """Ordered terms of one facet, read from `linked_terms` when attached, else from the
+        prefetched `term_links`."""
+        if self.linked_terms is not None:
+            return [term for term in self.linked_terms if term.facet == facet]
         return [link.term for link in self.term_links.all() if link.term.facet == facet]
 
     @property

@@ -227,7 +227,9 @@ def _plan(items: list[LoadedDocument], prepare: Preparer) -> _ImportPlan:
         case_id = item.document["id"]
         document, plan.derived[case_id] = prepare(item.document, derived_before.get(case_id, ()))
         item = LoadedDocument(item.file, document)
-        if stored.get(case_id) == normalized_document(item.document):
+        # Only a stored case can be unchanged: a new one is normalised once, by `_write_cases`
+        # (normalising every document here too was a twentieth of a first import).
+        if case_id in stored and stored[case_id] == normalized_document(item.document):
             plan.unchanged.append(case_id)
             continue
         (plan.updated if case_id in stored else plan.created).append(case_id)

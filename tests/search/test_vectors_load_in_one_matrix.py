@@ -1,5 +1,7 @@
-"""`semantic.load_vectors` streams the stored rows into one growing matrix: what it reads
-must be every published case's stored vectors, in order, whatever the growth steps."""
+"""`semantic.load_vectors` streams the stored rows into one matrix allocated once for the
+published cases the query counts: what it reads must be every published case's stored
+vectors, in order, and still all of them when the room falls short (a write committed
+between the count and the rows), whatever the growth steps."""
 
 from __future__ import annotations
 
@@ -26,8 +28,24 @@ def stored() -> tuple[list[str], list[int], np.ndarray]:
     return ids, owner, np.concatenate(blocks)
 
 
+def test_the_matrix_holds_every_stored_row_in_order_and_no_more():
+    ids, owner, matrix = stored()
+    loaded = semantic.load_vectors()
+    assert loaded.ids == ids
+    assert loaded.owner.tolist() == owner
+    assert loaded.matrix.dtype == np.float32 and loaded.matrix.shape == matrix.shape
+    assert np.array_equal(loaded.matrix, matrix)
+    # Allocated once, for the most passages the published cases can have (the pages not
+    # written are never touched); a doubling would have left a buffer of another size.
+    room = len(semantic.PASSAGES) * Case.objects.published().count()
+    assert room > len(matrix)
+    assert loaded.matrix.base is not None and loaded.matrix.base.shape == (room, encoder.DIMENSIONS)
+
+
 @pytest.mark.parametrize("first_rows", [1, 7, 1024, 100_000])
-def test_the_matrix_holds_every_stored_row_in_order(monkeypatch, first_rows):
+def test_a_count_falling_short_still_reads_every_row(monkeypatch, first_rows):
+    # No room counted, as if every row were written after the count: the matrix grows.
+    monkeypatch.setattr(semantic, "PASSAGES", ())
     monkeypatch.setattr(semantic, "FIRST_ROWS", first_rows)
     ids, owner, matrix = stored()
     assert len(matrix) > 7 * 16  # several doublings from 1 and from 7
