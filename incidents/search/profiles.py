@@ -95,6 +95,12 @@ def _counted(word: str) -> tuple[str, str] | None:
 _stem_of = operator.itemgetter(0)  # a (stem, word) pair's stem, counted in C
 
 
+def word_counts(text: str) -> Counter[str]:
+    """Stemmed word -> occurrences in `text`: `text_profile([text]).counts` without the rest
+    of a profile (a duplicate check probes every new document's account with it)."""
+    return Counter(map(_stem_of, text_words(text)))
+
+
 def text_profile(
     case_id: str,
     terms: dict[tuple[str, str], str],

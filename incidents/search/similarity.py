@@ -67,7 +67,7 @@ from incidents.models import Case, CaseRelation, CaseTerm, Facet
 from . import deferred, profiles, semantic
 from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
-from .profiles import Profile, text_profile
+from .profiles import Profile, word_counts
 from .results import SimilarCase
 from .word_vectors import word_vectors
 
@@ -477,7 +477,7 @@ class TextIndex:
         column_of, idf = self.corpus.words.column_of, self.corpus.words.idf
         weights = {
             w: (1 + math.log(c)) * float(idf[column_of[w]])
-            for w, c in text_profile("", {}, [text]).counts.items()
+            for w, c in word_counts(text).items()
             if w in column_of
         }
         weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:ACCOUNT_WORDS])
