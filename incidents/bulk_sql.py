@@ -3,10 +3,11 @@
 `QuerySet.bulk_create` builds a model object per row, runs every field's `pre_save` and
 renders one statement with a placeholder per value: at 10,000 cases (150,000 term links,
 100,000 neighbour rows, 10,000 history rows) that was most of the write time. Here rows
-are tuples; only the fields whose database form may differ from the Python value (JSON,
-dates and times, integers given as floats) are converted, by the field itself, so both
-backends store exactly what `bulk_create` would. No `pre_save` runs (an `auto_now` field
-takes the value given) and no signals are sent (bulk_create sends none either).
+are tuples; only the fields whose database form differs from the Python value (JSON,
+dates and times) are converted, by the field itself, so both backends store exactly what
+`bulk_create` would (an integer column takes an integer-valued float, 512.0, as the
+integer on both). No `pre_save` runs (an `auto_now` field takes the value given) and no
+signals are sent (bulk_create sends none either).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     convert = [
         (i, field)
         for i, field in enumerate(fields)
-        if isinstance(field, models.JSONField | models.DateTimeField | models.DateField | models.IntegerField)
+        if isinstance(field, models.JSONField | models.DateTimeField | models.DateField)
     ]
     quote = connection.ops.quote_name
     sql = "INSERT INTO {} ({}) VALUES ({})".format(
