@@ -6,6 +6,8 @@ builds the document back from them and `services.py` writes them from a document
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
@@ -266,6 +268,12 @@ class Case(models.Model):
     # Every term of the case in link order, when its reader attached them without link
     # objects (`search.text.cases_for_index`); `terms_of` reads `term_links` otherwise.
     linked_terms: list[Term] | None = None
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        """Reload from the database; attached `linked_terms` go, as Django drops prefetched
+        `term_links`, so that the terms are read again."""
+        self.linked_terms = None
+        super().refresh_from_db(*args, **kwargs)
 
     def terms_of(self, facet: Facet | str) -> list[Term]:
         """Ordered terms of one facet, read from `linked_terms` when attached, else from the

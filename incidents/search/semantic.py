@@ -282,52 +282,62 @@ def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.nd
     return best + MEAN_SHARE * (total / np.maximum(counts, 1))
 
 
-FIRST_ROWS = 1024  # rows `load_vectors` starts with should its row count fall short
+FIRST_ROWS = 1024  # rows a subset's matrix starts with (it doubles when full)
 
 
 def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
     """The stored vectors of published cases (of the `cases` queryset only, when given):
     one query, its rows streamed.
 
-    The query also counts the published cases it reads (a subquery over the case table, run
-    once), and the matrix is allocated for `len(PASSAGES)` rows each, the most a case has
-    (`_update_batch`), then filled row by row: pages never written are never resident, so
-    the matrix costs what it holds. Collecting every row's bytes and then concatenating
-    held the vectors two or three times over, and a matrix doubling as it filled held its
-    last two sizes at once (at 100,000 cases a worker peaked at 1.25 GB for a 733 MiB
-    matrix, 0.85 GB now). Should more rows come (a case written between the count and the
-    rows, on a database reading each statement's own snapshot), the matrix grows by doubling.
-    (Summing the rows' passage counts instead read every embedding row twice: 1.8 s at
-    100,000 cases on SQLite, where each row fills a page.)"""
+    For every published case the query also counts them (a subquery over the case table,
+    in the same statement, so of the same snapshot), and the matrix is allocated for
+    `len(PASSAGES)` rows each, the most a case has (`_update_batch`), then filled row by
+    row: pages never written are never resident, so the matrix costs what it holds.
+    Collecting every row's bytes and then concatenating held the vectors two or three times
+    over, and a matrix doubling as it filled held its last two sizes at once (at 100,000
+    cases a worker peaked at 1.25 GB for a 733 MiB matrix, 0.85 GB now). A subset (`cases`)
+    is not counted, which would run its conditions (a full-text exclusion) a second time:
+    its matrix grows by doubling, as does the whole store's should a row hold more passages
+    than `PASSAGES` (one not written by `_update_batch`). (Summing the rows' passage counts
+    instead read every embedding row twice: 1.8 s at 100,000 cases on SQLite, where each
+    row fills a page.)"""
     rows = CaseEmbedding.objects.filter(case__status=Case.Status.PUBLISHED, model=encoder.MODEL_NAME)
-    counted = Case.objects.published()
     if cases is not None:
         rows = rows.filter(case_id__in=cases.order_by().values("id"))
-        counted = counted.filter(id__in=cases.order_by().values("id"))
-    count = counted.order_by().annotate(one=Value(1)).values("one").annotate(n=Count("id")).values("n")
-    matrix: np.ndarray | None = None
+        values = rows.order_by("case_id").annotate(cases=Value(0))
+    else:
+        published = Case.objects.published().order_by().annotate(one=Value(1)).values("one")
+        values = rows.order_by("case_id").annotate(
+            cases=Subquery(published.annotate(n=Count("id")).values("n"))
+        )
+    matrix = np.empty((0, encoder.DIMENSIONS), dtype=np.float32)
     owner = np.empty(0, dtype=np.int64)
     ids: list[str] = []
     at = 0
-    values = rows.order_by("case_id").annotate(cases=Subquery(count))
     for case_id, passages_count, data, cases_count in values.values_list(
         "case_id", "passages", "vectors", "cases"
     ).iterator(chunk_size=1000):
-        if matrix is None:
+        if not ids and cases_count:
             matrix = np.empty((len(PASSAGES) * cases_count, encoder.DIMENSIONS), dtype=np.float32)
             owner = np.empty(len(matrix), dtype=np.int64)
         if at + passages_count > len(matrix):
-            grown = max(at + passages_count, 2 * len(matrix), FIRST_ROWS)
-            matrix = np.resize(matrix, (grown, encoder.DIMENSIONS))
-            owner = np.resize(owner, grown)
+            matrix, owner = _grown(matrix, owner, at, max(at + passages_count, 2 * len(matrix), FIRST_ROWS))
         block = np.frombuffer(data, dtype=np.float32).reshape(passages_count, encoder.DIMENSIONS)
         matrix[at : at + passages_count] = block
         owner[at : at + passages_count] = len(ids)
         ids.append(case_id)
         at += passages_count
-    if matrix is None:
-        matrix = np.empty((0, encoder.DIMENSIONS), dtype=np.float32)
     return Vectors(ids, owner[:at], matrix[:at])  # views: a copy would hold both for a moment
+
+
+def _grown(matrix: np.ndarray, owner: np.ndarray, filled: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """`matrix` and `owner` with room for `rows` rows, their first `filled` copied; the rest
+    left unwritten, so never resident until filled (`np.resize` would write it all)."""
+    grown_matrix = np.empty((rows, matrix.shape[1]), dtype=matrix.dtype)
+    grown_owner = np.empty(rows, dtype=owner.dtype)
+    grown_matrix[:filled] = matrix[:filled]
+    grown_owner[:filled] = owner[:filled]
+    return grown_matrix, grown_owner
 
 
 def process_vectors() -> Vectors:

@@ -1,7 +1,7 @@
-"""`semantic.load_vectors` streams the stored rows into one matrix allocated once for the
-published cases the query counts: what it reads must be every published case's stored
-vectors, in order, and still all of them when the room falls short (a write committed
-between the count and the rows), whatever the growth steps."""
+"""`semantic.load_vectors` streams the stored rows into one matrix, allocated once for the
+published cases the query counts when it reads them all, grown by doubling for a subset
+or should rows hold more passages than counted: what it reads must be every published
+case's stored vectors (of the subset), in order, whatever the growth steps."""
 
 from __future__ import annotations
 
@@ -28,8 +28,11 @@ def stored() -> tuple[list[str], list[int], np.ndarray]:
     return ids, owner, np.concatenate(blocks)
 
 
-def test_the_matrix_holds_every_stored_row_in_order_and_no_more():
+def test_the_matrix_holds_every_stored_row_in_order_in_one_allocation():
+    # A draft is neither read nor counted.
+    Case.objects.filter(id="IL-0463").update(status=Case.Status.DRAFT)
     ids, owner, matrix = stored()
+    assert "IL-0463" not in ids
     loaded = semantic.load_vectors()
     assert loaded.ids == ids
     assert loaded.owner.tolist() == owner
@@ -43,8 +46,8 @@ def test_the_matrix_holds_every_stored_row_in_order_and_no_more():
 
 
 @pytest.mark.parametrize("first_rows", [1, 7, 1024, 100_000])
-def test_a_count_falling_short_still_reads_every_row(monkeypatch, first_rows):
-    # No room counted, as if every row were written after the count: the matrix grows.
+def test_rows_past_the_counted_room_still_arrive(monkeypatch, first_rows):
+    # No room counted, as if every row held more passages than `PASSAGES`: the matrix grows.
     monkeypatch.setattr(semantic, "PASSAGES", ())
     monkeypatch.setattr(semantic, "FIRST_ROWS", first_rows)
     ids, owner, matrix = stored()
@@ -54,6 +57,24 @@ def test_a_count_falling_short_still_reads_every_row(monkeypatch, first_rows):
     assert loaded.owner.tolist() == owner
     assert loaded.matrix.dtype == np.float32 and loaded.matrix.shape == matrix.shape
     assert np.array_equal(loaded.matrix, matrix)
+
+
+@pytest.mark.parametrize("first_rows", [1, 1024])
+def test_a_subset_is_read_without_counting_the_store(monkeypatch, first_rows):
+    monkeypatch.setattr(semantic, "FIRST_ROWS", first_rows)
+    wanted = ["IL-0428", "IL-0431", "IL-0463", "IL-0464"]
+    ids, owner, matrix = stored()
+    rows = [i for i, case_index in enumerate(owner) if ids[case_index] in wanted]
+    loaded = semantic.load_vectors(Case.objects.filter(id__in=wanted))
+    assert loaded.ids == wanted
+    assert np.array_equal(loaded.matrix, matrix[rows])
+    # Grown from FIRST_ROWS by doubling, not sized for the whole store.
+    assert loaded.matrix.base is not None
+    allocated = loaded.matrix.base.shape[0]
+    if first_rows >= len(rows):
+        assert allocated == first_rows
+    else:
+        assert len(rows) <= allocated < 2 * len(rows)
 
 
 def test_only_the_cases_asked_for():
