@@ -6,7 +6,7 @@ builds the document back from them and `services.py` writes them from a document
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from django.db import models
 from django.urls import reverse
@@ -269,11 +269,18 @@ class Case(models.Model):
     # objects (`search.text.cases_for_index`); `terms_of` reads `term_links` otherwise.
     linked_terms: list[Term] | None = None
 
-    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
-        """Reload from the database; attached `linked_terms` go, as Django drops prefetched
-        `term_links`, so that the terms are read again."""
-        self.linked_terms = None
-        super().refresh_from_db(*args, **kwargs)
+    def refresh_from_db(
+        self,
+        using: str | None = None,
+        fields: Iterable[str] | None = None,
+        from_queryset: models.QuerySet[Case] | None = None,
+    ) -> None:
+        """Reload from the database; attached `linked_terms` go when Django drops prefetched
+        `term_links` (a whole refresh, or one naming them), so that the terms are read again."""
+        fields = None if fields is None else list(fields)
+        if fields is None or "term_links" in fields:
+            self.linked_terms = None
+        super().refresh_from_db(using=using, fields=fields, from_queryset=from_queryset)
 
     def terms_of(self, facet: Facet | str) -> list[Term]:
         """Ordered terms of one facet, read from `linked_terms` when attached, else from the

@@ -5,6 +5,7 @@ one transaction; any problem raises `CaseImportError` and leaves the database un
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import gc
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -636,16 +637,18 @@ def _write_cases(
     now = timezone.now()
     cases: list[Case] = []
     fields: list[str] = []
-    for document in documents:
+    for i, document in enumerate(documents):
         columns = case_model().columns(document, lambda facet, reference: terms[(facet, reference)])
         fields = [name for name in columns if name != "id"]
-        case = Case(**columns, modified=now)
+        # One microsecond apart: the change feed pages by `modified` (DRF's cursor keeps
+        # the last time and an offset among equal ones), and a case edited while a client
+        # pages through a run of equal times shifts that offset, so another is skipped.
+        case = Case(**columns, modified=now + datetime.timedelta(microseconds=i))
         case.retraction_reason, case.merged_into_id = editorial.get(case.id, (None, None))
         cases.append(case)
     # Plain executemany, as for the child rows: bulk_create's per-field preparation and
-    # per-row placeholders were two fifths of writing a batch. A new case's `modified` is
-    # the batch's time, as a replaced one's is (bulk_create's `auto_now` took a clock
-    # reading per case).
+    # per-row placeholders were two fifths of writing a batch (no `auto_now` runs: the
+    # times above are kept).
     attnames = [field.attname for field in Case._meta.concrete_fields]
     insert_rows(
         Case, attnames, ([getattr(case, a) for a in attnames] for case in cases if case.id not in existing)

@@ -102,6 +102,12 @@ def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
 MAX_COUNT = 2_147_483_647
 
 
+def _count(value: Any) -> bool:
+    """Whether `value` is a count the schema's integer admits: an int, or a float such as
+    3e9 (JSON Schema's integer includes integer-valued numbers), not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _plainly_storable(document: Any) -> bool:
     """Whether `_storable_problems` has nothing to say of `document`, decided in C for the
     usual clean document: orjson refuses a lone surrogate (in a key or a value) and writes
@@ -119,7 +125,7 @@ def _plainly_storable(document: Any) -> bool:
         node = document
         for name in path.removeprefix("$.").split("."):
             node = node.get(name) if isinstance(node, dict) else None
-        if isinstance(node, int) and node > MAX_COUNT:
+        if _count(node) and node > MAX_COUNT:
             return False
     return True
 
@@ -143,7 +149,7 @@ def _storable_problems(
         for key, value in node.items():
             child = f"{path}.{key}"
             yield from _storable_problems(key, child, integers)
-            if child in integers and isinstance(value, int):
+            if child in integers and _count(value):
                 if value > MAX_COUNT:
                     yield child, f"{value} is larger than the largest count stored ({MAX_COUNT})"
             yield from _storable_problems(value, child, integers)

@@ -59,6 +59,9 @@ def placements(value) -> list[tuple[str, dict]]:
 HOSTILE_VALUES = [value for _, value in HOSTILE_TEXT] + [
     MAX_COUNT,
     MAX_COUNT + 1,
+    float(MAX_COUNT),
+    3e9,
+    1e20,
     2**64,
     -(2**70),
     "\\u0000 written out, not a NUL",
@@ -112,3 +115,20 @@ def test_a_written_out_nul_escape_is_walked_and_passes():
     document["summary"] = "the log shows \\u0000 where the name should be"
     assert not _plainly_storable(document)  # the escape looks like a NUL to the fast answer
     assert faulted(document) == []
+
+
+@pytest.mark.parametrize("count", [3e9, 1e20, float(MAX_COUNT + 1)])
+def test_a_count_given_as_a_large_float_is_named(count):
+    # JSON Schema's integer admits 3e9; no column holds it (PostgreSQL refused it with a raw
+    # error after validation passed, SQLite stored 1e20 as a real).
+    document = load_fixture("IL-0428")
+    document["environment"]["accelerator_count"] = count
+    assert not _plainly_storable(document)
+    assert faulted(document) == [
+        (
+            "$.environment.accelerator_count",
+            f"{count} is larger than the largest count stored ({MAX_COUNT})",
+        )
+    ]
+    problems = schema_problems(LoadedDocument("case.json", document))
+    assert "$.environment.accelerator_count" in [problem.path for problem in problems]
