@@ -11,7 +11,8 @@ BENCH_POSTGRES_URL) and each size N (BENCH_SIZES, default 1000,10000):
    Passage embeddings come from stand-in vectors (bench/stand_in.py) so the step skips the
    model but stores real-sized vectors; the model's own cost per case is measured apart and
    reported beside the import rate;
-2. the production server: `uvicorn --workers 2`, DEBUG=0, a pool of persistent PostgreSQL
+2. the production server: `python -m incidentlib.serve --workers 2` (uvicorn workers with a
+   socket each), DEBUG=0, a pool of persistent PostgreSQL
    connections per worker (DB_POOL_MAX_SIZE), Redis as the shared cache (BENCH_CACHE_URL,
    default database 13 of 127.0.0.1:6379, emptied before each run), API throttles off (the
    bench is one client);
@@ -304,7 +305,9 @@ def database_backends(database: bytes | None) -> list[int]:
 
 
 class Server:
-    """uvicorn with 2 workers on 127.0.0.1, as `make run` serves but with DEBUG off."""
+    """The production server with 2 workers on 127.0.0.1 (`incidentlib.serve`: uvicorn
+    workers with a socket each, so that wrk's connections are spread over both; with
+    `uvicorn --workers 2` one run in five or so had every connection on one worker)."""
 
     def __init__(self, url: str):
         # PostgreSQL's backends serving this database count in `cpu_ticks`.
@@ -314,7 +317,7 @@ class Server:
         self.log = WORK / "server.log"
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "uvicorn", "incidentlib.asgi:application",
+                sys.executable, "-m", "incidentlib.serve",
                 "--host", "127.0.0.1", "--port", str(self.port), "--workers", "2",
                 "--no-access-log", "--backlog", "4096", "--no-proxy-headers",
             ],
@@ -341,7 +344,7 @@ class Server:
             fields = _stat_fields(stat)
             if fields and int(fields[1]) == self.process.pid:
                 cmdline = (stat.parent / "cmdline").read_bytes()
-                if b"spawn_main" in cmdline:  # not the resource tracker
+                if b"--worker-fd" in cmdline:
                     pids.append(int(stat.parent.name))
         return pids
 
@@ -655,7 +658,8 @@ def markdown(report: dict) -> str:
         f" {m['memory_mib']:,} MiB,"
         f" {m['system']}, Python {m['python']}; load average before: {m['load_before']}"
         " (the machine is shared; figures move with the load).",
-        f"Server: uvicorn, 2 workers, DEBUG=0, 127.0.0.1; `wrk` -t2 -c{report['connections']}"
+        "Server: `python -m incidentlib.serve` (uvicorn), 2 workers with a socket each, DEBUG=0,"
+        f" 127.0.0.1; `wrk` -t2 -c{report['connections']}"
         f" for {report['seconds']} s per endpoint after a 2 s warm-up, then from one client"
         f" ({report.get('solo_seconds', SOLO_SECONDS)} s: the latency of a request that does"
         " not queue behind others; the latency targets read it); API throttles off;"

@@ -162,14 +162,14 @@ def _wait_until_started(process: subprocess.Popen, log: Path) -> None:
 
 @pytest.fixture(scope="module")
 def base_url(served_database_url, tmp_path_factory) -> Iterator[str]:
-    """`make run`'s command on a free port, with two workers, against the test data."""
+    """The production server (`incidentlib.serve`, uvicorn workers with a socket each) with
+    `make run`'s options on a free port, with two workers, against the test data."""
     port = free_port()
     log = tmp_path_factory.mktemp("uvicorn") / "server.log"
     command = [
         sys.executable,
         "-m",
-        "uvicorn",
-        "incidentlib.asgi:application",
+        "incidentlib.serve",
         "--host",
         "127.0.0.1",
         "--port",

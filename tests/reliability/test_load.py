@@ -1,5 +1,5 @@
 """A bounded load test against the production server configuration while imports run:
-uvicorn with two workers, DEBUG off, 200 connections from `wrk` (Debian's package) for a
+`incidentlib.serve` with two uvicorn workers, DEBUG off, 200 connections from `wrk` (Debian's package) for a
 fixed time over mixed traffic (pages, API search, similar cases, log matching, MCP search,
 get, similar and match_log calls). Imports run back to back for the whole load: the first is
 caught writing before the load starts, one is still running when it ends. It must end with
@@ -126,7 +126,7 @@ def test_mixed_load_during_an_import_has_no_5xx_and_no_dropped_connection(databa
     access_log = tmp_path / "access.log"
     with access_log.open("w") as access:
         server = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "incidentlib.asgi:application", "--host", "127.0.0.1",
+            [sys.executable, "-m", "incidentlib.serve", "--host", "127.0.0.1",
              "--port", str(port), "--workers", "2", "--backlog", "4096", "--no-proxy-headers"],
             cwd=ROOT, env=env, stdout=access, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip

@@ -1,0 +1,245 @@
+"""The production server (`python -m incidentlib.serve`) gives each worker a socket of its own
+on the same port (`SO_REUSEPORT`), so the kernel spreads connections over the workers; with
+`uvicorn --workers`' one shared socket, a burst of keep-alive connections could all land on
+one worker (`incidentlib/serve.py`). It keeps the workers running: one that dies is started
+again, SIGTERM stops them all, and a port in use is named before any worker starts."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from incidentlib import serve
+from incidentlib.serve import listening_sockets, socket_from_descriptor
+from tests.mcp.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = "tests.reliability.answering_process:application"
+CONNECTIONS = 32  # one request each; both workers answer some unless 1 in 2**31 hashes
+
+
+def accept_waiting(listener: socket.socket) -> int:
+    """Accept and close every connection waiting on `listener`; how many there were."""
+    listener.setblocking(False)
+    accepted = 0
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except BlockingIOError:
+            return accepted
+        connection.close()
+        accepted += 1
+
+
+def test_the_kernel_spreads_connections_over_the_sockets_of_one_port():
+    sockets = listening_sockets("127.0.0.1", 0, 2)
+    try:
+        port = sockets[0].getsockname()[1]
+        assert [s.getsockname() for s in sockets] == [("127.0.0.1", port)] * 2
+        assert all(s.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) for s in sockets)
+        clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+        counts = [accept_waiting(s) for s in sockets]
+        for client in clients:
+            client.close()
+        assert sum(counts) == 64
+        assert min(counts) > 0, counts
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def test_a_port_taken_by_another_program_is_refused_with_every_socket_closed():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError):
+            listening_sockets("127.0.0.1", taken.getsockname()[1], 2)
+
+
+def test_a_workers_socket_is_read_as_tcp_so_its_connections_get_nodelay():
+    listener = listening_sockets("127.0.0.1", 0, 1)[0]
+    try:
+        # What uvicorn --fd would make of it, and what the worker makes of it instead.
+        assert socket.fromfd(listener.fileno(), socket.AF_UNIX, socket.SOCK_STREAM).family == socket.AF_UNIX
+        sock = socket_from_descriptor(listener.fileno(), socket.AF_UNIX, socket.SOCK_STREAM)
+        assert (sock.family, sock.proto) == (socket.AF_INET, socket.IPPROTO_TCP)
+        port = sock.getsockname()[1]
+        seen: list[int] = []
+
+        async def serve_one() -> None:
+            accepted = asyncio.Event()
+
+            def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                seen.append(
+                    writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                )
+                writer.close()
+                accepted.set()
+
+            server = await asyncio.start_server(on_connection, sock=sock)
+            async with server:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                await asyncio.wait_for(accepted.wait(), timeout=10)
+                writer.close()
+
+        asyncio.run(serve_one())
+        assert seen and seen[0] != 0
+    finally:
+        listener.close()
+
+
+def test_a_worker_runs_uvicorn_on_its_descriptor_read_as_tcp(monkeypatch):
+    import uvicorn.main
+
+    monkeypatch.setattr(socket, "fromfd", socket.fromfd)  # restored after the test
+    listener = listening_sockets("127.0.0.1", 0, 1)[0]
+    fd = listener.fileno()
+    ran: list[tuple[list[str], int]] = []
+
+    def uvicorn_main(args: list[str], prog_name: str) -> None:
+        # As uvicorn's server reads `--fd`.
+        sock = socket.fromfd(int(args[args.index("--fd") + 1]), socket.AF_UNIX, socket.SOCK_STREAM)
+        ran.append((args, sock.family))
+        sock.close()
+
+    monkeypatch.setattr(uvicorn.main, "main", uvicorn_main)
+    try:
+        serve.run_worker(fd, APP, ["--no-access-log"])
+    finally:
+        listener.close()
+    assert ran == [([APP, "--fd", str(fd), "--no-access-log"], socket.AF_INET)]
+
+
+def children_of(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def ask(port: int) -> tuple[int, str, int]:
+    """One request on a new connection: (pid that answered, client address it saw, our port)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/")
+        answer = connection.getresponse().read().decode()
+        ours = connection.sock.getsockname()[1]
+    finally:
+        connection.close()
+    pid, client = answer.split()
+    return int(pid), client, ours
+
+
+def answering_pids(port: int) -> set[int]:
+    return {ask(port)[0] for _ in range(CONNECTIONS)}
+
+
+def wait_for(condition, what: str, seconds: float = 60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+        except OSError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--host", "127.0.0.1",
+         "--port", str(port), "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: len(children_of(process.pid)) == 2 and answering_pids(port), "two workers answering")
+        yield process, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in children_of(process.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_both_workers_answer_and_see_the_clients_own_address(server):
+    process, port = server
+    workers = children_of(process.pid)
+    answers = [ask(port) for _ in range(CONNECTIONS)]
+    assert {pid for pid, _, _ in answers} == workers
+    assert all(client == f"127.0.0.1:{ours}" for _, client, ours in answers)
+
+
+def test_a_worker_that_dies_is_started_again_on_its_socket(server):
+    process, port = server
+    killed = min(children_of(process.pid))
+    os.kill(killed, signal.SIGKILL)
+    replaced = wait_for(
+        lambda: (now := children_of(process.pid)) and len(now) == 2 and killed not in now and now,
+        "a new worker in place of the killed one",
+    )
+    wait_for(lambda: answering_pids(port) == replaced, "both workers answering again")
+    assert process.poll() is None
+
+
+def test_sigterm_stops_every_worker_and_the_server_exits_0(server):
+    process, _ = server
+    workers = children_of(process.pid)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 0
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_a_port_in_use_is_named_and_no_worker_starts():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "workers on" not in result.stderr
+
+
+def test_workers_that_keep_dying_at_start_end_the_server_with_their_exit_code():
+    result = subprocess.run(
+        [sys.executable, "-m", "incidentlib.serve", "--app", "tests.reliability.no_such_module:application",
+         "--workers", "2", "--port", str(free_port())],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    # uvicorn exits 3 when it cannot import the application.
+    assert 'Could not import module "tests.reliability.no_such_module"' in result.stderr
+    assert result.returncode == 3
+    assert "a worker exited 3 at start 3 times: stopping" in result.stderr
