@@ -1,14 +1,18 @@
-"""ASGI entry point: `uvicorn incidentlib.asgi:application` serves the site, the API and
-the MCP endpoint (`/mcp`, Streamable HTTP) from one process."""
+"""ASGI entry point: `python -m incidentlib.serve` (or `uvicorn incidentlib.asgi:application`)
+serves the site, the API and the MCP endpoint (`/mcp`, Streamable HTTP) from one process."""
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
 # Django first: it sets up settings and apps, which the MCP server's modules need.
-django_application = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+
+from incidentlib.asgi_handler import OneHopASGIHandler  # noqa: E402
+
+django_application = OneHopASGIHandler()
 
 from mcp_server.http_app import build_asgi_app  # noqa: E402
 
