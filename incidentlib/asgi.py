@@ -14,6 +14,11 @@ from incidentlib.asgi_handler import OneHopASGIHandler  # noqa: E402
 
 django_application = OneHopASGIHandler()
 
+from incidents.collector import settle  # noqa: E402
 from mcp_server.http_app import build_asgi_app  # noqa: E402
 
 application = build_asgi_app(django_application)
+
+# What every worker holds for its lifetime (Django, the apps, the MCP server), set aside
+# from the garbage collector's full collections (`incidents.collector.settle`).
+settle()

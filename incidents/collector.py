@@ -1,4 +1,5 @@
-"""Python's cyclic garbage collector paused around a bulk read of the similar-case data."""
+"""Python's cyclic garbage collector: paused around a bulk read of the similar-case data,
+and kept off a worker's long-lived state (`settle`)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,19 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         _PAUSES.leave()
+
+
+def settle() -> None:
+    """Collect the garbage there is now, then set every object still alive aside from all
+    later collections (`gc.freeze`): for a worker's long-lived state, once loaded.
+
+    A full collection walks every tracked object, and a worker holds many that live as long
+    as it does (Django, the apps, the per-process values of `store_cache.local`). At 1,000
+    cases a search worker held about 150,000: every twentieth search or so paid a full
+    collection of 70 to 150 ms on top of its own 25 to 40, which made the p95 of one client
+    (200 searches in process: p95 129 ms, full collections 1.2 s in all; set aside, p95 62
+    ms and 0.27 s). Frozen objects are still freed when their last reference goes (a
+    replaced value is); only cyclic garbage among them would wait for `gc.unfreeze`, which
+    is why the collection comes first. Costs one full collection per call."""
+    gc.collect()
+    gc.freeze()
