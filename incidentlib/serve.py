@@ -12,19 +12,24 @@ to the same address with `SO_REUSEPORT`, and the kernel spreads new connections 
 a hash of the client's address and port (uvicorn has no option for it: encode/uvicorn#2472).
 
 The parent binds every socket first (a port in use is reported once, before any worker
-starts), then runs one uvicorn process per socket (`uvicorn --fd`, with the other options
-as given) and supervises: SIGTERM, SIGINT or SIGHUP stop every worker gracefully; a worker that exits on
-its own is started again on its socket, whose waiting connections it then serves. A worker
-that dies within `EARLY_EXIT_SECONDS` of starting, `MAX_EARLY_EXITS` times in a row, ends
-the server with its exit code (a broken configuration, not a crash to ride out).
+starts: any listener counts, another server sharing the port through `SO_REUSEPORT`
+included), then runs one uvicorn process per socket (`uvicorn --fd --workers 1`, with the
+other options as given) and supervises: SIGTERM, SIGINT or SIGHUP (unless ignored, as under
+`nohup`) stop every worker gracefully, each finishing the requests it holds; a worker that
+exits on its own is started again on its socket, whose waiting connections it then serves.
+A worker that dies within `EARLY_EXIT_SECONDS` of starting, `MAX_EARLY_EXITS` times in a
+row, ends the server with its exit code (a broken configuration, not a crash to ride out).
+A worker whose parent dies (killed, out of memory) is stopped too, so no orphan keeps
+answering on the port.
 
-Where the platform has no `SO_REUSEPORT` (not Linux), or with one worker, this is plain
-`uvicorn` with the same options.
+Where the platform has no `SO_REUSEPORT` (not Linux), with one worker, or with `--reload`,
+this is plain `uvicorn` with the same options.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import signal
 import socket
@@ -46,12 +51,23 @@ def balanced() -> bool:
     return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 
 
+def _refuse_a_port_in_use(family: int, host: str, port: int) -> None:
+    """OSError(EADDRINUSE) when something listens on (`host`, `port`): a socket without
+    `SO_REUSEPORT` cannot bind beside any listener, where one with it would join another
+    server's group (as a second launcher on the same port would) and share its traffic."""
+    with socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no listener
+        probe.bind((host, port))
+
+
 def listening_sockets(host: str, port: int, count: int, backlog: int = BACKLOG) -> list[socket.socket]:
     """`count` TCP sockets listening on (`host`, `port`), each with `SO_REUSEPORT` set, so
     that the kernel balances new connections over them. Port 0 picks a free port for the
     first and binds the rest to the same. Raises OSError (the port is taken by another
-    program, the host is not an address of this machine) with every socket closed."""
+    program or server, the host is not an address of this machine) with every socket closed."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    if port:
+        _refuse_a_port_in_use(family, host, port)
     sockets: list[socket.socket] = []
     try:
         for _ in range(count):
@@ -73,8 +89,11 @@ def listening_sockets(host: str, port: int, count: int, backlog: int = BACKLOG) 
 class Workers:
     """One `uvicorn --fd` child per socket, started again when it exits on its own."""
 
-    def __init__(self, app: str, sockets: Sequence[socket.socket], options: Sequence[str]):
+    def __init__(
+        self, app: str, sockets: Sequence[socket.socket], options: Sequence[str], backlog: int = BACKLOG
+    ):
         self.app = app
+        self.backlog = backlog
         self.sockets = list(sockets)
         self.options = list(options)
         self.children: dict[int, subprocess.Popen[bytes]] = {}  # socket index -> worker
@@ -84,20 +103,17 @@ class Workers:
 
     def command(self, fd: int) -> list[str]:
         return [
-            sys.executable,
-            "-m",
-            "incidentlib.serve",
-            "--worker-fd",
-            str(fd),
-            "--app",
-            self.app,
-            *self.options,
-        ]
+            sys.executable, "-m", "incidentlib.serve",
+            "--worker-fd", str(fd), "--worker-parent", str(os.getpid()), "--backlog", str(self.backlog),
+            "--app", self.app, *self.options,
+        ]  # fmt: skip
 
     def start(self, index: int) -> None:
         fd = self.sockets[index].fileno()
-        self.children[index] = subprocess.Popen(self.command(fd), pass_fds=(fd,))
+        child = self.children[index] = subprocess.Popen(self.command(fd), pass_fds=(fd,))
         self.started[index] = time.monotonic()
+        if self.stopping:  # a stop signal arrived while it was starting: `stop` missed it
+            child.send_signal(signal.SIGTERM)
 
     def start_all(self) -> None:
         for index in range(len(self.sockets)):
@@ -126,7 +142,7 @@ class Workers:
                         )
                         self.stop()
                         self.wait()
-                        return code or 1
+                        return code if code > 0 else 128 - code if code < 0 else 1
                 else:
                     self.early_exits = 0
                 print(f"serve: worker {child.pid} exited with {code}: starting another", file=sys.stderr)
@@ -136,9 +152,20 @@ class Workers:
             time.sleep(0.2)
 
     def wait(self) -> int:
-        for child in self.children.values():
+        for child in list(self.children.values()):
             child.wait()
         return 0
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent(parent: int) -> None:
+    """SIGTERM to this worker when the launcher dies (Linux's parent-death signal); exit now
+    if it already has."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        sys.exit(0)
 
 
 def socket_from_descriptor(descriptor: int, *_: int) -> socket.socket:
@@ -147,16 +174,24 @@ def socket_from_descriptor(descriptor: int, *_: int) -> socket.socket:
     return socket.socket(fileno=os.dup(descriptor))
 
 
-def run_worker(fd: int, app: str, options: Sequence[str]) -> None:
+def run_worker(
+    fd: int, app: str, options: Sequence[str], parent: int | None = None, backlog: int = BACKLOG
+) -> None:
     """`uvicorn --fd fd` with `options`, its socket taken for what it is. uvicorn reads a
     descriptor as a Unix socket (`socket.fromfd(fd, AF_UNIX, ...)`), so asyncio would not set
     TCP_NODELAY on the connections it accepts, and each keep-alive answer would wait for the
-    client's delayed ACK (tried here: 296 requests a second against 555 on `/healthz`;
-    tests/reliability/test_server_socket.py)."""
+    client's delayed ACK (tried here: 296 requests a second against 555 on `/healthz`)."""
     import uvicorn.main
 
+    if parent is not None:
+        _stop_with_parent(parent)
+
     socket.fromfd = socket_from_descriptor  # type: ignore[assignment]  # this worker process only
-    uvicorn.main.main(args=[app, "--fd", str(fd), *options], prog_name="uvicorn")
+    # `--workers 1`: uvicorn would otherwise take WEB_CONCURRENCY and start workers of its
+    # own on this socket, sharing it unevenly again. uvicorn listens on it again, hence
+    # the backlog.
+    uvicorn_args = [app, "--fd", str(fd), "--backlog", str(backlog), *options, "--workers", "1"]
+    uvicorn.main.main(args=uvicorn_args, prog_name="uvicorn")
 
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -175,18 +210,19 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         "--backlog", type=int, default=BACKLOG, help="each socket's queue of pending connections"
     )
     parser.add_argument("--worker-fd", type=int, help=argparse.SUPPRESS)  # a worker, started by the parent
+    parser.add_argument("--worker-parent", type=int, help=argparse.SUPPRESS)
     return parser.parse_known_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args, options = parse(sys.argv[1:] if argv is None else argv)
     if args.worker_fd is not None:
-        run_worker(args.worker_fd, args.app, options)
+        run_worker(args.worker_fd, args.app, options, args.worker_parent, args.backlog)
         return 0
     if args.workers < 1:
         print("serve: --workers must be at least 1", file=sys.stderr)
         return 2
-    if args.workers == 1 or not balanced():
+    if args.workers == 1 or not balanced() or "--reload" in options:
         plain = ["--host", args.host, "--port", str(args.port), "--backlog", str(args.backlog)]
         os.execv(
             sys.executable,
@@ -197,16 +233,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
-    # uvicorn listens again on the socket it is given, with its own backlog unless told.
-    workers = Workers(args.app, sockets, ["--backlog", str(args.backlog), *options])
+    workers = Workers(args.app, sockets, options, args.backlog)
     for number in STOP_SIGNALS:
-        signal.signal(number, workers.stop)
+        if signal.getsignal(number) is not signal.SIG_IGN:  # nohup: SIGHUP stays ignored
+            signal.signal(number, workers.stop)
     print(
         f"serve: {args.workers} workers on {args.host}:{sockets[0].getsockname()[1]} (SO_REUSEPORT)",
         file=sys.stderr,
     )
-    workers.start_all()
-    return workers.supervise()
+    try:
+        workers.start_all()
+        return workers.supervise()
+    finally:
+        if not workers.stopping:  # an error in the supervisor: no worker is left behind
+            workers.stop()
+            workers.wait()
 
 
 if __name__ == "__main__":

@@ -55,8 +55,9 @@ def collector_paused() -> Iterator[None]:
 
 
 def settle() -> None:
-    """Collect the garbage there is now, then set every object still alive aside from all
-    later collections (`gc.freeze`): for a worker's long-lived state, once loaded.
+    """Set every object alive now aside from all later collections (`gc.freeze`), after a
+    full collection of everything, what an earlier call set aside included: for a worker's
+    long-lived state, once loaded.
 
     A full collection walks every tracked object, and a worker holds many that live as long
     as it does (Django, the apps, the per-process values of `store_cache.local`). At 1,000
@@ -64,7 +65,10 @@ def settle() -> None:
     collection of 70 to 150 ms on top of its own 25 to 40, which made the p95 of one client
     (200 searches in process: p95 129 ms, full collections 1.2 s in all; set aside, p95 62
     ms and 0.27 s). Frozen objects are still freed when their last reference goes (a
-    replaced value is); only cyclic garbage among them would wait for `gc.unfreeze`, which
-    is why the collection comes first. Costs one full collection per call."""
+    replaced value is), but cyclic garbage among them is not: a request in flight when a
+    value is built is frozen with it (a Django request refers to itself through its lazy
+    user), so each call first takes back what the last one set aside and collects it. What
+    stays frozen at most is what was alive at the last call. Costs one full collection."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()

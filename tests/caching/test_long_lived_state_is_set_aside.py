@@ -1,7 +1,8 @@
 """A worker's long-lived state is set aside from the garbage collector's full collections
 (`incidents.collector.settle`): the per-process values of `store_cache.local` once built,
 and what every worker imports at start. Garbage of that moment is collected first, not
-set aside."""
+set aside, and what was set aside only because it was alive then (a request in flight) is
+collected at the next build once it is garbage."""
 
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ def test_cyclic_garbage_of_that_moment_is_collected_not_set_aside(store_cache_on
         store_cache.local("set-aside", lambda: [[n] for n in range(10)])
     finally:
         gc.enable()
+    assert gone() is None
+
+
+def test_what_was_in_flight_at_a_build_is_collected_at_the_next(store_cache_on, db):
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    store_cache.local("set-aside", lambda: [[n] for n in range(10)])  # a and b alive: set aside
+    del a, b
+    assert gone() is not None
+    store_cache.changed()  # a write: the next read builds the value again
+    store_cache.local("set-aside", lambda: [[n] for n in range(10)])
     assert gone() is None
 
 

@@ -1,8 +1,10 @@
 """A tiny ASGI application for the server tests: answers every request with the id of the
-process that served it and the client address it saw, as `pid host:port`."""
+process that served it and the client address it saw, as `pid host:port`; `/slow` answers
+after 3 seconds, with ` slow` added."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 
@@ -17,5 +19,8 @@ async def application(scope, receive, send):
                 return
     host, port = scope["client"]
     body = f"{os.getpid()} {host}:{port}".encode()
+    if scope["path"] == "/slow":  # for a request in flight when the server is stopped
+        await asyncio.sleep(3)
+        body += b" slow"
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
     await send({"type": "http.response.body", "body": body})

@@ -1,8 +1,9 @@
-"""The production server (`uvicorn --workers N`) answers keep-alive requests without Nagle's
-delay: its listener is bound as a TCP socket, so asyncio sets TCP_NODELAY on each accepted
-connection. With uvicorn before 0.55 the listener had protocol 0 and every keep-alive
-request after the first waited about 40 ms for the client's delayed ACK (measured 48 ms a
-request from one client against 6 ms)."""
+"""uvicorn's own listener (`uvicorn --workers N`, `make run`) answers keep-alive requests
+without Nagle's delay: it is bound as a TCP socket, so asyncio sets TCP_NODELAY on each
+accepted connection (the production launcher's sockets:
+test_workers_share_the_connections.py). With uvicorn before 0.55 the listener had protocol
+0 and every keep-alive request after the first waited about 40 ms for the client's delayed
+ACK (measured 48 ms a request from one client against 6 ms)."""
 
 from __future__ import annotations
 

@@ -13,9 +13,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,10 +116,13 @@ def test_a_worker_runs_uvicorn_on_its_descriptor_read_as_tcp(monkeypatch):
 
     monkeypatch.setattr(uvicorn.main, "main", uvicorn_main)
     try:
-        serve.run_worker(fd, APP, ["--no-access-log"])
+        serve.run_worker(fd, APP, ["--no-access-log"], backlog=512)
     finally:
         listener.close()
-    assert ran == [([APP, "--fd", str(fd), "--no-access-log"], socket.AF_INET)]
+    # One process a socket whatever WEB_CONCURRENCY says: uvicorn reads it for --workers.
+    assert ran == [
+        ([APP, "--fd", str(fd), "--backlog", "512", "--no-access-log", "--workers", "1"], socket.AF_INET)
+    ]
 
 
 def children_of(pid: int) -> set[int]:
@@ -162,25 +167,46 @@ def wait_for(condition, what: str, seconds: float = 60):
     raise AssertionError(f"not within {seconds} s: {what}")
 
 
-@pytest.fixture
-def server(tmp_path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    port = free_port()
-    process = subprocess.Popen(
+def launch(port: int, **popen: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--host", "127.0.0.1",
          "--port", str(port), "--no-access-log", "--log-level", "warning"],
         cwd=ROOT,
         stderr=subprocess.PIPE,
         text=True,
+        # uvicorn reads WEB_CONCURRENCY as --workers: each worker must still be one process.
+        env={**os.environ, "WEB_CONCURRENCY": "3"},
+        **popen,
     )  # fmt: skip
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    workers = children_of(process.pid)  # before the parent goes: then they belong to init
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    for pid in workers:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[subprocess.Popen[str], int]]:
+    port = free_port()
+    process = launch(port)
     try:
         wait_for(lambda: len(children_of(process.pid)) == 2 and answering_pids(port), "two workers answering")
         yield process, port
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        for pid in children_of(process.pid):
-            os.kill(pid, signal.SIGKILL)
+        stop(process)
 
 
 def test_both_workers_answer_and_see_the_clients_own_address(server):
@@ -188,6 +214,7 @@ def test_both_workers_answer_and_see_the_clients_own_address(server):
     workers = children_of(process.pid)
     answers = [ask(port) for _ in range(CONNECTIONS)]
     assert {pid for pid, _, _ in answers} == workers
+    assert all(children_of(pid) == set() for pid in workers)  # no worker of its own
     assert all(client == f"127.0.0.1:{ours}" for _, client, ours in answers)
 
 
@@ -211,6 +238,76 @@ def test_sigterm_stops_every_worker_and_the_server_exits_0(server):
     for pid in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_sigterm_lets_a_request_in_flight_finish(server):
+    process, port = server
+    answers: list[str] = []
+
+    def slow() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/slow")
+        answers.append(connection.getresponse().read().decode())
+
+    asking = threading.Thread(target=slow)
+    asking.start()
+    time.sleep(1)  # the request is being served (the answer takes 3 s)
+    process.send_signal(signal.SIGTERM)
+    asking.join(timeout=30)
+    assert answers and answers[0].endswith("slow")
+    assert process.wait(timeout=60) == 0
+
+
+def test_a_second_server_on_the_port_is_refused_not_joined(server):
+    _, port = server
+    second = subprocess.run(
+        [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--port", str(port)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
+
+
+def test_the_workers_stop_when_the_server_is_killed(server):
+    process, port = server
+    workers = children_of(process.pid)
+    process.kill()
+    process.wait()
+    wait_for(lambda: not any(alive(pid) for pid in workers), "the orphaned workers gone")
+    with pytest.raises(OSError):
+        ask(port)
+
+
+def test_a_worker_started_while_stopping_is_stopped_too():
+    sockets = listening_sockets("127.0.0.1", 0, 1)
+    workers = serve.Workers(APP, sockets, ["--log-level", "warning"])
+    try:
+        workers.stopping = True  # as when SIGTERM arrives between two starts
+        workers.start(0)
+        # SIGTERM ends it: before uvicorn takes the signal (-15) or through uvicorn (0).
+        assert workers.children[0].wait(timeout=60) in (0, -signal.SIGTERM)
+    finally:
+        for child in workers.children.values():
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        sockets[0].close()
+
+
+def test_under_nohup_sighup_does_not_stop_it():
+    port = free_port()
+    process = launch(port, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        wait_for(lambda: len(children_of(process.pid)) == 2 and answering_pids(port), "two workers answering")
+        process.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        assert process.poll() is None
+        assert len(answering_pids(port)) == 2
+    finally:
+        stop(process)
 
 
 def test_a_port_in_use_is_named_and_no_worker_starts():
