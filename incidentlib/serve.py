@@ -29,7 +29,6 @@ this is plain `uvicorn` with the same options.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import signal
 import socket
@@ -163,7 +162,10 @@ PR_SET_PDEATHSIG = 1
 def _stop_with_parent(parent: int) -> None:
     """SIGTERM to this worker when the launcher dies (Linux's parent-death signal); exit now
     if it already has."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    import ctypes  # only here: this path runs on Linux alone
+
+    if ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
+        print("serve: this worker will not stop with its parent (prctl failed)", file=sys.stderr)
     if os.getppid() != parent:
         sys.exit(0)
 
@@ -185,13 +187,23 @@ def run_worker(
 
     if parent is not None:
         _stop_with_parent(parent)
+    # A terminal's hangup reaches the whole group: uvicorn would die on it mid-request, so
+    # only the launcher takes it (and stops this worker gracefully with SIGTERM).
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     socket.fromfd = socket_from_descriptor  # type: ignore[assignment]  # this worker process only
     # `--workers 1`: uvicorn would otherwise take WEB_CONCURRENCY and start workers of its
     # own on this socket, sharing it unevenly again. uvicorn listens on it again, hence
     # the backlog.
-    uvicorn_args = [app, "--fd", str(fd), "--backlog", str(backlog), *options, "--workers", "1"]
+    uvicorn_args = [app, "--fd", str(fd), "--backlog", str(backlog), "--workers", "1", *options]
     uvicorn.main.main(args=uvicorn_args, prog_name="uvicorn")
+
+
+def reloading(options: Sequence[str]) -> bool:
+    """Whether uvicorn would reload on code changes: `--reload`, or UVICORN_RELOAD as click
+    reads a flag from the environment (each worker would become a reloader of its own)."""
+    flag = os.environ.get("UVICORN_RELOAD", "").strip().lower()
+    return "--reload" in options or flag in {"1", "true", "t", "yes", "y", "on"}
 
 
 def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -222,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.workers < 1:
         print("serve: --workers must be at least 1", file=sys.stderr)
         return 2
-    if args.workers == 1 or not balanced() or "--reload" in options:
+    if args.workers == 1 or not balanced() or reloading(options):
         plain = ["--host", args.host, "--port", str(args.port), "--backlog", str(args.backlog)]
         os.execv(
             sys.executable,

@@ -87,3 +87,22 @@ def test_a_worker_sets_aside_what_it_loads_at_start():
     frozen, tracked = json.loads(result.stdout.strip().splitlines()[-1])
     assert frozen > 100_000  # Django, DRF, the apps, the MCP server, the encoder's tables
     assert tracked < frozen / 100
+
+
+def test_one_full_collection_per_generation_however_many_values(store_cache_on, db, monkeypatch):
+    calls: list[str] = []
+    real = store_cache.settle
+
+    def counted() -> None:
+        calls.append("settle")
+        real()
+
+    monkeypatch.setattr(store_cache, "settle", counted)
+    first = store_cache.local("first", lambda: [[1]])
+    second = store_cache.local("second", lambda: [[2]])
+    assert calls == ["settle"]
+    tracked = tracked_ids()
+    assert id(first[0]) not in tracked and id(second[0]) not in tracked  # both set aside
+    store_cache.changed()
+    store_cache.local("first", lambda: [[3]])
+    assert calls == ["settle", "settle"]

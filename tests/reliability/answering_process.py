@@ -1,6 +1,6 @@
 """A tiny ASGI application for the server tests: answers every request with the id of the
-process that served it and the client address it saw, as `pid host:port`; `/slow` answers
-after 3 seconds, with ` slow` added."""
+process that served it and the client address it saw, as `pid host:port`; `/slow` sends its
+headers and that at once, then ` slow` 3 seconds later."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ async def application(scope, receive, send):
                 return
     host, port = scope["client"]
     body = f"{os.getpid()} {host}:{port}".encode()
-    if scope["path"] == "/slow":  # for a request in flight when the server is stopped
-        await asyncio.sleep(3)
-        body += b" slow"
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    if scope["path"] == "/slow":  # in flight for sure once its headers are out
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        await asyncio.sleep(3)
+        body = b" slow"
     await send({"type": "http.response.body", "body": body})

@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,7 +120,7 @@ def test_a_worker_runs_uvicorn_on_its_descriptor_read_as_tcp(monkeypatch):
         listener.close()
     # One process a socket whatever WEB_CONCURRENCY says: uvicorn reads it for --workers.
     assert ran == [
-        ([APP, "--fd", str(fd), "--backlog", "512", "--no-access-log", "--workers", "1"], socket.AF_INET)
+        ([APP, "--fd", str(fd), "--backlog", "512", "--workers", "1", "--no-access-log"], socket.AF_INET)
     ]
 
 
@@ -182,20 +181,42 @@ def launch(port: int, **popen: Any) -> subprocess.Popen[str]:
 
 def alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
         return False
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def ignored_signals(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return int(line.split()[1], 16)
+    raise AssertionError(f"no SigIgn for {pid}")
+
+
+def workers_of(launcher: int) -> set[int]:
+    """The launcher's workers, found by their command line: still found once the launcher is
+    gone and they belong to init."""
+    mark = f"\0--worker-parent\0{launcher}\0".encode()
+    found = set()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if mark in cmdline.read_bytes():
+                found.add(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    workers = children_of(process.pid)  # before the parent goes: then they belong to init
     if process.poll() is None:
         process.kill()
         process.wait()
-    for pid in workers:
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    for pid in workers_of(process.pid):
+        for doomed in (*children_of(pid), pid):  # uvicorn's own first, should it start some
+            try:
+                os.kill(doomed, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.fixture
@@ -215,6 +236,9 @@ def test_both_workers_answer_and_see_the_clients_own_address(server):
     answers = [ask(port) for _ in range(CONNECTIONS)]
     assert {pid for pid, _, _ in answers} == workers
     assert all(children_of(pid) == set() for pid in workers)  # no worker of its own
+    assert workers_of(process.pid) == workers
+    # A terminal's hangup reaches every process of the group: only the launcher takes it.
+    assert all(ignored_signals(pid) & (1 << (signal.SIGHUP - 1)) for pid in workers)
     assert all(client == f"127.0.0.1:{ours}" for _, client, ours in answers)
 
 
@@ -242,19 +266,13 @@ def test_sigterm_stops_every_worker_and_the_server_exits_0(server):
 
 def test_sigterm_lets_a_request_in_flight_finish(server):
     process, port = server
-    answers: list[str] = []
-
-    def slow() -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("GET", "/slow")
-        answers.append(connection.getresponse().read().decode())
-
-    asking = threading.Thread(target=slow)
-    asking.start()
-    time.sleep(1)  # the request is being served (the answer takes 3 s)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/slow")
+    response = connection.getresponse()  # the headers: a worker is serving it
     process.send_signal(signal.SIGTERM)
-    asking.join(timeout=30)
-    assert answers and answers[0].endswith("slow")
+    answer = response.read().decode()
+    connection.close()
+    assert answer.endswith(" slow")
     assert process.wait(timeout=60) == 0
 
 
@@ -340,3 +358,13 @@ def test_workers_that_keep_dying_at_start_end_the_server_with_their_exit_code():
     assert 'Could not import module "tests.reliability.no_such_module"' in result.stderr
     assert result.returncode == 3
     assert "a worker exited 3 at start 3 times: stopping" in result.stderr
+
+
+def test_reloading_is_left_to_plain_uvicorn_whether_asked_by_option_or_environment(monkeypatch):
+    monkeypatch.delenv("UVICORN_RELOAD", raising=False)
+    assert not serve.reloading(["--no-access-log"])
+    assert serve.reloading(["--reload"])
+    monkeypatch.setenv("UVICORN_RELOAD", "True")
+    assert serve.reloading([])
+    monkeypatch.setenv("UVICORN_RELOAD", "false")
+    assert not serve.reloading([])
