@@ -7,10 +7,11 @@ ACK (measured 48 ms a request from one client against 6 ms)."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 
 from uvicorn.config import Config
+
+from tests.reliability.nodelay import accepted_with_nodelay
 
 
 def test_the_workers_listener_is_a_tcp_socket_and_its_connections_get_nodelay():
@@ -18,25 +19,6 @@ def test_the_workers_listener_is_a_tcp_socket_and_its_connections_get_nodelay():
     try:
         assert listener.proto == socket.IPPROTO_TCP
         listener.listen()
-        port = listener.getsockname()[1]
-        seen: list[int] = []
-
-        async def serve_one() -> None:
-            accepted = asyncio.Event()
-
-            def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-                sock = writer.get_extra_info("socket")
-                seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
-                writer.close()
-                accepted.set()
-
-            server = await asyncio.start_server(on_connection, sock=listener)
-            async with server:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                await asyncio.wait_for(accepted.wait(), timeout=10)
-                writer.close()
-
-        asyncio.run(serve_one())
-        assert seen and seen[0] != 0
+        assert accepted_with_nodelay(listener)
     finally:
         listener.close()

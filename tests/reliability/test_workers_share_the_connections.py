@@ -6,7 +6,6 @@ again, SIGTERM stops them all, and a port in use is named before any worker star
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import os
 import signal
@@ -23,6 +22,7 @@ import pytest
 from incidentlib import serve
 from incidentlib.serve import listening_sockets, socket_from_descriptor
 from tests.mcp.conftest import free_port
+from tests.reliability.nodelay import accepted_with_nodelay
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.reliability.answering_process:application"
@@ -74,27 +74,7 @@ def test_a_workers_socket_is_read_as_tcp_so_its_connections_get_nodelay():
         assert socket.fromfd(listener.fileno(), socket.AF_UNIX, socket.SOCK_STREAM).family == socket.AF_UNIX
         sock = socket_from_descriptor(listener.fileno(), socket.AF_UNIX, socket.SOCK_STREAM)
         assert (sock.family, sock.proto) == (socket.AF_INET, socket.IPPROTO_TCP)
-        port = sock.getsockname()[1]
-        seen: list[int] = []
-
-        async def serve_one() -> None:
-            accepted = asyncio.Event()
-
-            def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-                seen.append(
-                    writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
-                )
-                writer.close()
-                accepted.set()
-
-            server = await asyncio.start_server(on_connection, sock=sock)
-            async with server:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                await asyncio.wait_for(accepted.wait(), timeout=10)
-                writer.close()
-
-        asyncio.run(serve_one())
-        assert seen and seen[0] != 0
+        assert accepted_with_nodelay(sock)
     finally:
         listener.close()
 
@@ -219,6 +199,17 @@ def stop(process: subprocess.Popen[str]) -> None:
                 pass
 
 
+def run_to_the_end(port: int, app: str = APP) -> subprocess.CompletedProcess[str]:
+    """The launcher with 2 workers of `app` on `port`, for a start that must fail."""
+    return subprocess.run(
+        [sys.executable, "-m", "incidentlib.serve", "--app", app, "--workers", "2", "--port", str(port)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.fixture
 def server() -> Iterator[tuple[subprocess.Popen[str], int]]:
     port = free_port()
@@ -278,13 +269,7 @@ def test_sigterm_lets_a_request_in_flight_finish(server):
 
 def test_a_second_server_on_the_port_is_refused_not_joined(server):
     _, port = server
-    second = subprocess.run(
-        [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--port", str(port)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    second = run_to_the_end(port)
     assert second.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
 
@@ -333,27 +318,14 @@ def test_a_port_in_use_is_named_and_no_worker_starts():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "incidentlib.serve", "--app", APP, "--workers", "2", "--port", str(port)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = run_to_the_end(port)
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "workers on" not in result.stderr
 
 
 def test_workers_that_keep_dying_at_start_end_the_server_with_their_exit_code():
-    result = subprocess.run(
-        [sys.executable, "-m", "incidentlib.serve", "--app", "tests.reliability.no_such_module:application",
-         "--workers", "2", "--port", str(free_port())],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
+    result = run_to_the_end(free_port(), app="tests.reliability.no_such_module:application")
     # uvicorn exits 3 when it cannot import the application.
     assert 'Could not import module "tests.reliability.no_such_module"' in result.stderr
     assert result.returncode == 3
