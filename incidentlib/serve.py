@@ -7,9 +7,10 @@ every connection waiting on it in one go, so a burst of keep-alive connections l
 whichever worker woke first. Measured here with 2 workers and `wrk -c16` on `/healthz`, one
 run in five put every connection on one worker, which served them alone (338 against 574 to
 613 requests a second) while the other idled; the ratios `make bench` compares moved with
-that luck (case JSON 0.43 to 0.97 of the floor). Here each worker gets its own socket bound
-to the same address with `SO_REUSEPORT`, and the kernel spreads new connections over them by
-a hash of the client's address and port (uvicorn has no option for it: encode/uvicorn#2472).
+that luck (case JSON 0.43 to 1.11 of the floor across runs). Here each worker gets its own
+socket bound to the same address with `SO_REUSEPORT`, and the kernel spreads new connections
+over them by a hash of the client's address and port (uvicorn has no option for it:
+encode/uvicorn#2472).
 
 The parent binds every socket first (a port in use is reported once, before any worker
 starts: any listener counts, another server sharing the port through `SO_REUSEPORT`

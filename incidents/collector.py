@@ -1,5 +1,6 @@
 """Python's cyclic garbage collector: paused around a bulk read of the similar-case data,
-and kept off a worker's long-lived state (`settle`)."""
+kept off what an import loaded while it runs (`set_aside_while`) and off a worker's
+long-lived state (`settle`)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,19 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         _PAUSES.leave()
+
+
+@contextmanager
+def set_aside_while() -> Iterator[None]:
+    """Everything alive now (after a full collection) out of the collector's way inside the
+    block (`gc.freeze`), and everything set aside back under it afterwards, what `settle`
+    had set aside included (until its next call)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def settle() -> None:
