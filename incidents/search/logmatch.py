@@ -45,6 +45,7 @@ from incidents.versions import range_verdict
 
 from . import encoder, errnos
 from .backends import Backend, get_backend
+from .log_lines import LineMatch, LogLines
 from .patterns import EXTRACTORS, GENERIC_TOKENS, Extractor, compile_pattern, options, pattern_problem
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
@@ -148,12 +149,14 @@ class Thresholds:
 # for those 15, the relevant case first and strong for 10 of the 14 others (the 4 with only
 # one symptom stay possible), 1 irrelevant strong hit (a tie); the strictest such settings.
 THRESHOLDS = Thresholds(signature=6.0, share_of_top=0.9, specific=2, common_token=0.02, generic_term=0.1)
+# Each finds a line naming the kind from the line's start, so one match per line is read
+# (`_job_kind` counts lines).
 _KIND_PATTERNS = {
     # The launcher's lines count too: a torchrun job's log may have no training word at all
     # (an NCCL watchdog timeout, then `torch.distributed.elastic...ChildFailedError` with its
     # `local_rank`), and read as no kind it ranked a vLLM (inference) hang first.
     "training": re2.compile(
-        r"(?i)\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
+        r"(?im)^[^\n]*?\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
         r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
         r"torch\.distributed\.(run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
         r"rdzv\w*|rendezvous)\b"
@@ -162,7 +165,7 @@ _KIND_PATTERNS = {
     # `completion`: NCCL's `NET/IB : Got completion with error 12` is an InfiniBand work
     # completion, which made RoCE/IB training logs read as inference logs.
     "inference": re2.compile(
-        r"(?i)\b(vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|sglang|"
+        r"(?im)^[^\n]*?\b(vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|sglang|"
         r"prefill|decode|kv[ _-]?cache|endpoint|completions|chat\.completion|prompt)\b"
     ),
 }
@@ -263,8 +266,11 @@ def _version_matcher(names: tuple[tuple[str, str], ...]):
     if not names:
         return None, {}
     alternatives = "|".join(re2.escape(spelling) for spelling, _ in names)
+    # Never across a line break (`log_lines.py`): `[^\S\n]` for `\s`, `(?m)` for `^`.
+    space = r"[^\S\n]"
     pattern = (
-        rf"(?i)(?:^|[^A-Za-z0-9_])({alternatives})(?:\s+version|\s*==|\s*:|\s+v|\s)\s*v?"
+        rf"(?im)(?:^|[^A-Za-z0-9_\n])({alternatives})"
+        rf"(?:{space}+version|{space}*==|{space}*:|{space}+v|{space}){space}*v?"
         r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[A-Za-z0-9.]+)?)\b"
     )
     return re2.compile(pattern, options()), {spelling.lower(): name for spelling, name in names}
@@ -288,9 +294,12 @@ def _is_container_release(line: str, match: Any) -> bool:
     )
 
 
-def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str, str], _Evidence]:
+def _versions(
+    lines: dict[str, list[int]], terms: list[Term], scanned: LogLines | None = None
+) -> dict[tuple[str, str], _Evidence]:
     """(component term name, version) -> the lines printing it, for every component of the
-    vocabulary the log names with a version number next to it."""
+    vocabulary the log names with a version number next to it. `scanned`: the keys of
+    `lines` joined (`log_lines.py`; joined here when not given)."""
     spellings = {
         (form, t.name)
         for t in terms
@@ -302,15 +311,16 @@ def _versions(lines: dict[str, list[int]], terms: list[Term]) -> dict[tuple[str,
     found: dict[tuple[str, str], _Evidence] = {}
     if matcher is None:
         return found
-    for line, numbers in lines.items():
-        for match in matcher.finditer(line):
-            name = by_spelling.get(match.group(1).lower())
-            if name is None or _is_container_release(line, match):
-                continue
-            # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
-            evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
-            for number in numbers:
-                evidence.add(number, line)
+    scanned = scanned or LogLines(lines)
+    for line_index, match in scanned.matches(matcher):
+        line = scanned.lines[line_index]
+        name = by_spelling.get(match.group(1).lower())
+        if name is None or _is_container_release(line, match):
+            continue
+        # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
+        evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
+        for number in lines[line]:
+            evidence.add(number, line)
     return found
 
 
@@ -360,13 +370,20 @@ def _unique_lines(text: str) -> dict[str, list[int]]:
     return seen
 
 
-def _tokens(lines: dict[str, list[int]]) -> dict[str, _Evidence]:
+def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dict[str, _Evidence]:
+    """Failure token (`patterns.EXTRACTORS`) -> its evidence. `scanned`: the keys of `lines`
+    joined, which each extractor scans once (`log_lines.py`; joined here when not given)."""
+    scanned = scanned or LogLines(lines)
+    # Each line's matches, by extractor (in `EXTRACTORS` order), then by place in the line.
+    by_line: dict[int, list[tuple[Extractor, LineMatch]]] = {}
+    for index in sorted(_EXTRACTOR_SET.Match(scanned.text) or ()):
+        extractor, compiled = _EXTRACTORS[index]
+        for line_index, match in scanned.matches(compiled):
+            by_line.setdefault(line_index, []).append((extractor, match))
     found: dict[str, _Evidence] = {}
-    for line, numbers in lines.items():
-        matches: list[tuple[Extractor, Any]] = []  # RE2 match objects carry no type
-        for index in _EXTRACTOR_SET.Match(line) or ():
-            extractor, compiled = _EXTRACTORS[index]
-            matches.extend((extractor, match) for match in compiled.finditer(line))
+    for line_index, matches in sorted(by_line.items()):
+        line = scanned.lines[line_index]
+        numbers = lines[line]
         # A message after `error:` that another failure extractor already read (`CUDA error:
         # an illegal memory access ...`, a `failed to ...` message) is that token, not a second.
         read = [m.span() for e, m in matches if e.name not in (ERROR_MESSAGE, *NAMING_EXTRACTORS)]
@@ -418,9 +435,12 @@ def _found_as(extractor: str, line: str, match) -> str:
     return extractor
 
 
+_KIND_RANK = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
+
+
 def _stronger_kind(old: str, new: str) -> str:
-    rank = {k: i for i, k in enumerate(_KIND_ORDER)}
-    return new if rank.get(new, len(_KIND_ORDER)) >= rank.get(old, len(_KIND_ORDER)) else old
+    strongest = len(_KIND_ORDER)  # an extractor of failures
+    return new if _KIND_RANK.get(new, strongest) >= _KIND_RANK.get(old, strongest) else old
 
 
 def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
@@ -431,13 +451,10 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     return read_log(text, limit=limit).hits
 
 
-def _job_kind(lines: dict[str, list[int]]) -> str | None:
-    """ "training" or "inference" when the log's lines clearly say which, else None."""
-    counts = {"training": 0, "inference": 0}
-    for line in lines:
-        for kind, pattern in _KIND_PATTERNS.items():
-            if pattern.search(line):
-                counts[kind] += 1
+def _job_kind(scanned: LogLines) -> str | None:
+    """ "training" or "inference" when the log's distinct lines (`scanned`) clearly say
+    which, else None."""
+    counts = {kind: len(scanned.lines_matching(pattern)) for kind, pattern in _KIND_PATTERNS.items()}
     training, inference = counts["training"], counts["inference"]
     if training >= 1 and training >= 2 * inference:
         return "training"
@@ -534,23 +551,40 @@ def shown_line(line: str, chars: int = LINE_CHARS) -> str:
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
-def _spans(line: str, names: list[str], patterns: dict[str, list[str]]) -> tuple[tuple[int, int], ...]:
-    """Where `names` (terms by their forms and patterns, tokens by their words) are in `line`."""
-    found: list[tuple[int, int]] = []
-    for name in names:
-        for pattern in patterns.get(name) or [r"(?i)" + r"\W+".join(re2.escape(w) for w in words(name))]:
+class _Spans:
+    """Where names (terms by their forms and patterns `patterns`, tokens by their words) are
+    in lines, each name searched for in each line once: a log's hits show most of the same
+    lines (every case with the log's Xid code, its Xid lines)."""
+
+    def __init__(self, patterns: dict[str, list[str]]):
+        self.patterns = patterns
+        self._found: dict[tuple[str, str], list[tuple[int, int]]] = {}
+
+    def of(self, line: str, names: list[str]) -> tuple[tuple[int, int], ...]:
+        """The merged [start, end) spans of `names` in `line`, in order."""
+        found: list[tuple[int, int]] = []
+        for name in names:
+            key = (line, name)
+            if key not in self._found:
+                self._found[key] = self._search(line, name)
+            found.extend(self._found[key])
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(s for s in found if s[1] > s[0]):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return tuple(merged)
+
+    def _search(self, line: str, name: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        for pattern in self.patterns.get(name) or [r"(?i)" + r"\W+".join(re2.escape(w) for w in words(name))]:
             try:
                 compiled = _compiled(pattern)
             except re2.error:
                 continue
             found.extend(m.span() for m in compiled.finditer(line))
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(s for s in found if s[1] > s[0]):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return tuple(merged)
+        return found
 
 
 @functools.lru_cache(maxsize=4096)
@@ -600,7 +634,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     lines = _unique_lines(text)
     blank = sum(1 for line in all_lines if not line.strip())
     repeated = len(all_lines) - blank - len(lines)
-    kind = _job_kind(lines)
+    scanned = LogLines(lines)
+    kind = _job_kind(scanned)
 
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
     matcher, entries = _term_matcher(terms)
@@ -618,8 +653,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 for number in numbers:
                     evidence.add(number, line)
     failure_lines = set(signature_lines)  # lines naming a term, or a failure token (below)
-    token_evidence = _tokens(lines)
-    version_evidence = _versions(lines, terms)
+    token_evidence = _tokens(lines, scanned)
+    version_evidence = _versions(lines, terms, scanned)
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
         if evidence.kind not in (*NAMING_EXTRACTORS, "setting"):
@@ -844,6 +879,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     named_terms.update(name for case_id in ranked for name, _ in word_reasons.get(case_id, []))
     patterns = {t.name: _term_patterns(t) for t in terms if t.name in named_terms}
     hits = []
+    spans = _Spans(patterns)
     for case_id in ranked:
         named, shared = found_by[case_id]
         matched: list[LogLineMatch] = []
@@ -867,7 +903,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                         line_number=number,
                         line=shown_line(line),
                         terms=tuple(names),
-                        spans=_spans(shown_line(line), names, patterns),
+                        spans=spans.of(shown_line(line), names),
                     )
                     for number, (line, names) in shown
                 ],
@@ -929,7 +965,14 @@ def _rare_words(
     ordered = _evidence_lines(lines, signature_lines, failure_lines)
     ordered += [line for line in reversed(list(lines)) if line not in signature_lines]
     first_line: dict[str, tuple[str, str]] = {}  # lower-cased word -> (its line, as written)
+    read_forms: set[str] = set()
     for line in ordered:
+        # A line that differs from one read already only in its digits (a counter, a time,
+        # a rank) has the same words of letters only: nothing new to find in it.
+        form = line.translate(_DIGITS_AS_ZERO)
+        if form in read_forms:
+            continue
+        read_forms.add(form)
         for word in words(line):
             low = word.lower()
             if 4 <= len(low) <= 40 and low.isalpha() and low not in STOP_WORDS and low not in first_line:
@@ -961,6 +1004,9 @@ def _rare_words(
         {case_id: score[case_id] for case_id in kept},
         {case_id: reasons[case_id] for case_id in kept},
     )
+
+
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 
 
 def _evidence_lines(

@@ -62,10 +62,11 @@ class Extractor:
 
 # Tokens that identify a failure in logs whatever the vocabulary says. Each found token is
 # searched in the cases' full text (so `Xid 79` or `NCCL_IB_TIMEOUT` finds the cases that
-# mention them).
+# mention them). None can match a line break (`[^\S\n]`, not `\s`): they scan a log's lines
+# joined into one text (`log_lines.LogLines`), and find there what they find in each line.
 EXTRACTORS: tuple[Extractor, ...] = (
-    Extractor("xid", r"\bXid\b[^\n]{0,60}?\):\s*(\d{1,3})\b", template="Xid {0}"),
-    Extractor("xid", r"\bXid\s+(\d{1,3})\b", template="Xid {0}"),
+    Extractor("xid", r"\bXid\b[^\n]{0,60}?\):[^\S\n]*(\d{1,3})\b", template="Xid {0}"),
+    Extractor("xid", r"\bXid[^\S\n]+(\d{1,3})\b", template="Xid {0}"),
     Extractor("nccl-result", r"\b(nccl[A-Z][A-Za-z]+)\b"),
     # NCCL's IB/RoCE transport: `NET/IB : Got completion from peer ... with error 12` (the
     # ibverbs work-completion status; 12 is a transport retry timeout).
@@ -75,7 +76,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("cuda-error-name", r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b"),
     Extractor(
         "cuda-error",
-        r"\bCUDA error:\s*([a-z][a-z \-]{3,60}[a-z])",
+        r"\bCUDA error:[^\S\n]*([a-z][a-z \-]{3,60}[a-z])",
         ignore_case=True,
         template="CUDA error {0}",
     ),
@@ -84,7 +85,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # The C library's symbolic error names (`logmatch` keeps the words `errnos` knows) and
     # error numbers (`[Errno 28]`, `errno=110`), read as their names (28 is ENOSPC).
     Extractor("errno", r"\b(E[A-Z0-9]{2,14})\b"),
-    Extractor("errno-number", r"\b[Ee]rrno\b\]?\s*[=:]?\s*-?(\d{1,3})\b"),
+    Extractor("errno-number", r"\b[Ee]rrno\b\]?[^\S\n]*[=:]?[^\S\n]*-?(\d{1,3})\b"),
     Extractor("signal", r"\b(SIGSEGV|SIGBUS|SIGKILL|SIGABRT|SIGTERM)\b"),
     # Identifiers from code and logs: snake_case and camelCase names (function names in
     # stack dumps, kernel modules, flags), which say more about a failure than any word.
@@ -105,7 +106,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # (`RuntimeError:`) have no word boundary before `Error` and are the exception's.
     Extractor(
         "error-message",
-        r"\b(?:fatal|error|panic)\s*:\s*([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z][A-Za-z0-9_.-]*){2,4})",
+        r"\b(?:fatal|error|panic)[^\S\n]*:[^\S\n]*([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z][A-Za-z0-9_.-]*){2,4})",
         ignore_case=True,
     ),
     Extractor(
