@@ -757,40 +757,38 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         0.7,
         True,
         "the answer is kept whole in the shared cache per store generation (two Redis reads, no "
-        "query). Missed only in the 100,000 runs, which were measured under `uvicorn --workers 2`: "
-        "its workers shared one socket, and about one wrk run in five put every connection on one "
-        "worker, so each ratio moved with that luck (0.43 to 1.11 for case JSON across those "
-        "runs). Since `incidentlib.serve` gives each worker a socket of its own, the 1,000 and "
-        "10,000 runs met it on both backends; the 100,000 runs are to be measured again",
+        "query). Met at every size on both backends since each worker accepts on a socket of its "
+        "own (`incidentlib.serve`): under `uvicorn --workers 2` about one wrk run in five put "
+        "every connection on one worker, and the ratio moved with that luck (0.43 to 1.11)",
     ),
     (
         "case HTML, ratio to floor",
         lambda r: r["endpoints"]["case HTML"]["ratio_to_floor"],
         0.7,
         True,
-        "the page body is kept in the shared cache per store generation (two Redis reads). "
-        "Missed only in the 100,000 runs, measured under `uvicorn --workers 2` (case JSON above)",
+        "the page body is kept in the shared cache per store generation (two Redis reads); as "
+        "for case JSON, a miss here would be the luck of a shared socket",
     ),
     (
         "search with facets, p95 ms (one client)",
         lambda r: _one_client(r, "search: with facets", "p95"),
         50,
         False,
-        "the lexical ranking still scores every OR-match in one SQL statement (bm25 or "
-        "ts_rank, coordination over each word group, term boosts): O(matches), and a common "
-        "word of the synthetic texts matches nearly every case. Its constant fell in this "
-        "run (matches by rowid on SQLite, each stored vector decompressed once per row on "
-        "PostgreSQL, JIT off: the long query 438 -> 151 ms on SQLite, 613 -> 255 ms on "
-        "PostgreSQL in process at 10,000); since 05872e1 only the matches that can reach the "
-        "ranked depth are joined and boosted (an exact bound: in process at 100,000 the long "
-        "query 1,020 -> 470 ms on SQLite, 1,690 -> 1,300 ms on PostgreSQL, where the scan of "
-        "every match's vector for each word group is most of it). At 100,000 a lone short "
-        "search took p50 0.17 s on SQLite and 0.65 s on PostgreSQL, the long one 0.92 and "
-        "1.79 s, of which 35 to 45 ms score the query against every passage vector; under "
-        "16 connections most searches got no answer within 5 s (sixteen share two cores). "
-        "Fix: retrieve by the query's rarer words first (a word in most cases adds almost "
-        "nothing to bm25) and coordinate only the top k (a change of ranking, to be judged "
-        "on the evaluation sets), an ANN index for the semantic side, more cores or servers",
+        "the lexical ranking scores every OR-match in one SQL statement (bm25 or ts_rank, "
+        "coordination over each word group, term boosts): O(matches), and the synthetic "
+        "texts' common words match nearly every case (`timeout` 99.6% of them at 100,000, "
+        "`nccl` 59%). Only the matches that can reach the ranked depth are joined and "
+        "boosted (05872e1, an exact bound). At 100,000 on 5 December a lone short search "
+        "took p50 0.16 s on SQLite and 0.62 s on PostgreSQL, the long one 0.83 and 1.74 s. "
+        "In process on SQLite, of a short search: about 85 to 110 ms FTS5's bm25 over the "
+        "99,700 cases with either word (FTS5 alone: 5 ms to count them, 107 ms to score "
+        "them), 65 ms the query against every passage vector "
+        "(500,000 x 384 float32: memory-bound) and 25 ms the fused ranking's work over every "
+        "case's semantic score; PostgreSQL's ts_rank decompresses every match's vector. "
+        "Fix: retrieve by the query's rarer words first and coordinate only the top k, or "
+        "an engine with impact-ordered postings (block-max WAND) past one machine; an ANN "
+        "index for the semantic side (a change of ranking, to be judged on the evaluation "
+        "sets); more cores or servers (docs/scaling.md)",
     ),
     (
         "similar, p95 ms (one client)",
@@ -822,30 +820,11 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: _one_client(r, "log match 200 KB", "p50"),
         300,
         False,
-        "every vocabulary pattern over every line (one RE2 set, compiled once per "
-        "vocabulary; O(log size)), then Python per distinct line and per candidate case: "
-        "about 270 ms in process at 10,000 cases and 210 to 230 ms from one client at "
-        "1,000; at 10,000 the one-client run after the loaded one got no answer within "
-        "its 4 s, though a lone client gets one in 0.36 to 0.39 s from a warm worker "
-        "(timed by hand against the same database). Explained since: the requests a wrk run "
-        "leaves behind still run to their end in their own threads, and the drain between "
-        "runs asked `/healthz`, which another thread answers at once; it now waits for the "
-        "workers' CPU to go idle (SQLite, 1,000: 0.0 to 10.5 req/s loaded in a BENCH_REUSE "
-        "run, 1.8 in the full run, where a worker's sixteen matches share the CPU and finish "
-        "together); at 100,000 on 3 December neither SQLite run got an answer within its "
-        "time (the searches before it still held both workers), on PostgreSQL a lone "
-        "client 2.9 s; on 4 December 0.50 s and 0.71 s p50 from one client: the log's "
-        "failure tokens (an Xid code, "
-        "the NCCL watchdog line) are in a large share of the synthetic cases, and every such "
-        "case is read and scored (about 290 ms in process at 20,000 on SQLite, half of it "
-        "reading the (case, token) rows). Since then evidence in more than 1,000 cases "
-        "(`logmatch.CANDIDATE_CAP`) is scored only for the cases the rarer evidence found and "
-        "its own first 1,000, "
-        "counted by the database (in process at 10,000: 300-370 to 221-225 ms on PostgreSQL, "
-        "198 to 183-198 on SQLite, the same hits and scores for the 41 logs tried): what "
-        "remains is the Python per "
-        "distinct line (tokens, job kind, spans: about 200 ms of a 200 KB log) and each "
-        "worker's semantic scores over every passage",
+        "met at every size since 5 December (at 100,000: p50 203 ms on SQLite, 187 ms on "
+        "PostgreSQL from one client). Before: the Python per distinct line (each built-in "
+        "pattern called line by line: 9a1662d scans the lines as one text) and, at 100,000, "
+        "every case quoting a common failure token read and scored (since then at most "
+        "`logmatch.CANDIDATE_CAP` of them, their count kept per store generation)",
     ),
     (
         "MCP search / API search, p50",
@@ -883,7 +862,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "passage, 15% of the import): the step after it encodes them, with the neighbour "
         "lists, timed apart (1,000 / 10,000 cases 260 / 317 -> 444 / 581 cases/s on SQLite, "
         "222 / 251 -> 302 / 385 on PostgreSQL, runs of different hours); "
-        "neighbours are a "
+        "at 100,000 on 5 December 649 cases/s on SQLite (CPU 1.5 ms a case) and 332 on "
+        "PostgreSQL (CPU 1.6 ms a case; the rest of its wall time is the server's: tsvectors, "
+        "the GIN index, the other indexes); neighbours are a "
         "step of their own, timed apart (every pair in BLAS, O(N²)): candidate generation "
         "(an inverted index of rare terms and an ANN index of the mean embeddings) would "
         "make it O(N·k), and several import processes would split the per-case work",
@@ -907,7 +888,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "a vocabulary file that changes no term writes none, so an "
         "import with --vocab, as the bench's, keeps sharing that read and no longer relinks "
         "every case's organization and accelerator: 10 more into 10,000, start-up included, "
-        "3.80 -> 3.06 s on PostgreSQL and 3.20 -> 2.54 s on SQLite): storing the word "
+        "3.80 -> 3.06 s on PostgreSQL and 3.20 -> 2.54 s on SQLite; at 100,000 on 5 "
+        "December 16.4 s on SQLite and 20.2 s on PostgreSQL): storing the word "
         "statistics and the corpus matrices (or keeping them in a worker process) would make "
         "it O(changed)",
     ),
@@ -926,7 +908,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "buffers resident (1.6 GB after a load in process); now they stream into one "
         "matrix (0.9 GB resident after a load in process, 1.3 GB at its peak; under the "
         "bench at 100,000 1.35 GB per worker on 4 December, with a regression of log "
-        "matching that e7c6635 fixed: 694 / 695 -> 406 / 442 MB at 10,000 on SQLite). Fix "
+        "matching that e7c6635 fixed: 694 / 695 -> 406 / 442 MB at 10,000 on SQLite; 1,224 "
+        "MiB on SQLite and 1,043 on PostgreSQL at 100,000 on 5 December). Fix "
         "for the rest: the vectors in an ANN index outside the worker (float16 halves them, "
         "but numpy has no fast float16 product: 56 -> 470 ms for 500,000 passages here)",
     ),
