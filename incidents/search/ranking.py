@@ -73,15 +73,16 @@ def rank(plan: SearchPlan) -> Ranking:
     semantic = None
     if vector is not None:
         # Every search reads the same vectors: kept in this process per store generation
-        # instead of read and decoded again. Filtered, the process's vectors are scored and
-        # kept to the allowed cases (one query for their ids), rather than reading the
-        # allowed cases' vectors again on every request (most of the store for a broad filter).
+        # instead of read and decoded again. Filtered, the allowed cases' scores come from
+        # the process's vectors (one query for their ids; only their rows are scored when
+        # they are few in a large store), rather than reading the allowed cases' vectors
+        # again on every request (most of the store for a broad filter).
         every = not parsed.excluded and plan.whole
-        if every or settings.STORE_CACHE:
+        if every:
             semantic = process_vectors().case_scores(vector)
-            if not every:
-                ids = set(allowed.order_by().values_list("id", flat=True))
-                semantic = semantic.restricted(ids)
+        elif settings.STORE_CACHE:
+            ids = set(allowed.order_by().values_list("id", flat=True))
+            semantic = process_vectors().subset_scores(vector, ids)
         else:
             semantic = load_vectors(allowed).case_scores(vector)
     ranked = fuse(rows, semantic)

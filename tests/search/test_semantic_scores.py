@@ -113,3 +113,42 @@ def test_the_rows_are_scored_a_block_at_a_time_with_the_same_values(vectors, mon
     assert vectors.scores_of(query, ["IL-3", "IL-1", "IL-2"]) == pytest.approx(
         {c: everything[c] for c in ("IL-3", "IL-1", "IL-2")}, abs=1e-6
     )
+
+
+def test_a_filtered_search_scores_the_allowed_cases_alone_with_the_same_values(vectors, monkeypatch):
+    """`subset_scores` is `case_scores(...).restricted(...)`; in a large store, for a small
+    share of it, only the allowed cases' rows are scored."""
+    from incidents.search import semantic
+
+    query = _unit(0.2, 1, 0.7)
+    allowed = {"IL-3", "IL-1", "IL-9"}
+    expected = vectors.case_scores(query).restricted(allowed)
+    # This store is small: every row is scored, and the values are those of the full product.
+    small = vectors.subset_scores(query, allowed)
+    assert list(small) == list(expected) == ["IL-1", "IL-3"]
+    assert small.array.tolist() == expected.array.tolist()
+
+    scored_rows: list[int] = []
+    gathered = Vectors._gathered
+
+    def counting(self, query, at):
+        scored_rows.append(len(at))
+        return gathered(self, query, at)
+
+    monkeypatch.setattr(Vectors, "_gathered", counting)
+    monkeypatch.setattr(semantic, "SUBSET_FROM", 3)
+    monkeypatch.setattr(semantic, "SUBSET_SHARE", 1.0)  # up to as many ids as cases
+    subset = vectors.subset_scores(query, allowed)
+    assert scored_rows == [2]  # IL-1 and IL-3 only
+    assert list(subset) == ["IL-1", "IL-3"]
+    assert subset.array.tolist() == pytest.approx(expected.array.tolist(), abs=1e-6)
+    assert subset.above(-1.0) == expected.above(-1.0)
+    # Beyond that share every row is scored again.
+    monkeypatch.setattr(semantic, "SUBSET_SHARE", 0.5)
+    assert list(vectors.subset_scores(query, {"IL-1", "IL-2"})) == ["IL-1", "IL-2"]
+    assert scored_rows == [2]
+    assert dict(vectors.subset_scores(query, {"IL-9"})) == {}
+    assert scored_rows == [2]  # nothing allowed has rows: nothing scored
+    # A case without passages scores -1 as in the full product.
+    mixed = Vectors(["IL-1", "IL-2", "IL-3"], np.array([0, 0, 2]), vectors.matrix[[0, 1, 3]])
+    assert dict(mixed.subset_scores(query, {"IL-2"})) == {"IL-2": -1.0}
