@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
+import itertools
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,23 +152,23 @@ class Thresholds:
 # one symptom stay possible), 1 irrelevant strong hit (a tie); the strictest such settings.
 THRESHOLDS = Thresholds(signature=6.0, share_of_top=0.9, specific=2, common_token=0.02, generic_term=0.1)
 # Each finds a line naming the kind from the line's start, so one match per line is read
-# (`_job_kind` counts lines).
+# (`_job_kind` counts lines); no group captures, so RE2 need not track one along a long line.
 _KIND_PATTERNS = {
     # The launcher's lines count too: a torchrun job's log may have no training word at all
     # (an NCCL watchdog timeout, then `torch.distributed.elastic...ChildFailedError` with its
     # `local_rank`), and read as no kind it ranked a vLLM (inference) hang first.
     "training": re2.compile(
-        r"(?im)^[^\n]*?\b(epoch|iteration|global_step|train(ing|er)?|loss|optimizer|backward|gradient|"
-        r"deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
-        r"torch\.distributed\.(run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
+        r"(?im)^[^\n]*?\b(?:epoch|iteration|global_step|train(?:ing|er)?|loss|optimizer|backward|"
+        r"gradient|deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
+        r"torch\.distributed\.(?:run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
         r"rdzv\w*|rendezvous)\b"
     ),
     # `completions` (the API route, `/v1/completions`) or `chat.completion`, not a bare
     # `completion`: NCCL's `NET/IB : Got completion with error 12` is an InfiniBand work
     # completion, which made RoCE/IB training logs read as inference logs.
     "inference": re2.compile(
-        r"(?im)^[^\n]*?\b(vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|sglang|"
-        r"prefill|decode|kv[ _-]?cache|endpoint|completions|chat\.completion|prompt)\b"
+        r"(?im)^[^\n]*?\b(?:vllm|inference|serving|requests?|tokens/s|generate|generation|tgi|triton|"
+        r"sglang|prefill|decode|kv[ _-]?cache|endpoint|completions|chat\.completion|prompt)\b"
     ),
 }
 
@@ -374,14 +376,8 @@ def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dic
     """Failure token (`patterns.EXTRACTORS`) -> its evidence. `scanned`: the keys of `lines`
     joined, which each extractor scans once (`log_lines.py`; joined here when not given)."""
     scanned = scanned or LogLines(lines)
-    # Each line's matches, by extractor (in `EXTRACTORS` order), then by place in the line.
-    by_line: dict[int, list[tuple[Extractor, LineMatch]]] = {}
-    for index in sorted(_EXTRACTOR_SET.Match(scanned.text) or ()):
-        extractor, compiled = _EXTRACTORS[index]
-        for line_index, match in scanned.matches(compiled):
-            by_line.setdefault(line_index, []).append((extractor, match))
     found: dict[str, _Evidence] = {}
-    for line_index, matches in sorted(by_line.items()):
+    for line_index, matches in _matches_by_line(scanned):
         line = scanned.lines[line_index]
         numbers = lines[line]
         # A message after `error:` that another failure extractor already read (`CUDA error:
@@ -409,6 +405,23 @@ def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dic
             for number in numbers:
                 evidence.add(number, line)
     return found
+
+
+def _matches_by_line(scanned: LogLines) -> Iterator[tuple[int, list[tuple[Extractor, LineMatch]]]]:
+    """Each line with a failure token, in order, with its matches by extractor (in
+    `EXTRACTORS` order), then by place in the line. The extractors' scans are merged as
+    they go, so one line's matches are held at a time (a megabyte of identifiers is
+    hundreds of thousands of matches)."""
+
+    def stream(order: int) -> Iterator[tuple[int, int, Extractor, LineMatch]]:
+        extractor, compiled = _EXTRACTORS[order]
+        for line_index, match in scanned.matches(compiled):
+            yield line_index, order, extractor, match
+
+    streams = [stream(order) for order in sorted(_EXTRACTOR_SET.Match(scanned.text) or ())]
+    merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
+    for line_index, items in itertools.groupby(merged, key=lambda item: item[0]):
+        yield line_index, [(extractor, match) for _, _, extractor, match in items]
 
 
 # An environment variable given a value where a command starts: `export X=1`, a shell

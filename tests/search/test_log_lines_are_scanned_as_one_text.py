@@ -21,6 +21,8 @@ ACROSS_LINES = "\n".join(
         "NVRM: Xid",
         "79, pid=1234, GPU has fallen off the",
         "bus.",
+        "NVRM: Xid (PCI:0000:87:00):",
+        "79, pid=1234",
         "[Errno",
         "28] No space left on",
         "device",
@@ -48,16 +50,24 @@ ACROSS_LINES = "\n".join(
 )
 
 
+def _spans(match, groups: int) -> list[tuple[int, int]]:
+    """The spans of the whole match and of each group ((-1, -1) for one that took no part),
+    which the readers of a match use (`_found_as`, `_is_container_release`, ...)."""
+    return [match.span(n) for n in range(groups + 1)]
+
+
 def _per_line(pattern, lines: list[str]) -> list[tuple]:
     return [
-        (index, match.span(), match.groups())
+        (index, _spans(match, pattern.groups), match.groups())
         for index, line in enumerate(lines)
         for match in pattern.finditer(line)
     ]
 
 
 def _joined(pattern, scanned: LogLines) -> list[tuple]:
-    return [(index, match.span(), match.groups()) for index, match in scanned.matches(pattern)]
+    return [
+        (index, _spans(match, pattern.groups), match.groups()) for index, match in scanned.matches(pattern)
+    ]
 
 
 def _patterns():
@@ -77,10 +87,29 @@ def test_every_built_in_pattern_finds_in_the_joined_lines_what_it_finds_in_each(
 
 def test_a_token_split_over_two_lines_is_not_found():
     tokens = _tokens(_unique_lines(ACROSS_LINES))
-    # `Xid` then `79` on the next line, `fatal:` then its message: nothing read across.
+    # `Xid` then `79` on the next line (both spellings), `fatal:` then its message, `errno`
+    # then its number: nothing is read across a line break.
     assert "Xid 79" not in tokens
     assert not any(token.startswith("gres.conf") for token in tokens)
     assert "ENOSPC" not in tokens and "ETIMEDOUT" not in tokens
     # What a line holds whole is still read, tabs and a carriage return included.
     assert "cuda error device-side assert triggered" in tokens
-    assert "fallen off the bus" not in tokens
+
+
+def test_each_token_carries_the_numbers_of_its_own_lines():
+    text = "\n".join(
+        [
+            "step 1 ok",  # 1
+            "",  # 2
+            "NVRM: Xid (PCI:0000:87:00): 79, pid=1, GPU has fallen off the bus.",  # 3
+            "step 1 ok",  # 4, a repeat
+            "RuntimeError: NCCL error: unhandled system error",  # 5
+            "NVRM: Xid (PCI:0000:87:00): 79, pid=1, GPU has fallen off the bus.",  # 6
+            "CUDA error: an illegal memory access was encountered",  # 7
+        ]
+    )
+    numbers = {token: [number for number, _ in e.lines] for token, e in _tokens(_unique_lines(text)).items()}
+    assert numbers["Xid 79"] == [3, 6]
+    assert numbers["fallen off the bus"] == [3, 6]
+    assert numbers["unhandled system error"] == [5]
+    assert numbers["cuda error an illegal memory access was encountered"] == [7]
