@@ -16,6 +16,7 @@ took 3.1 s of a 25 s import), where COPY streams them in one: that import 24.6 -
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -74,21 +75,30 @@ def _copy_rows(
     integers: list[int],
     rows: Iterable[Sequence[Any]],
 ) -> int:
-    """`insert_rows` on PostgreSQL: one COPY, its errors raised as Django's (IntegrityError
-    for a duplicate key). The values at `integers` (integer columns) that are integer-valued
-    floats are written as integers, as a parameter of an INSERT is cast (COPY reads `512.0`
-    as text and refuses it)."""
+    """`insert_rows` on PostgreSQL: one COPY per `CHUNK` rows, its errors raised as Django's
+    (IntegrityError for a duplicate key); no statement for no rows. Each chunk is read from
+    `rows` before its COPY opens: while a COPY runs it holds the connection, so a `rows`
+    that queries (a queryset's iterator) would wait on it forever. The values at `integers`
+    (integer columns) that are integer-valued floats are written as integers, as a
+    parameter of an INSERT is cast (COPY reads `512.0` as text and refuses it)."""
     quote = connection.ops.quote_name
     sql = "COPY {} ({}) FROM STDIN".format(quote(table), ", ".join(quote(field.column) for field in fields))
     written = 0
-    # Django's debug cursor logs the COPY as one query (`CursorDebugWrapper.copy`).
-    with connection.cursor() as cursor, connection.wrap_database_errors:
-        with cursor.copy(sql) as copy:
-            for row in rows:
-                values = _converted(row, convert)
-                for i in integers:
-                    if isinstance(values[i], float) and values[i].is_integer():
-                        values[i] = int(values[i])
-                copy.write_row(values)
-                written += 1
+    iterator = iter(rows)
+    while chunk := [
+        _whole_numbers(_converted(row, convert), integers) for row in itertools.islice(iterator, CHUNK)
+    ]:
+        # Django's debug cursor logs the COPY as one query (`CursorDebugWrapper.copy`).
+        with connection.cursor() as cursor, connection.wrap_database_errors:
+            with cursor.copy(sql) as copy:
+                for values in chunk:
+                    copy.write_row(values)
+        written += len(chunk)
     return written
+
+
+def _whole_numbers(values: list[Any], integers: list[int]) -> list[Any]:
+    for i in integers:
+        if isinstance(values[i], float) and values[i].is_integer():
+            values[i] = int(values[i])
+    return values

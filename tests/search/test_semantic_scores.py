@@ -152,3 +152,27 @@ def test_a_filtered_search_scores_the_allowed_cases_alone_with_the_same_values(v
     # A case without passages scores -1 as in the full product.
     mixed = Vectors(["IL-1", "IL-2", "IL-3"], np.array([0, 0, 2]), vectors.matrix[[0, 1, 3]])
     assert dict(mixed.subset_scores(query, {"IL-2"})) == {"IL-2": -1.0}
+
+
+def test_scored_alone_a_case_has_the_value_it_has_among_all(monkeypatch):
+    """Gathered rows are scored with the same BLAS kernel as in the product over every row:
+    two cases with the same passages tie exactly in a filtered search too, and go by id."""
+    from incidents.search import semantic
+
+    rng = np.random.default_rng(7)
+    cases, per = 2000, 3
+    matrix = rng.standard_normal((cases * per, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[200 * per : 201 * per] = matrix[100 * per : 101 * per]  # IL-0200 repeats IL-0100
+    ids = [f"IL-{n:04d}" for n in range(cases)]
+    store = Vectors(ids, np.repeat(np.arange(cases), per), matrix)
+    monkeypatch.setattr(semantic, "SUBSET_FROM", 0)
+    for seed in range(20):
+        query = rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        allowed = {"IL-0100", "IL-0200", *rng.choice(ids[:-10], size=seed * 7, replace=False)}
+        subset = store.subset_scores(query, allowed)
+        everything = store.case_scores(query)
+        assert subset["IL-0100"] == subset["IL-0200"], seed
+        assert [subset[c] for c in subset] == [everything[c] for c in subset], seed
+        assert subset.above(-2.0).index("IL-0100") < subset.above(-2.0).index("IL-0200")

@@ -47,3 +47,31 @@ def test_one_batch_is_one_logged_query_whatever_its_rows(case_id):
         ("url", f"https://example.org/more-{n}") for n in range(50)
     }
     assert Case.objects.filter(id=case_id).exists()
+
+
+def test_no_rows_cost_no_statement(case_id):
+    with CaptureQueriesContext(connection) as captured:
+        assert insert_rows(CaseKey, ("case_id", "kind", "key"), []) == 0
+        assert insert_rows(CaseKey, ("case_id", "kind", "key"), iter(())) == 0
+    assert captured.captured_queries == []
+
+
+def test_rows_may_come_from_a_query_running_while_they_are_written(case_id):
+    """The rows are read before each COPY opens: a COPY holds the connection, and a rows
+    iterable that queries it meanwhile (a queryset's iterator) would wait forever."""
+    holding: list[bool] = []
+
+    def rows():
+        for n in range(3):
+            locked = connection.vendor == "postgresql" and connection.connection.lock.locked()
+            if connection.vendor == "postgresql":
+                holding.append(locked)
+            if not locked:  # a query now, with the connection held, would never return
+                assert Case.objects.filter(id=case_id).exists()
+            yield (case_id, "url", f"https://example.org/streamed-{n}")
+
+    assert insert_rows(CaseKey, ("case_id", "kind", "key"), rows()) == 3
+    assert holding == ([False] * 3 if connection.vendor == "postgresql" else [])
+    assert {key for _, key in keys_of(case_id) if "streamed" in key} == {
+        f"https://example.org/streamed-{n}" for n in range(3)
+    }
