@@ -68,10 +68,14 @@ class LogLines:
         """(line index, match) for every match of the compiled RE2 `pattern`, in text order.
         `pattern` must not match a line break (see the module docstring)."""
         for match in pattern.finditer(self.text):
-            index = bisect_right(self._starts, match.start()) - 1
+            index = self._line_of(match.start())
             yield index, LineMatch(match, self._starts[index])
 
     def lines_matching(self, pattern: Any) -> set[int]:
         """The indexes of the lines in which `pattern` (as for `matches`) finds something.
         One scan: a `search` from each line's start would encode the whole text each time."""
-        return {bisect_right(self._starts, match.start()) - 1 for match in pattern.finditer(self.text)}
+        return {self._line_of(match.start()) for match in pattern.finditer(self.text)}
+
+    def _line_of(self, offset: int) -> int:
+        """The index of the line holding `offset` of the joined text."""
+        return bisect_right(self._starts, offset) - 1
