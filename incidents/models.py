@@ -256,8 +256,15 @@ class Case(models.Model):
     class Meta:
         ordering = ["-published", "-id"]
         # Search and listing select the ids of published cases on every request: covered by
-        # this index, SQLite reads it instead of every (wide) case row.
-        indexes = [models.Index(fields=["status", "id"], name="incidents_case_status_id")]
+        # this index, SQLite reads it instead of every (wide) case row. The lexical ranking
+        # looks up each match's case by (status, id) for its date and root cause: covered
+        # too (at 100,000 cases SQLite's "nccl timeout" ranking went from 94 to 70 ms).
+        indexes = [
+            models.Index(
+                fields=["status", "id", "published", "root_cause_category"],
+                name="incidents_case_status_ranked",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.id}: {self.title}"

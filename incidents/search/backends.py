@@ -684,8 +684,12 @@ class PostgresBackend(Backend):
         # `x`, before the windows of `y` count it; so `y` holds allowed cases only.
         allowed = f" AND s.case_id NOT IN (SELECT id FROM incidents_case WHERE {_NOT_PUBLISHED})"
         allowed_params: list[object] = [PUBLISHED, PUBLISHED]
+        # Every match is published here (`allowed`): naming the status lets the case look-up
+        # read the (status, id, published, root cause) index alone.
+        case_status, case_status_params = "c.status = %s AND ", [PUBLISHED]
         if candidates is not None:
             allowed, allowed_params = f" AND s.case_id IN ({candidates[0]})", [*candidates[1]]
+            case_status, case_status_params = "", []
         kept, kept_params = _pruned(
             "y.base",
             "y",
@@ -711,7 +715,12 @@ class PostgresBackend(Backend):
             f" {share} AS share, {literal_share} AS literal_share FROM x)"
             f" SELECT y.case_id, y.base * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" y.share, y.literal_share"
-            f" FROM y JOIN incidents_case c ON c.id = y.case_id"
+            # Each kept match's case from the (status, id, ...) index, which covers what is
+            # read of it (OFFSET 0 keeps the planner from turning it into a join): a hash
+            # join read every case row to join a few thousand matches (at 100,000 cases 120
+            # of a 300 ms statement).
+            f" FROM y CROSS JOIN LATERAL (SELECT c.id, c.published, c.root_cause_category_id"
+            f" FROM incidents_case c WHERE {case_status}c.id = y.case_id OFFSET 0) c"
             f" WHERE {kept}"
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
@@ -720,6 +729,7 @@ class PostgresBackend(Backend):
             *group_params,
             *allowed_params,
             *boost_params,
+            *case_status_params,
             *kept_params,
             limit,
             offset,

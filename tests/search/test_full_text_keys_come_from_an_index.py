@@ -68,7 +68,7 @@ def test_a_match_reads_its_case_id_from_the_key_index():
     # Matches, then their keys from the index, then their cases by id: never every case
     # for each match.
     assert "SEARCH k USING COVERING INDEX incidents_case_fts_rowid_case (id=?)" in ranking
-    assert "SEARCH c USING INDEX incidents_case_status_id (status=? AND id=?)" in ranking
+    assert "SEARCH c USING COVERING INDEX incidents_case_status_ranked (status=? AND id=?)" in ranking
     # The same order when a match's cases are joined to their status (log matching's
     # look-ups): `+k.c0` keeps the case join from becoming a constraint on the key index.
     backend = get_backend()
