@@ -779,12 +779,17 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "texts' common words match nearly every case (`timeout` 99.6% of them at 100,000, "
         "`nccl` 59%). Only the matches that can reach the ranked depth are joined and "
         "boosted (05872e1, an exact bound). At 100,000 on 5 December a lone short search "
-        "took p50 0.16 s on SQLite and 0.62 s on PostgreSQL, the long one 0.83 and 1.74 s. "
+        "took p50 0.16 s on SQLite and 0.58 s on PostgreSQL, the long one 0.83 and 1.52 s; "
+        "from 07:45 UTC, on a machine whose floor was 1.6 to 1.8 times slower, 0.21 and 0.39 s "
+        "(578f2ce: PostgreSQL reads each match's tsvector from its row, where the TOAST "
+        "table cost a look-up per match, and each kept match's case by key instead of a hash "
+        "join over every case: its ranking statement 530-580 -> 195-210 ms). "
         "In process on SQLite, of a short search: about 85 to 110 ms FTS5's bm25 over the "
         "99,700 cases with either word (FTS5 alone: 5 ms to count them, 107 ms to score "
         "them), 65 ms the query against every passage vector "
         "(500,000 x 384 float32: memory-bound) and 25 ms the fused ranking's work over every "
-        "case's semantic score; PostgreSQL's ts_rank decompresses every match's vector. "
+        "case's semantic score; PostgreSQL checks and ranks every match's vector (a phrase "
+        "over 100,000 vectors 85-95 ms, the long query's nine word groups 850 ms). "
         "Within two facet values PostgreSQL meets it since 9036bbc (only the allowed cases' "
         "passages are scored: p95 109 -> 44 ms); SQLite does not (FTS5 scores every match "
         "before the filter, and a rowid filter inside the MATCH re-reads the common words' "
@@ -824,8 +829,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: _one_client(r, "log match 200 KB", "p50"),
         300,
         False,
-        "met at every size since 5 December (at 100,000: p50 203 ms on SQLite, 187 ms on "
-        "PostgreSQL from one client). Before: the Python per distinct line (each built-in "
+        "met at every size since 5 December (at 100,000: p50 203 ms on SQLite, 196 ms on "
+        "PostgreSQL from one client; 297 and 293 ms from 07:45 UTC on a machine whose floor "
+        "was 1.6 to 1.8 times slower). Before: the Python per distinct line (each built-in "
         "pattern called line by line: 9a1662d scans the lines as one text) and, at 100,000, "
         "every case quoting a common failure token read and scored (since then at most "
         "`logmatch.CANDIDATE_CAP` of them, their count kept per store generation)",
@@ -869,8 +875,9 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "at 100,000 on 5 December 649 cases/s on SQLite (CPU 1.5 ms a case) and 332 on "
         "PostgreSQL (CPU 1.6 ms a case; the rest of its wall time was the server's, a statement "
         "per row: since c134b9a the bulk rows go through COPY, 10,000 cases 351 -> 459 "
-        "cases/s, not yet measured at 100,000; what remains there is to_tsvector and the GIN "
-        "index, about 3.7 s of 10,000 cases); neighbours are a "
+        "cases/s by hand, but 305 cases/s at 100,000 at 06:56 UTC, alone on the machine: "
+        "188 CPU s in Python and the rest the server's to_tsvector and GIN index, about "
+        "3.7 s of 10,000 cases); neighbours are a "
         "step of their own, timed apart (every pair in BLAS, O(N²)): candidate generation "
         "(an inverted index of rare terms and an ANN index of the mean embeddings) would "
         "make it O(N·k), and several import processes would split the per-case work",
@@ -915,7 +922,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "matrix (0.9 GB resident after a load in process, 1.3 GB at its peak; under the "
         "bench at 100,000 1.35 GB per worker on 4 December, with a regression of log "
         "matching that e7c6635 fixed: 694 / 695 -> 406 / 442 MB at 10,000 on SQLite; 1,224 "
-        "MiB on SQLite and 1,043 on PostgreSQL at 100,000 on 5 December). Fix "
+        "MiB on SQLite and 1,050 on PostgreSQL at 100,000 on 5 December, 1,141 and 1,042 "
+        "from 07:45 UTC). Fix "
         "for the rest: the vectors in an ANN index outside the worker (float16 halves them, "
         "but numpy has no fast float16 product: 56 -> 470 ms for 500,000 passages here)",
     ),
