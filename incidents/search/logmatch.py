@@ -358,10 +358,19 @@ def _extractor_set():
 _EXTRACTOR_SET = _extractor_set()
 
 
+def _physical_lines(text: str) -> list[str]:
+    """The lines of `text`, split at "\n" only (as editors and `wc -l` count them): a final
+    newline ends the last line rather than starting an empty one."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def _unique_lines(text: str) -> dict[str, list[int]]:
     """Each distinct non-blank line -> its first line numbers (logs repeat lines a lot)."""
     seen: dict[str, list[int]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(_physical_lines(text), start=1):
         if not line.strip():
             continue
         numbers = seen.get(line)
@@ -643,7 +652,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     candidates), so the rows returned stay bounded as the store grows.
     """
     text = decode_log(text)
-    all_lines = text.split("\n")
+    all_lines = _physical_lines(text)
     lines = _unique_lines(text)
     blank = sum(1 for line in all_lines if not line.strip())
     repeated = len(all_lines) - blank - len(lines)

@@ -23,4 +23,6 @@ def test_a_plain_text_body_is_matched_like_the_json_one(client):
     assert "Xid 79" in line["terms"]
     start, end = line["spans"][0]
     assert line["line"][start:end]
-    assert plain.json()["reading"]["lines_read"] == 3
+    # Two lines: the final newline ends the second one, it does not start a blank third.
+    assert plain.json()["reading"]["lines_read"] == 2
+    assert plain.json()["reading"]["lines_blank"] == 0

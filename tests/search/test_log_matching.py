@@ -265,3 +265,19 @@ def test_a_component_version_inside_a_case_range_is_evidence_for_that_case():
     assert all("NCCL 2.21.5" not in hit.matched_terms for hit in outside.hits if hit.case.id == "IL-0567")
     # Evidence that the case may apply, not that the log shows its failure: never strong alone.
     assert all(hit.confidence != "strong" for hit in inside.hits)
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "blank"),
+    [
+        ("NCCL watchdog timeout\nXid 79\n", 2, 0),  # a final newline ends the last line
+        ("NCCL watchdog timeout\nXid 79", 2, 0),
+        ("NCCL watchdog timeout\n\nXid 79\n", 3, 1),
+        ("NCCL watchdog timeout\n\n", 2, 1),  # the second newline ends a blank line
+        ("NCCL watchdog timeout\r\nXid 79\r\n", 2, 0),
+    ],
+)
+def test_lines_are_counted_as_an_editor_counts_them(text, read, blank):
+    reading = read_log(text)
+    assert (reading.lines_read, reading.lines_blank) == (read, blank)
+    assert reading.lines_repeated == 0
