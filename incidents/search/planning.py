@@ -59,7 +59,7 @@ class SearchPlan:
     kind: PlanKind
     cases: CaseQuerySet  # the published cases the filters and reference tokens allow (lazy)
     whole: bool  # `cases` is every published case
-    query: str  # the words to search: the query without its reference tokens
+    query: str  # the words to search: the query without its reference tokens, corrected
     # Words, phrases and exclusions, corrected and widened with synonyms (`terms`: the
     # vocabulary terms the query names); None when browsing.
     parsed: ParsedQuery | None
@@ -172,6 +172,11 @@ def plan(request: SearchRequest) -> SearchPlan:
 
     vocab = vocabulary()
     parsed, suggestion = correct(query, parse_query(query), vocab.terms, get_backend(), vocab.known)
+    if suggestion:
+        # Searched as if the corrected text had been typed: its parse, and its words for the
+        # semantic side too (the embedding of "nccl timout" is not that of "nccl timeout",
+        # and the note says the corrected text was searched).
+        query, parsed = suggestion, parse_query(suggestion)
     if not parsed.is_empty:
         parsed = expand_with_vocabulary(parsed, vocab.lexicon)
     notes.extend(parsed.notes)
@@ -184,7 +189,9 @@ def plan(request: SearchRequest) -> SearchPlan:
     elif not parsed.groups:
         kind = "exclusions"
         notes.append("The query only excludes words: showing every case without them.")
-    return dataclasses.replace(browse, kind=kind, parsed=parsed, suggestion=suggestion, notes=tuple(notes))
+    return dataclasses.replace(
+        browse, kind=kind, query=query, parsed=parsed, suggestion=suggestion, notes=tuple(notes)
+    )
 
 
 # Filters whose counts may be kept in the shared cache: one included value in each of at

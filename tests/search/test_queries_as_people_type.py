@@ -20,7 +20,16 @@ def test_a_misspelt_word_gets_a_did_you_mean_and_is_searched_corrected(typed, me
     results = search_cases(query=typed)
     assert results.suggestion == meant
     assert results.total > 0
-    assert results.total == search_cases(query=meant).total
+    # Searched exactly as if the correction had been typed: the same matches, partial
+    # matches, scores and labels (the semantic side reads the corrected words too).
+    typed_right = search_cases(query=meant)
+    assert results.total == typed_right.total
+    assert results.partial_total == typed_right.partial_total
+
+    def ranked(found):
+        return [(h.case.id, h.score, h.confidence) for h in [*found.hits, *found.partial_hits]]
+
+    assert ranked(results) == ranked(typed_right)
 
 
 def test_a_word_some_case_has_is_not_corrected():
