@@ -154,9 +154,11 @@ def test_a_filtered_search_scores_the_allowed_cases_alone_with_the_same_values(v
     assert dict(mixed.subset_scores(query, {"IL-2"})) == {"IL-2": -1.0}
 
 
-def test_scored_alone_a_case_has_the_value_it_has_among_all(monkeypatch):
+@pytest.mark.parametrize("int8", [False, True])
+def test_scored_alone_a_case_has_the_value_it_has_among_all(monkeypatch, int8):
     """Gathered rows are scored with the same BLAS kernel as in the product over every row:
-    two cases with the same passages tie exactly in a filtered search too, and go by id."""
+    two cases with the same passages tie exactly in a filtered search too, and go by id;
+    the same for the int8 rows search holds (`semantic.quantised`)."""
     from incidents.search import semantic
 
     rng = np.random.default_rng(7)
@@ -166,6 +168,8 @@ def test_scored_alone_a_case_has_the_value_it_has_among_all(monkeypatch):
     matrix[200 * per : 201 * per] = matrix[100 * per : 101 * per]  # IL-0200 repeats IL-0100
     ids = [f"IL-{n:04d}" for n in range(cases)]
     store = Vectors(ids, np.repeat(np.arange(cases), per), matrix)
+    if int8:
+        store = Vectors(ids, store.owner, *semantic.quantised(matrix))
     monkeypatch.setattr(semantic, "SUBSET_FROM", 0)
     for seed in range(20):
         query = rng.standard_normal(384).astype(np.float32)
@@ -176,3 +180,30 @@ def test_scored_alone_a_case_has_the_value_it_has_among_all(monkeypatch):
         assert subset["IL-0100"] == subset["IL-0200"], seed
         assert [subset[c] for c in subset] == [everything[c] for c in subset], seed
         assert subset.above(-2.0).index("IL-0100") < subset.above(-2.0).index("IL-0200")
+
+
+def test_int8_rows_score_within_a_few_thousandths_of_float32():
+    """Search holds the passages as int8 rows with a scale each (`semantic.quantised`): a
+    case's score and its mean vector stay close to those of the float32 rows, and a zero
+    row stays zero."""
+    from incidents.search import semantic
+
+    rng = np.random.default_rng(11)
+    cases, per = 1000, 5
+    matrix = rng.standard_normal((cases * per, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[17] = 0.0
+    ids = [f"IL-{n:04d}" for n in range(cases)]
+    owner = np.repeat(np.arange(cases), per)
+    exact = Vectors(ids, owner, matrix)
+    rows, scales = semantic.quantised(matrix)
+    assert rows.dtype == np.int8 and np.abs(rows).max() == semantic.INT8_PEAK
+    assert not rows[17].any() and scales[17] == 1.0
+    int8 = Vectors(ids, owner, rows, scales)
+    for _ in range(10):
+        query = matrix[rng.integers(len(matrix))] + 0.3 * rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        difference = np.abs(int8.case_scores(query).array - exact.case_scores(query).array)
+        assert 0 < difference.max() < 0.004
+    means = np.sum(int8.case_matrix() * exact.case_matrix(), axis=1)
+    assert means.min() > 0.9999
