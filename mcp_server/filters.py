@@ -91,7 +91,8 @@ def problem_message(problem: Problem) -> str:
 
 def read_query(text: str, *, parameter: str = "query") -> str:
     """Search text read by the pages' and the API's parser (`selectors.parse_query_text`), so
-    a tool refuses what they refuse (a NUL) with the same words, saying what to send.
+    a tool refuses what they refuse (a NUL, a text over `MAX_QUERY_CHARS`) with the same
+    words, saying what to send.
 
     Raises ToolError naming `parameter`."""
     problems: list[Problem] = []

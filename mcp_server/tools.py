@@ -134,7 +134,9 @@ def search_incidents(
         str,
         Field(
             min_length=1,
-            max_length=MAX_QUERY_CHARS,
+            # Stated for clients, checked by `read_query`: the parser the page and the API
+            # use, so the three say the same of a query too long.
+            json_schema_extra={"maxLength": MAX_QUERY_CHARS},
             description="Words or error text, e.g. 'Xid 79'; quotes, -word, OR work.",
         ),
     ],

@@ -24,7 +24,8 @@ or a list of strings):
   10,000,000, both ends inclusive (cases that do not state the count are left out; blank:
   no bound);
 - `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
-  module cuts there too);
+  module cuts there too); a longer text is a problem and is not searched at all, since a
+  cut query would be searched as words the caller never sent;
 - `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` (`relevance`,
   `-published`, `published`) is still read as an alias.
 
@@ -63,6 +64,8 @@ SORT_PARAM = "sort"
 ORDERING_ALIAS = "ordering"
 ORDERINGS: dict[str, str] = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
 DATE_PARAMS = ("published_after", "published_before")
+# What a person reads for a parameter whose name says little ("Q: ...").
+PARAMETER_LABELS: dict[str, str] = {"q": "Search text"}
 
 Params = Mapping[str, Any]
 
@@ -122,7 +125,7 @@ def _parameter_label(parameter: str) -> str:
         return "Excluded " + FACETS_BY_NAME[parameter[8:]].label.lower()
     if parameter in FACETS_BY_NAME:
         return FACETS_BY_NAME[parameter].label
-    return parameter.replace("_", " ").capitalize()
+    return PARAMETER_LABELS.get(parameter) or parameter.replace("_", " ").capitalize()
 
 
 def values_of(params: Params, name: str) -> list[str]:
@@ -354,7 +357,11 @@ class SearchParams:
 
 
 def parse_query_text(params: Params, problems: list[Problem], *, name: str = "q") -> str:
-    """`q`, stripped; longer than `MAX_QUERY_CHARS` is a problem and is cut there; a NUL
+    """`q`, stripped, or `""` when it cannot be searched.
+
+    Longer than `MAX_QUERY_CHARS`: a problem saying the limit and the length given (the
+    text itself is not echoed), and `""`: the caller searches nothing rather than a cut
+    query (the API answers 400, MCP a tool error, the page browses under a notice). A NUL
     in it is a problem whose suggestion is the text without it (the HTTP doors refuse it in
     `RejectNulMiddleware` with the same words, MCP as a tool error). `name` is the
     parameter's name at the caller's door (`query` for MCP)."""
@@ -364,9 +371,14 @@ def parse_query_text(params: Params, problems: list[Problem], *, name: str = "q"
         problems.append(Problem(name, NUL_DETAIL, suggestions=(Choice(without, without),) if without else ()))
     q = _single(params, "q", problems) or ""
     if len(q) > MAX_QUERY_CHARS:
-        problems.append(Problem("q", f"must be at most {MAX_QUERY_CHARS} characters long"))
-        q = q[:MAX_QUERY_CHARS].strip()
+        problems.append(Problem(name, query_too_long(len(q))))
+        return ""
     return q
+
+
+def query_too_long(length: int) -> str:
+    """The detail of a refused search text: the limit and how long it was."""
+    return f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,}"
 
 
 def parse_sort(params: Params, problems: list[Problem]) -> str:

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 
@@ -187,6 +187,15 @@ def _page_problem(raw: str | None) -> list[Problem]:
     return [Problem("page", "must be a whole number from 1", raw)]
 
 
+def _query_box(state: SearchState, query: QueryDict, problems: list[Problem]) -> str:
+    """The text of the search box: the query searched, or else the one refused (too long),
+    so the person can shorten it rather than type it again. Never searched nor linked:
+    every link of the page is built from `state`, which left it out."""
+    if state.q or not any(problem.parameter == "q" for problem in problems):
+        return state.q
+    return query.get("q", "").strip()
+
+
 def _page_numbers(current: int, last: int) -> list[int | None]:
     """Page links to show: first, last and two either side of `current`; None marks a gap."""
     wanted = sorted({1, last, *range(max(1, current - 2), min(last, current + 2) + 1)})
@@ -203,7 +212,8 @@ def case_list(request: HttpRequest) -> HttpResponse:
 
     Query parameters are read by `selectors.parse_search` (described in
     `incidents.views.state`); a value it cannot use is left out and shown in a notice with
-    the nearest valid values as links. Renders `CASES_PER_PAGE` hits, facet counts over the
+    the nearest valid values as links (a query over `MAX_QUERY_CHARS` is not searched: the
+    page browses, its text kept in the search box only). Renders `CASES_PER_PAGE` hits, facet counts over the
     whole result, active filters as removable chips, sort choices and pagination that keeps
     the state. A page past the last redirects to the last page; an empty result lists ways
     out (each with its total). Data: `selectors.parse_search`, `search.search_cases`.
@@ -233,6 +243,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
         "incidents/case_list.html",
         {
             "state": state,
+            "query_box": _query_box(state, request.GET, problems),
             "notices": [_notice(problem, state, base) for problem in problems],
             "results": results,
             "hits": results.hits,

@@ -102,9 +102,16 @@ def test_sort_has_one_name_and_the_apis_old_ordering_still_works():
 
 
 def test_the_query_has_one_length_limit():
+    search, problems = parse_search(QueryDict("q=" + "x" * MAX_QUERY_CHARS))
+    assert (len(search.q), problems) == (MAX_QUERY_CHARS, [])
+    # One more and it is refused whole: a cut query would search words never sent.
     search, [problem] = parse_search(QueryDict("q=" + "x" * (MAX_QUERY_CHARS + 1)))
-    assert len(search.q) == MAX_QUERY_CHARS
-    assert (problem.parameter, problem.detail) == ("q", f"must be at most {MAX_QUERY_CHARS} characters long")
+    assert search.q == ""
+    assert (problem.parameter, problem.detail, problem.value) == (
+        "q",
+        f"must be at most {MAX_QUERY_CHARS} characters long; it has {MAX_QUERY_CHARS + 1}",
+        None,
+    )
 
 
 def test_tool_arguments_parse_like_query_strings():

@@ -1,0 +1,63 @@
+"""A search text over `MAX_QUERY_CHARS` is one problem, found by the one parser and
+reported by every front door in the same words (the limit and the length given): the API as
+a 400 problem document, MCP as a tool error, the page as a notice above what it did instead,
+browse every case. It used to be cut to the limit and searched, so the page said the query
+was left out and then "No cases match" the cut text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.http import QueryDict
+
+from incidents.models import Case
+from incidents.selectors import MAX_QUERY_CHARS, parse_search
+from tests.web.html import element, text_of
+
+pytestmark = pytest.mark.django_db
+
+TOO_LONG = ("nccl timeout " * 50)[: MAX_QUERY_CHARS + 100].strip()  # 600 characters
+DETAIL = "must be at most 500 characters long; it has 600"
+
+
+def test_the_parser_refuses_it_whole_saying_the_limit_and_the_length():
+    assert (MAX_QUERY_CHARS, len(TOO_LONG)) == (500, 600)
+    search, [problem] = parse_search(QueryDict(f"q={TOO_LONG}"))
+    assert search.q == ""  # not cut and searched
+    assert (problem.parameter, problem.detail) == ("q", DETAIL)
+
+
+def test_the_api_answers_400_naming_q(client):
+    response = client.get("/api/cases/", {"q": TOO_LONG})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": "q", "detail": DETAIL}]
+
+
+def test_search_incidents_is_a_tool_error_in_the_same_words(mcp):
+    assert mcp.error("search_incidents", query=TOO_LONG) == f"query: {DETAIL}."
+    # The limit is still stated in the tool's schema for clients that check first.
+    [tool] = [t for t in mcp.run(lambda c: c.list_tools()).tools if t.name == "search_incidents"]
+    assert tool.input_schema["properties"]["query"]["maxLength"] == MAX_QUERY_CHARS
+
+
+def test_the_page_browses_every_case_under_the_notice(client):
+    response = client.get("/cases/", {"q": TOO_LONG})
+    assert response.status_code == 200
+    html = response.content.decode()
+    notice = text_of(element(html, "div", class_="note notice"))
+    assert notice == f"Some of the parameters could not be used and were left out: Search text: {DETAIL}."
+    results = text_of(element(html, "section", class_="results"))
+    total = Case.objects.published().count()
+    assert f"1–20 of {total} cases, newest first." in results
+    assert "match" not in text_of(element(html, "p", id="result-count"))
+    assert re.search(r"<h1>Cases</h1>", html)
+
+
+def test_the_page_keeps_the_text_in_the_box_only(client):
+    response = client.get("/cases/", {"q": TOO_LONG})
+    html = response.content.decode()
+    assert f'name="q" value="{TOO_LONG}"' in html  # to shorten, not to type again
+    # No link of the page (sort, facets, JSON twin) searches it, cut or whole.
+    assert "q=nccl" not in html
+    assert "q=" not in response["Link"]
