@@ -46,7 +46,9 @@ class FacetValue(BaseModel):
 
 
 class SearchHit(CaseSummary):
-    score: float | None = Field(description="Relevance, higher is better; null when browsing.")
+    score: float | None = Field(
+        description="Relevance, higher is better (1: the case cites the record queried); null when browsing."
+    )
     confidence: Literal["strong", "possible", "weak"] | None = Field(
         description="The search engine's label (as the API's); null when not ranked."
     )

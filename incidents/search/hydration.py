@@ -21,7 +21,7 @@ from incidents.selectors.stats import published_count
 
 from .backends import get_backend
 from .facets import facet_counts
-from .fusion import Candidate
+from .fusion import STRONG, Candidate
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -30,6 +30,9 @@ from .snippets import parse_snippet
 
 # Partial matches (weak hits) listed after the last page of matches.
 PARTIAL_SHOWN = 5
+# The score of a case citing a record the query names, with nothing else to rank it by: a
+# certainty (the score is the probability that the case answers the query), labelled strong.
+REFERENCE_SCORE = 1.0
 
 Counts = Callable[[CaseQuerySet], dict[str, list[FacetCount]]]
 
@@ -58,11 +61,11 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         else:
             total, facets = listing.count(), counts(listing)
         return SearchResults(
-            hits=[SearchHit(case=c, score=None, snippet=None) for c in listed],
+            hits=[_listed_hit(plan, case) for case in listed],
             total=total,
             facets=facets,
             notes=notes,
-            browsing=plan.kind == "browse",
+            browsing=plan.kind == "browse" and not plan.references,
         )
     if plan.kind == "nothing" or plan.parsed is None:
         return SearchResults(hits=[], total=0, facets=counts(plan.cases.none()), notes=notes)
@@ -96,6 +99,16 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         partial_total=len(weak),
         suggestion=plan.suggestion,
     )
+
+
+def _listed_hit(plan: SearchPlan, case: Case) -> SearchHit:
+    """A case of a listing: unscored when browsing, but a strong match of score
+    `REFERENCE_SCORE` when the query names a record the case cites (a reference lookup
+    without words, or with words it only excludes): an exact reference is the strongest
+    evidence there is, and every front door shows the label of every hit."""
+    if plan.references:
+        return SearchHit(case=case, score=REFERENCE_SCORE, snippet=None, confidence=STRONG)
+    return SearchHit(case=case, score=None, snippet=None)
 
 
 def _listing_key(listing: CaseQuerySet, facets: bool) -> str | None:

@@ -72,6 +72,8 @@ class SearchPlan:
     # Browsing with a few facet values only (`_few_facet_values`): the total and facet counts
     # may be shared through the store cache, as their key space is the vocabulary's.
     shared_counts: bool = False
+    # The upstream records the query names (`NVIDIA/nccl#1405`): `cases` cite one of them.
+    references: tuple[str, ...] = ()
 
 
 def vocabulary_terms() -> list[VocabTerm]:
@@ -166,6 +168,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         facets=request.facets,
         notes=tuple(notes),
         shared_counts=not references and _few_facet_values(request.filters),
+        references=tuple(references),
     )
     if not query.strip():
         return browse
