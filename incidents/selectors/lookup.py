@@ -50,7 +50,8 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
       (the kept case's id, with `merged_from` set), and `case` too when `follow` (tools that
       answer with the case rather than redirect);
     - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
-      or extra digit: `IL-9428` -> `IL-0428`; swapped digits; numeric neighbours).
+      or extra digit: `IL-9428` -> `IL-0428`, `IL-04290` -> `IL-0429`; swapped digits;
+      numeric neighbours), nearest to what was typed first (`spelling.closest_case_ids`).
 
     Queries: exact hit 7 (the case and its prefetches); redirect 1 (+7 with `follow`,
     +1 for a spelling `case_by_id` misses); miss 3 (case, case-insensitive id, every

@@ -39,8 +39,11 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
 
     Likely typos come first: an id one digit away (`IL-9428`, `IL-04281` or `IL-048` for
     `IL-0428`: one wrong, extra or missing digit), the same digits in another order
-    (`IL-4500` for `IL-0450`) or a numeric neighbour within 2; then the rest by numeric
-    distance.
+    (`IL-4500` for `IL-0450`) or a numeric neighbour within 2. They are ordered by their
+    distance to the number typed or to it without its last digit, whichever is nearer: an
+    extra digit is most often a key struck once more at the end, and 4290 itself is about
+    as far from 429 as from 490, so `IL-04290` names IL-0429 before IL-0490 and IL-0492.
+    Then the rest by numeric distance.
     """
     digits = _DIGITS.findall(wanted)
     if not digits:
@@ -59,8 +62,9 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
         stored_forms = {stored, stored.lstrip("0") or "0"}
         one_digit_off = min(_edit_distance(a, b) for a in forms for b in stored_forms) <= 1
         transposed = sorted(f"{other:04d}") == sorted(f"{number:04d}")
-        likely = one_digit_off or transposed or abs(other - number) <= 2
-        return (0 if likely else 1, abs(other - number), case_id)
+        if one_digit_off or transposed or abs(other - number) <= 2:
+            return (0, min(abs(other - number), abs(other - number // 10)), case_id)
+        return (1, abs(other - number), case_id)
 
     return sorted(ids, key=distance)[:limit]
 
