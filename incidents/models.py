@@ -46,6 +46,10 @@ class TermQuerySet(models.QuerySet["Term"]):
         return self.filter(facet=facet)
 
 
+# What a list of cases leaves unread of each linked term (`CaseQuerySet.with_summary`).
+TERM_DETAIL = ("description", "synonyms", "patterns", "source_url")
+
+
 class Term(models.Model):
     """One vocabulary term: a topic, symptom tag, root-cause category, component, workload,
     organization or accelerator.
@@ -134,11 +138,16 @@ class CaseQuerySet(models.QuerySet["Case"]):
         return self.order_by("-published", "-id")
 
     def with_summary(self) -> CaseQuerySet:
-        """Prefetch what a list entry shows: root cause and ordered terms (2 extra queries)."""
+        """Prefetch what a list entry shows: root cause and ordered terms (2 extra queries).
+        The terms come without `TERM_DETAIL` (a list names its terms; a term's own page
+        reads the rest): decoding every linked term's synonyms and patterns from JSON was
+        a tenth of a search's time in Python."""
         return self.select_related("root_cause_category").prefetch_related(
             models.Prefetch(
                 "term_links",
-                queryset=CaseTerm.objects.select_related("term").order_by("position"),
+                queryset=CaseTerm.objects.select_related("term")
+                .defer(*(f"term__{name}" for name in TERM_DETAIL))
+                .order_by("position"),
             )
         )
 
