@@ -96,6 +96,13 @@ def _group_score(n: int) -> str:
     return f"x.h{n} * {idf} * x.r{n} / (x.r{n} + {SATURATION})"
 
 
+def _one_lexeme(atom: Atom) -> bool:
+    """Whether PostgreSQL's parser reads `atom` as one word (letters and digits only, no
+    phrase), so that its tsquery is a single lexeme: `xid79`, `allreduce`, not `2.22.3` or
+    `NCCL_IB_TIMEOUT` (several lexemes in a row, a phrase)."""
+    return not atom.is_phrase and atom.words[0].isascii() and atom.words[0].isalnum()
+
+
 def postgres_rank(vector: str) -> str:
     """The ranking expression of the tsvector `vector` against the query `q.query`."""
     return f"ts_rank('{POSTGRES_WEIGHTS}', {vector}, q.query, 1)"
@@ -654,6 +661,7 @@ class PostgresBackend(Backend):
         numbered: dict[str, int] = {}
         group_sql: list[str] = []
         group_params: list = []
+        lexemes_only: set[int] = set()  # groups whose every alternative is one plain word
 
         def number(group: list[Atom]) -> int:
             tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
@@ -662,6 +670,8 @@ class PostgresBackend(Backend):
                 numbered[key] = len(numbered)
                 group_sql.append(f"{tsquery} AS q{numbered[key]}")
                 group_params.extend(tsquery_params)
+                if all(_one_lexeme(atom) for atom in group):
+                    lexemes_only.add(numbered[key])
             return numbered[key]
 
         def shared(groups: list[list[Atom]]) -> str:
@@ -675,8 +685,15 @@ class PostgresBackend(Backend):
         share = shared(list(coordinate)) if len(coordinate) > 1 else "1.0"
         literal_share = shared(list(literal)) if literal else share
         tsquery, tsquery_params = self.tsquery(parsed)
-        hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in range(len(numbered)))
+        # A group of plain words matches exactly when its ts_rank is above 0 (every weight is
+        # positive): a scored one's match flag comes from its rank, computed anyway, instead
+        # of a second pass over the vector (the bench's long query: nine groups, 100,000
+        # matches). A phrase may rank above 0 without matching, so it is tested.
+        derived = [n for n in scored if n in lexemes_only]
+        tested = [n for n in range(len(numbered)) if n not in derived]
+        hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in tested)
         hits += "".join(f", ts_rank('{POSTGRES_WEIGHTS}', v.v, q.q{n}, 1) AS r{n}" for n in scored)
+        flags = "".join(f", CASE WHEN m.r{n} > 0 THEN 1 ELSE 0 END AS h{n}" for n in derived)
         whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
         base = "(" + " + ".join(_group_score(n) for n in scored) + ")" if scored else "x.base"
         queries = "".join(f", {sql}" for sql in group_sql)
@@ -700,15 +717,17 @@ class PostgresBackend(Backend):
             unpublished_in_rows=False,
         )
         sql = (
-            # `x`, the matches with their numbers, is computed once (MATERIALIZED) and then
+            # `m`, the matches with their numbers, is computed once (MATERIALIZED) and then
             # joined and sorted: the sort carries numbers, where the inlined form sorted every
             # match with its decompressed vector (16 MB for 10,000 matches: a merge sort on
             # disk), and a planner without statistics (a small store, never analysed) cannot
             # run it again for every case row it joins.
-            f"WITH x AS MATERIALIZED (SELECT s.case_id{whole_rank}{hits}"
+            f"WITH m AS MATERIALIZED (SELECT s.case_id{whole_rank}{hits}"
             f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
             f" WHERE s.vector @@ q.query{allowed}),"
+            # `x`: the matches with every group's flag, the derived ones from their ranks.
+            f" x AS (SELECT m.*{flags} FROM m),"
             # `y`: each match's score before the term boost (its idf needs every match) and
             # its shares, so that the bound (`_pruned`) is read before the join and the boost.
             f" y AS MATERIALIZED (SELECT x.case_id, {base} * {coord} AS base,"
