@@ -40,10 +40,12 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
     Likely typos come first: an id one digit away (`IL-9428`, `IL-04281` or `IL-048` for
     `IL-0428`: one wrong, extra or missing digit), the same digits in another order
     (`IL-4500` for `IL-0450`) or a numeric neighbour within 2. They are ordered by their
-    distance to the number typed or to it without its last digit, whichever is nearer: an
-    extra digit is most often a key struck once more at the end, and 4290 itself is about
-    as far from 429 as from 490, so `IL-04290` names IL-0429 before IL-0490 and IL-0492.
-    Then the rest by numeric distance.
+    distance to the number typed; when more digits were typed than the id has (a digit too
+    many), by its distance to the number typed or to it without its last digit, whichever
+    is nearer: an extra digit is most often a key struck once more at the end, and 4290
+    itself is about as far from 429 as from 490, so `IL-04290` names IL-0429 before
+    IL-0490 and IL-0492 (while `IL-0440` names IL-0439 and IL-0441, not IL-0044). Then the
+    rest by numeric distance.
     """
     digits = _DIGITS.findall(wanted)
     if not digits:
@@ -63,7 +65,8 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
         one_digit_off = min(_edit_distance(a, b) for a in forms for b in stored_forms) <= 1
         transposed = sorted(f"{other:04d}") == sorted(f"{number:04d}")
         if one_digit_off or transposed or abs(other - number) <= 2:
-            return (0, min(abs(other - number), abs(other - number // 10)), case_id)
+            extra_digit = len(typed) > len(stored)
+            return (0, min(abs(other - number), abs(other - number // 10) if extra_digit else 10**9), case_id)
         return (1, abs(other - number), case_id)
 
     return sorted(ids, key=distance)[:limit]

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 # What was typed -> the ids named, in order (IL-0048, IL-4290, IL-4280 do not exist).
 NEAREST = {
     "IL-04290": ["IL-0429", "IL-0490", "IL-0492"],  # a 0 too many at the end, a 2, the digits swapped
-    "IL-4290": ["IL-0429", "IL-0490", "IL-0492"],
+    "IL-4290": ["IL-0492", "IL-0490", "IL-0429"],  # as many digits as an id: by number
     "IL-04280": ["IL-0428", "IL-0480", "IL-0482"],
     "IL-9428": ["IL-0428", "IL-0629", "IL-0628"],  # one wrong digit, then the nearest numbers
     "IL-0440": ["IL-0439", "IL-0441", "IL-0438"],  # a number no case has: its neighbours
@@ -38,6 +38,15 @@ def test_an_extra_last_digit_is_dropped_before_an_inner_one():
     for ids in (["IL-0429", "IL-0490", "IL-0492"], ["IL-0492", "IL-0490", "IL-0429"]):
         assert closest_case_ids("IL-04290", ids) == ["IL-0429", "IL-0490", "IL-0492"]
     assert closest_case_ids("IL-04920", ["IL-0429", "IL-0490", "IL-0492"])[0] == "IL-0492"
+
+
+def test_a_digit_too_few_is_not_read_as_one_too_many():
+    # IL-0440 has an id's four digits: its neighbours come first, not IL-0044, which
+    # dropping a last digit that was never typed would give.
+    ids = [f"IL-{n:04d}" for n in range(1, 701) if n not in (123, 440)]
+    assert closest_case_ids("IL-0440", ids) == ["IL-0439", "IL-0441", "IL-0438"]
+    assert closest_case_ids("IL-0123", ids) == ["IL-0122", "IL-0124", "IL-0121"]
+    assert closest_case_ids("IL-04410", ids)[0] == "IL-0441"  # a digit too many: dropped
 
 
 @pytest.mark.parametrize("path", ["/api/cases/{}", "/api/cases/{}/similar"])
