@@ -213,7 +213,8 @@ def quantised(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     `rows[i] * scales[i]`, each component within half a scale step (its largest component
     / 254). A zero row stays zero (scale 1)."""
     peaks = np.abs(block).max(axis=1) if block.shape[1] else np.zeros(len(block), dtype=np.float32)
-    scales = np.where(peaks > 0, peaks / INT8_PEAK, 1.0).astype(np.float32)
+    scales = (peaks / INT8_PEAK).astype(np.float32)
+    scales[~(scales > 0)] = 1.0  # a zero row, or one so small its scale underflows to 0
     rows = np.rint(block / scales[:, None]).astype(np.int8)
     return rows, scales
 
@@ -421,7 +422,6 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
             matrix = np.empty((room, encoder.DIMENSIONS), dtype=np.int8)
             scale, owner = np.empty(room, dtype=np.float32), np.empty(room, dtype=np.int64)
         if at + passages_count > len(matrix):
-            written = _flush(pending, matrix, scale, written)
             rows_wanted = max(at + passages_count, 2 * len(matrix), FIRST_ROWS)
             matrix, scale, owner = _grown(matrix, scale, owner, at, rows_wanted)
         pending.append(np.frombuffer(data, dtype=np.float32).reshape(passages_count, encoder.DIMENSIONS))

@@ -207,3 +207,16 @@ def test_int8_rows_score_within_a_few_thousandths_of_float32():
         assert 0 < difference.max() < 0.004
     means = np.sum(int8.case_matrix() * exact.case_matrix(), axis=1)
     assert means.min() > 0.9999
+
+
+def test_a_row_too_small_for_a_scale_quantises_to_zero_without_warnings():
+    import warnings
+
+    from incidents.search import semantic
+
+    tiny = np.full((2, 384), 1e-44, dtype=np.float32)  # its peak / 127 underflows to 0
+    tiny[1] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows, scales = semantic.quantised(tiny)
+    assert not rows.any() and scales.tolist() == [1.0, 1.0]
