@@ -96,13 +96,6 @@ def _group_score(n: int) -> str:
     return f"x.h{n} * {idf} * x.r{n} / (x.r{n} + {SATURATION})"
 
 
-def _one_lexeme(atom: Atom) -> bool:
-    """Whether PostgreSQL's parser reads `atom` as one word (letters and digits only, no
-    phrase), so that its tsquery is a single lexeme: `xid79`, `allreduce`, not `2.22.3` or
-    `NCCL_IB_TIMEOUT` (several lexemes in a row, a phrase)."""
-    return not atom.is_phrase and atom.words[0].isascii() and atom.words[0].isalnum()
-
-
 def postgres_rank(vector: str) -> str:
     """The ranking expression of the tsvector `vector` against the query `q.query`."""
     return f"ts_rank('{POSTGRES_WEIGHTS}', {vector}, q.query, 1)"
@@ -661,7 +654,6 @@ class PostgresBackend(Backend):
         numbered: dict[str, int] = {}
         group_sql: list[str] = []
         group_params: list = []
-        lexemes_only: set[int] = set()  # groups whose every alternative is one plain word
 
         def number(group: list[Atom]) -> int:
             tsquery, tsquery_params = self.tsquery(ParsedQuery(groups=[group]))
@@ -670,8 +662,6 @@ class PostgresBackend(Backend):
                 numbered[key] = len(numbered)
                 group_sql.append(f"{tsquery} AS q{numbered[key]}")
                 group_params.extend(tsquery_params)
-                if all(_one_lexeme(atom) for atom in group):
-                    lexemes_only.add(numbered[key])
             return numbered[key]
 
         def shared(groups: list[list[Atom]]) -> str:
@@ -685,15 +675,22 @@ class PostgresBackend(Backend):
         share = shared(list(coordinate)) if len(coordinate) > 1 else "1.0"
         literal_share = shared(list(literal)) if literal else share
         tsquery, tsquery_params = self.tsquery(parsed)
-        # A group of plain words matches exactly when its ts_rank is above 0 (every weight is
-        # positive): a scored one's match flag comes from its rank, computed anyway, instead
-        # of a second pass over the vector (the bench's long query: nine groups, 100,000
-        # matches). A phrase may rank above 0 without matching, so it is tested.
-        derived = [n for n in scored if n in lexemes_only]
+        # A group whose tsquery is lexemes joined by OR matches exactly when its ts_rank is
+        # above 0 (every weight is positive): a scored group's match flag then comes from its
+        # rank, computed anyway, instead of a second pass over the vector (the bench's long
+        # query: nine groups, 100,000 matches). A phrase (`<->`, also what PostgreSQL makes
+        # of `2.22.3` or `1e5abc`) may rank above 0 without matching, so it is tested:
+        # whether a group has an operator other than OR is read from its tsquery once (`o<n>`).
+        derived = self._flags_from_ranks(scored)
         tested = [n for n in range(len(numbered)) if n not in derived]
         hits = "".join(f", CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END AS h{n}" for n in tested)
+        hits += "".join(
+            f", CASE WHEN q.o{n} THEN CASE WHEN v.v @@ q.q{n} THEN 1 ELSE 0 END END AS t{n}" for n in derived
+        )
         hits += "".join(f", ts_rank('{POSTGRES_WEIGHTS}', v.v, q.q{n}, 1) AS r{n}" for n in scored)
-        flags = "".join(f", CASE WHEN m.r{n} > 0 THEN 1 ELSE 0 END AS h{n}" for n in derived)
+        from_rank = "CASE WHEN m.r{n} > 0 THEN 1 ELSE 0 END"
+        flags = "".join(f", COALESCE(m.t{n}, {from_rank.format(n=n)}) AS h{n}" for n in derived)
+        operators = "".join(f", i.q{n}::text ~ '[<&!]' AS o{n}" for n in derived)
         whole_rank = "" if scored else f", {postgres_rank('v.v')} AS base"
         base = "(" + " + ".join(_group_score(n) for n in scored) + ")" if scored else "x.base"
         queries = "".join(f", {sql}" for sql in group_sql)
@@ -723,7 +720,7 @@ class PostgresBackend(Backend):
             # disk), and a planner without statistics (a small store, never analysed) cannot
             # run it again for every case row it joins.
             f"WITH m AS MATERIALIZED (SELECT s.case_id{whole_rank}{hits}"
-            f" FROM (SELECT {tsquery} AS query{queries}) q, {POSTGRES_TABLE} s"
+            f" FROM (SELECT i.*{operators} FROM (SELECT {tsquery} AS query{queries}) i) q, {POSTGRES_TABLE} s"
             " CROSS JOIN LATERAL (SELECT s.vector || ''::tsvector AS v OFFSET 0) v"
             f" WHERE s.vector @@ q.query{allowed}),"
             # `x`: the matches with every group's flag, the derived ones from their ranks.
@@ -759,6 +756,12 @@ class PostgresBackend(Backend):
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         return [RankedRow(r[0], float(r[1]), float(r[2]), float(r[3])) for r in rows]
+
+    @staticmethod
+    def _flags_from_ranks(scored: list[int]) -> list[int]:
+        """The scored groups whose match flag may come from their rank when their tsquery
+        turns out to be lexemes joined by OR: all of them."""
+        return list(scored)
 
     def snippets(self, parsed, case_ids, rowids=None):
         if not case_ids or not parsed.groups:
