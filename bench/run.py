@@ -787,8 +787,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "In process on SQLite, of a short search: about 85 to 110 ms FTS5's bm25 over the "
         "99,700 cases with either word (FTS5 alone: 5 ms to count them, 107 ms to score "
         "them), 65 ms the query against every passage vector "
-        "(500,000 x 384 float32: memory-bound; int8 since the afternoon of 5 December, about "
-        "the same time) and 25 ms the fused ranking's work over every "
+        "(500,000 x 384 float32: memory-bound; int8 since the afternoon of 5 December, 15 to "
+        "20 ms more, for a quarter of the memory) and 25 ms the fused ranking's work over every "
         "case's semantic score; PostgreSQL checks and ranks every match's vector (a phrase "
         "over 100,000 vectors 85-95 ms, the long query's nine word groups 850 ms). "
         "Within two facet values PostgreSQL meets it since 9036bbc (only the allowed cases' "
@@ -926,10 +926,12 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "MiB on SQLite and 1,050 on PostgreSQL at 100,000 on 5 December, 1,141 and 1,042 "
         "from 07:45 UTC). Since the afternoon of 5 December the worker holds the vectors as "
         "int8 with a scale per passage (192 MB at 100,000 in place of 768; the evaluation "
-        "figures unchanged; read as float32 1,024 rows at a time the product costs about "
-        "the same; float16 would halve them only, and numpy has no fast float16 product: "
-        "56 -> 470 ms for 500,000 passages here). Fix for the rest: the vectors in an ANN "
-        "index outside the worker, and a smaller import of the web stack per worker",
+        "figures unchanged; read as float32 512 rows at a time the product takes 61-63 ms "
+        "against 45-46; float16 would halve them only, and numpy has no fast float16 product: "
+        "56 -> 470 ms for 500,000 passages here): 657 and 738 MiB per SQLite worker at "
+        "100,000 on 5 December (afternoon). About 200 MB of a worker is Django, DRF, the MCP "
+        "SDK, numpy and scipy and the model before any case is read. Fix for the rest: the "
+        "vectors in an ANN index outside the worker",
     ),
 ]
 
