@@ -928,7 +928,8 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "int8 with a scale per passage (192 MB at 100,000 in place of 768; the evaluation "
         "figures unchanged; read as float32 512 rows at a time the product takes 61-63 ms "
         "against 45-46; float16 would halve them only, and numpy has no fast float16 product: "
-        "56 -> 470 ms for 500,000 passages here): 657 and 738 MiB per SQLite worker at "
+        "56 -> 470 ms for 500,000 passages here): 605 / 612 MiB per SQLite worker and "
+        "503 / 506 per PostgreSQL worker at "
         "100,000 on 5 December (afternoon). About 200 MB of a worker is Django, DRF, the MCP "
         "SDK, numpy and scipy and the model before any case is read. Fix for the rest: the "
         "vectors in an ANN index outside the worker",
