@@ -50,10 +50,11 @@ def search_cases(
     nothing raises on odd input. A blank query is the browse view: `relevance` means newest
     first, scores and labels are None. Tokens naming an upstream record
     (`NVIDIA/nccl#1405`, `nccl#1405`, `arXiv:...`, a URL) are reference lookups: only the
-    cases citing one of them (in `references` or `sources`) are searched, the rest of the
-    query ranks them, and a note says so; with no words to rank them (or words it only
-    excludes) each is a strong match of score 1 (`hydration.REFERENCE_SCORE`: an exact
-    reference is the strongest evidence there is), listed by date like the browse view.
+    cases citing one of them (in `references` or `sources`) are searched for the rest of the
+    query (a citing case with none of its words is not listed), and a note says so; with
+    no words to rank them (or words it only excludes) each is a strong match of score 1
+    (`hydration.REFERENCE_SCORE`: an exact reference is the strongest evidence there is),
+    listed by date like the browse view.
 
     Queries (fixed whatever the number of cases): with a query 7 (one more when a word
     is close to a vocabulary word but not one: whether any case has it) - vocabulary with
