@@ -17,6 +17,7 @@ from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
 from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS
+from incidents.selectors.params import query_too_long
 
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = 50
@@ -476,11 +477,26 @@ class ChangesPageSerializer(ResponseSerializer):
     results = ChangeSerializer(many=True, help_text="Newest first.")
 
 
+class SearchTextField(serializers.CharField):
+    """Text searched as `q` is: at most `MAX_QUERY_CHARS` characters (stated in the schema),
+    a longer one refused in the words of the parser the search doors share
+    (`selectors.params.query_too_long`), not in DRF's own."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=MAX_QUERY_CHARS, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        # Before the field's validators (DRF's own max_length message), which the schema reads.
+        value = super().to_internal_value(data)
+        if len(value) > MAX_QUERY_CHARS:
+            raise serializers.ValidationError(query_too_long(len(value)))
+        return value
+
+
 class TriageRequestSerializer(serializers.Serializer):
     """Body of `POST /api/triage`: symptoms and/or log, and what is known of the job."""
 
-    symptoms = serializers.CharField(
-        max_length=MAX_QUERY_CHARS,
+    symptoms = SearchTextField(
         required=False,
         default="",
         allow_blank=True,

@@ -24,7 +24,9 @@ def triage(
     symptoms: Annotated[
         str,
         Field(
-            max_length=MAX_QUERY_CHARS,
+            # Stated for clients, checked by `read_query`: refused in the words of the parser
+            # the search doors share, as `search_incidents` refuses a query.
+            json_schema_extra={"maxLength": MAX_QUERY_CHARS},
             description="What failed, in words or error text.",
         ),
     ] = "",

@@ -61,3 +61,20 @@ def test_the_page_keeps_the_text_in_the_box_only(client):
     # No link of the page (sort, facets, JSON twin) searches it, cut or whole.
     assert "q=nccl" not in html
     assert "q=" not in response["Link"]
+
+
+def test_triage_refuses_long_symptoms_in_the_same_words(client, mcp):
+    """Triage's symptoms are searched as a query is: the same limit, the same words (they
+    were DRF's and pydantic's own), the limit still in both schemas."""
+    response = client.post("/api/triage", {"symptoms": TOO_LONG}, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": "symptoms", "detail": DETAIL}]
+    assert mcp.error("triage", symptoms=TOO_LONG) == f"symptoms: {DETAIL}."
+    [tool] = [t for t in mcp.run(lambda c: c.list_tools()).tools if t.name == "triage"]
+    assert tool.input_schema["properties"]["symptoms"]["maxLength"] == MAX_QUERY_CHARS
+    schema = client.get("/api/schema/").json()
+    body = schema["components"]["schemas"]["TriageRequest"]["properties"]["symptoms"]
+    assert body["maxLength"] == MAX_QUERY_CHARS
+    # At the limit it is searched.
+    at_limit = {"symptoms": TOO_LONG[:MAX_QUERY_CHARS]}
+    assert client.post("/api/triage", at_limit, content_type="application/json").status_code == 200
