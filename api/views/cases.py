@@ -119,10 +119,17 @@ LOOSE_CASE_ID = re.compile(r"^\s*(?:[Ii][Ll])?[-_ ]?\d{1,6}\s*$")
 
 
 def check_case_id(case_id: str) -> None:
-    """404 for ids that cannot exist (no digits in an id shape), without touching the
-    database; other spellings of an id (`il428`, `428`) go on to redirect."""
-    if not CASE_ID.match(case_id) and not LOOSE_CASE_ID.match(case_id):
-        raise Http404(f"No case with id {case_id!r}: ids look like IL-0428.")
+    """404 for ids that cannot exist (not in an id's shape); other spellings of an id
+    (`il428`, `428`) go on to redirect. One with digits (`IL-0427x`) names the closest ids,
+    as the case page and MCP do (`selectors.find_case`, 3 queries); one without (`not-an-id`)
+    is answered without touching the database."""
+    if CASE_ID.match(case_id) or LOOSE_CASE_ID.match(case_id):
+        return
+    detail = f"No case with id {case_id!r}: ids look like IL-0428."
+    if not any(character.isdigit() for character in case_id):
+        raise Http404(detail)
+    closest = find_case(case_id).closest
+    raise UnknownResource(detail, [ParameterError("case_id", "ids look like IL-0428", case_id, closest)])
 
 
 def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:

@@ -82,3 +82,24 @@ def test_mcp_names_them(tool):
         "No incident 'IL-04290'. Closest ids: IL-0429, IL-0490, IL-0492. "
         "To find incidents by what happened, use search_incidents."
     )
+
+
+@pytest.mark.parametrize("path", ["/api/cases/{}", "/api/cases/{}/similar", "/api/cases/{}/history"])
+def test_an_id_out_of_shape_with_digits_names_them_too(client, path):
+    # The API answered `IL-0427x` with a hint only, where the page and MCP named ids.
+    closest = find_case("IL-0427x").closest
+    assert closest[0] == "IL-0428"
+    response = client.get(path.format("IL-0427x"))
+    assert response.status_code == 404
+    [error] = response.json()["errors"]
+    assert error == {
+        "parameter": "case_id",
+        "detail": "ids look like IL-0428",
+        "value": "IL-0427x",
+        "suggestions": closest,
+    }
+    assert (
+        InMemoryMcp()
+        .error("get_incident", id="IL-0427x")
+        .startswith(f"No incident 'IL-0427x'. Closest ids: {', '.join(closest)}.")
+    )
