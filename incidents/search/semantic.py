@@ -16,8 +16,8 @@ numpy against every passage and a case scores its best passage plus a little of 
 What search reads is held in memory as int8 with one scale per passage (`quantised`): a
 quarter of the float32 matrix (at 100,000 cases 192 MB in place of 768 MB in every
 worker). A product reads the int8 rows a block at a time as float32, which costs more than
-the float32 product (100,000 cases: 69 against 49 ms a search, the conversion being most
-of it), and a passage's cosine moves by at most about 0.002. The stored vectors stay
+the float32 product (100,000 cases: 61-63 against 45-46 ms a search, the conversion being
+most of it), and a passage's cosine moves by at most about 0.002. The stored vectors stay
 float32: similar cases' mean embeddings are computed from them as they are
 (`profiles.py`).
 """
