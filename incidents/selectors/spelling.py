@@ -65,8 +65,10 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
         one_digit_off = min(_edit_distance(a, b) for a in forms for b in stored_forms) <= 1
         transposed = sorted(f"{other:04d}") == sorted(f"{number:04d}")
         if one_digit_off or transposed or abs(other - number) <= 2:
-            extra_digit = len(typed) > len(stored)
-            return (0, min(abs(other - number), abs(other - number // 10) if extra_digit else 10**9), case_id)
+            nearness = abs(other - number)
+            if len(typed) > len(stored):  # a digit too many: perhaps struck once more at the end
+                nearness = min(nearness, abs(other - number // 10))
+            return (0, nearness, case_id)
         return (1, abs(other - number), case_id)
 
     return sorted(ids, key=distance)[:limit]
