@@ -16,7 +16,7 @@ from .document_model import value_at
 from .models import Case, Source
 from .references import split_url
 from .search.profiles import ACCOUNT_PATHS, Profile
-from .search.similarity import TextIndex
+from .search.similarity import TextIndex, current_text_index
 
 # Text score from which two texts read as the same account. Measured on the 36 demo cases:
 # distinct cases score at most 0.30 against each other; a case's title with its summary
@@ -66,8 +66,9 @@ def find_lookalikes(
     """Existing cases (any status but merged) citing one of `urls`, then published cases whose
     text is near-identical to `text`; each case once, at most `limit`.
 
-    Queries: one for the URLs, a `TextIndex` (4, unless one is passed) when `text` is given,
-    and one for the titles.
+    Queries: one for the URLs, one for the titles, and when `text` is given the store's
+    `TextIndex` unless one is passed: kept in each process until the next write
+    (`current_text_index`; one cache read, plus 2 queries to build it after a write).
     """
     skip = set(exclude)
     found: dict[str, str] = {}
@@ -83,7 +84,7 @@ def find_lookalikes(
             if case_id not in skip:
                 found.setdefault(case_id, f"same source URL {url}")
     if text.strip():
-        index = index or TextIndex()
+        index = index or current_text_index()
         near = index.matches(text, exclude=skip | found.keys(), min_score=NEAR_IDENTICAL, limit=limit)
         for case_id, score in near:
             found.setdefault(case_id, f"near-identical text ({score:.2f})")

@@ -186,12 +186,13 @@ def published(
     """Profiles of every published case, by id: `fresh` ones (from `refresh`) as given, the
     others from their stored rows (or their text, when none is stored, or when a stored row
     predates the context counts and `account_only` is False). `account_only`: leave
-    `context` and `embedding` empty (a duplicate check compares accounts only, and skips
-    reading them).
+    `context` and `embedding` empty and the terms but the root cause too (a duplicate check
+    compares accounts only, and skips reading them).
     Terms from the term rows, without organization and accelerator (who reported a case and
     on which chip are not the failure, see `ALIAS_FACETS`). Queries: 4 (root causes, term
-    links, terms, stored rows), and with `fresh` one more plus one per `BATCH` other stored
-    rows; 7 more when some profiles are missing (embeddings, texts and what they name).
+    links, terms, stored rows; 2 with `account_only`), and with `fresh` one more plus one
+    per `BATCH` other stored rows; 7 more when some profiles are missing (embeddings, texts
+    and what they name).
 
     `before`: what this function returned earlier in the caller's transaction, once it held
     the write lock, with no vocabulary term written since. Its profiles are reused as they
@@ -209,7 +210,9 @@ def published(
 def _every_published(fresh: dict[str, Profile], cases: CaseQuerySet, *, account_only: bool) -> list[Profile]:
     """`published(fresh, account_only=...)` without `before`: every row read."""
     roots = _root_causes(cases)
-    terms = _terms_of(roots.keys())
+    # A duplicate check compares accounts, not terms: the term links (half of this read at
+    # 20,000 cases) are read for similar cases only.
+    terms = {} if account_only else _terms_of(roots.keys())
     found: dict[str, Profile] = {cid: p for cid, p in fresh.items() if cid in roots}
     if found:
         # Stored rows only for the cases not just refreshed (decoding JSON is the cost here).

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from incidents.models import Case
-from incidents.search.similarity import TextIndex
+from incidents.search import profiles
+from incidents.search.similarity import TextIndex, _Corpus
 
 pytestmark = pytest.mark.django_db
 
@@ -14,11 +15,11 @@ pytestmark = pytest.mark.django_db
 def every_case_scored(index: TextIndex, text: str, skip: set[str], min_score: float, limit: int):
     probe = index._probe(text)
     scored = []
-    for profile in index.corpus.profiles.values():
-        vector = index.corpus.vector(profile)
+    for row, case_id in enumerate(index.ids):
+        vector = index.vector(row)
         score = min(sum(probe[w] * vector[w] for w in probe.keys() & vector.keys()), 1.0)
-        if profile.id not in skip and score >= min_score and score > 0:
-            scored.append((profile.id, round(score, 4)))
+        if case_id not in skip and score >= min_score and score > 0:
+            scored.append((case_id, round(score, 4)))
     scored.sort(key=lambda s: (-s[1], s[0]))
     return scored[:limit]
 
@@ -50,3 +51,21 @@ def test_a_case_account_finds_its_own_case_first():
     case = Case.objects.published().order_by("id").first()
     [(best, score), *_] = index.matches(f"{case.title}\n{case.summary}")
     assert best == case.id and score > 0.6
+
+
+def test_the_index_keeps_the_account_vectors_and_nothing_else():
+    published = profiles.published(account_only=True)
+    corpus = _Corpus(published, account_only=True)
+    index = TextIndex(published)
+    assert index.ids == [p.id for p in published]
+    # The same words and weights, bit for bit, as the corpus it was built from gives.
+    for row, profile in enumerate(published):
+        assert index.vector(row) == corpus.vector(profile)
+    # The profiles (every case's word counts: 121 MiB at 20,000 cases) are not kept.
+    held = [
+        item
+        for value in vars(index).values()
+        if isinstance(value, (list, dict))
+        for item in (value.values() if isinstance(value, dict) else value)
+    ]
+    assert held and not any(isinstance(item, profiles.Profile) for item in held)
