@@ -8,7 +8,9 @@
 --     under the load.
 -- Counts every status, every 429 that lacks Retry-After, and each MCP call's answers by its
 -- JSON-RPC id (an answer with "isError": true or an "error" object counts as an error);
--- `done` prints one JSON line. Requests are formatted per call: only then does wrk know the
+-- `done` prints one JSON line. A thread's first good answer of each MCP call is also printed
+-- at once ("WRK-MCP-OK 13"), so that a caller can end the load (SIGINT: wrk then reports as
+-- at its set end) once every call has been answered, however slowly a busy machine answers. Requests are formatted per call: only then does wrk know the
 -- Host header, and each light client needs its own address.
 local kinds = {}
 local function add(method, path, body, content_type)
@@ -76,6 +78,10 @@ function response(status, headers, body)
     local id = body:match('"id"%s*:%s*(%d+)') or "none"
     local failed = status ~= 200 or body:find('"isError"%s*:%s*true') or body:find('"error"%s*:%s*{')
     local key = id .. (failed and " error" or " ok")
+    if not failed and mcp[key] == nil then
+      io.write("WRK-MCP-OK " .. id .. "\n")
+      io.flush()
+    end
     mcp[key] = (mcp[key] or 0) + 1
   end
 end
