@@ -628,9 +628,9 @@ def _write_cases(
     for i, document in enumerate(documents):
         columns = case_model().columns(document, lambda facet, reference: terms[(facet, reference)])
         fields = [name for name in columns if name != "id"]
-        # One microsecond apart: the change feed pages by `modified` (DRF's cursor keeps
-        # the last time and an offset among equal ones), and a case edited while a client
-        # pages through a run of equal times shifts that offset, so another is skipped.
+        # One microsecond apart, so that the change feed lists an import's cases in the
+        # order written (newest first). Its cursor no longer needs distinct times: it is a
+        # keyset on (modified, id) (`api.keyset`), which pages through equal times too.
         case = Case(**columns, modified=now + datetime.timedelta(microseconds=i))
         case.retraction_reason, case.merged_into_id = editorial.get(case.id, (None, None))
         cases.append(case)

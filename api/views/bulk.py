@@ -8,8 +8,6 @@ from itertools import islice
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -17,8 +15,8 @@ from incidents import selectors
 from incidents.documents import dumps_document
 
 from .. import schema, shapes
-from ..errors import InvalidParameters, ParameterError
 from ..http import ApiView, conditional_on_store, streamed
+from ..keyset import KeysetPagination
 from ..params import reject_all
 from ..query import Integer, QueryParams, Text, Timestamp
 from ..serializers import ChangesPageSerializer
@@ -92,30 +90,9 @@ class ExportView(ApiView):
         return response
 
 
-class ChangesPagination(CursorPagination):
-    """Newest first by `Case.modified`; the opaque `cursor` marks a position in the feed."""
-
-    ordering = ("-modified", "-id")
-    page_size = DEFAULT_CHANGES
-
-    def decode_cursor(self, request):
-        try:
-            return super().decode_cursor(request)
-        except NotFound:
-            raise InvalidParameters(
-                [
-                    ParameterError(
-                        "cursor",
-                        "not a cursor this feed gave out; follow `next` / `previous` links",
-                        request.query_params.get(self.cursor_query_param),
-                    )
-                ]
-            ) from None
-
-
 class ChangesView(ApiView):
-    """`GET /api/changes`: `selectors.case_changes(since=...)` paged by an opaque cursor
-    (`ChangesPageSerializer`); `modified` in UTC."""
+    """`GET /api/changes`: `selectors.case_changes(since=...)` paged by an opaque cursor on
+    (`modified`, `id`) (`keyset.KeysetPagination`, `ChangesPageSerializer`); `modified` in UTC."""
 
     @extend_schema(
         operation_id="changes_list",
@@ -127,7 +104,10 @@ class ChangesView(ApiView):
             "listed case again (`url`); a retraction arrives as a change with status "
             "`retracted`, a merge with status `merged` and `merged_into` (the kept case is "
             "listed too). Drafts never appear. Keep a few seconds of overlap: a long import "
-            "commits all of its cases at once."
+            "commits all of its cases at once. The opaque `cursor` of a `next` / `previous` "
+            "link holds the time and id of the row the page starts after, so a case saved "
+            "while a mirror pages (it moves to the top) makes it miss no other, even among "
+            "cases sharing one time."
         ),
         parameters=[
             *CHANGES_QUERY.openapi(),
@@ -142,15 +122,14 @@ class ChangesView(ApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        # `cursor` is read (once, else 400) here and decoded by `ChangesPagination`.
+        # `cursor` is read (once, else 400) here and decoded by `KeysetPagination`.
         values = CHANGES_QUERY.parse(request.query_params)
         return self.answer(request, since=values["since"], limit=values["limit"])
 
     @conditional_on_store()
     def answer(self, request: Request, *, since, limit: int) -> Response:
-        paginator = ChangesPagination()
-        paginator.page_size = limit
-        rows = paginator.paginate_queryset(selectors.case_changes(since=since), request, view=self) or []
+        paginator = KeysetPagination(limit)
+        rows = paginator.paginate_queryset(selectors.case_changes(since=since), request, view=self)
         return Response(
             ChangesPageSerializer(
                 {

@@ -1,8 +1,7 @@
-"""A mirror pages through `/api/changes` (DRF's cursor on `-modified`, which keeps the last
-time and an offset among equal ones) right after a bulk import. The import's cases must not
-share one time: a case edited while the mirror pages through a run of equal times would
-shift the offset and one case would never reach the mirror, and `previous` links would
-give other pages."""
+"""A mirror pages through `/api/changes` right after a bulk import, and a case it has
+already received is edited meanwhile: no case is lost, and `previous` links give the pages
+before. (The cursor is a keyset on (modified, id); runs of equal times are tested in
+test_change_feed_keeps_its_place_in_a_run_of_equal_times.py.)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import datetime
+import json
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -79,3 +82,54 @@ def test_an_unencoded_plus_in_the_offset_still_reads(client):
     assert "+02:00" in local
     response = client.get(f"/api/changes?since={local}")  # "+" decodes to a space
     assert (response.status_code, response.json()["results"]) == (200, [])
+
+
+def cursor_of(link: str) -> dict:
+    text = parse_qs(urlsplit(link).query)["cursor"][0]
+    return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+
+
+def test_next_and_previous_cursors_hold_the_last_and_first_rows_time_and_id(client):
+    first = client.get("/api/changes?limit=3").json()
+    assert first["previous"] is None
+    last = Case.objects.visible().order_by("-modified", "-id")[2]
+    assert cursor_of(first["next"]) == {"m": last.modified.isoformat(), "i": last.id, "r": 0}
+    second = client.get(first["next"]).json()
+    following = Case.objects.visible().order_by("-modified", "-id")[3]
+    assert second["results"][0]["id"] == following.id
+    assert cursor_of(second["previous"]) == {"m": following.modified.isoformat(), "i": following.id, "r": 1}
+    assert urlsplit(second["next"]).query.startswith("cursor=") and "limit=3" in second["next"]
+
+
+def encoded(data) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "bogus",
+        "é",
+        base64.b64encode(b"p=2024-01-01+00%3A00%3A00").decode(),  # DRF's own cursor, as before
+        encoded({"o": 100, "k": "search"}),  # an MCP cursor
+        encoded({"m": "2024-01-01T00:00:00+00:00", "i": "IL-0428"}),
+        encoded({"m": "2024-01-01T00:00:00", "i": "IL-0428", "r": 0}),
+        encoded({"m": "0001-01-01T00:00:00+01:00", "i": "IL-0428", "r": 0}),
+        encoded({"m": "2024-01-01T00:00:00+00:00", "i": "IL-04\x0028", "r": 0}),
+        encoded({"m": "2024-01-01T00:00:00+00:00", "i": 428, "r": 0}),
+        encoded({"m": "2024-01-01T00:00:00+00:00", "i": "IL-0428", "r": 2}),
+        encoded(["2024-01-01T00:00:00+00:00", "IL-0428", 0]),
+        encoded({"m": "2024-01-01T00:00:00+00:00", "i": "IL-0428", "r": 0, "pad": "x" * 200}),
+    ],
+)
+def test_a_cursor_it_did_not_give_out_is_a_400_naming_cursor(client, cursor):
+    response = client.get("/api/changes", {"cursor": cursor})
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["errors"] == [
+        {
+            "parameter": "cursor",
+            "detail": "not a cursor this feed gave out; follow `next` / `previous` links",
+            "value": cursor,
+        }
+    ]

@@ -61,6 +61,7 @@ GET_TARGETS = [
     "/api/topics/{}",
     "/api/vocab/{}",
     "/api/changes?since={}&limit={}",
+    "/api/changes?cursor={}",
     "/api/export?since={}",
     "/api/export?{}=1",
     "/api/proposals/{}",
