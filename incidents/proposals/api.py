@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ParseError, Throttled
@@ -14,10 +16,11 @@ from api.errors import InvalidParameters, ParameterError
 from api.http import ApiView
 from api.query import QueryParams, Repeated, Text
 from incidents import duplicates
+from incidents.models import Facet, Term
 from incidents.problems import CaseImportError
 from incidents.search import search_cases
 
-from .forms import ProposalForm
+from .forms import MAX_TEXT, MAX_URLS, ProposalForm
 from .models import Proposal
 from .receive import RateLimited, check_rate, receive
 
@@ -30,6 +33,33 @@ LOOKALIKES_QUERY = QueryParams(
         Repeated("url", "Source URLs.", max_length=2000, max_items=10),
     ]
 )
+
+
+# The body's fields are the form's; each is a string, and `source_urls` may also be a list
+# of strings (one URL each).
+LIST_FIELDS = {"source_urls"}
+REQUEST_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": list(Proposal.Kind.values), "description": "new or correction."},
+        "title": {"type": "string", "maxLength": 300, "description": "What broke (10 to 300 characters)."},
+        "text": {"type": "string", "maxLength": MAX_TEXT, "description": "What happened / what is wrong."},
+        "source_urls": {
+            "oneOf": [
+                {"type": "string", "description": "One http(s) URL per line."},
+                {"type": "array", "items": {"type": "string"}, "maxItems": MAX_URLS},
+            ],
+            "description": f"Public sources, at most {MAX_URLS}.",
+        },
+        "case_id": {"type": "string", "maxLength": 12, "description": "Correction: the case, e.g. IL-0428."},
+        "organization": {"type": "string", "maxLength": 200, "description": "New case: from the vocabulary."},
+        "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD."},
+        "topic": {"type": "string", "description": "New case: a topic slug."},
+        "root_cause": {"type": "string", "description": "New case, optional: a root cause slug."},
+        "contact": {"type": "string", "maxLength": 200, "description": "Optional e-mail address."},
+    },
+    "required": ["kind", "title", "text", "source_urls"],
+}
 
 
 def proposal_body(proposal: Proposal, request: Request) -> dict:
@@ -56,10 +86,11 @@ class ProposalCreateView(ApiView):
         description=(
             "Anyone may propose. Fields: `kind` (`new` or `correction`), `title`, `text`, "
             "`source_urls` (one per line or a list), and for a new case `organization`, "
-            "`published` and `topic` (slug); for a correction `case_id`. Plain text only (no "
-            "HTML), bounded sizes, a per-client rate. Answers the private `status_url`."
+            "`published`, `topic` (slug) and optionally `root_cause` (slug); for a correction "
+            "`case_id`. Every value is a string (`source_urls` may be a list of strings). Plain "
+            "text only (no HTML), bounded sizes, a per-client rate. Answers the private `status_url`."
         ),
-        request={"application/json": {"type": "object"}},
+        request={"application/json": REQUEST_SCHEMA},
         responses={
             201: OpenApiResponse(ProposalStatusSerializer, "Received."),
             **schema.error_responses(bad_request="A field is missing, too long, HTML or not a URL."),
@@ -73,23 +104,27 @@ class ProposalCreateView(ApiView):
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
         data = dict(request.data)
+        # The form reads every value as text, so `{"a": 1}` would be stored as "{'a': 1}":
+        # refuse any other JSON type by name first.
+        mistyped = _mistyped(data)
+        if mistyped:
+            raise InvalidParameters(mistyped)
         # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
         # answer can encode, and a NUL, which PostgreSQL text refuses (even in a lookup):
         # refuse them by name before anything reads the value.
         unstorable = [
             ParameterError(str(name).encode("utf-8", "replace").decode().replace("\x00", "\\0"), problem)
             for name, value in data.items()
-            if (problem := _unstorable(str(name)) or (_unstorable(value) if isinstance(value, str) else None))
+            if (problem := _unstorable(str(name)) or _unstorable_value(value))
         ]
         if unstorable:
             raise InvalidParameters(unstorable)
         if isinstance(data.get("source_urls"), list):
             data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
-        if "topic" in data:
-            from incidents.models import Facet, Term
-
-            term = Term.objects.of(Facet.TOPIC).filter(slug=str(data["topic"])).first()
-            data["topic"] = term.pk if term else "-1"
+        for name, facet in (("topic", Facet.TOPIC), ("root_cause", Facet.ROOT_CAUSE)):
+            if data.get(name):
+                term = Term.objects.of(facet).filter(slug=data[name]).first()
+                data[name] = term.pk if term else "-1"
         form = ProposalForm(data)
         if not form.is_valid():
             raise InvalidParameters(
@@ -170,6 +205,42 @@ class LookalikesView(ApiView):
                 "similar": similar,
             }
         )
+
+
+def _mistyped(data: dict[str, Any]) -> list[ParameterError]:
+    """A ParameterError for each form field whose JSON value is not a string (or, for
+    `source_urls`, a list of strings)."""
+    errors: list[ParameterError] = []
+    for name in ProposalForm.base_fields:
+        if name not in data or isinstance(data[name], str):
+            continue
+        value = data[name]
+        if name in LIST_FIELDS:
+            if not isinstance(value, list):
+                errors.append(
+                    ParameterError(name, f"must be a string or a list of strings, not {_json_type(value)}")
+                )
+            elif wrong := [item for item in value if not isinstance(item, str)]:
+                errors.append(ParameterError(name, f"must list strings, not {_json_type(wrong[0])}"))
+        else:
+            errors.append(ParameterError(name, f"must be a string, not {_json_type(value)}"))
+    return errors
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _unstorable_value(value: object) -> str | None:
+    """Why a string, or a string in a list, cannot be stored or shown, or None."""
+    texts = value if isinstance(value, list) else [value]
+    return next((problem for text in texts if isinstance(text, str) and (problem := _unstorable(text))), None)
 
 
 def _unstorable(text: str) -> str | None:

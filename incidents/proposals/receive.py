@@ -41,6 +41,7 @@ def receive(data: dict[str, Any]) -> Proposal:
     if data["kind"] == Proposal.Kind.CORRECTION:
         return services.propose_correction(
             case=data["case"],
+            title=data["title"],
             text=data["text"],
             source_urls=data["source_urls"],
             contact=data.get("contact", ""),

@@ -64,12 +64,15 @@ def propose_case(data: NewCase) -> Proposal:
     )
 
 
-def propose_correction(*, case: Case, text: str, source_urls: list[str], contact: str = "") -> Proposal:
-    """Queue a correction of a published case (an editor applies it in the admin)."""
+def propose_correction(
+    *, case: Case, title: str, text: str, source_urls: list[str], contact: str = ""
+) -> Proposal:
+    """Queue a correction of a published case (an editor applies it in the admin). `title`
+    is the proposer's own (what is wrong); `case` says which case it corrects."""
     return Proposal.objects.create(
         kind=Proposal.Kind.CORRECTION,
         case=case,
-        title=f"Correction to {case.id}: {case.title}"[:300],
+        title=title,
         text=text,
         source_urls=source_urls,
         contact=contact,
