@@ -134,12 +134,15 @@ EMPTY_VALUE = "—"
 
 def _plain(value: Any) -> str:
     """A history value as a reader writes it: a list as `a, b`, an object as `key: value;
-    key: value` (unset keys left out), yes/no for booleans."""
+    key: value` (unset keys left out; keys sorted, as PostgreSQL's jsonb keeps no order of
+    its own to show), yes/no for booleans."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
         return "; ".join(
-            f"{key}: {_plain(inner)}" for key, inner in value.items() if inner not in (None, "", [], {})
+            f"{key}: {_plain(inner)}"
+            for key, inner in sorted(value.items())
+            if inner not in (None, "", [], {})
         )
     if isinstance(value, list):
         return ", ".join(_plain(item) for item in value)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 def test_values_become_text():
     assert history_value(["training-hang", "interconnect"]) == "training-hang, interconnect"
-    assert history_value({"nodes": 48, "accelerators": None, "exact": True}) == "nodes: 48; exact: yes"
+    assert history_value({"nodes": 48, "accelerators": None, "exact": True}) == "exact: yes; nodes: 48"
     assert history_value([{"title": "A <b>post</b>", "url": "https://example.org/a"}]) == (
         '<ul class="history-list"><li>title: A &lt;b&gt;post&lt;/b&gt;; url: https://example.org/a</li></ul>'
     )
