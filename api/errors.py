@@ -130,6 +130,16 @@ def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
     return [{"parameter": prefix or "body", "detail": str(data)}]
 
 
+def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:
+    """A 415's `errors` and detail: the `Content-Type` sent and those the view's parsers
+    take (`application/json`, and `text/plain` where a raw body is read)."""
+    accepted = [parser.media_type for parser in getattr(request, "parsers", None) or []]
+    sent = (request.content_type if request is not None else "") or ""
+    detail = f"send the body as {' or '.join(accepted)}" if accepted else "this endpoint takes no body"
+    error = ParameterError("Content-Type", detail, sent, accepted)
+    return [error.as_dict()], f"Unsupported media type {sent!r}: {detail}."
+
+
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF exception handler that answers every error in the problem shape.
 
@@ -153,6 +163,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     elif isinstance(exc, exceptions.ParseError):
         detail = str(exc.detail)
         errors = [{"parameter": "body", "detail": detail}]
+    elif isinstance(exc, exceptions.UnsupportedMediaType):
+        errors, detail = _media_type_errors(context.get("request"))
     else:
         detail = str(getattr(exc, "detail", exc))
     request = context.get("request")

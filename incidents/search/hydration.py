@@ -86,6 +86,8 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             "No case matches this query well: the closest cases are listed as partial matches."
             if weak
             else "No case matches this query with these filters."
+            if plan.filtered
+            else "No case matches this query."
         )
     return SearchResults(
         hits=[h for h in hits if not h.is_partial],

@@ -74,6 +74,7 @@ class SearchPlan:
     shared_counts: bool = False
     # The upstream records the query names (`NVIDIA/nccl#1405`): `cases` cite one of them.
     references: tuple[str, ...] = ()
+    filtered: bool = False  # a filter narrows `cases` (the notes say "with these filters")
 
 
 def vocabulary_terms() -> list[VocabTerm]:
@@ -169,6 +170,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         notes=tuple(notes),
         shared_counts=not references and _few_facet_values(request.filters),
         references=tuple(references),
+        filtered=not _unfiltered(request.filters),
     )
     if not query.strip():
         return browse
@@ -235,6 +237,12 @@ def _empty_note(parsed: ParsedQuery) -> str:
         return (
             f"The query has only very common words{letters} ({listed}), which are not searched:"
             " add a more specific word, such as an error message or a component."
+        )
+    if parsed.operators:
+        listed = "/".join(dict.fromkeys(parsed.operators))
+        return (
+            f"The query holds only search operators ({listed}) and no word to search:"
+            " type a word, an error message or a component."
         )
     return (
         "The query has no words to search for (only punctuation or symbols):"

@@ -106,6 +106,7 @@ class ParsedQuery:
     terms: list[VocabTerm] = field(default_factory=list)  # terms the query names
     notes: list[str] = field(default_factory=list)
     dropped_stop_words: list[str] = field(default_factory=list)
+    operators: list[str] = field(default_factory=list)  # OR, AND, NOT as typed (not searched)
 
     @property
     def is_empty(self) -> bool:
@@ -126,6 +127,8 @@ def parse_query(raw: str) -> ParsedQuery:
     negate_next = False
     for match in _CHUNK_RE.finditer(text):
         chunk = match.group(0)
+        if chunk in ("OR", "AND", "NOT"):
+            parsed.operators.append(chunk)
         if chunk in ("OR", "|", "||"):
             pending_or = bool(parsed.groups)
             continue

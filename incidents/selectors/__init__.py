@@ -16,7 +16,14 @@ make goes through here; none of them builds its own queries.
 - `version`: the store version behind every `ETag` / `Last-Modified`.
 """
 
-from .affected import AffectedAnswer, AffectedMatch, affected_cases, check_versions, component_names
+from .affected import (
+    AffectedAnswer,
+    AffectedMatch,
+    affected_cases,
+    check_versions,
+    component_names,
+    read_version_lines,
+)
 from .cases import (
     case_by_id,
     case_changes,
@@ -88,6 +95,7 @@ __all__ = [
     "AffectedMatch",
     "affected_cases",
     "check_versions",
+    "read_version_lines",
     "component_names",
     "CauseCount",
     "CodeDetail",

@@ -7,6 +7,7 @@ comparison follows `incidents.versions`.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,12 @@ from ..versions import RangeVerdict, parse_version, range_verdict
 
 MAX_COMPONENTS = 20
 MAX_VERSION_CHARS = 100
+MAX_LINES_CHARS = 4000  # of the form's text: 20 components with long names fit many times over
+SHOWN_LINE_CHARS = 60  # of a line quoted back as unreadable
+
+# `name==version`, `name=version`, `name: version` (the first such sign splits), else
+# `name version` (the last space splits: component names have spaces, versions none).
+_SIGNED_LINE = re.compile(r"^(?P<name>[^=:]*?)\s*(?:==|=|:)\s*(?P<version>.*)$")
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,42 @@ def check_versions(
         else:
             resolved[ref.slug] = (ref.name, version.strip())
     return resolved, problems
+
+
+def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionProblem]]:
+    """The `/affected/` form's text -> ((component, version) pairs in line order, problems).
+
+    A line is `NCCL 2.19.3`, `torch==2.1.0`, `NCCL=2.18.1` or `NVIDIA driver: 535.104.05`
+    (a trailing comma dropped, blank lines skipped). A line with no component or no version
+    is a problem quoting it (`versions`), never dropped unseen; so is text past
+    `MAX_LINES_CHARS`. Pairs, not a dict: a
+    component given twice is `check_versions`' to refuse, not ours to merge. No query."""
+    pairs: list[tuple[str, str]] = []
+    problems: list[VersionProblem] = []
+    if len(text) > MAX_LINES_CHARS:
+        problems.append(VersionProblem("versions", f"at most {MAX_LINES_CHARS:,} characters are read"))
+    for number, raw in enumerate(text[:MAX_LINES_CHARS].splitlines(), start=1):
+        line = raw.strip().rstrip(",").strip()
+        if not line:
+            continue
+        signed = _SIGNED_LINE.match(line)
+        if signed:
+            component, version = signed.group("name"), signed.group("version")
+        else:
+            component, _, version = line.rpartition(" ")
+        component, version = component.strip(), version.strip()
+        if component and version:
+            pairs.append((component, version))
+            continue
+        shown = line if len(line) <= SHOWN_LINE_CHARS else line[: SHOWN_LINE_CHARS - 1] + "…"
+        problems.append(
+            VersionProblem(
+                "versions",
+                f"line {number} ({shown!r}) is not a component and its version; write one a line, as "
+                "NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05",
+            )
+        )
+    return pairs, problems
 
 
 def component_names() -> list[str]:

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django import template
-from django.utils.html import escape
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from incidents.case_facts import CaseFacts, case_facts
@@ -127,3 +127,38 @@ def highlight(line: str, spans) -> str:
         at = end
     out.append(escape(line[at:]))
     return mark_safe("".join(out))  # noqa: S308 - every piece of text is escaped above
+
+
+EMPTY_VALUE = "—"
+
+
+def _plain(value: Any) -> str:
+    """A history value as a reader writes it: a list as `a, b`, an object as `key: value;
+    key: value` (unset keys left out; keys sorted, as PostgreSQL's jsonb keeps no order of
+    its own to show), yes/no for booleans."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return "; ".join(
+            f"{key}: {_plain(inner)}"
+            for key, inner in sorted(value.items())
+            if inner not in (None, "", [], {})
+        )
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value)
+    return str(value)
+
+
+@register.filter
+def history_value(value: Any) -> str:
+    """A case-history diff cell (`FieldChange.old` / `.new`, JSON values of the case
+    document): `—` when unset or empty, a list of objects (sources, affected ranges) as a
+    bulleted list, anything else as one line of `_plain` text; escaped."""
+    if value in (None, "", [], {}):
+        return EMPTY_VALUE
+    if isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        return format_html(
+            '<ul class="history-list">{}</ul>',
+            format_html_join("", "<li>{}</li>", ((_plain(i),) for i in value)),
+        )
+    return escape(_plain(value))

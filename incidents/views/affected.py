@@ -8,33 +8,23 @@ from incidents import selectors
 
 from .common import render_page
 
-MAX_FORM_CHARS = 4000
-
-
-def read_lines(text: str) -> list[tuple[str, str]]:
-    """`NCCL 2.19.3` / `NVIDIA driver: 535.104.05` lines -> [(component, version)]: the
-    version is the last word of a line, the component what comes before it. Pairs, not a
-    dict: a component given twice is `check_versions`' to refuse, not ours to merge."""
-    versions: list[tuple[str, str]] = []
-    for line in text[:MAX_FORM_CHARS].splitlines():
-        component, _, version = line.strip().rstrip(",").rpartition(" ")
-        component = component.strip().rstrip(":=").strip()
-        if component and version:
-            versions.append((component, version))
-    return versions
-
 
 def affected_page(request: HttpRequest) -> HttpResponse:
-    """`/affected/?versions=NCCL 2.19.3%0APyTorch 2.1.0`: one `component version` a line;
-    the cases whose affected ranges include them (with why, the fixed version and the
-    workaround) and those that cannot be compared. Unknown components and versions with
-    no order are listed on the form (400). Data: `selectors.check_versions`,
-    `selectors.affected_cases` (3 queries)."""
+    """`/affected/?versions=NCCL 2.19.3%0Atorch==2.1.0`: one component and version a line
+    (`selectors.read_version_lines`: `NCCL 2.19.3`, `torch==2.1.0`, `NCCL=2.18.1`,
+    `NVIDIA driver: 535.104.05`); the cases whose affected ranges include them (with why,
+    the fixed version and the workaround) and those that cannot be compared. Unknown
+    components, versions with no order and lines with no component or no version are
+    listed on the form (400). Data: `selectors.check_versions`, `selectors.affected_cases`
+    (3 queries)."""
     text = request.GET.get("versions", "")
     context: dict = {"text": text, "answer": None, "problems": []}
     status = 200
     if text.strip():
-        resolved, problems = selectors.check_versions(read_lines(text))
+        pairs, problems = selectors.read_version_lines(text)
+        # Every line unreadable: those lines say why, not "give at least one component" too.
+        resolved, unresolved = selectors.check_versions(pairs) if pairs or not problems else ({}, [])
+        problems = [*problems, *unresolved]
         if problems:
             context["problems"] = problems
             status = 400

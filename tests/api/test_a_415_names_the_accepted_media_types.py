@@ -1,0 +1,39 @@
+"""A body of a media type the endpoint does not read is a 415 that names the one sent and
+the ones the endpoint takes (its parsers), so the sender can fix the `Content-Type`."""
+
+from __future__ import annotations
+
+
+def test_match_names_json_and_plain_text(client):
+    response = client.post("/api/match", data="<log>NCCL timeout</log>", content_type="application/xml")
+    assert response.status_code == 415
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Unsupported Media Type",
+        "status": 415,
+        "detail": "Unsupported media type 'application/xml': "
+        "send the body as application/json or text/plain.",
+        "instance": "/api/match",
+        "errors": [
+            {
+                "parameter": "Content-Type",
+                "detail": "send the body as application/json or text/plain",
+                "value": "application/xml",
+                "suggestions": ["application/json", "text/plain"],
+            }
+        ],
+    }
+
+
+def test_affected_names_json_only(client):
+    response = client.post("/api/affected", data="NCCL 2.19.3", content_type="text/plain")
+    assert response.status_code == 415
+    assert response.json()["errors"] == [
+        {
+            "parameter": "Content-Type",
+            "detail": "send the body as application/json",
+            "value": "text/plain",
+            "suggestions": ["application/json"],
+        }
+    ]

@@ -1,0 +1,98 @@
+"""The `/affected/` form reads `name version`, `name==version`, `name=version` and
+`name: version` lines alike, answering as `POST /api/affected` does with the same versions,
+and names a line it cannot read instead of dropping it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from incidents.selectors import read_version_lines
+from incidents.selectors.affected import VersionProblem
+
+pytestmark = pytest.mark.django_db
+
+
+def form_case_ids(client, text: str) -> list[str]:
+    response = client.get("/affected/", {"versions": text})
+    assert response.status_code == 200, response.content.decode()
+    return re.findall(r'<span class="case-id">(IL-\d+)</span>', response.content.decode())
+
+
+def api_case_ids(client, versions: dict[str, str]) -> list[str]:
+    body = client.post("/api/affected", json.dumps(versions), content_type="application/json").json()
+    return [m["case"]["id"] for m in body["affected"]]
+
+
+def test_every_spelling_of_a_line_is_read_the_same():
+    assert read_version_lines(
+        "NCCL 2.19.3\ntorch==2.1.0\nCUDA=12.4\nNVIDIA driver: 535.104.05,\n\n  redis-py = 4.5.1  "
+    ) == (
+        [
+            ("NCCL", "2.19.3"),
+            ("torch", "2.1.0"),
+            ("CUDA", "12.4"),
+            ("NVIDIA driver", "535.104.05"),
+            ("redis-py", "4.5.1"),
+        ],
+        [],
+    )
+
+
+def test_a_pip_style_line_answers_as_the_api_does(client):
+    expected = api_case_ids(client, {"PyTorch": "2.2.1"})
+    assert "IL-0518" in expected  # its range lists the PyTorch 2.2 series
+    assert form_case_ids(client, "torch==2.2.1") == expected
+    assert form_case_ids(client, "PyTorch=2.2.1") == expected
+    assert form_case_ids(client, "pytorch: 2.2.1") == expected
+
+
+def test_a_second_line_with_an_equals_sign_is_not_dropped(client):
+    # It names NCCL a second time: the form refuses it as the API refuses two such keys.
+    response = client.get("/affected/", {"versions": "NCCL 2.19.3\nNCCL=2.18.1"})
+    assert response.status_code == 400
+    assert (
+        "<li>NCCL: names the same component (NCCL) as &#x27;NCCL&#x27;; give each component once</li>"
+        in response.content.decode()
+    )
+
+
+def test_a_line_without_a_version_is_named():
+    assert read_version_lines("NCCL 2.19.3\nNCCL\ntorch==") == (
+        [("NCCL", "2.19.3")],
+        [
+            VersionProblem(
+                "versions",
+                "line 2 ('NCCL') is not a component and its version; write one a line, as "
+                "NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05",
+            ),
+            VersionProblem(
+                "versions",
+                "line 3 ('torch==') is not a component and its version; write one a line, as "
+                "NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05",
+            ),
+        ],
+    )
+
+
+def test_the_form_lists_an_unreadable_line_and_answers_nothing(client):
+    response = client.get("/affected/", {"versions": "NCCL 2.19.3\nPyTorch"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert (
+        "<li>versions: line 2 (&#x27;PyTorch&#x27;) is not a component and its version; write one a "
+        "line, as NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05</li>"
+    ) in page
+    assert "with these versions" not in page
+    # Only unreadable lines: they are the answer, not "give at least one component" too.
+    page = client.get("/affected/", {"versions": "torch"}).content.decode()
+    assert "give at least one component" not in page
+    assert "line 1 (&#x27;torch&#x27;)" in page
+
+
+def test_text_past_the_limit_is_said_to_be_unread():
+    pairs, problems = read_version_lines("NCCL 2.19.3\n" + " " * 4000 + "\nPyTorch 2.1.0")
+    assert pairs == [("NCCL", "2.19.3")]
+    assert problems == [VersionProblem("versions", "at most 4,000 characters are read")]
