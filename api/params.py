@@ -15,6 +15,7 @@ from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
 
 from incidents.selectors import Problem
+from incidents.selectors.spelling import nearest_strings
 
 from .errors import InvalidParameters, ParameterError
 
@@ -150,3 +151,24 @@ class ParamReader:
 def reject_all(query: QueryDict) -> None:
     """For endpoints that take no query parameters at all."""
     ParamReader(query, allowed=()).finish()
+
+
+def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:
+    """For JSON bodies: a key the endpoint does not read is a 400 naming it (with the
+    closest accepted key, `logs` -> `log`), as an unknown query parameter is, instead of an
+    answer that silently leaves it out. A body that is not an object is left to the
+    serializer to refuse."""
+    if not isinstance(body, dict):
+        return
+    accepted = tuple(accepted)
+    errors = [
+        ParameterError(
+            str(key),
+            f"unknown field; the body accepts {', '.join(accepted)}",
+            suggestions=nearest_strings(str(key), accepted, limit=1),
+        )
+        for key in body
+        if key not in accepted
+    ]
+    if errors:
+        raise InvalidParameters(errors)

@@ -4,10 +4,15 @@ to run and its sources. The MCP `triage` tool and `POST /api/triage` both call `
 and serve `triage_document()`.
 
 It reads through the one search module: `search.search_cases` for the words and
-`search.match_log` for the log. Each source gives a case a part in 0..1 (the word score
-relative to the best hit's; the log score against `LOG_SCORE_FULL`, so a log whose only
-evidence is a signature most cases share counts little); the parts add up and are weighed
-by the context (a training job's hang is rarely an inference case) to order the cases.
+`search.match_log` for the log. Each source gives a case a part in 0..1: the word score
+relative to the best hit's; the log score relative to the best log hit's, or to
+`LOG_SCORE_FULL` when the best is below it (so a log whose only evidence is a signature most
+cases share counts little, and a rich log keeps match_log's order among its hits instead of
+every hit counting in full). The parts add up and are weighed by the context (a training
+job's hang is rarely an inference case) to order the cases.
+
+When fewer than `MIN_CASES` cases match, the word search's partial matches (label weak)
+fill the answer up to `MIN_CASES`, after the matches, and a note names them.
 
 Confidence is the search engine's own label, never recomputed here: a case's label is the
 strongest of those the word search (`SearchHit.confidence`, calibrated) and the log match
@@ -36,7 +41,9 @@ JobKind = Literal["training", "inference"]
 CANDIDATES = 10  # hits read from each source before fusing
 # A log score at which the log alone counts as much as the best word match: about two
 # specific signatures (an exact error phrase, a rare error code); a lone common signature
-# such as "NCCL timeout" scores about 2.
+# such as "NCCL timeout" scores about 2. A log hit's part is its score over the best log
+# hit's, or over this when the best scores less: a cap instead (every hit past it counting
+# 1.0) tied the hits of a rich log and ordered them by id.
 LOG_SCORE_FULL = 8.0
 MIN_CASES, MAX_CASES = 3, 5
 NOTHING_KNOWN = "Nothing like this is known: no case matches strongly."
@@ -253,7 +260,10 @@ def _hardware_weight(case: Case, wanted: str, candidate: Candidate, chips: Chips
 def triage(
     *, symptoms: str = "", log: str = "", context: TriageContext | None = None, limit: int = MAX_CASES
 ) -> TriageAnswer:
-    """The `limit` (3-5) known cases most like the symptoms and/or log, best first.
+    """The `limit` (3-5) known cases most like the symptoms and/or log, best first: the
+    matches, then, when fewer than `MIN_CASES` match, the best partial matches of the words
+    (weak) up to `MIN_CASES`. Fewer only when the library has no more cases to offer (no
+    words, or a log whose signatures few cases share).
 
     Each case carries the engine's strongest label for it (see the module docstring);
     `notes` says `NOTHING_KNOWN` when none is strong, and names the strong cases when each
@@ -268,9 +278,11 @@ def triage(
     if stated_scale and context.scale is None:
         context = replace(context, scale=stated_scale)
     candidates: dict[str, Candidate] = {}
+    partial: list[Candidate] = []  # the words' partial matches, to fill up to MIN_CASES
     log_lines: dict[int, str] = {}
     if words.strip():
-        hits = search.search_cases(query=words, limit=CANDIDATES, facets=False).hits
+        results = search.search_cases(query=words, limit=CANDIDATES, facets=False)
+        hits = results.hits
         best = max((hit.score or 0.0 for hit in hits), default=0.0) or 1.0
         for rank, hit in enumerate(hits, start=1):
             candidate = candidates.setdefault(hit.case.id, Candidate(case=hit.case))
@@ -278,6 +290,11 @@ def triage(
             candidate.labels.append(_label(hit.confidence))
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
+        for hit in results.partial_hits:  # best first, after the matches
+            filler = Candidate(case=hit.case, labels=[_label(hit.confidence)])
+            filler.fused = (hit.score or 0.0) / best
+            filler.matched_terms = list(hit.matched_terms)
+            partial.append(filler)
     log_kind: JobKind | None = None
     if log.strip():
         reading = search.read_log(log, limit=CANDIDATES)
@@ -286,22 +303,28 @@ def triage(
             # weighed as if the caller had said so, as the log matching itself does.
             log_kind = cast(JobKind, reading.job_kind)  # `_job_kind` says only these two
             context = replace(context, job=log_kind)
+        full = max([LOG_SCORE_FULL, *(log_hit.score for log_hit in reading.hits)])
         for rank, log_hit in enumerate(reading.hits, start=1):
             candidate = candidates.setdefault(log_hit.case.id, Candidate(case=log_hit.case))
             candidate.log_rank = rank
             candidate.log_score = log_hit.score
             candidate.labels.append(_label(log_hit.confidence))
-            candidate.fused += min(1.0, log_hit.score / LOG_SCORE_FULL)
+            candidate.fused += log_hit.score / full
             for match in log_hit.matched_lines:
                 log_lines.setdefault(match.line_number, match.line)
                 if match.line_number not in candidate.line_numbers:
                     candidate.line_numbers.append(match.line_number)
                 if match.term not in candidate.matched_terms:
                     candidate.matched_terms.append(match.term)
-    chips = Chips() if (context.accelerator or "").strip() and candidates else None
-    for candidate in candidates.values():
+    partial = [c for c in partial if c.case.id not in candidates]
+    chips = Chips() if (context.accelerator or "").strip() and (candidates or partial) else None
+    for candidate in [*candidates.values(), *partial]:
         candidate.fused *= _context_weight(candidate.case, context, candidate, chips)
     ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]
+    matched = len(ranked)
+    # A partial match only fills the promised minimum, after every match: the context may
+    # order the partial matches among themselves, never above a match.
+    ranked += sorted(partial, key=lambda c: (-c.fused, c.case.id))[: max(0, MIN_CASES - matched)]
     for candidate in ranked:
         candidate.line_numbers.sort()
     _load_sources(ranked)
@@ -311,6 +334,8 @@ def triage(
     if strong and all(c.context_misfit for c in strong):
         # Known, but only as something the caller's context says this is not: say so.
         notes = [f"{c.case.id} matches strongly, but {c.context_misfit[0]}." for c in strong]
+    if len(ranked) > matched:
+        notes.append(partial_note(matched, [c.case.id for c in ranked[matched:]]))
     if log_kind:
         notes.append(f"The log reads as a {log_kind} job: weighed as context.")
     if stated_scale:
@@ -325,6 +350,16 @@ def triage(
         lines_scanned=len(log.splitlines()),
         notes=notes,
     )
+
+
+def partial_note(matched: int, filled: list[str]) -> str:
+    """The note when partial matches fill the answer: how many cases match, and which are
+    only the closest partial matches (weak), so that nobody reads them as matches."""
+    if matched == 0:
+        head = "No case matches"
+    else:
+        head = f"Only {matched} case{'s' if matched > 1 else ''} match{'' if matched > 1 else 'es'}"
+    return f"{head}; the closest partial matches fill the list: {', '.join(filled)} (weak)."
 
 
 def unknown_accelerator(named: str) -> str:

@@ -13,7 +13,7 @@ from incidents.search import read_log
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
 from ..http import ApiView
-from ..params import reject_all
+from ..params import reject_all, reject_unknown_keys
 from ..parsers import JSONBodyParser, PlainTextParser
 from ..serializers import MatchRequestSerializer, MatchResponseSerializer
 
@@ -30,8 +30,9 @@ def _clean_text(data: object) -> object:
 
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
-    400 for a bad body, 413 over `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither
-    JSON nor `text/plain` (a plain body is the log itself, with the default limit)."""
+    400 for a bad body (a key it does not read included), 413 over
+    `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither JSON nor `text/plain` (a plain body
+    is the log itself, with the default limit)."""
 
     throttle_scope = "api-heavy"
     parser_classes = [JSONBodyParser, PlainTextParser]
@@ -56,7 +57,7 @@ class MatchView(ApiView):
             (415, schema.PROBLEM): schema.problem("The body is neither `application/json` nor `text/plain`."),
             **schema.error_responses(
                 bad_request="Malformed JSON, a missing or empty `text`, "
-                "`limit` out of range, or a query parameter."
+                "`limit` out of range, an unknown key, or a query parameter."
             ),
         },
         examples=[
@@ -78,6 +79,7 @@ class MatchView(ApiView):
             raise PayloadTooLarge(
                 f"The body may hold at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes."
             )
+        reject_unknown_keys(request.data, MatchRequestSerializer().fields)  # a plain body is {"text": ...}
         body = MatchRequestSerializer(data=_clean_text(request.data))
         body.is_valid(raise_exception=True)
         reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])

@@ -11,7 +11,7 @@ from incidents.triage import TriageContext, triage, triage_document
 
 from .. import schema
 from ..http import ApiView
-from ..params import reject_all
+from ..params import reject_all, reject_unknown_keys
 from ..serializers import TriageRequestSerializer, TriageResponseSerializer
 from ..shapes import absolute
 from .match import _clean_text
@@ -19,7 +19,8 @@ from .match import _clean_text
 
 class TriageView(ApiView):
     """`POST /api/triage`: `incidents.triage.triage` over the posted symptoms and log
-    (`TriageResponseSerializer`); 400 for a bad body, 415 for non-JSON."""
+    (`TriageResponseSerializer`); 400 for a bad body (a key it does not read included), 415
+    for non-JSON."""
 
     throttle_scope = "api-heavy"
 
@@ -38,7 +39,8 @@ class TriageView(ApiView):
             200: OpenApiResponse(TriageResponseSerializer, "Likely cases, best first."),
             (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
             **schema.error_responses(
-                bad_request="Malformed JSON, neither `symptoms` nor `log`, a value out of range."
+                bad_request="Malformed JSON, neither `symptoms` nor `log`, a value out of range, "
+                "an unknown key (with the closest accepted one)."
             ),
         },
         examples=[
@@ -56,6 +58,7 @@ class TriageView(ApiView):
     )
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
+        reject_unknown_keys(request.data, TriageRequestSerializer().fields)
         cleaned = _clean_text(request.data)
         if isinstance(cleaned, dict) and isinstance(cleaned.get("log"), str):
             cleaned = {**cleaned, "log": cleaned["log"].replace("\x00", " ")}
