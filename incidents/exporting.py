@@ -4,7 +4,7 @@ and the vocabulary as a definitions file (`fixtures/vocab.json`'s shape) that im
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,11 @@ from .vocabulary import FILE_KEYS
 EXPORT_BATCH_SIZE = 200
 
 
-def iter_documents(queryset: CaseQuerySet | None = None) -> Iterator[CaseDocument]:
-    """Yield case documents in id order, reading `EXPORT_BATCH_SIZE` cases at a time.
+def iter_documents(
+    queryset: CaseQuerySet | None = None, *, build: Callable[[Case], CaseDocument] = case_document
+) -> Iterator[CaseDocument]:
+    """Yield case documents (`build` of each case, as stored by default) in id order,
+    reading `EXPORT_BATCH_SIZE` cases at a time.
 
     Memory stays bounded by one batch whatever the number of cases.
     """
@@ -27,7 +30,7 @@ def iter_documents(queryset: CaseQuerySet | None = None) -> Iterator[CaseDocumen
         if not batch:
             return
         for case in batch:
-            yield case_document(case)
+            yield build(case)
         last_id = batch[-1].id
 
 

@@ -174,7 +174,9 @@ class CaseQuerySet(models.QuerySet["Case"]):
             models.Prefetch("sources", queryset=Source.objects.order_by("position")),
             models.Prefetch(
                 "related_links",
-                queryset=CaseRelation.objects.select_related("target").order_by("position"),
+                # The target's kept case too (a join, no query): published answers list a
+                # merged target as the case it was merged into (`selectors.related_cases`).
+                queryset=CaseRelation.objects.select_related("target__merged_into").order_by("position"),
             ),
         )
 

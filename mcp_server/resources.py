@@ -9,7 +9,6 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import Completion, CompletionArgument, ResourceTemplateReference
 
 from incidents import selectors
-from incidents.documents import case_document
 from incidents.models import Facet
 from incidents.selectors import find_topic
 
@@ -30,7 +29,7 @@ def read_incident(case_id: str) -> str:
         raise ResourceNotFoundError(
             f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else "")
         )
-    return case_markdown(case_document(case))
+    return case_markdown(selectors.published_document(case))
 
 
 def read_topic(slug: str) -> str:

@@ -83,7 +83,8 @@ def _editable_case(case_id: str) -> Case:
 def _saved(request: Request, case_id: str, status: int = 200) -> Response:
     case = Case.objects.with_document().get(id=case_id)
     response = Response(
-        CaseDetailSerializer(shapes.case_detail(selectors.record_of(case), request)).data, status=status
+        CaseDetailSerializer(shapes.case_detail(selectors.record_of(case, as_stored=True), request)).data,
+        status=status,
     )
     response["ETag"] = case_etag(request, case)
     if status == 201:

@@ -579,7 +579,10 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         if not deferred.pending_for(case.id):
             return []
         rows = _on_the_fly(case)[: NEIGHBOURS if without_hand_linked else shown]
-    linked = set(CaseRelation.objects.filter(source_id=case.id).values_list("target_id", flat=True))
+    # A link to a merged case counts as a link to the case it was merged into (the case page
+    # and `similar_incidents` list it so: `selectors.related_cases`); a join, no more queries.
+    links = CaseRelation.objects.filter(source_id=case.id).values_list("target_id", "target__merged_into")
+    linked = {target for pair in links for target in pair if target is not None}
     if without_hand_linked:
         rows = [row for row in rows if row.neighbour_id not in linked][:shown]
     return [

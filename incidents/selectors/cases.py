@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from ..documents import CaseDocument
+from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
 from ..models import Case, CaseQuerySet, Term
 
@@ -63,8 +63,33 @@ def visible_case_exists(case_id: str) -> bool:
 
 
 def related_cases(case: Case) -> list[Case]:
-    """Hand-linked related cases that are visible, in the editor's order (prefetched)."""
-    return [link.target for link in case.related_links.all() if link.target.status in Case.PUBLIC_STATUSES]
+    """The hand-linked related cases a reader is shown, in the editor's order: published
+    ones as linked, a merged one as the case it was merged into (when that is published),
+    each once and never `case` itself; retracted, draft and in-review ones are left out.
+
+    Reads `case` as `with_document` prefetched it (each link's target and the target's kept
+    case): no query. The stored links stay as the editor made them (`case_document`,
+    `export_cases` and a backup carry them all; an editor may un-retract a case), so only
+    what is shown is filtered: the case page, `published_document` (API, MCP, `/api/export`)
+    and MCP `similar_incidents`.
+    """
+    shown: dict[str, Case] = {}
+    for link in case.related_links.all():
+        target = link.target
+        if target.status == Case.Status.MERGED and target.merged_into is not None:
+            target = target.merged_into
+        if target.status == Case.Status.PUBLISHED and target.id != case.id:
+            shown.setdefault(target.id, target)
+    return list(shown.values())
+
+
+def published_document(case: Case) -> CaseDocument:
+    """`case`'s schema document as published answers serve it (the API's case detail and
+    `/api/export`, MCP `get_incident` and `incident://`): `case_document` with `related`
+    as `related_cases` lists it, so every id in it is a published case and an export of
+    the published cases imports into an empty database. No query when prefetched as
+    `with_document` does."""
+    return {**case_document(case), "related": [other.id for other in related_cases(case)]}
 
 
 def cases_with_term(term: Term) -> CaseQuerySet:
@@ -105,7 +130,8 @@ def case_changes(*, since: datetime.datetime | None = None) -> QuerySet[Case, An
 def published_documents() -> Iterator[CaseDocument]:
     """Schema documents of every published case in id order, read a batch at a time.
 
-    The same documents `export_cases` writes (built by `documents.case_document`); memory
-    stays bounded by one batch.
+    Built by `published_document`: the documents `export_cases` writes, but with `related`
+    naming only published cases (a merged one as its kept case), so that the stream imports
+    into an empty database on its own. Memory stays bounded by one batch.
     """
-    return iter_documents(Case.objects.published())
+    return iter_documents(Case.objects.published(), build=published_document)

@@ -20,7 +20,7 @@ from django.urls import reverse
 from .. import store_cache
 from ..documents import CaseDocument, case_document
 from ..models import Case
-from .cases import case_by_id
+from .cases import case_by_id, published_document
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,14 @@ def _record(case_id: str) -> CaseRecord | None:
     return record_of(case)
 
 
-def record_of(case: Case) -> CaseRecord:
-    """`case` (prefetched as `case_by_id` does) as a `CaseRecord`; no queries."""
+def record_of(case: Case, *, as_stored: bool = False) -> CaseRecord:
+    """`case` (prefetched as `case_by_id` does) as a `CaseRecord` with its
+    `published_document`, or with `as_stored` its `case_document` (every hand-made link as
+    the editor made it: what the write API answers an editor); no queries."""
     return CaseRecord(
         id=case.id,
         status=case.status,
         modified=case.modified,
         retraction_reason=case.retraction_reason,
-        document=case_document(case),
+        document=case_document(case) if as_stored else published_document(case),
     )
