@@ -8,18 +8,12 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from incidents.proposals.models import Proposal
+from tests.editorial.test_proposals import NEW as PROPOSAL
 
 pytestmark = pytest.mark.django_db
 
-NEW = {
-    "kind": "new",
-    "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-    "organization": "Meta AI",
-    "published": "2025-03-04",
-    "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-    "topic": "checkpoint-storage",
-    "source_urls": ["https://example.org/blog/checkpoint-stall"],
-}
+# The proposal of test_proposals.py, its source URLs as a JSON list.
+NEW = {**PROPOSAL, "source_urls": [PROPOSAL["source_urls"]]}
 
 
 @pytest.fixture(autouse=True)
