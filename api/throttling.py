@@ -1,7 +1,15 @@
-"""Rate limiting per client address (kept apart from the views: DRF imports it while
-`rest_framework.views` is still loading)."""
+"""Rate limiting per client address, for every door (kept apart from the views: DRF imports
+it while `rest_framework.views` is still loading).
+
+The API counts through `ClientRateThrottle` (its default throttle class); the `/match/` and
+`/propose/` forms and MCP `tools/call` over HTTP count through `count_request`, which uses
+the same class: one cache key per client address and scope (`throttle_<scope>_<address>`),
+so a client's requests through every door add up in one count per scope."""
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -28,3 +36,27 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class _Scope:
+    def __init__(self, scope: str) -> None:
+        self.throttle_scope = scope
+
+
+def rate_of(scope: str) -> str | None:
+    """The rate string of `scope` ("30/minute"), or None when the scope is not limited."""
+    return api_settings.DEFAULT_THROTTLE_RATES.get(scope)  # type: ignore[return-value]  # see allow_request
+
+
+def count_request(request: Any, scope: str) -> int | None:
+    """Count one request of `request`'s client against `scope`, as the API's throttle does.
+
+    `request` needs only `META` and `headers` (a Django `HttpRequest`, or an `ASGIRequest`
+    built from an ASGI scope). Returns None when the request is within the rate (or the
+    scope has none), else the whole seconds until the client may send again (at least 1).
+    A refused request is not counted, as in the API.
+    """
+    throttle = ClientRateThrottle()
+    if throttle.allow_request(request, _Scope(scope)):
+        return None
+    return max(1, math.ceil(throttle.wait() or 1))

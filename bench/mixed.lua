@@ -1,13 +1,14 @@
 -- wrk script: mixed traffic over pages, API search, similar cases, log matching and MCP calls
 -- (search, get, similar, match_log), from two kinds of client:
 --   * one noisy client (no X-Forwarded-For: 127.0.0.1 itself), which the per-client limits
---     must stop with 429 + Retry-After;
+--     must stop with 429 + Retry-After, its MCP calls as its API requests;
 --   * many light clients, each request from an address of its own (X-Forwarded-For, which
 --     the app takes as from one proxy in front only when told: API_NUM_PROXIES=1 in the load
 --     test), which the limits let through, so that real search, similar and match work runs
 --     under the load.
 -- Counts every status, every 429 that lacks Retry-After, and each MCP call's answers by its
--- JSON-RPC id (an answer with "isError": true or an "error" object counts as an error);
+-- JSON-RPC id: "ok", "refused" (429: over the client's rate, as the API's 429s) or "error"
+-- (any other answer with "isError": true or an "error" object);
 -- `done` prints one JSON line. A thread's first good answer of each MCP call is also printed
 -- at once ("WRK-MCP-OK 13"), so that a caller can end the load (SIGINT: wrk then reports as
 -- at its set end) once every call has been answered, however slowly a busy machine answers. Requests are formatted per call: only then does wrk know the
@@ -77,8 +78,9 @@ function response(status, headers, body)
     -- Flat keys ("13 ok"): wrk's thread:get copies only flat tables (nested ones crash it).
     local id = body:match('"id"%s*:%s*(%d+)') or "none"
     local failed = status ~= 200 or body:find('"isError"%s*:%s*true') or body:find('"error"%s*:%s*{')
-    local key = id .. (failed and " error" or " ok")
-    if not failed and mcp[key] == nil then
+    local outcome = (status == 429 and "refused") or (failed and "error") or "ok"
+    local key = id .. " " .. outcome
+    if outcome == "ok" and mcp[key] == nil then
       io.write("WRK-MCP-OK " .. id .. "\n")
       io.flush()
     end
@@ -97,7 +99,7 @@ function done(summary, latency, requests)
     missing = missing + thread:get("missing_retry_after")
     for key, n in pairs(thread:get("mcp")) do
       local id, outcome = key:match("^(%S+) (%a+)$")
-      local sum = calls[id] or {ok = 0, error = 0}
+      local sum = calls[id] or {ok = 0, refused = 0, error = 0}
       sum[outcome] = sum[outcome] + n
       calls[id] = sum
     end
@@ -106,7 +108,8 @@ function done(summary, latency, requests)
   for status, n in pairs(total) do table.insert(parts, string.format('"%s": %d', status, n)) end
   local mcp_parts = {}
   for id, sum in pairs(calls) do
-    table.insert(mcp_parts, string.format('"%s": {"ok": %d, "error": %d}', id, sum.ok, sum.error))
+    table.insert(mcp_parts, string.format('"%s": {"ok": %d, "refused": %d, "error": %d}', id, sum.ok,
+      sum.refused, sum.error))
   end
   local e = summary.errors
   io.write(string.format(

@@ -222,7 +222,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Requests per client address (REMOTE_ADDR, or the address NUM_PROXIES proxies away in
-    # X-Forwarded-For). "api" covers every endpoint, "api-heavy" log matching and export.
+    # X-Forwarded-For). "api" covers every endpoint, "api-heavy" log matching, triage and export;
+    # MCP calls over HTTP and /match/ posts count in the same counts (api.throttling.count_request).
     # An empty value switches a scope off.
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ClientRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {

@@ -12,24 +12,47 @@ with a JSON-RPC error body:
   string or integer id when it has an id), else -32600 naming what is wrong, instead of
   the SDK's validation dump. Batches
   (arrays) were removed from the protocol in 2025-06-18: -32600 saying so.
+- Rate: each message that reads the case store counts against the client address's rate,
+  in the counts the API keeps (`api.throttling.count_request`: same cache keys, same
+  address from `REMOTE_ADDR` / X-Forwarded-For): `tools/call` of a heavy tool (`HEAVY_TOOLS`,
+  the work of `POST /api/match` and `/api/triage`) against "api-heavy", other tools,
+  `resources/read`, `resources/list` and `completion/complete` against "api". Over it: 429
+  with `Retry-After` and a JSON-RPC error (`RATE_LIMITED`, `data`: scope, rate,
+  retry_after). `initialize`, `ping`, the tool, prompt and template lists, `prompts/get`
+  and notifications are not counted: constant answers that read nothing, and a limited
+  client must still be able to connect and learn the tools.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from io import BytesIO
 from typing import Any
 
+import anyio.to_thread
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.http.request import split_domain_port, validate_host
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.throttling import count_request, rate_of
 from incidents.encodable import encodable
 from incidents.references import split_url
 
+from .toolkit import with_database
+
+logger = logging.getLogger(__name__)
+
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a 1,000,000-character log as JSON, with room to spare
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+RATE_LIMITED = -32000  # JSON-RPC's range for server-defined errors; MCP defines none for this
+# Tools doing what an "api-heavy" endpoint does: POST /api/match, POST /api/triage.
+HEAVY_TOOLS = frozenset({"match_log", "triage"})
+# Methods that read the case store as an API request does.
+COUNTED_METHODS = frozenset({"tools/call", "resources/read", "resources/list", "completion/complete"})
 
 
 def host_allowed(host: str) -> bool:
@@ -47,9 +70,51 @@ def origin_allowed(origin: str) -> bool:
     return host_allowed(parts.netloc)
 
 
-def rpc_error(status: int, code: int, message: str, request_id: Any = None, **headers: str) -> JSONResponse:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def rpc_error(
+    status: int, code: int, message: str, request_id: Any = None, data: Any = None, **headers: str
+) -> JSONResponse:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = {"jsonrpc": "2.0", "id": request_id, "error": error}
     return JSONResponse(encodable(body), status_code=status, headers=headers)
+
+
+def rate_scope(message: dict[str, Any]) -> str | None:
+    """The rate `message` (a valid JSON-RPC message) counts against, or None."""
+    method = message.get("method")
+    if method not in COUNTED_METHODS or "id" not in message:
+        return None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return "api-heavy" if method == "tools/call" and name in HEAVY_TOOLS else "api"
+
+
+def _count(scope: Scope, rate: str) -> int | None:
+    try:
+        return count_request(ASGIRequest(scope, BytesIO()), rate)
+    except Exception:
+        # The counts are unreadable (their database is away): let the call through, as the
+        # tool then answers its own "did not answer; try again" error.
+        logger.exception("MCP rate count failed")
+        return None
+
+
+async def rate_refusal(scope: Scope, message: dict[str, Any]) -> JSONResponse | None:
+    """429 when `message` is over its client's rate (see the module docstring), else None."""
+    rate = rate_scope(message)
+    if rate is None or rate_of(rate) is None:
+        return None
+    wait = await anyio.to_thread.run_sync(with_database(_count), scope, rate)
+    if wait is None:
+        return None
+    what = "log matching and triage (match_log, triage)" if rate == "api-heavy" else "tools and reads"
+    text = (
+        f"Rate limit: at most {rate_of(rate)} for {what} from one client address, counted with "
+        f"this address's API requests; try again in {wait} second{'s' if wait != 1 else ''}."
+    )
+    data = {"scope": rate, "rate": rate_of(rate), "retry_after": wait}
+    return rpc_error(429, RATE_LIMITED, text, message["id"], data, **{"Retry-After": str(wait)})
 
 
 def envelope_problem(message: Any) -> str | None:
@@ -136,4 +201,4 @@ class McpGuard:
             request_id = parsed.get("id") if isinstance(parsed, dict) else None
             valid_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
             return rpc_error(400, INVALID_REQUEST, problem, request_id if valid_id else None), bytes(body)
-        return None, bytes(body)
+        return await rate_refusal(scope, parsed), bytes(body)

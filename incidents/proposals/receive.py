@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.settings import api_settings
-
-from api.throttling import ClientRateThrottle
+from api.throttling import count_request
 
 from . import services
 from .models import Proposal
@@ -21,19 +19,12 @@ class RateLimited(Exception):
         super().__init__(f"try again in {wait} seconds")
 
 
-class _ProposalScope:
-    throttle_scope = SCOPE
-
-
 def check_rate(request: Any) -> None:
     """Count one proposal for the client address; raise RateLimited past
     `DEFAULT_THROTTLE_RATES["proposals"]`. The API's own throttle does the counting, so the
     form and the API share one budget per client."""
-    throttle = ClientRateThrottle()
-    if api_settings.DEFAULT_THROTTLE_RATES.get(SCOPE) and not throttle.allow_request(
-        request, _ProposalScope()
-    ):
-        raise RateLimited(int(throttle.wait() or 1))
+    if (wait := count_request(request, SCOPE)) is not None:
+        raise RateLimited(wait)
 
 
 def receive(data: dict[str, Any]) -> Proposal:

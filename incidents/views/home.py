@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from api.throttling import count_request, rate_of
 from incidents import selectors
 from incidents.search import read_log
 from incidents.search.logmatch import MAX_LOG_BYTES
@@ -26,6 +27,7 @@ EXAMPLE_QUERIES = (
 )
 LATEST_SHOWN = 5
 LOG_HITS_SHOWN = 10
+HEAVY_SCOPE = "api-heavy"  # the rate of POST /api/match and MCP match_log
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -64,15 +66,35 @@ def match(request: HttpRequest) -> HttpResponse:
     one rank higher), and shows each matched line once with its matches highlighted. A
     blank log re-shows the form with an error (status 400). Data: `search.read_log`.
     POST rather than GET because a pasted log is far longer than a URL may be.
+
+    Each POST counts against the client address's `api-heavy` rate, the count `POST
+    /api/match` and MCP `match_log` share (`api.throttling.count_request`); over it, 429
+    with `Retry-After`, the form keeping the pasted log and saying when to try again.
     """
-    context: dict = {"max_bytes": MAX_LOG_BYTES, "log": "", "hits": None, "reading": None, "error": None}
+    context: dict = {
+        "max_bytes": MAX_LOG_BYTES,
+        "log": "",
+        "hits": None,
+        "reading": None,
+        "error": None,
+        "limited": False,
+    }
     status = 200
+    wait = None
     if request.method == "POST":
         # A NUL byte means nothing in a log and must not be echoed into the page: it becomes
         # U+FFFD, the replacement character, as undecodable bytes do.
         log = request.POST.get("log", "").replace("\x00", "\ufffd")
         context["log"] = log
-        if not log.strip():
+        if (wait := count_request(request, HEAVY_SCOPE)) is not None:
+            context["error"] = (
+                f"Too many logs matched from your address (at most {rate_of(HEAVY_SCOPE)}, shared with "
+                f"the API and MCP); try again in {wait} second{'s' if wait != 1 else ''}. Your log is "
+                "still in the box."
+            )
+            context["limited"] = True
+            status = 429
+        elif not log.strip():
             context["error"] = "Paste some log lines first: the box was empty."
             status = 400
         elif len(log.encode("utf-8", "replace")) > MAX_LOG_BYTES:
@@ -88,4 +110,7 @@ def match(request: HttpRequest) -> HttpResponse:
             context["hits"] = reading.hits
             context["reading"] = reading
     # The JSON twin (`POST /api/match`) takes a body, so the page names it instead of linking it.
-    return render_page(request, "incidents/match.html", context, json_url=None, status=status)
+    response = render_page(request, "incidents/match.html", context, json_url=None, status=status)
+    if wait is not None:
+        response["Retry-After"] = str(wait)
+    return response

@@ -176,7 +176,10 @@ HTTP_CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 @pytest.fixture
-def http() -> Iterator[TestClient]:
+def http(settings) -> Iterator[TestClient]:
+    # Hundreds of calls from one address: the rate limits (tests/mcp/test_rate_limits_over_http.py)
+    # would refuse most of them.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
     with override_settings(ALLOWED_HOSTS=["testserver"], MCP_ALLOWED_ORIGINS=[]):
         with TestClient(build_asgi_app(get_asgi_application())) as client:
             yield client
