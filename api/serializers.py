@@ -603,7 +603,7 @@ class ReferenceSerializer(ResponseSerializer):
         help_text="What the record is.",
     )
     id = serializers.CharField(
-        allow_null=True, help_text="Alias, e.g. `NVIDIA/nccl#1405`, `arXiv:2407.21783`."
+        allow_null=True, help_text="Alias, e.g. `NVIDIA/nccl#1116`, `arXiv:2407.21783`."
     )
     url = serializers.URLField(help_text="Where the record is.")
     state = serializers.CharField(

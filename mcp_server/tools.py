@@ -163,7 +163,7 @@ def search_incidents(
 ) -> SearchResult:
     """Search cases by words or error text: ranked hits, snippet, matched_terms.
 
-    Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1405); filters
+    Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1116); filters
     AND, a list ORs (values: vocab; bounds inclusive). Not for: a failure to fix (triage),
     logs (match_log). Example: {"query": "allreduce hangs", "symptom": "nccl-timeout"}.
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).

@@ -26,7 +26,7 @@ BAD_LOOKUP = (
 # Length and form are checked by the view, which names the one of the two that was given.
 LOOKUP_QUERY = QueryParams(
     [
-        Text("ref", "Alias, e.g. `NVIDIA/nccl#1405`."),
+        Text("ref", "Alias, e.g. `NVIDIA/nccl#1116`."),
         Text("url", "A reference or source URL."),
     ]
 )
@@ -62,7 +62,7 @@ class LookupView(ApiView):
         params = LOOKUP_QUERY.reader(request.query_params)
         given = {name: value for name in LOOKUP_QUERY.names if (value := params.value(name)) is not None}
         if not given and not params.errors:
-            params.error("ref", "give `ref` (an alias such as NVIDIA/nccl#1405) or `url`")
+            params.error("ref", "give `ref` (an alias such as NVIDIA/nccl#1116) or `url`")
         elif len(given) > 1:
             params.error("url", "give `ref` or `url`, not both")
         for name, value in given.items():

@@ -49,7 +49,7 @@ def search_cases(
     than the lexical ranking reads: `ranking.LEXICAL_DEPTH`). Any string is accepted:
     nothing raises on odd input. A blank query is the browse view: `relevance` means newest
     first, scores and labels are None. Tokens naming an upstream record
-    (`NVIDIA/nccl#1405`, `nccl#1405`, `arXiv:...`, a URL) are reference lookups: only the
+    (`NVIDIA/nccl#1116`, `nccl#1116`, `arXiv:...`, a URL) are reference lookups: only the
     cases citing one of them (in `references` or `sources`) are searched for the rest of the
     query (a citing case with none of its words is not listed), and a note says so; with
     no words to rank them (or words it only excludes) each is a strong match of score 1

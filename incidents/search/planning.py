@@ -1,6 +1,6 @@
 """Search, stage 1 of 3: the plan (`plan`), what a request asks for, before any ranking.
 
-The query is split into reference tokens (`NVIDIA/nccl#1405`, an arXiv id, a URL: the
+The query is split into reference tokens (`NVIDIA/nccl#1116`, an arXiv id, a URL: the
 cases citing them) and words, parsed (`query.py`: words, phrases, exclusions), corrected
 where a word is in no case (`spelling.py`) and widened with the vocabulary's synonyms; the
 filters become a lazy queryset of the published cases they allow. The plan says which of
@@ -72,7 +72,7 @@ class SearchPlan:
     # Browsing with a few facet values only (`_few_facet_values`): the total and facet counts
     # may be shared through the store cache, as their key space is the vocabulary's.
     shared_counts: bool = False
-    # The upstream records the query names (`NVIDIA/nccl#1405`): `cases` cite one of them.
+    # The upstream records the query names (`NVIDIA/nccl#1116`): `cases` cite one of them.
     references: tuple[str, ...] = ()
     filtered: bool = False  # a filter narrows `cases` (the notes say "with these filters")
 

@@ -1,4 +1,4 @@
-"""`/refs/?ref=NVIDIA/nccl%231405` or `?url=`: an upstream record and the cases citing it."""
+"""`/refs/?ref=NVIDIA/nccl%231116` or `?url=`: an upstream record and the cases citing it."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def reference_page(request: HttpRequest) -> HttpResponse:
     value = (request.GET.get(name) or "").strip()[:MAX_REFERENCE_CHARS]
     found = problem = None
     if not value:
-        problem = "Give an upstream record: an alias such as NVIDIA/nccl#1405, or a URL."
+        problem = "Give an upstream record: an alias such as NVIDIA/nccl#1116, or a URL."
     else:
         try:
             found = selectors.record_lookup(value)

@@ -81,7 +81,7 @@ def test_a_record_no_case_cites_is_an_empty_answer(client):
 @pytest.mark.parametrize(
     "query, parameter, detail",
     [
-        ("", "ref", "give `ref` (an alias such as NVIDIA/nccl#1405) or `url`"),
+        ("", "ref", "give `ref` (an alias such as NVIDIA/nccl#1116) or `url`"),
         (
             "ref=nccl%20hang",
             "ref",
