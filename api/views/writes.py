@@ -156,6 +156,10 @@ class CaseUpdateMixin(WriteAuthentication):
         if document.get("status", case.status) != case.status:
             raise Conflict(f"change the status with POST {reverse('api:case-status', args=[case_id])}")
         document["status"] = case.status
+        sent = document.get("related")
+        if isinstance(sent, list) and all(isinstance(item, str) for item in sent):
+            # Built from GET, which shows published links only: keep the ones it hides.
+            document["related"] = selectors.related_to_store(list(current.get("related", [])), sent)
         _save(request, document, reason=f"{request.method} through the API")
         return _saved(request, case_id)
 

@@ -83,6 +83,41 @@ def related_cases(case: Case) -> list[Case]:
     return list(shown.values())
 
 
+def related_to_store(stored: list[str], sent: list[str]) -> list[str]:
+    """The `related` a write stores when it sends `sent` over a case whose stored links are
+    `stored`. A client builds `sent` from what readers are shown (`related_cases`: GET,
+    then PUT, or a PATCH setting the list), so: a link readers are not shown (to a
+    retracted, draft or in-review case) is kept, as it could not have been removed on
+    purpose (the admin removes it); a merged case's kept case in `sent` stands for the
+    stored link to the merged case, which stays as the editor made it; every other id is
+    as sent. With `sent` equal to `stored` nothing changes. Queries: 2 (the linked cases'
+    statuses, their kept cases' statuses)."""
+    targets = {
+        case_id: (status, kept)
+        for case_id, status, kept in Case.objects.filter(id__in=stored).values_list(
+            "id", "status", "merged_into_id"
+        )
+    }
+    kept_ids = [kept for status, kept in targets.values() if status == Case.Status.MERGED and kept]
+    published = set(Case.objects.published().filter(id__in=kept_ids).values_list("id", flat=True))
+    shown_as: dict[str, str] = {}  # stored link -> the id readers see for it
+    for case_id in stored:
+        status, kept = targets.get(case_id, (None, None))
+        if status == Case.Status.PUBLISHED:
+            shown_as[case_id] = case_id
+        elif status == Case.Status.MERGED and kept in published:
+            shown_as[case_id] = kept
+    if list(dict.fromkeys(shown_as[link] for link in stored if link in shown_as)) == sent:
+        return list(stored)  # what readers are shown, sent back unchanged
+    result: list[str] = []
+    for case_id in sent:
+        standing_for = [link for link in stored if shown_as.get(link) == case_id and link != case_id]
+        own = [case_id] if case_id in stored or not standing_for else []
+        result.extend(own + standing_for)
+    result.extend(link for link in stored if link not in shown_as)  # hidden from readers
+    return list(dict.fromkeys(result))
+
+
 def published_document(case: Case) -> CaseDocument:
     """`case`'s schema document as published answers serve it (the API's case detail and
     `/api/export`, MCP `get_incident` and `incident://`): `case_document` with `related`

@@ -95,6 +95,37 @@ def test_an_edit_through_the_write_api_keeps_and_answers_the_stored_links(review
     assert client.get(url).json()["related"] == SHOWN
 
 
+def test_a_document_put_back_from_get_keeps_the_links_get_hides(reviewer):
+    # GET shows SHOWN; a PUT of that document, one field edited, must not drop the link to
+    # the retracted case nor turn the merged one into its kept case (found in review).
+    retract_and_merge(reviewer)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(reviewer)}")
+    url = reverse("api:case-detail", args=["IL-0431"])
+    read = client.get(url)
+    document = {k: v for k, v in read.json().items() if k in load_fixture("IL-0431")}
+    assert document["related"] == SHOWN
+    document["lessons"] = ["Check the links."]
+    response = client.put(url, document, format="json", HTTP_IF_MATCH=read["ETag"])
+    assert response.status_code == 200, response.json()
+    assert stored_links("IL-0431") == STORED
+    assert client.get(url).json()["related"] == SHOWN
+
+
+def test_a_link_removed_from_what_get_shows_is_removed_and_a_new_one_added(reviewer):
+    retract_and_merge(reviewer)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(reviewer)}")
+    url = reverse("api:case-detail", args=["IL-0431"])
+    # IL-0435 (standing for the merged IL-0434) and IL-0432 dropped, IL-0441 added: the
+    # retracted IL-0433, which GET never showed, stays.
+    patched = {"related": ["IL-0428", "IL-0441"]}
+    response = client.patch(url, patched, format="json", HTTP_IF_MATCH=client.get(url)["ETag"])
+    assert response.status_code == 200, response.json()
+    assert stored_links("IL-0431") == ["IL-0428", "IL-0441", "IL-0433"]
+    assert client.get(url).json()["related"] == ["IL-0428", "IL-0441"]
+
+
 def test_the_kept_case_of_a_merged_link_is_not_listed_again_as_similar(client, reviewer):
     url = reverse("api:case-similar", args=["IL-0431"]) + "?limit=5"
     assert client.get(url).json()["results"][0]["id"] == "IL-0479"  # IL-0431's closest computed case
