@@ -159,7 +159,7 @@ class CaseUpdateMixin(WriteAuthentication):
         sent = document.get("related")
         if isinstance(sent, list) and all(isinstance(item, str) for item in sent):
             # Built from GET, which shows published links only: keep the ones it hides.
-            document["related"] = selectors.related_to_store(list(current.get("related", [])), sent)
+            document["related"] = selectors.related_to_store(case, sent)
         _save(request, document, reason=f"{request.method} through the API")
         return _saved(request, case_id)
 

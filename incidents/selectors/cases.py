@@ -62,53 +62,46 @@ def visible_case_exists(case_id: str) -> bool:
     return Case.objects.visible().filter(id=case_id).exists()
 
 
-def related_cases(case: Case) -> list[Case]:
-    """The hand-linked related cases a reader is shown, in the editor's order: published
-    ones as linked, a merged one as the case it was merged into (when that is published),
-    each once and never `case` itself; retracted, draft and in-review ones are left out.
-
-    Reads `case` as `with_document` prefetched it (each link's target and the target's kept
-    case): no query. The stored links stay as the editor made them (`case_document`,
-    `export_cases` and a backup carry them all; an editor may un-retract a case), so only
-    what is shown is filtered: the case page, `published_document` (API, MCP, `/api/export`)
-    and MCP `similar_incidents`.
-    """
+def _shown_links(case: Case) -> dict[str, Case]:
+    """Each stored hand-made link of `case` that readers are shown (target id -> the case
+    shown for it), in the editor's order: a published target as linked, a merged one as
+    the case it was merged into when that is published, never `case` itself. Retracted,
+    draft and in-review targets are not shown. No query once prefetched as `with_document`
+    does (each link's target and the target's kept case)."""
     shown: dict[str, Case] = {}
     for link in case.related_links.all():
         target = link.target
         if target.status == Case.Status.MERGED and target.merged_into is not None:
             target = target.merged_into
         if target.status == Case.Status.PUBLISHED and target.id != case.id:
-            shown.setdefault(target.id, target)
-    return list(shown.values())
+            shown[link.target_id] = target
+    return shown
 
 
-def related_to_store(stored: list[str], sent: list[str]) -> list[str]:
-    """The `related` a write stores when it sends `sent` over a case whose stored links are
-    `stored`. A client builds `sent` from what readers are shown (`related_cases`: GET,
-    then PUT, or a PATCH setting the list), so: a link readers are not shown (to a
-    retracted, draft or in-review case) is kept, as it could not have been removed on
-    purpose (the admin removes it); a merged case's kept case in `sent` stands for the
-    stored link to the merged case, which stays as the editor made it; every other id is
-    as sent. With `sent` equal to `stored` nothing changes. Queries: 2 (the linked cases'
-    statuses, their kept cases' statuses)."""
-    targets = {
-        case_id: (status, kept)
-        for case_id, status, kept in Case.objects.filter(id__in=stored).values_list(
-            "id", "status", "merged_into_id"
-        )
-    }
-    kept_ids = [kept for status, kept in targets.values() if status == Case.Status.MERGED and kept]
-    published = set(Case.objects.published().filter(id__in=kept_ids).values_list("id", flat=True))
-    shown_as: dict[str, str] = {}  # stored link -> the id readers see for it
-    for case_id in stored:
-        status, kept = targets.get(case_id, (None, None))
-        if status == Case.Status.PUBLISHED:
-            shown_as[case_id] = case_id
-        elif status == Case.Status.MERGED and kept in published:
-            shown_as[case_id] = kept
-    if list(dict.fromkeys(shown_as[link] for link in stored if link in shown_as)) == sent:
-        return list(stored)  # what readers are shown, sent back unchanged
+def related_cases(case: Case) -> list[Case]:
+    """The hand-linked related cases a reader is shown (`_shown_links`), each once, in the
+    editor's order. No query (see `_shown_links`).
+
+    The stored links stay as the editor made them (`case_document`, `export_cases` and a
+    backup carry them all; an editor may un-retract a case), so only what is shown is
+    filtered: the case page, `published_document` (API, MCP, `/api/export`) and MCP
+    `similar_incidents`.
+    """
+    return list({target.id: target for target in _shown_links(case).values()}.values())
+
+
+def related_to_store(case: Case, sent: list[str]) -> list[str]:
+    """The `related` a write stores when it sends `sent` over `case`. A client builds `sent`
+    from what readers are shown (`related_cases`: GET, then PUT, or a PATCH setting the
+    list), so: a stored link readers are not shown is kept, as it could not have been
+    removed on purpose (the admin removes it); a merged case's kept case in `sent` stands
+    for the stored link to the merged case, which stays as the editor made it; every other
+    id is as sent. With `sent` what readers are shown, the stored links stay as they are.
+    No query (see `_shown_links`)."""
+    stored = [link.target_id for link in case.related_links.all()]
+    shown_as = {link: target.id for link, target in _shown_links(case).items()}
+    if list(dict.fromkeys(shown_as.values())) == sent:
+        return stored  # what readers are shown, sent back unchanged
     result: list[str] = []
     for case_id in sent:
         standing_for = [link for link in stored if shown_as.get(link) == case_id and link != case_id]
