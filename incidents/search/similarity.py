@@ -454,6 +454,7 @@ class TextIndex:
         words = corpus.words
         self.ids: list[str] = list(corpus.profiles)  # row -> case id, as `matrix`
         self.row: dict[str, int] = corpus.row
+        self.words: list[str] = words.words  # column -> word
         self.column_of: dict[str, int] = words.column_of
         self.idf: np.ndarray = words.idf
         # `words` columns in each row's strongest-first order; scipy may sort them in place,
@@ -463,7 +464,7 @@ class TextIndex:
     def vector(self, row: int) -> dict[str, float]:
         """The account vector of case `row` (word -> weight), as `_Corpus.vector` gives it."""
         lo, hi = self.matrix.indptr[row], self.matrix.indptr[row + 1]
-        words = self._words
+        words = self.words
         return dict(
             zip(
                 [words[c] for c in self.matrix.indices[lo:hi].tolist()],
@@ -471,14 +472,6 @@ class TextIndex:
                 strict=True,
             )
         )
-
-    @functools.cached_property
-    def _words(self) -> list[str]:
-        """column -> word."""
-        found = [""] * len(self.column_of)
-        for word, column in self.column_of.items():
-            found[column] = word
-        return found
 
     def matches(
         self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
