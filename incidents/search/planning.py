@@ -148,7 +148,8 @@ def plan(request: SearchRequest) -> SearchPlan:
     offset = min(max(0, int(request.offset)), MAX_OFFSET)
     limit = max(1, min(int(request.limit), MAX_LIMIT))
     cases = filter_cases(Case.objects.published(), request.filters)
-    query, whole = request.query or "", _unfiltered(request.filters)
+    unfiltered = _unfiltered(request.filters)
+    query, whole = request.query or "", unfiltered
     notes: list[str] = []
     references, rest = split_reference_tokens(query)
     if references:
@@ -170,7 +171,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         notes=tuple(notes),
         shared_counts=not references and _few_facet_values(request.filters),
         references=tuple(references),
-        filtered=not _unfiltered(request.filters),
+        filtered=not unfiltered,
     )
     if not query.strip():
         return browse
