@@ -46,6 +46,13 @@ def shown_for(case_id: str) -> list[str]:
     return [other.id for other in selectors.related_cases(case)]
 
 
+def signed_in(user) -> APIClient:
+    """An API client sending `user`'s token, as the write API wants."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+    return client
+
+
 def page_related(client, case_id: str) -> list[str]:
     """Ids of the cases the page lists as linked by an editor, in order."""
     page = client.get(reverse("incidents:case-detail", args=[case_id])).content.decode()
@@ -83,9 +90,7 @@ def test_a_case_published_again_is_linked_again(client, reviewer):
 
 def test_an_edit_through_the_write_api_keeps_and_answers_the_stored_links(reviewer):
     retract_and_merge(reviewer)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(reviewer)}")
-    url = reverse("api:case-detail", args=["IL-0431"])
+    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
     response = client.patch(
         url, {"lessons": ["Check the links."]}, format="json", HTTP_IF_MATCH=client.get(url)["ETag"]
     )
@@ -99,9 +104,7 @@ def test_a_document_put_back_from_get_keeps_the_links_get_hides(reviewer):
     # GET shows SHOWN; a PUT of that document, one field edited, must not drop the link to
     # the retracted case nor turn the merged one into its kept case (found in review).
     retract_and_merge(reviewer)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(reviewer)}")
-    url = reverse("api:case-detail", args=["IL-0431"])
+    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
     read = client.get(url)
     document = {k: v for k, v in read.json().items() if k in load_fixture("IL-0431")}
     assert document["related"] == SHOWN
@@ -114,9 +117,7 @@ def test_a_document_put_back_from_get_keeps_the_links_get_hides(reviewer):
 
 def test_a_link_removed_from_what_get_shows_is_removed_and_a_new_one_added(reviewer):
     retract_and_merge(reviewer)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(reviewer)}")
-    url = reverse("api:case-detail", args=["IL-0431"])
+    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
     # IL-0435 (standing for the merged IL-0434) and IL-0432 dropped, IL-0441 added: the
     # retracted IL-0433, which GET never showed, stays.
     patched = {"related": ["IL-0428", "IL-0441"]}
