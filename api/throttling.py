@@ -38,6 +38,10 @@ class ClientRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+# The rate scope of the heavy work (log matching, triage, export) at every door.
+HEAVY_SCOPE = "api-heavy"
+
+
 class _Scope:
     def __init__(self, scope: str) -> None:
         self.throttle_scope = scope

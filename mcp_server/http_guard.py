@@ -38,7 +38,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.throttling import count_request, rate_of
+from api.throttling import HEAVY_SCOPE, count_request, rate_of
 from incidents.encodable import encodable
 from incidents.references import split_url
 
@@ -87,7 +87,7 @@ def rate_scope(message: dict[str, Any]) -> str | None:
         return None
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None
-    return "api-heavy" if method == "tools/call" and name in HEAVY_TOOLS else "api"
+    return HEAVY_SCOPE if method == "tools/call" and name in HEAVY_TOOLS else "api"
 
 
 def _count(scope: Scope, rate: str) -> int | None:
@@ -108,7 +108,7 @@ async def rate_refusal(scope: Scope, message: dict[str, Any]) -> JSONResponse | 
     wait = await anyio.to_thread.run_sync(with_database(_count), scope, rate)
     if wait is None:
         return None
-    what = "log matching and triage (match_log, triage)" if rate == "api-heavy" else "tools and reads"
+    what = "log matching and triage (match_log, triage)" if rate == HEAVY_SCOPE else "tools and reads"
     text = (
         f"Rate limit: at most {rate_of(rate)} for {what} from one client address, counted with "
         f"this address's API requests; try again in {wait} second{'s' if wait != 1 else ''}."

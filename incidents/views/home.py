@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from api.throttling import count_request, rate_of
+from api.throttling import HEAVY_SCOPE, count_request, rate_of
 from incidents import selectors
 from incidents.search import read_log
 from incidents.search.logmatch import MAX_LOG_BYTES
@@ -27,7 +27,6 @@ EXAMPLE_QUERIES = (
 )
 LATEST_SHOWN = 5
 LOG_HITS_SHOWN = 10
-HEAVY_SCOPE = "api-heavy"  # the rate of POST /api/match and MCP match_log
 
 
 def home(request: HttpRequest) -> HttpResponse:
