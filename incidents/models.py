@@ -137,11 +137,22 @@ class CaseQuerySet(models.QuerySet["Case"]):
     def newest_first(self) -> CaseQuerySet:
         return self.order_by("-published", "-id")
 
+    # Set by `with_summary`: attach each fetched case's terms as `Case.linked_terms`.
+    _attach_terms = False
+
     def with_summary(self) -> CaseQuerySet:
-        """Prefetch what a list entry shows: root cause and ordered terms (2 extra queries).
-        The terms come without `TERM_DETAIL` (a list names its terms; a term's own page
-        reads the rest): decoding every linked term's synonyms and patterns from JSON was
-        a tenth of a search's time in Python."""
+        """What a list entry shows: the root cause (a join) and the ordered terms (1 extra
+        query, made when the cases are fetched: `attach_terms`). The terms come without
+        `TERM_DETAIL` (a list names its terms; a term's own page reads the rest): decoding
+        every linked term's synonyms and patterns from JSON was a tenth of a search's time
+        in Python."""
+        clone = self.select_related("root_cause_category")
+        clone._attach_terms = True
+        return clone
+
+    def _with_term_links(self) -> CaseQuerySet:
+        """The root cause and the term link objects (`term_links`, with `derived`), for the
+        readers of a whole case (`with_index_text`, `with_document`): 1 extra query."""
         return self.select_related("root_cause_category").prefetch_related(
             models.Prefetch(
                 "term_links",
@@ -151,10 +162,28 @@ class CaseQuerySet(models.QuerySet["Case"]):
             )
         )
 
+    def _clone(self) -> CaseQuerySet:
+        clone = super()._clone()  # type: ignore[misc]  # private in django-stubs
+        clone._attach_terms = self._attach_terms
+        return clone
+
+    def _fetch_all(self) -> None:
+        fetching = self._result_cache is None
+        super()._fetch_all()
+        # Model rows only: values() and values_list() rows have no terms to attach.
+        rows = self._result_cache
+        if (
+            fetching
+            and rows
+            and self._attach_terms
+            and issubclass(self._iterable_class, models.query.ModelIterable)
+        ):
+            attach_terms(rows)
+
     def with_index_text(self) -> CaseQuerySet:
         """Prefetch what `search.text.index_columns` reads (terms, root cause, scale tables),
         not the sources and links a whole document needs: 5 extra queries."""
-        return self.with_summary().with_scale_tables()
+        return self._with_term_links().with_scale_tables()
 
     def with_scale_tables(self) -> CaseQuerySet:
         """Prefetch the scale tables with their columns and rows (3 extra queries)."""
@@ -360,6 +389,32 @@ class CaseTerm(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique_case_term"),
         ]
+
+
+def attach_terms(cases: list[Case]) -> None:
+    """Attach each case's terms, in link order, as `Case.linked_terms` (what `terms_of`
+    reads): 1 query of plain rows, each term built once however many of the cases carry it,
+    without `TERM_DETAIL`. Django's prefetch built a link object and a term object per link
+    and filtered a related manager for each case: a quarter of a search request's time in
+    Python at 20 hits."""
+    if not cases:
+        return
+    names = [f.attname for f in Term._meta.concrete_fields if f.attname not in TERM_DETAIL]
+    links = (
+        CaseTerm.objects.filter(case_id__in=[case.pk for case in cases])
+        .order_by("case_id", "position", "id")
+        .values_list("case_id", *(f"term__{name}" for name in names))
+    )
+    linked: dict[str, list[Term]] = {case.pk: [] for case in cases}
+    built: dict[int, Term] = {}
+    db = links.db
+    for case_id, *values in links:
+        term = built.get(values[0])  # `id` is the first concrete field
+        if term is None:
+            term = built[values[0]] = Term.from_db(db, names, values)
+        linked[case_id].append(term)
+    for case in cases:
+        case.linked_terms = linked[case.pk]
 
 
 class CaseRelation(models.Model):
