@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Callable, Collection, Iterable
-from contextlib import nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -335,6 +335,16 @@ def next_case_id() -> str:
     included, so no id is reused). One query."""
     numbers = [int(cid.split("-", 1)[1]) for cid in Case.objects.values_list("id", flat=True)]
     return f"IL-{max(numbers, default=0) + 1:04d}"
+
+
+@contextmanager
+def writing_cases() -> Iterator[None]:
+    """One transaction holding the case write lock (`serialize_case_writes`) from its start:
+    what the caller reads inside (the write API's `If-Match` check of a case) still holds
+    when the services it calls inside write, as no other writer can come in between."""
+    with transaction.atomic():
+        serialize_case_writes()
+        yield
 
 
 @transaction.atomic
