@@ -55,7 +55,10 @@ class WriteAuthentication:
 
 class PreconditionFailed(APIException):
     status_code = 412
-    default_detail = "the case changed since you read it: fetch it again and redo your change"
+    default_detail = (
+        "the case changed since you read it (or If-Match names no ETag of this case): "
+        "fetch it again and redo your change"
+    )
     default_code = "precondition_failed"
 
 
@@ -71,20 +74,25 @@ class Conflict(APIException):
 
 
 def case_etag(request: Any, case: Case) -> str:
-    """The quoted ETag of the case as stored: the one `GET /api/cases/{id}` sends. It covers
-    the whole store (as every API ETag does), so any write in between makes it stale."""
-    return f'"{http.case_etag(request, case.id)}"'
+    """The quoted ETag of a write answer (`http.stored_case_etag`): the case's own version,
+    which `If-Match` checks, with a representation part unlike GET's, since the answer shows
+    the case as stored. 2 queries (the store version)."""
+    return http.stored_case_etag(request, case.id, case.modified)
 
 
 def check_if_match(request: Any, case: Case) -> None:
-    """428 without `If-Match`, 412 when it names another version (nothing is written)."""
+    """428 without `If-Match`, 412 when none of its ETags carries the case's current version
+    (`http.case_version`; nothing is written). Only the case's own part is compared: an ETag
+    from `GET /api/cases/{id}` (any `fields`) or from a write answer holds until this case
+    changes (its document, links, status, a merge into it, a re-derived error code), whatever
+    happens to other cases meanwhile. No query (`case.modified` is read with the case)."""
     header = request.META.get("HTTP_IF_MATCH")
     if not header:
         raise PreconditionRequired()
     if header.strip() == "*":
         return
-    wanted = {tag.strip().removeprefix("W/") for tag in header.split(",")}
-    if case_etag(request, case) not in wanted:
+    current = http.case_version(case.id, case.modified)
+    if current not in {http.version_in(tag) for tag in header.split(",")}:
         raise PreconditionFailed()
 
 

@@ -4,6 +4,7 @@ and streaming that stays constant-memory under ASGI (throttling: `api.throttling
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -110,7 +111,12 @@ def _kept_answer(method: Callable[..., HttpResponseBase]) -> Callable[..., HttpR
     return kept
 
 
-def conditional_on_store(*, exists: Callable[..., bool] | None = None, keep: bool = False) -> Callable:
+def conditional_on_store(
+    *,
+    exists: Callable[..., bool] | None = None,
+    version: Callable[..., str | None] | None = None,
+    keep: bool = False,
+) -> Callable:
     """Conditional GET for an answer that depends only on the store (and the URL).
 
     Decorates the part of a view that runs after its parameters were checked (so a bad
@@ -120,12 +126,25 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None, keep: boo
     without running the view. For one resource, `exists(request, **kwargs)` is asked
     first, on conditional requests only: when it does not exist the view runs and answers
     404. Exceptions raised by the view carry no validators (they are added on return).
+    `version(request, **kwargs)`, for one case, instead of `exists`: the case's own version
+    (`case_version`), None when there is no such case; asked on every request, as the ETag
+    then carries it: `"<case version>.<digest>"`, so that a write's `If-Match` checks the
+    case's part alone (`version_in`) while a cached copy still revalidates when any case
+    changes (the document shows related cases).
     `keep`: the answer is also kept in the shared cache (`_kept_answer`); only for views
     whose arguments take a bounded set of values (ids, slugs, small integers), never a
     search text, so that no client can fill the cache.
     """
 
+    def own_version(request: Any, kwargs: dict[str, Any]) -> str | None:
+        assert version is not None
+        if not hasattr(request, "_own_version"):
+            request._own_version = version(request, **kwargs)
+        return request._own_version
+
     def found(request: Any, kwargs: dict[str, Any]) -> bool:
+        if version is not None:
+            return own_version(request, kwargs) is not None
         if exists is None or not _is_conditional(request):
             return True
         if not hasattr(request, "_resource_exists"):
@@ -136,7 +155,8 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None, keep: boo
         if not found(request, kwargs):
             return None
         # Host and full path: the body holds absolute URLs and depends on every parameter.
-        return _digest(request.get_host(), request.get_full_path(), _store_version(request).token)
+        digest = _digest(request.get_host(), request.get_full_path(), _store_version(request).token)
+        return digest if version is None else f"{own_version(request, kwargs)}.{digest}"
 
     def last_modified(request: Any, *args: Any, **kwargs: Any):
         if not found(request, kwargs):
@@ -149,12 +169,41 @@ def conditional_on_store(*, exists: Callable[..., bool] | None = None, keep: boo
     return lambda method: conditional(_kept_answer(method))
 
 
-def case_etag(request: Any, case_id: str) -> str:
-    """The ETag (unquoted) that `GET /api/cases/{case_id}` sends, computed for any request
-    (writes name it in `If-Match`). It follows the whole store, like every API ETag, so a
-    write to any case makes it stale: 2 queries (`selectors.store_version`)."""
+# A case's own version in its ETags: hex digits of a digest of its id and `Case.modified`.
+CASE_VERSION_LENGTH = 16
+
+
+def case_version(case_id: str, modified: datetime.datetime) -> str:
+    """The case's own version, as its ETags carry it: a digest of its id and `Case.modified`
+    (which every write of the case moves, and no write of another case does). Not tied to
+    the response format or the host: an `If-Match` read before a deploy still holds."""
+    stamp = modified.astimezone(datetime.UTC).isoformat()
+    return hashlib.sha256(f"case\x1f{case_id}\x1f{stamp}".encode()).hexdigest()[:CASE_VERSION_LENGTH]
+
+
+def version_in(etag: str) -> str | None:
+    """The case version an entity tag from `If-Match` carries (`case_version`: the part
+    before the dot of `"<case version>.<representation>"`), None when it is no case's ETag.
+    A weak `W/` prefix is ignored: a proxy that compresses an answer may weaken its ETag."""
+    tag = etag.strip().removeprefix("W/")
+    if len(tag) < 2 or tag[0] != '"' or tag[-1] != '"':
+        return None
+    own, dot, representation = tag[1:-1].partition(".")
+    if not dot or not representation or len(own) != CASE_VERSION_LENGTH:
+        return None
+    return own
+
+
+def stored_case_etag(request: Any, case_id: str, modified: datetime.datetime) -> str:
+    """The quoted ETag of a write answer, which shows the case as stored (every hand-made
+    link, `selectors.record_of(as_stored=True)`) where `GET /api/cases/{case_id}` shows the
+    published ones: the same case version as GET's ETag, so `If-Match` takes either, and a
+    representation part of its own (digest of "as stored", host, path and store version),
+    so that no cache or client takes one body for the other (sent in `If-None-Match` to GET
+    it gets GET's 200). 2 queries (`selectors.store_version`)."""
     path = reverse("api:case-detail", args=[case_id])
-    return _digest(request.get_host(), path, selectors.store_version().token)
+    digest = _digest("as stored", request.get_host(), path, selectors.store_version().token)
+    return f'"{case_version(case_id, modified)}.{digest}"'
 
 
 def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:

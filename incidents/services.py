@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Callable, Collection, Iterable
-from contextlib import nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -337,6 +337,16 @@ def next_case_id() -> str:
     return f"IL-{max(numbers, default=0) + 1:04d}"
 
 
+@contextmanager
+def writing_cases() -> Iterator[None]:
+    """One transaction holding the case write lock (`serialize_case_writes`) from its start:
+    what the caller reads inside (the write API's `If-Match` check of a case) still holds
+    when the services it calls inside write, as no other writer can come in between."""
+    with transaction.atomic():
+        serialize_case_writes()
+        yield
+
+
 @transaction.atomic
 def change_status(case_id: str, target: str, *, user: history.User, reason: str = "") -> Case:
     """Move a case along the workflow (`workflow.TRANSITIONS`); retracting needs a reason.
@@ -423,9 +433,11 @@ def rederive_error_code(term: Term) -> list[str]:
     whose scanned text (`codes.case_text`) they match gets it as derived, a case it was
     derived for that they no longer match loses it; a code a case states stays. The
     changed cases' error codes are rewritten stated first, then derived in vocabulary
-    order, as import writes them. Returns the changed case ids (sorted); the caller
-    refreshes derived data and records history. Queries: 4, plus 2 per changed case.
-    Time: one RE2 scan of each case's text (linear in its length)."""
+    order, as import writes them, and their `modified` time moves (their documents changed:
+    mirrors refetch them, an `If-Match` read before is stale). Returns the changed case ids
+    (sorted); the caller refreshes derived data and records history. Queries: 4, plus 2
+    per changed case and 1 when any changed. Time: one RE2 scan of each case's text
+    (linear in its length)."""
     vocabulary = CodeVocabulary.load()
     links = dict(CaseTerm.objects.filter(term=term).values_list("case_id", "derived"))
     changed: list[str] = []
@@ -455,6 +467,8 @@ def rederive_error_code(term: Term) -> list[str]:
             CaseTerm(case_id=case_id, term=codes[name], position=CODE_POSITION + i, derived=name in derived)
             for i, name in enumerate([*stated, *vocabulary.order(derived)])
         )
+    if changed:
+        Case.objects.filter(id__in=changed).update(modified=timezone.now())
     return changed
 
 

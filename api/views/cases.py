@@ -29,7 +29,7 @@ from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
 
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
-from ..http import ApiView, conditional_on_store, redirect_to_canonical
+from ..http import ApiView, case_version, conditional_on_store, redirect_to_canonical
 from ..query import Date, FacetFilters, FieldList, Flag, Integer, QueryParam, QueryParams
 from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
 from .writes import CaseCreateMixin, CaseUpdateMixin
@@ -134,6 +134,13 @@ def check_case_id(case_id: str) -> None:
 
 def case_exists(request: Request, *, case_id: str, **kwargs) -> bool:
     return selectors.visible_case_exists(case_id)
+
+
+def own_version(request: Request, *, case_id: str, **kwargs) -> str | None:
+    """The case's own version for its ETag (`http.case_version`), None when no published or
+    retracted case has exactly this id (`selectors.visible_case_modified`)."""
+    modified = selectors.visible_case_modified(case_id)
+    return None if modified is None else case_version(case_id, modified)
 
 
 def visible_case(request: Request, case_id: str) -> Case | HttpResponsePermanentRedirect:
@@ -300,7 +307,11 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
             "The case document exactly as `case.schema.json` defines it (the same one "
             f"`export_cases` writes) plus {', '.join(f'`{name}`' for name in DETAIL_ADDS)}. "
             'A retracted case still resolves, with `status: "retracted"`; drafts do not exist '
-            "here. `fields` keeps only the named fields (and `id`), as on the case list."
+            "here. `fields` keeps only the named fields (and `id`), as on the case list. "
+            'The `ETag` is `"<case version>.<representation>"`: it changes whenever any case does '
+            "(the answer lists related cases), so send it in `If-None-Match`; a write "
+            "(`PUT`, `PATCH`, `/status`, `/merge`) sends it in `If-Match`, which compares the case "
+            "version alone: it holds until this case itself changes."
         ),
         parameters=[CASE_ID_PARAMETER, *DETAIL_QUERY.openapi(), *schema.CONDITIONAL_HEADERS],
         responses={
@@ -323,7 +334,7 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         check_case_id(case_id)
         return self.answer(request, case_id=case_id, fields=fields)
 
-    @conditional_on_store(keep=True, exists=case_exists)
+    @conditional_on_store(keep=True, version=own_version)
     def answer(self, request: Request, *, case_id: str, fields: list[str] | None) -> HttpResponseBase:
         case = visible_case(request, case_id)
         if not isinstance(case, Case):

@@ -1,7 +1,13 @@
 """Write endpoints for editors (token auth): create, replace (PUT), patch (PATCH), change
 status, merge. Every write is `services.save_case_document` (import's validation and
-writing), `services.change_status` or `services.merge_cases`; `If-Match` with the case's
-ETag guards against lost updates (stale: 412, nothing written).
+writing), `services.change_status` or `services.merge_cases`; `If-Match` with an ETag of the
+case guards against lost updates: it holds while the case itself is unchanged, whatever
+other cases do (`editing.check_if_match`; stale: 412, nothing written). The check and the
+write run in one transaction holding the case write lock (`services.writing_cases`).
+
+A write answers the case as stored (every hand-made link), where GET shows the published
+links: its `ETag` carries the same case version as GET's, so either works as `If-Match`, and
+differs from GET's in the rest, as the two bodies differ (`http.stored_case_etag`).
 """
 
 from __future__ import annotations
@@ -42,7 +48,19 @@ IF_MATCH = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=True,
-    description="The case's ETag from `GET /api/cases/{id}` or the last write; 412 when stale.",
+    description=(
+        "An `ETag` of this case, from `GET /api/cases/{id}` or from the answer to the last write. "
+        "It holds until the case itself changes (its document, links or status, a merge into it); "
+        "writes to other cases and new proposals leave it valid. 412 when the case changed since."
+    ),
+)
+
+
+# A write answer: the case as stored, which is not what GET shows (`http.stored_case_etag`).
+AS_STORED = (
+    "The case as stored (every hand-made `related` link, where GET lists published cases only), "
+    "with an `ETag` for the next write's `If-Match`: the same case version as GET's ETag, another "
+    "representation (`If-None-Match` on GET does not match it)."
 )
 
 
@@ -59,7 +77,10 @@ def write_responses(ok: int, description: str) -> dict[Any, OpenApiResponse]:
         ),
         (404, schema.PROBLEM): problem("No case has this id."),
         (409, schema.PROBLEM): problem("The workflow does not allow this (e.g. a merged case)."),
-        (412, schema.PROBLEM): problem("`If-Match` names an older version of the case: nothing was written."),
+        (412, schema.PROBLEM): problem(
+            "The case changed since the `If-Match` ETag was read (or it is no ETag of this case): "
+            "nothing was written."
+        ),
         (428, schema.PROBLEM): problem("`If-Match` is missing."),
         **schema.error_responses(),
     }
@@ -81,6 +102,7 @@ def _editable_case(case_id: str) -> Case:
 
 
 def _saved(request: Request, case_id: str, status: int = 200) -> Response:
+    """The case as stored, with the write answer's `ETag` (`editing.case_etag`)."""
     case = Case.objects.with_document().get(id=case_id)
     response = Response(
         CaseDetailSerializer(shapes.case_detail(selectors.record_of(case, as_stored=True), request)).data,
@@ -121,10 +143,11 @@ class CaseCreateMixin(WriteAuthentication):
         description=(
             "A whole case document (`CaseDocument`); without `id` the next free id is given. "
             "Editors create drafts or cases in review, reviewers may create published ones. "
-            "Validated exactly as `import_cases` validates a file. Answers the case with its `ETag`."
+            "Validated exactly as `import_cases` validates a file. Answers the case as stored with an "
+            "`ETag` that later writes send in `If-Match`."
         ),
         request=DOCUMENT_REF,
-        responses=write_responses(201, "The case as stored."),
+        responses=write_responses(201, AS_STORED),
     )
     def post(self, request: Request) -> Response:
         document = _document_body(request)
@@ -144,23 +167,24 @@ class CaseUpdateMixin(WriteAuthentication):
     """`PUT` and `PATCH /api/cases/{id}`: replace or patch a case's document."""
 
     def _update(self, request: Request, case_id: str, build) -> Response:
-        case = _editable_case(case_id)
-        check_if_match(request, case)
-        current = dict(case_document(case))
-        document = build(current)
-        if not isinstance(document, dict):
-            raise ParseError("the result must be a JSON object (a case document)")
-        if document.get("id", case_id) != case_id:
-            raise Conflict("`id` cannot change: a case keeps its id")
-        document["id"] = case_id
-        if document.get("status", case.status) != case.status:
-            raise Conflict(f"change the status with POST {reverse('api:case-status', args=[case_id])}")
-        document["status"] = case.status
-        sent = document.get("related")
-        if isinstance(sent, list) and all(isinstance(item, str) for item in sent):
-            # Built from GET, which shows published links only: keep the ones it hides.
-            document["related"] = selectors.related_to_store(case, sent)
-        _save(request, document, reason=f"{request.method} through the API")
+        with services.writing_cases():
+            case = _editable_case(case_id)
+            check_if_match(request, case)
+            current = dict(case_document(case))
+            document = build(current)
+            if not isinstance(document, dict):
+                raise ParseError("the result must be a JSON object (a case document)")
+            if document.get("id", case_id) != case_id:
+                raise Conflict("`id` cannot change: a case keeps its id")
+            document["id"] = case_id
+            if document.get("status", case.status) != case.status:
+                raise Conflict(f"change the status with POST {reverse('api:case-status', args=[case_id])}")
+            document["status"] = case.status
+            sent = document.get("related")
+            if isinstance(sent, list) and all(isinstance(item, str) for item in sent):
+                # Built from GET, which shows published links only: keep the ones it hides.
+                document["related"] = selectors.related_to_store(case, sent)
+            _save(request, document, reason=f"{request.method} through the API")
         return _saved(request, case_id)
 
     @extend_schema(
@@ -169,7 +193,7 @@ class CaseUpdateMixin(WriteAuthentication):
         description="The whole new document; `status` must stay as it is (see `/status`).",
         request=DOCUMENT_REF,
         parameters=[CASE_ID, IF_MATCH],
-        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+        responses=write_responses(200, AS_STORED),
     )
     def put(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
@@ -183,7 +207,7 @@ class CaseUpdateMixin(WriteAuthentication):
         ),
         request={"application/merge-patch+json": {"type": "object"}, "application/json": {"type": "object"}},
         parameters=[CASE_ID, IF_MATCH],
-        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+        responses=write_responses(200, AS_STORED),
     )
     def patch(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
@@ -202,21 +226,22 @@ class CaseStatusView(WriteAuthentication, ApiView):
         ),
         request=StatusChangeSerializer,
         parameters=[CASE_ID, IF_MATCH],
-        responses=write_responses(200, "The case as stored, with its new `ETag`."),
+        responses=write_responses(200, AS_STORED),
     )
     def post(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
         target, reason = body.get("status"), body.get("reason") or ""
         if target not in Case.Status.values or not isinstance(reason, str):
             raise ParseError("`status` must be one of draft, in_review, published, retracted; `reason` text")
-        case = _editable_case(case_id)
-        check_if_match(request, case)
-        try:
-            services.change_status(case_id, target, user=request.user, reason=reason)
-        except (workflow.WorkflowError, workflow.NotAllowed) as error:
-            raise workflow_error(error) from None
-        except ValueError as error:
-            raise ParseError(str(error)) from None
+        with services.writing_cases():
+            case = _editable_case(case_id)
+            check_if_match(request, case)
+            try:
+                services.change_status(case_id, target, user=request.user, reason=reason)
+            except (workflow.WorkflowError, workflow.NotAllowed) as error:
+                raise workflow_error(error) from None
+            except ValueError as error:
+                raise ParseError(str(error)) from None
         return _saved(request, case_id)
 
 
@@ -229,19 +254,20 @@ class CaseMergeView(WriteAuthentication, ApiView):
         description="This case's id redirects to `into` from then on and is never reused.",
         request=MergeRequestSerializer,
         parameters=[CASE_ID, IF_MATCH],
-        responses=write_responses(200, "The kept case."),
+        responses=write_responses(200, f"The kept case. {AS_STORED}"),
     )
     def post(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
         kept, reason = body.get("into"), body.get("reason") or ""
         if not isinstance(kept, str) or not isinstance(reason, str):
             raise ParseError("`into` must be the id of the case to keep")
-        case = _editable_case(case_id)
-        check_if_match(request, case)
-        try:
-            services.merge_cases(case_id, kept, user=request.user, reason=reason)
-        except (workflow.WorkflowError, workflow.NotAllowed) as error:
-            raise workflow_error(error) from None
-        except Case.DoesNotExist as error:
-            raise NotFound(str(error)) from None
+        with services.writing_cases():
+            case = _editable_case(case_id)
+            check_if_match(request, case)
+            try:
+                services.merge_cases(case_id, kept, user=request.user, reason=reason)
+            except (workflow.WorkflowError, workflow.NotAllowed) as error:
+                raise workflow_error(error) from None
+            except Case.DoesNotExist as error:
+                raise NotFound(str(error)) from None
         return _saved(request, kept)

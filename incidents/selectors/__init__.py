@@ -39,6 +39,7 @@ from .cases import (
     sitemap_cases,
     visible_case_exists,
     visible_case_ids,
+    visible_case_modified,
     visible_case_row,
 )
 from .codes import CauseCount, CodeDetail, code_detail, codes_in_text, detail_of, error_codes, find_code
@@ -164,5 +165,6 @@ __all__ = [
     "topic_overview",
     "visible_case_exists",
     "visible_case_ids",
+    "visible_case_modified",
     "vocabulary",
 ]

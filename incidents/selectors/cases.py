@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from .. import store_cache
 from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
 from ..models import Case, CaseQuerySet, Term
@@ -60,6 +61,18 @@ def redirect_target(case_id: str) -> str | None:
 def visible_case_exists(case_id: str) -> bool:
     """Whether a published or retracted case has exactly this id: one indexed query."""
     return Case.objects.visible().filter(id=case_id).exists()
+
+
+def visible_case_modified(case_id: str) -> datetime.datetime | None:
+    """`Case.modified` of the published or retracted case with exactly this id (None when
+    there is none): the case's own version, which every write of it moves (its document,
+    its links, its status, a merge into it, a re-derived error code), whatever other cases
+    do. One indexed query, kept per store generation (`store_cache.cached`)."""
+
+    def read() -> datetime.datetime | None:
+        return Case.objects.visible().filter(id=case_id).values_list("modified", flat=True).first()
+
+    return store_cache.cached(f"case-modified:{case_id}", read)
 
 
 def _shown_links(case: Case) -> dict[str, Case]:

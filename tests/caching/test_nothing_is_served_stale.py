@@ -9,14 +9,16 @@ import copy
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
 from incidents import selectors, store_cache
+from incidents.models import Case
 from incidents.search import read_log
 from incidents.services import change_status, import_case_files, save_case_document
-from incidents.workflow import REVIEWER
+from incidents.workflow import EDITOR, REVIEWER
 from mcp_server import tools
 from tests.conftest import load_fixture
-from tests.editorial.conftest import make_user
+from tests.editorial.conftest import make_user, token_for
 from tests.factories import synthetic_case, write_cases
 
 pytestmark = pytest.mark.django_db
@@ -275,3 +277,22 @@ def test_log_matching_reads_the_same_with_the_store_cache_and_sees_an_import_at_
     after = log_hits(settings, True)
     assert "IL-900078" in [case_id for case_id, _, _ in after]
     assert after == log_hits(settings, False)
+
+
+def test_the_case_version_in_an_etag_follows_that_case_through_the_cache(client, store_cache_on):
+    """A write's If-Match compares the case version GET's ETag carries (kept per generation):
+    an edit of another case leaves it valid, an edit of the case itself makes it stale."""
+    editor = APIClient()
+    editor.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_user('edna', EDITOR))}")
+    read = client.get("/api/cases/IL-0428")["ETag"]
+    assert client.get("/api/cases/IL-0428")["ETag"] == read  # from the cache this time
+    edit_title("IL-0429", "A look-alike case, edited for the cache test")
+    assert client.get("/api/cases/IL-0428")["ETag"] != read  # the store moved
+    first = editor.patch("/api/cases/IL-0428", {"lessons": ["First."]}, format="json", HTTP_IF_MATCH=read)
+    assert first.status_code == 200, first.json()
+    late = editor.patch("/api/cases/IL-0428", {"lessons": ["Late."]}, format="json", HTTP_IF_MATCH=read)
+    assert late.status_code == 412
+    fresh = client.get("/api/cases/IL-0428")["ETag"]
+    again = editor.patch("/api/cases/IL-0428", {"lessons": ["Again."]}, format="json", HTTP_IF_MATCH=fresh)
+    assert again.status_code == 200, again.json()
+    assert Case.objects.get(id="IL-0428").lessons == ["Again."]

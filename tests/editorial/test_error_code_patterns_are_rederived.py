@@ -119,3 +119,15 @@ def test_a_term_saved_with_the_same_patterns_changes_no_case(client):
     services.save_term(term)
     assert carriers("xid-79") == before
     assert {case_id: len(case_history(case_id)) for case_id in before} == history_before
+
+
+def test_a_case_whose_codes_are_rederived_is_listed_as_changed(client):
+    # Its document changed (`symptoms.error_codes`): mirrors must refetch it, and an ETag of
+    # it read before is stale for a write (its `modified` is the case's version).
+    case_id = a_case_without("xid-79")
+    modified = Case.objects.get(id=case_id).modified
+    term = Term.objects.get(facet=Facet.ERROR_CODE, slug="xid-79")
+    term.patterns = [*term.patterns, title_pattern(case_id)]
+    services.save_term(term)
+    assert Case.objects.get(id=case_id).modified > modified
+    assert client.get("/api/changes?limit=1").json()["results"][0]["id"] == case_id
