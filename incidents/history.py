@@ -6,6 +6,12 @@ column) with an admin history view, where reversion keeps serialised blobs. Rows
 written here, explicitly, once per change and after the case's child rows are written
 (`SIMPLE_HISTORY_ENABLED` is off, so a save alone records nothing); each keeps the case
 document of that moment, so a field-level diff covers sources, terms and scale tables too.
+
+A row's time (`history_date`) is the case's `modified` as that change wrote it, not a clock
+read of its own: the history (`/cases/{id}/history`, `GET /api/cases/{id}/history`) and the
+change feed (`GET /api/changes`) give one write one time, to the microsecond. So every write
+that records history sets `modified` first (import, `save_case_document`, status changes,
+merges, a re-derived error code).
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from .bulk_sql import insert_rows
 from .documents import case_document
@@ -58,9 +63,11 @@ BATCH = 500
 
 
 def record(case_id: str, *, user: User = None, reason: str = "", created: bool = False) -> None:
-    """Write the history row of `case_id` as it is now (its document and editorial fields).
+    """Write the history row of `case_id` as it is now (its document and editorial fields),
+    at its `modified` time.
 
-    Call after the case and its child rows are written, inside the same transaction.
+    Call after the case and its child rows (and `modified`) are written, inside the same
+    transaction.
     """
     record_many([case_id], user=user, reason=reason, created_ids={case_id} if created else set())
 
@@ -89,10 +96,10 @@ def record_written(
     created_ids: Collection[str] = (),
 ) -> int:
     """History rows for cases an import has just written, from what it wrote: each case's
-    columns (as `Case` objects, editorial columns filled in) and its document. One plain
-    insert per call and no read (`record_many` reads the cases first). Returns rows written."""
+    columns (as `Case` objects, editorial columns filled in) and its document, each row at
+    its case's `modified` (see the module docstring). One plain insert per call and no read
+    (`record_many` reads the cases first). Returns rows written."""
     History = Case.history.model
-    now = timezone.now()
     who = user.pk if user is not None and user.is_authenticated else None
     columns = [field.attname for field in Case._meta.concrete_fields if field.name != "modified"]
     return insert_rows(
@@ -109,7 +116,7 @@ def record_written(
             (
                 *(getattr(case, column) for column in columns),
                 document,
-                now,
+                case.modified,
                 CREATED if case.id in created_ids else CHANGED,
                 who,
                 reason[:100] or None,

@@ -201,13 +201,18 @@ class CaseQuerySet(models.QuerySet["Case"]):
         """Prefetch everything `documents.case_document` reads: a fixed number of queries."""
         return self.with_index_text().prefetch_related(
             models.Prefetch("sources", queryset=Source.objects.order_by("position")),
-            models.Prefetch(
-                "related_links",
-                # The target's kept case too (a join, no query): published answers list a
-                # merged target as the case it was merged into (`selectors.related_cases`).
-                queryset=CaseRelation.objects.select_related("target__merged_into").order_by("position"),
-            ),
+            related_links_prefetch(),
         )
+
+
+def related_links_prefetch() -> models.Prefetch:
+    """A case's hand-made links in the editor's order, each with its target and the target's
+    kept case (a join, no query): published answers list a merged target as the case it was
+    merged into (`selectors.related_cases`). One query for any number of cases."""
+    return models.Prefetch(
+        "related_links",
+        queryset=CaseRelation.objects.select_related("target__merged_into").order_by("position"),
+    )
 
 
 class Case(models.Model):

@@ -434,10 +434,10 @@ def rederive_error_code(term: Term) -> list[str]:
     derived for that they no longer match loses it; a code a case states stays. The
     changed cases' error codes are rewritten stated first, then derived in vocabulary
     order, as import writes them, and their `modified` time moves (their documents changed:
-    mirrors refetch them, an `If-Match` read before is stale). Returns the changed case ids
-    (sorted); the caller refreshes derived data and records history. Queries: 4, plus 2
-    per changed case and 1 when any changed. Time: one RE2 scan of each case's text
-    (linear in its length)."""
+    the change feed lists them, their history rows take that time, mirrors refetch them, an
+    `If-Match` read before is stale). Returns the changed case ids (sorted); the caller
+    refreshes derived data and records history. Queries: 4, plus 2 per changed case and 1
+    when any changed. Time: one RE2 scan of each case's text (linear in its length)."""
     vocabulary = CodeVocabulary.load()
     links = dict(CaseTerm.objects.filter(term=term).values_list("case_id", "derived"))
     changed: list[str] = []

@@ -1,7 +1,11 @@
 """Version comparison for "am I affected?" (`affected` ranges of cases).
 
 The rule, the same for every component: a version is read with the `packaging` library
-(PEP 440) after dropping a leading `v` (`v23.9.2`). That covers the schemes of the
+(PEP 440) after dropping a leading `v` (`v23.9.2`) and a Debian epoch (`1:535.104.05`, as
+`dpkg -l` and `apt` print a package's version: read as part of the version, then left out of
+the comparison). The epoch is the Debian package's own counter, bumped when its packaging
+changes scheme; the cases' ranges are written in upstream versions, which have none, so
+honouring it would put `1:535.104.05` after every bound and never match. That covers the schemes of the
 components cases name: NCCL (`2.19.3`; a package suffix `2.18.1-1` reads as a post-release,
 after `2.18.1`), the NVIDIA driver (`535.104.05`, compared number by number, so 05 is 5),
 CUDA (`12.4`), PyTorch (`2.1.0`, `2.1.0+cu121`, `2.4.0a0`), DCGM, ROCm, GPU Operator.
@@ -32,12 +36,16 @@ range says `introduced: "0"`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
 Verdict = Literal["affected", "not_affected", "unknown"]
+
+# A Debian epoch: digits and a colon before the upstream version (`1:2.18.3-1`).
+DEBIAN_EPOCH = re.compile(r"^\d+:(?=\d)")
 
 
 def in_series(text: str, wanted: Version) -> bool:
@@ -57,14 +65,23 @@ def _at_or_after_fix(item: dict[str, Any], wanted: Version) -> bool:
 
 
 def parse_version(text: str) -> Version | None:
-    """`text` as a comparable version, or None when it has no order (see the module rule)."""
-    cleaned = text.strip()
+    """`text` as a comparable version, or None when it has no order (see the module rule:
+    `v2.1.0` and `1:2.1.0` read as 2.1.0)."""
+    cleaned = DEBIAN_EPOCH.sub("", text.strip(), count=1)
     if cleaned[:1] in ("v", "V") and cleaned[1:2].isdigit():
         cleaned = cleaned[1:]
     try:
         return Version(cleaned)
     except InvalidVersion:
         return None
+
+
+def sent_version(text: str) -> str:
+    """A version as a client sends it, made ready to compare and to show back: surrounding
+    space dropped, and pip's exact pin `==` (`==2.1.0`, from `torch==2.1.0` written as a
+    JSON value) read as the version it pins. Other specifiers (`>=2.1`) name no one version
+    and stay as sent, for `parse_version` to refuse."""
+    return text.strip().removeprefix("==").strip()
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ from ..parsers import JSONBodyParser
 from ..serializers import AffectedRequestSerializer, AffectedResponseSerializer
 
 RULE = (
-    "Versions are compared with the `packaging` library (PEP 440) after dropping a leading `v`: "
-    "NCCL 2.19.3, driver 535.104.05 (number by number), CUDA 12.4, PyTorch 2.1.0+cu121. A range "
+    "Versions are compared with the `packaging` library (PEP 440) after dropping a leading `v` and a "
+    "Debian epoch (`1:535.104.05` compares as 535.104.05): NCCL 2.19.3, driver 535.104.05 (number by "
+    "number), CUDA 12.4, PyTorch 2.1.0+cu121; pip's pin `==2.1.0` is read as 2.1.0. A range "
     "includes a version listed in `versions`, or one at or after `introduced`, before `fixed` and "
     'at or before `last_affected` (`introduced` "0": every earlier version); a version with fewer numbers '
     "names its series (`2.26` holds 2.26.2, up to `fixed`). A range with no `introduced` "

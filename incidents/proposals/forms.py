@@ -3,6 +3,9 @@ HTML, public http(s) source URLs, and a honeypot field that people never fill in
 
 from __future__ import annotations
 
+import calendar
+import datetime
+import re
 from typing import Any
 
 import nh3
@@ -32,6 +35,44 @@ def no_html(value: str) -> None:
         raise ValidationError("HTML is not accepted: write plain text (Markdown is fine).")
 
 
+ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
+SHOWN_DATE_CHARS = 40  # of a value quoted back in the error
+
+
+def date_problem(text: str) -> str:
+    """Why `text` is no `YYYY-MM-DD` date, in words: a day the month does not have
+    (`2025-02-30 is not a date: February 2025 has 28 days`), a month or day 0 or a
+    month past 12, or (not that form at all) the form to write."""
+    shown = text if len(text) <= SHOWN_DATE_CHARS else text[: SHOWN_DATE_CHARS - 1] + "…"
+    match = ISO_DATE.fullmatch(text)
+    if match is not None:
+        year, month, day = (int(part) for part in match.groups())
+        if year < datetime.MINYEAR:
+            return f"{shown} is not a date: there is no year 0."
+        if not 1 <= month <= 12:
+            return f"{shown} is not a date: there is no month {month} (months are 01 to 12)."
+        if day < 1:
+            return f"{shown} is not a date: there is no day 0."
+        days = calendar.monthrange(year, month)[1]
+        if day > days:
+            return f"{shown} is not a date: {calendar.month_name[month]} {year} has {days} days."
+    return f"Write the date as YYYY-MM-DD, e.g. 2025-02-28 (not “{shown}”)."
+
+
+class SourceDateField(forms.DateField):
+    """A date written `YYYY-MM-DD` (the help text's and the API schema's form; `03/04/2025`
+    would be read as March 4 by Django's default formats). A value that is no date gets
+    `date_problem`'s reason, not "Enter a valid date."."""
+
+    input_formats = ["%Y-%m-%d"]
+
+    def to_python(self, value: Any) -> datetime.date | None:
+        try:
+            return super().to_python(value)
+        except ValidationError:
+            raise ValidationError(date_problem(str(value).strip()), code="invalid") from None
+
+
 class TermChoice(forms.ModelChoiceField):
     def label_from_instance(self, obj: Term) -> str:
         return obj.name
@@ -59,7 +100,7 @@ class ProposalForm(forms.Form):
         help_text="An organization of the vocabulary (/vocab/#organization), or “Community report” "
         "for a user's report; an editor adds new organizations.",
     )
-    published = forms.DateField(
+    published = SourceDateField(
         required=False,
         label="Date of the source",
         help_text="YYYY-MM-DD",
@@ -116,7 +157,9 @@ class ProposalForm(forms.Form):
             cleaned["case"] = case
         elif cleaned.get("kind") == Proposal.Kind.NEW:
             for name in ("organization", "published", "topic"):
-                if not cleaned.get(name):
+                # A value given but refused already says why (`2025-02-30 is not a date`);
+                # "needed" is for a value left out.
+                if not cleaned.get(name) and name not in self.errors:
                     self.add_error(name, "Needed for a new case.")
             if cleaned.get("organization"):
                 self._check_organization(cleaned["organization"])

@@ -62,7 +62,8 @@ from incidents import store_cache
 from incidents.bulk_sql import insert_rows
 from incidents.collector import collector_paused
 from incidents.locking import serialize_case_writes
-from incidents.models import Case, CaseRelation, CaseTerm, Facet
+from incidents.models import Case, CaseTerm, Facet
+from incidents.selectors.cases import related_case_ids
 
 from . import deferred, profiles, semantic
 from .models import CaseNeighbour
@@ -545,8 +546,9 @@ def current_text_index() -> TextIndex:
 def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = False) -> list[SimilarCase]:
     """Published cases most similar to `case`, best first, each with its reasons.
 
-    Reads the stored neighbours (see the module docstring): a fixed 3 queries (neighbour
-    rows with their cases and root causes, their terms, the case's hand-made links).
+    Reads the stored neighbours (see the module docstring): a fixed 2 queries (neighbour
+    rows with their cases and root causes, their terms), and a third for the case's
+    hand-made links unless `case` was read with `with_document` (`selectors.related_case_ids`).
     `limit` is capped at `NEIGHBOURS`. Hand-linked related cases are not added here (the
     case page lists them apart); one that is also computed has `hand_linked=True`, or with
     `without_hand_linked` is left out and the next computed neighbour takes its place (what
@@ -572,10 +574,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
         if not deferred.pending_for(case.id):
             return []
         rows = _on_the_fly(case)[: NEIGHBOURS if without_hand_linked else shown]
-    # A link to a merged case counts as a link to the case it was merged into (the case page
-    # and `similar_incidents` list it so: `selectors.related_cases`); a join, no more queries.
-    links = CaseRelation.objects.filter(source_id=case.id).values_list("target_id", "target__merged_into")
-    linked = {target for pair in links for target in pair if target is not None}
+    # The hand-linked cases as readers are shown them (a link to a merged case is its kept
+    # case), by the rule the case page and `similar_incidents` list them with.
+    linked = related_case_ids(case)
     if without_hand_linked:
         rows = [row for row in rows if row.neighbour_id not in linked][:shown]
     return [

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..affected import ComponentIndex, normalised_range
 from ..models import Case, CaseKey, CaseQuerySet
-from ..versions import RangeVerdict, parse_version, range_verdict
+from ..versions import RangeVerdict, parse_version, range_verdict, sent_version
 
 MAX_COMPONENTS = 20
 MAX_VERSION_CHARS = 100
@@ -21,8 +21,12 @@ MAX_LINES_CHARS = 4000  # of the form's text: 20 components with long names fit 
 SHOWN_LINE_CHARS = 60  # of a line quoted back as unreadable
 
 # `name==version`, `name=version`, `name: version` (the first such sign splits), else
-# `name version` (the last space splits: component names have spaces, versions none).
-_SIGNED_LINE = re.compile(r"^(?P<name>[^=:]*?)\s*(?:==|=|:)\s*(?P<version>.*)$")
+# `name version` (the last space splits: component names have spaces, versions none). The
+# colon of a Debian epoch (`nvidia-driver 1:535.104.05`, `libnccl2=1:2.18.3-1`: digits that
+# begin a word, a colon, a digit) is part of the version, never a sign: the regex matches it
+# whole, before the plain colon, so that the loop passes over it.
+_SIGN = re.compile(r"==|=|(?<![^\s=:])\d+:(?=\d)|:")
+SIGNS = ("==", "=", ":")
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ def check_versions(
     naming one component (`NCCL` and `nccl `, or one line twice on the form) are a problem
     naming both: which version to compare is the sender's call, not last-wins. `versions`
     is a mapping (a JSON object) or (key, version) pairs in the order given (the form's
-    lines). One query."""
+    lines). A value is read as `versions.sent_version` says (`==2.1.0` is 2.1.0, as
+    `torch==2.1.0` is on the form) and kept so in the answer. One query."""
     pairs = list(versions.items()) if isinstance(versions, Mapping) else list(versions)
     components = ComponentIndex.load()
     resolved: dict[str, tuple[str, str]] = {}
@@ -94,7 +99,9 @@ def check_versions(
             )
             continue
         first_key[ref.slug] = given
-        if not isinstance(version, str) or not version.strip() or len(version) > MAX_VERSION_CHARS:
+        if isinstance(version, str):
+            version = sent_version(version)
+        if not isinstance(version, str) or not version or len(version) > MAX_VERSION_CHARS:
             problems.append(
                 VersionProblem(given, f"give the version as text of 1 to {MAX_VERSION_CHARS} characters")
             )
@@ -103,7 +110,7 @@ def check_versions(
                 VersionProblem(given, "not a version that can be compared (e.g. 2.18.1, 535.104.05)", version)
             )
         else:
-            resolved[ref.slug] = (ref.name, version.strip())
+            resolved[ref.slug] = (ref.name, version)
     return resolved, problems
 
 
@@ -111,7 +118,9 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
     """The `/affected/` form's text -> ((component, version) pairs in line order, problems).
 
     A line is `NCCL 2.19.3`, `torch==2.1.0`, `NCCL=2.18.1` or `NVIDIA driver: 535.104.05`
-    (a trailing comma dropped, blank lines skipped). A line with no component or no version
+    (a trailing comma dropped, blank lines skipped); a Debian epoch stays in the version
+    (`nvidia-driver 1:535.104.05` -> `1:535.104.05`, compared as `versions.parse_version`
+    says). A line with no component or no version
     is a problem quoting it (`versions`), never dropped unseen; so is text past
     `MAX_LINES_CHARS`. Pairs, not a dict: a
     component given twice is `check_versions`' to refuse, not ours to merge. No query."""
@@ -123,9 +132,9 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
         line = raw.strip().rstrip(",").strip()
         if not line:
             continue
-        signed = _SIGNED_LINE.match(line)
-        if signed:
-            component, version = signed.group("name"), signed.group("version")
+        sign = next((m for m in _SIGN.finditer(line) if m.group() in SIGNS), None)
+        if sign is not None:
+            component, version = line[: sign.start()], line[sign.end() :]
         else:
             component, _, version = line.rpartition(" ")
         component, version = component.strip(), version.strip()

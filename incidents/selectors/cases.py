@@ -10,12 +10,12 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 
 from .. import store_cache
 from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
-from ..models import Case, CaseQuerySet, Term
+from ..models import Case, CaseQuerySet, Term, related_links_prefetch
 
 
 def case_by_id(case_id: str) -> Case | None:
@@ -101,6 +101,14 @@ def related_cases(case: Case) -> list[Case]:
     `similar_incidents`.
     """
     return list({target.id: target for target in _shown_links(case).values()}.values())
+
+
+def related_case_ids(case: Case) -> set[str]:
+    """The ids `related_cases` shows for `case` (`_shown_links`' rule: a merged target as its
+    kept case). No query when `case` was read with `with_document` (as the case page, the API
+    and MCP read it); otherwise one, fetching its links as `with_document` does."""
+    prefetch_related_objects([case], related_links_prefetch())  # skips links already fetched
+    return {other.id for other in related_cases(case)}
 
 
 def related_to_store(case: Case, sent: list[str]) -> list[str]:

@@ -49,6 +49,16 @@ def test_last_affected_is_inclusive_and_listed_versions_stand_alone():
     )  # a package suffix is a post-release
 
 
+def test_a_debian_epoch_is_read_and_left_out_of_the_comparison():
+    # `1:` is the Debian package's counter; ranges are written in upstream versions.
+    assert parse_version("1:535.104.05") == parse_version("535.104.05")
+    assert str(parse_version("1:2.18.3-1")) == "2.18.3.post1"
+    assert verdict({"introduced": "525", "fixed": "525.105.17"}, "1:525.89.02") == "affected"
+    assert verdict({"introduced": "525", "fixed": "525.105.17"}, "1:525.105.17") == "not_affected"
+    assert range_verdict(NCCL_A2A, "1:2.19.3") == RangeVerdict("affected", "2.19.3 is listed as affected")
+    assert parse_version("1:") is None and parse_version("a:2.1") is None
+
+
 def test_a_version_with_fewer_numbers_names_its_series():
     # Sources name series ("NCCL 2.26", "the 525 driver"); 2.26.2 is in the 2.26 series, so a
     # case listing "2.26" holds it, and a last affected "2.26" covers every 2.26.x.

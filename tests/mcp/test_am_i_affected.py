@@ -4,6 +4,7 @@ answer, and the same problems as a tool error that names what would be accepted.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.conf import settings
@@ -128,3 +129,25 @@ def test_past_its_budget_the_answer_keeps_whole_cases_and_says_where_all_are(mcp
     assert result["notes"] == [
         f"Cut to the budget after {kept} of 7 cases: POST /api/affected with the same versions returns all."
     ]
+
+
+def test_an_epoch_and_a_pip_pin_answer_as_the_plain_version_at_every_door(client, mcp):
+    """`1:2.19.3` (a Debian epoch, left out of the comparison) and `==2.10.0` (pip's pin) are
+    the plain versions at the API, MCP and the form; `checked` shows what was compared."""
+    plain = client.post("/api/affected", json.dumps(VERSIONS), content_type="application/json").json()
+    spelt = {"NCCL": "1:2.19.3", "NVIDIA driver": "1:580.126.20", "torch": "==2.10.0"}
+    api = client.post("/api/affected", json.dumps({"versions": spelt}), content_type="application/json")
+    assert api.status_code == 200, api.content
+    result = mcp.ok("am_i_affected", versions=spelt)
+    checked = {"NCCL": "1:2.19.3", "NVIDIA driver": "1:580.126.20", "PyTorch": "2.10.0"}
+    assert api.json()["checked"] == result["checked"] == checked
+    ids = [m["case"]["id"] for m in plain["affected"]]
+    assert len(ids) == 7
+    assert [m["case"]["id"] for m in api.json()["affected"]] == [m["id"] for m in result["affected"]] == ids
+    assert [m["why"] for m in api.json()["affected"]][:2] == [
+        "580.126.20 is listed as affected",
+        "2.10 is listed as affected",
+    ]
+    form = client.get("/affected/", {"versions": "nccl 1:2.19.3\nnvidia-driver=1:580.126.20\ntorch==2.10.0"})
+    assert form.status_code == 200
+    assert re.findall(r'<span class="case-id">(IL-\d+)</span>', form.content.decode()) == ids

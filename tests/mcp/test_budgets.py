@@ -4,6 +4,9 @@ to get the rest."""
 
 from __future__ import annotations
 
+from itertools import groupby
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 
@@ -51,6 +54,19 @@ def test_every_tool_has_a_budget_and_states_it():
     for tool in tools.TOOLS:
         assert tool.budget == tools.BUDGETS[tool.name] <= tools.MAX_LIST_RESPONSE_BYTES
         assert f"budget {tool.budget // 1000} KB" in tool.description, tool.name
+
+
+def test_the_readme_states_each_tools_budget_as_the_code_does():
+    # It said "12-32 KB for the others" while explain_error and am_i_affected had 8 KB and
+    # vocab 36 KB. The sentence is built here from `BUDGETS`, in the tool list's order.
+    by_size = sorted(tools.TOOLS, key=lambda tool: tool.budget)  # stable: tool order within a size
+    groups = []
+    for budget, same in groupby(by_size, key=lambda tool: tool.budget):
+        names = [f"`{tool.name}`" for tool in same]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        groups.append(f"{budget // 1000} KB for {listed}")
+    readme = " ".join((Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8").split())
+    assert f"(`BUDGETS` in `mcp_server/tools.py`: {'; '.join(groups)}): past it" in readme
 
 
 @pytest.mark.parametrize(("name", "arguments"), LARGEST, ids=[n for n, _ in LARGEST])

@@ -23,7 +23,8 @@ BROWSE_QUERIES = 4
 # WORD_LOOKUP words), the candidates' workloads, the candidates' passage vectors (the semantic
 # order of near-ties), the hits' cases (root cause joined), their term links.
 MATCH_LOG_QUERIES = 9
-# Neighbour rows with their cases and root causes, their term links, the hand-made links.
+# Neighbour rows with their cases and root causes, their term links, the hand-made links (a
+# case read `with_document` has them already: one fewer).
 SIMILAR_QUERIES = 3
 
 LOG = (
@@ -82,4 +83,16 @@ def test_similar_cases_query_count(django_assert_num_queries, extra_cases):
     case = Case.objects.get(id="IL-0444")
     with django_assert_num_queries(SIMILAR_QUERIES):
         similar = similar_cases(case, limit=5)
+    assert len(similar) == 5
+
+
+def test_similar_cases_of_a_case_read_for_its_document_read_no_links_of_their_own(
+    django_assert_num_queries, extra_cases
+):
+    # The case page, the API and MCP pass the case `case_by_id` read (`with_document`), whose
+    # hand-made links are prefetched: `selectors.related_case_ids` reads those, and only the
+    # neighbour rows and their terms are queried.
+    case = Case.objects.with_document().get(id="IL-0444")
+    with django_assert_num_queries(SIMILAR_QUERIES - 1):
+        similar = similar_cases(case, limit=5, without_hand_linked=True)
     assert len(similar) == 5

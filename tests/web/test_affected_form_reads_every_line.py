@@ -96,3 +96,35 @@ def test_text_past_the_limit_is_said_to_be_unread():
     pairs, problems = read_version_lines("NCCL 2.19.3\n" + " " * 4000 + "\nPyTorch 2.1.0")
     assert pairs == [("NCCL", "2.19.3")]
     assert problems == [VersionProblem("versions", "at most 4,000 characters are read")]
+
+
+def test_the_colon_of_a_debian_epoch_stays_in_the_version():
+    # As `dpkg -l` and apt print versions: the epoch's colon is no name/version sign.
+    assert read_version_lines(
+        "nvidia-driver 1:535.104.05\nlibnccl2=1:2.18.3-1\nNVIDIA driver: 1:535.104.05\nNCCL:2.19.3"
+    ) == (
+        [
+            ("nvidia-driver", "1:535.104.05"),
+            ("libnccl2", "1:2.18.3-1"),
+            ("NVIDIA driver", "1:535.104.05"),
+            ("NCCL", "2.19.3"),  # a colon after a name still splits
+        ],
+        [],
+    )
+
+
+def test_an_epoch_or_a_pip_pin_on_the_form_answers_as_the_plain_version(client):
+    expected = api_case_ids(client, {"NCCL": "2.19.3", "NVIDIA driver": "580.126.20"})
+    assert {"IL-0605", "IL-0602"} <= set(expected)  # a driver range and an NCCL range
+    assert form_case_ids(client, "nvidia-driver 1:580.126.20\nNCCL=1:2.19.3") == expected
+    assert form_case_ids(client, "NVIDIA driver: 580.126.20\nnccl: ==2.19.3") == expected
+
+
+def test_the_form_says_which_spellings_it_reads(client):
+    page = client.get("/affected/").content.decode()
+    assert 'aria-describedby="versions-help"' in page
+    assert (
+        '<p class="help" id="versions-help">One a line, any of <code>NCCL 2.19.3</code>, '
+        "<code>torch==2.1.0</code>, <code>CUDA=12.4</code> or <code>NVIDIA driver: 535.104.05</code>;"
+    ) in page
+    assert "(<code>nvidia-driver 1:535.104.05</code>), is read as part of the version" in page

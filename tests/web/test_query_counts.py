@@ -102,10 +102,11 @@ SEARCH_PAGES = {
             )
         ),
     ),
-    # store version, case_by_id (7: the case and its prefetches), then similar_cases.
+    # store version, case_by_id (7: the case and its prefetches), then similar_cases on that
+    # case (its hand-made links among the prefetches: no query of their own).
     "/cases/IL-0428": (
         STORE_VERSION + 7,
-        lambda: partial(similar_cases, Case.objects.get(id="IL-0428"), limit=5),
+        lambda: partial(similar_cases, Case.objects.with_document().get(id="IL-0428"), limit=5),
     ),
 }
 
