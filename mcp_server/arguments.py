@@ -4,12 +4,21 @@ silently ignores unknown argument names).
 
 Plugged in through the SDK's public `Extension.intercept_tool_call` hook, which wraps the
 `tools/call` handler and returns results in the protocol's envelope.
+
+`arguments` that are not a JSON object (`"arguments": "IL-0428"`) never reach that hook: the
+SDK's request validation refuses them first with a bare -32602 "Invalid request parameters"
+(empty `data`) that says nothing of what would work. So `CheckedArguments.park_misshapen`, a
+`Server.middleware` callable, moves such a value into `_meta` under `MISSHAPEN_ARGUMENTS`
+(a valid request again) and the argument check answers it as any other bad argument: a tool
+error saying what would work (`arguments must be an object such as {"id": "IL-0428"}`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +30,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from incidents.selectors.spelling import nearest_strings
 
 from .toolkit import ToolSpec, error_result
+
+# Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
+# `_meta` key, reverse-DNS prefixed as the specification asks).
+MISSHAPEN_ARGUMENTS = "dev.incidentlib/misshapen-arguments"
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,37 @@ class ArgumentCheck:
         except ValidationError as exc:
             return describe_validation_error(exc, self.schema)
         return None
+
+    def not_an_object(self, given: Any) -> str:
+        """Why `given`, sent as the whole `arguments` of a call, cannot be passed, with an
+        object that would work when one can be told: the object itself when `given` is its
+        JSON text, else a lone value (`"IL-0428"`) named after the tool's one required
+        parameter when that parameter accepts it."""
+        known = list(self.schema.get("properties", {}))
+        required = self.schema.get("required") or []
+        takes = f"{self.name} takes: {', '.join(known)}."
+        if isinstance(given, str) and given.lstrip().startswith("{"):
+            try:
+                parsed = json.loads(given)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, dict):
+                return (
+                    "Invalid arguments: arguments must be an object, not a string holding one: "
+                    f"send {_short(parsed)} itself, without the quotes; {takes}"
+                )
+        example = ""
+        if len(required) == 1 and isinstance(given, str | int | float) and not isinstance(given, bool):
+            try:
+                self.model.model_validate({required[0]: given})
+            except ValidationError:
+                pass
+            else:
+                example = f" such as {{{json.dumps(required[0])}: {_short(given)}}}"
+        return (
+            f"Invalid arguments: arguments must be an object{example or ' naming each argument'} "
+            f"(got {_short(given)}); {takes}"
+        )
 
     def as_the_sdk_reads(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """`arguments` as the SDK will pass them: a string argument of a parameter that is
@@ -92,8 +136,24 @@ class CheckedArguments(Extension):
         check = self.checks.get(params.name)
         if check is None:
             return error_result(f"Unknown tool: {params.name}. The tools are: {', '.join(self.checks)}.")
+        meta: Mapping[str, object] = params.meta or {}
+        if MISSHAPEN_ARGUMENTS in meta:
+            return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
         if (problem := check.problem(params.arguments or {})) is not None:
             return error_result(problem)
+        return await call_next(ctx)
+
+    async def park_misshapen(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """A `Server.middleware` callable: a `tools/call` whose `arguments` are present but
+        not an object goes on with no arguments and the given value in `_meta` (see the
+        module docstring), for `intercept_tool_call` to refuse as a tool error."""
+        params = ctx.params
+        if ctx.method == "tools/call" and isinstance(params, Mapping):
+            given = params.get("arguments")
+            meta = params.get("_meta")
+            if given is not None and not isinstance(given, dict) and isinstance(meta, dict | None):
+                parked = {**(meta or {}), MISSHAPEN_ARGUMENTS: given}
+                ctx = dataclasses.replace(ctx, params={**params, "arguments": {}, "_meta": parked})
         return await call_next(ctx)
 
 

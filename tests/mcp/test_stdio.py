@@ -137,3 +137,40 @@ def test_requests_still_served_when_the_input_ends_are_answered(served_database_
     assert answers[3]["result"]["structuredContent"]["cases"]
     assert answers[4]["result"]["structuredContent"]["id"] == "IL-0428"
     assert "unanswered" not in finished.stderr
+
+
+def test_arguments_that_are_not_an_object_are_a_tool_error_over_stdio(served_database_url):
+    lines = [
+        initialize_request(1),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_incident", "arguments": "IL-0428"},
+        },
+    ]
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
+        env=server_environment(served_database_url),
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, finished.stdout.splitlines())}
+    assert answers[2] == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": 'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} '
+                    '(got "IL-0428"); get_incident takes: id, fields.',
+                }
+            ],
+            "isError": True,
+        },
+    }
