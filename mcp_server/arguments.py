@@ -20,13 +20,15 @@ import inspect
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, get_args
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
 from mcp.types import CallToolRequestParams
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
+from pydantic_core import PydanticCustomError
 
+from incidents.selectors import number_detail, whole_number
 from incidents.selectors.spelling import nearest_strings
 
 from .toolkit import ToolSpec, error_result
@@ -49,7 +51,10 @@ class ArgumentCheck:
         fields: dict[str, Any] = {}
         for parameter in inspect.signature(spec.fn, eval_str=True).parameters.values():
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-            fields[parameter.name] = (parameter.annotation, default)
+            annotation = parameter.annotation
+            if _takes_integers(annotation):
+                annotation = Annotated[annotation, BeforeValidator(_integer_text)]
+            fields[parameter.name] = (annotation, default)
         model = create_model(f"{spec.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         return cls(name=spec.name, model=model, schema=model.model_json_schema())
 
@@ -155,6 +160,30 @@ class CheckedArguments(Extension):
                 parked = {**(meta or {}), MISSHAPEN_ARGUMENTS: given}
                 ctx = dataclasses.replace(ctx, params={**params, "arguments": {}, "_meta": parked})
         return await call_next(ctx)
+
+
+def _takes_integers(annotation: Any) -> bool:
+    """Whether a parameter typed `annotation` (`int`, `int | None`, either `Annotated`) takes an
+    integer and no text."""
+    while get_args(annotation) and getattr(annotation, "__metadata__", None) is not None:
+        annotation = get_args(annotation)[0]  # Annotated[X, ...] -> X
+    kinds = get_args(annotation) or (annotation,)
+    return int in kinds and str not in kinds
+
+
+def _integer_text(value: Any) -> Any:
+    """An integer argument read by the rule of every door: text by `selectors.whole_number`
+    (digits 0-9; pydantic alone reads "1_000" and "3.0" as numbers and refuses "٣" without
+    saying why), and `true` refused (pydantic reads it as 1; the API's JSON bodies refuse
+    it). Other values go on to pydantic as they are."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("whole_number", "must be a whole number")
+    if not isinstance(value, str):
+        return value
+    number = whole_number(value)
+    if number is None:
+        raise PydanticCustomError("whole_number", number_detail(value, "must be a whole number"))
+    return number
 
 
 def _short(value: Any) -> str:
