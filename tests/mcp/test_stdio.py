@@ -59,6 +59,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         "{not json",
         json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
         json.dumps({"jsonrpc": "1.0", "id": 5, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": "get_incident"}),
         json.dumps(initialize),
     ]
     finished = subprocess.run(
@@ -71,7 +72,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         timeout=120,
     )
     answers = [json.loads(line) for line in finished.stdout.splitlines()]
-    assert answers[:3] == [
+    assert answers[:4] == [
         {
             "jsonrpc": "2.0",
             "id": None,
@@ -91,14 +92,23 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
             "id": 5,
             "error": {"code": -32600, "message": '"jsonrpc" must be "2.0" (got "1.0")'},
         },
+        {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "error": {
+                "code": -32600,
+                "message": '"params" must be an object of named parameters (got a string)',
+            },
+        },
     ]
-    assert answers[3]["id"] == 2 and answers[3]["result"]["serverInfo"]["name"] == "incidentlib"
+    assert answers[4]["id"] == 2 and answers[4]["result"]["serverInfo"]["name"] == "incidentlib"
     refused = [line for line in finished.stderr.splitlines() if line.startswith("mcp_stdio: ")]
     assert refused == [
         "mcp_stdio: input line 1 refused: Parse error: the line is not JSON",
         "mcp_stdio: input line 2 refused: Batch requests are not supported (removed in MCP 2025-06-18): "
         "send one message per request",
         'mcp_stdio: input line 3 refused: "jsonrpc" must be "2.0" (got "1.0")',
+        'mcp_stdio: input line 4 refused: "params" must be an object of named parameters (got a string)',
     ]
 
 
