@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
 
-from incidents.selectors import Problem
+from incidents.selectors import Problem, number_detail, whole_number
 from incidents.selectors.spelling import nearest_strings
 
 from .errors import InvalidParameters, ParameterError
@@ -70,13 +70,14 @@ class ParamReader:
         return list(seen)
 
     def integer(self, name: str, *, default: int, minimum: int, maximum: int) -> int:
+        """A whole number in digits 0-9 (`selectors.whole_number`, the rule of every door)
+        from `minimum` to `maximum`; `default` when absent or refused."""
         raw = self.single(name)
         if raw is None:
             return default
-        try:
-            value = int(raw.strip())
-        except ValueError:
-            self.error(name, "must be a whole number", raw)
+        value = whole_number(raw)
+        if value is None:
+            self.error(name, number_detail(raw, "must be a whole number"), raw)
             return default
         if not minimum <= value <= maximum:
             self.error(name, f"must be between {minimum} and {maximum}", raw)

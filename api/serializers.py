@@ -242,11 +242,14 @@ class MatchRequestSerializer(serializers.Serializer):
 
 
 class MatchedLineSerializer(ResponseSerializer):
-    """A line of the pasted text that matched a vocabulary term."""
+    """A line of the pasted text that matched, once, with every term it matched."""
 
     line_number = serializers.IntegerField(help_text="1-based line in the pasted text.")
     line = serializers.CharField(help_text="The line, cut to 300 characters.")
-    term = serializers.CharField(help_text="Vocabulary term or token the line matched.")
+    terms = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Vocabulary terms and tokens the line matched, strongest first.",
+    )
 
 
 class LogLineSerializer(ResponseSerializer):
@@ -269,8 +272,15 @@ class LogHitSerializer(CaseSummarySerializer):
         help_text="`strong` (specific signatures we have seen), `possible`, or `weak` "
         "(little in common: probably not this case)."
     )
-    matched_lines = MatchedLineSerializer(many=True, help_text="One entry per (line, term), in line order.")
-    lines = LogLineSerializer(many=True, help_text="Each matched line once, in line order.")
+    matched_lines = MatchedLineSerializer(
+        many=True,
+        help_text="Each matched line once with all the terms it matched, in line order (as MCP "
+        "match_log's `matched_lines`); the same lines as `lines`, without the spans. Earlier "
+        "versions gave one entry per (line, term), with `term`.",
+    )
+    lines = LogLineSerializer(
+        many=True, help_text="Each matched line once, in line order, with the spans to highlight."
+    )
 
 
 class LogReadingSerializer(ResponseSerializer):

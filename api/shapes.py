@@ -115,8 +115,11 @@ def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
     entry["confidence"] = hit.confidence
+    # Each matched line once with every term it matched, as MCP's match_log and the /match/
+    # page give them (`LogHit.lines`); earlier versions gave one entry per (line, term), with
+    # `term`, beside the deduplicated `lines`.
     entry["matched_lines"] = [
-        {"line_number": m.line_number, "line": m.line, "term": m.term} for m in hit.matched_lines
+        {"line_number": m.line_number, "line": m.line, "terms": list(m.terms)} for m in hit.lines
     ]
     entry["lines"] = [
         {

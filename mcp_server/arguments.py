@@ -4,23 +4,38 @@ silently ignores unknown argument names).
 
 Plugged in through the SDK's public `Extension.intercept_tool_call` hook, which wraps the
 `tools/call` handler and returns results in the protocol's envelope.
+
+`arguments` that are not a JSON object (`"arguments": "IL-0428"`) never reach that hook: the
+SDK's request validation refuses them first with a bare -32602 "Invalid request parameters"
+(empty `data`) that says nothing of what would work. So `CheckedArguments.park_misshapen`, a
+`Server.middleware` callable, moves such a value into `_meta` under `MISSHAPEN_ARGUMENTS`
+(a valid request again) and the argument check answers it as any other bad argument: a tool
+error saying what would work (`arguments must be an object such as {"id": "IL-0428"}`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, get_args
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
 from mcp.types import CallToolRequestParams
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
+from pydantic_core import PydanticCustomError
 
+from incidents.selectors import number_detail, whole_number
 from incidents.selectors.spelling import nearest_strings
 
 from .toolkit import ToolSpec, error_result
+
+# Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
+# `_meta` key, reverse-DNS prefixed as the specification asks).
+MISSHAPEN_ARGUMENTS = "dev.incidentlib/misshapen-arguments"
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,10 @@ class ArgumentCheck:
         fields: dict[str, Any] = {}
         for parameter in inspect.signature(spec.fn, eval_str=True).parameters.values():
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-            fields[parameter.name] = (parameter.annotation, default)
+            annotation = parameter.annotation
+            if _takes_integers(annotation):
+                annotation = Annotated[annotation, BeforeValidator(_integer_text)]
+            fields[parameter.name] = (annotation, default)
         model = create_model(f"{spec.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         return cls(name=spec.name, model=model, schema=model.model_json_schema())
 
@@ -55,6 +73,37 @@ class ArgumentCheck:
         except ValidationError as exc:
             return describe_validation_error(exc, self.schema)
         return None
+
+    def not_an_object(self, given: Any) -> str:
+        """Why `given`, sent as the whole `arguments` of a call, cannot be passed, with an
+        object that would work when one can be told: the object itself when `given` is its
+        JSON text, else a lone value (`"IL-0428"`) named after the tool's one required
+        parameter when that parameter accepts it."""
+        known = list(self.schema.get("properties", {}))
+        required = self.schema.get("required") or []
+        takes = f"{self.name} takes: {', '.join(known)}."
+        if isinstance(given, str) and given.lstrip().startswith("{"):
+            try:
+                parsed = json.loads(given)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, dict):
+                return (
+                    "Invalid arguments: arguments must be an object, not a string holding one: "
+                    f"send {_short(parsed)} itself, without the quotes; {takes}"
+                )
+        example = ""
+        if len(required) == 1 and isinstance(given, str | int | float) and not isinstance(given, bool):
+            try:
+                self.model.model_validate({required[0]: given})
+            except ValidationError:
+                pass
+            else:
+                example = f" such as {{{json.dumps(required[0])}: {_short(given)}}}"
+        return (
+            f"Invalid arguments: arguments must be an object{example or ' naming each argument'} "
+            f"(got {_short(given)}); {takes}"
+        )
 
     def as_the_sdk_reads(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """`arguments` as the SDK will pass them: a string argument of a parameter that is
@@ -92,9 +141,49 @@ class CheckedArguments(Extension):
         check = self.checks.get(params.name)
         if check is None:
             return error_result(f"Unknown tool: {params.name}. The tools are: {', '.join(self.checks)}.")
+        meta: Mapping[str, object] = params.meta or {}
+        if MISSHAPEN_ARGUMENTS in meta:
+            return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
         if (problem := check.problem(params.arguments or {})) is not None:
             return error_result(problem)
         return await call_next(ctx)
+
+    async def park_misshapen(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """A `Server.middleware` callable: a `tools/call` whose `arguments` are present but
+        not an object goes on with no arguments and the given value in `_meta` (see the
+        module docstring), for `intercept_tool_call` to refuse as a tool error."""
+        params = ctx.params
+        if ctx.method == "tools/call" and isinstance(params, Mapping):
+            given = params.get("arguments")
+            meta = params.get("_meta")
+            if given is not None and not isinstance(given, dict) and isinstance(meta, dict | None):
+                parked = {**(meta or {}), MISSHAPEN_ARGUMENTS: given}
+                ctx = dataclasses.replace(ctx, params={**params, "arguments": {}, "_meta": parked})
+        return await call_next(ctx)
+
+
+def _takes_integers(annotation: Any) -> bool:
+    """Whether a parameter typed `annotation` (`int`, `int | None`, either `Annotated`) takes an
+    integer and no text."""
+    while get_args(annotation) and getattr(annotation, "__metadata__", None) is not None:
+        annotation = get_args(annotation)[0]  # Annotated[X, ...] -> X
+    kinds = get_args(annotation) or (annotation,)
+    return int in kinds and str not in kinds
+
+
+def _integer_text(value: Any) -> Any:
+    """An integer argument read by the rule of every door: text by `selectors.whole_number`
+    (digits 0-9; pydantic alone reads "1_000" and "3.0" as numbers and refuses "٣" without
+    saying why), and `true` refused (pydantic reads it as 1; the API's JSON bodies refuse
+    it). Other values go on to pydantic as they are."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("whole_number", "must be a whole number")
+    if not isinstance(value, str):
+        return value
+    number = whole_number(value)
+    if number is None:
+        raise PydanticCustomError("whole_number", number_detail(value, "must be a whole number"))
+    return number
 
 
 def _short(value: Any) -> str:

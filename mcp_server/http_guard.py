@@ -8,9 +8,9 @@ with a JSON-RPC error body:
 - Methods: stateless mode has no server-sent stream and no session, so GET and DELETE get
   405 (the SDK would open an SSE stream that never sends anything).
 - Body: `application/json`, else 415; at most `MAX_BODY_BYTES`, else 413; JSON, else
-  -32700; one JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a method, and a
-  string or integer id when it has an id), else -32600 naming what is wrong, instead of
-  the SDK's validation dump. Batches
+  -32700; one JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a method, an object
+  as `params` when it has them, and a string or integer id when it has an id), else -32600
+  naming what is wrong, instead of the SDK's validation dump. Batches
   (arrays) were removed from the protocol in 2025-06-18: -32600 saying so.
 - Rate: each message that reads the case store counts against the client address's rate,
   in the counts the API keeps (`api.throttling.count_request`: same cache keys, same
@@ -130,10 +130,25 @@ def envelope_problem(message: Any) -> str | None:
         if request_id is None or isinstance(request_id, bool) or not isinstance(request_id, str | int):
             return '"id" must be a string or an integer (null is not allowed in MCP)'
     if "method" in message:
-        return None if isinstance(message["method"], str) else '"method" must be a string'
+        if not isinstance(message["method"], str):
+            return '"method" must be a string'
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            # The SDK drops such a line on stdio (the client waits for ever) and answers HTTP
+            # with a pydantic dump and a null id.
+            return f'"params" must be an object of named parameters (got {_json_kind(params)})'
+        return None
     if "id" in message and ("result" in message or "error" in message):
         return None  # a response to a server request
     return 'A JSON-RPC request needs a "method"'
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
 
 
 class McpGuard:

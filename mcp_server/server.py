@@ -40,12 +40,13 @@ def _version() -> str:
 
 def build_server() -> MCPServer:
     """A new MCP server with every tool, resource and prompt registered."""
+    checked_arguments = CheckedArguments(TOOLS)
     server = MCPServer(
         name="incidentlib",
         title="incidentlib: AI-infrastructure incidents",
         instructions=INSTRUCTIONS,
         version=_version(),
-        extensions=[CheckedArguments(TOOLS)],
+        extensions=[checked_arguments],
         # Nothing here changes at run time: no list-changed or resource-update streams, so
         # `server/discover` and `initialize` both say listChanged/subscribe are false.
         subscriptions=False,
@@ -54,6 +55,7 @@ def build_server() -> MCPServer:
     )
     register_tools(server, TOOLS)
     server.middleware.append(ProtocolMiddleware(server))
+    server.middleware.append(checked_arguments.park_misshapen)
     register_resources(server)
     register_prompts(server)
     return server

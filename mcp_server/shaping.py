@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 
+from incidents import search
 from incidents.models import Case
-from incidents.search import FacetCount, LogLineMatch, Snippet
+from incidents.search import FacetCount, Snippet
 from incidents.selectors.summaries import case_summary_fields
 
 from .links import case_links
@@ -57,21 +59,15 @@ def facet_values(facets: dict[str, list[FacetCount]]) -> dict[str, list[FacetVal
     }
 
 
-def group_matched_lines(matches: list[LogLineMatch]) -> list[MatchedLine]:
-    """One entry per matched line with every term it matched, in first-seen order: the search
-    module lists a line once per term."""
-    grouped: dict[int, MatchedLine] = {}
-    for match in matches:
-        entry = grouped.get(match.line_number)
-        if entry is None:
-            grouped[match.line_number] = MatchedLine(line_number=match.line_number, terms=[match.term])
-        elif match.term not in entry.terms:
-            entry.terms.append(match.term)
-    return list(grouped.values())
+def matched_lines(lines: Iterable[search.LogLine]) -> list[MatchedLine]:
+    """A hit's matched lines as the tool gives them: each line once with every term it
+    matched, strongest first (`LogHit.lines`, the lines the API's `matched_lines` and the
+    /match/ page show), its text left to the result's `lines`."""
+    return [MatchedLine(line_number=line.line_number, terms=list(line.terms)) for line in lines]
 
 
-def log_lines(matches: list[LogLineMatch], wanted: set[int]) -> list[LogLine]:
+def log_lines(lines: Iterable[search.LogLine], wanted: set[int]) -> list[LogLine]:
     """The text of each wanted line once, by line number (a response names every line once,
     however many cases it matched)."""
-    text = {m.line_number: m.line for m in matches if m.line_number in wanted}  # cut by the engine
+    text = {m.line_number: m.line for m in lines if m.line_number in wanted}  # cut by the engine
     return [LogLine(line_number=number, line=text[number]) for number in sorted(text)]

@@ -69,8 +69,8 @@ from .models import (
 from .shaping import (
     case_summary,
     facet_values,
-    group_matched_lines,
     log_lines,
+    matched_lines,
     snippet_text,
     summary_fields,
 )
@@ -502,7 +502,7 @@ def match_log(
     hits = reading.hits
     matches: list[LogMatch] = []
     for hit in hits:
-        lines = group_matched_lines(hit.matched_lines)
+        lines = matched_lines(hit.lines)
         matches.append(
             LogMatch(
                 **summary_fields(hit.case),
@@ -519,10 +519,10 @@ def match_log(
         notes = ["No case carries these error codes yet: explain_error says what they mean."]
     else:
         notes = ["No known failure signature found: try search_incidents with the error message."]
-    every_match = [m for hit in hits for m in hit.matched_lines]
+    every_line = [line for hit in hits for line in hit.lines]
 
     def shown_lines(kept: list[LogMatch]) -> list:
-        return log_lines(every_match, {m.line_number for hit in kept for m in hit.matched_lines})
+        return log_lines(every_line, {m.line_number for hit in kept for m in hit.matched_lines})
 
     result = LogMatchResult(
         lines_scanned=len(text.splitlines()),

@@ -14,6 +14,7 @@ from api import schema
 from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
 from api.errors import InvalidParameters, ParameterError
 from api.http import ApiView
+from api.params import reject_unknown_keys
 from api.query import QueryParams, Repeated, Text
 from incidents import duplicates
 from incidents.models import Facet, Term
@@ -35,8 +36,9 @@ LOOKALIKES_QUERY = QueryParams(
 )
 
 
-# The body's fields are the form's; each is a string, and `source_urls` may also be a list
-# of strings (one URL each).
+# The body's fields are the form's but its honeypot (`website`, for bots filling in the HTML
+# form); each is a string, and `source_urls` may also be a list of strings (one URL each).
+# The schema's properties are the keys the endpoint reads: any other is a 400 naming it.
 LIST_FIELDS = {"source_urls"}
 REQUEST_SCHEMA = {
     "type": "object",
@@ -78,7 +80,9 @@ def proposal_body(proposal: Proposal, request: Request) -> dict:
 
 
 class ProposalCreateView(ApiView):
-    """`POST /api/proposals/`: the proposal form's fields as JSON (`ProposalForm`)."""
+    """`POST /api/proposals/`: the proposal form's fields as JSON (`ProposalForm`), the keys of
+    `REQUEST_SCHEMA` only (an unknown key is a 400 naming it, as on `/api/triage`); a new
+    case or, with `kind: correction` and `case_id`, a correction. 201 with the status."""
 
     @extend_schema(
         operation_id="proposals_create",
@@ -88,12 +92,17 @@ class ProposalCreateView(ApiView):
             "`source_urls` (one per line or a list), and for a new case `organization`, "
             "`published`, `topic` (slug) and optionally `root_cause` (slug); for a correction "
             "`case_id`. Every value is a string (`source_urls` may be a list of strings). Plain "
-            "text only (no HTML), bounded sizes, a per-client rate. Answers the private `status_url`."
+            "text only (no HTML), bounded sizes, a per-client rate. A key not listed here is refused "
+            "(400 naming it, with the closest accepted key), never ignored. Answers the private "
+            "`status_url`."
         ),
         request={"application/json": REQUEST_SCHEMA},
         responses={
             201: OpenApiResponse(ProposalStatusSerializer, "Received."),
-            **schema.error_responses(bad_request="A field is missing, too long, HTML or not a URL."),
+            **schema.error_responses(
+                bad_request="A field is missing, too long, HTML or not a URL; an unknown key (with "
+                "the closest accepted one)."
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -103,6 +112,8 @@ class ProposalCreateView(ApiView):
             raise Throttled(wait=limited.wait) from None
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
+        # A misspelled key (`source_url`, `caseid`) must not yield a proposal without it.
+        reject_unknown_keys(request.data, REQUEST_SCHEMA["properties"])
         data = dict(request.data)
         # The form reads every value as text, so `{"a": 1}` would be stored as "{'a': 1}":
         # refuse any other JSON type by name first.

@@ -3,6 +3,7 @@ make goes through here; none of them builds its own queries.
 
 - `facets`: the facet registry (`FACETS`), `CaseFilters` and applying them;
 - `params`: `parse_filters` / `parse_search`, the one parser of list parameters;
+- `numbers`: `whole_number`, the one rule for an integer given as text (digits 0-9);
 - `lookup`: `find_case` / `find_topic`, resolving whatever id or slug a caller typed;
 - `spelling`: matching typed values to ids and terms, nearest values;
 - `cases`: one case, case lists (pages, feeds, sitemap), the change feed and export;
@@ -58,6 +59,7 @@ from .facets import (
     filter_cases,
 )
 from .lookup import CaseLookup, TopicLookup, canonical_case_id, closest_terms, find_case, find_topic
+from .numbers import number_detail, whole_number
 from .params import (
     MAX_QUERY_CHARS,
     SORTS,
@@ -149,6 +151,7 @@ __all__ = [
     "find_case",
     "find_topic",
     "latest_cases",
+    "number_detail",
     "parse_filters",
     "parse_search",
     "published_document",
@@ -159,6 +162,7 @@ __all__ = [
     "sitemap_terms",
     "store_version",
     "term_by_slug",
+    "whole_number",
     "term_detail",
     "terms_with_counts",
     "topic_exists",

@@ -22,7 +22,8 @@ or a list of strings):
 - `published_after`, `published_before`: dates as YYYY-MM-DD, both ends inclusive;
 - `min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes`: whole numbers from 0 to
   10,000,000, both ends inclusive (cases that do not state the count are left out; blank:
-  no bound);
+  no bound); these and `year` are written with the digits 0-9 (`numbers.whole_number`, the
+  rule of every integer parameter);
 - `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
   module cuts there too); a longer text is a problem and is not searched at all, since a
   cut query would be searched as words the caller never sent;
@@ -42,6 +43,7 @@ from typing import Any
 
 from ..models import Case, Term
 from .facets import FACETS, FACETS_BY_NAME, CaseFilters, FacetSpec
+from .numbers import number_detail, whole_number
 from .scale import BOUND_PAIRS, BOUNDS, MAX_BOUND, SCALE_BANDS
 from .spelling import nearest_strings, nearest_terms, resolve_term, spelling_key
 
@@ -237,11 +239,11 @@ class _Vocabulary:
 
 
 def _year(parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
-    # isdigit() alone accepts "²" and other digits int() refuses.
-    if value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR:
-        year = str(int(value))
-        return Choice(year, year), None
-    return None, Problem(parameter, f"must be a year between {MIN_YEAR} and {MAX_YEAR}", value)
+    number = whole_number(value)
+    if number is not None and MIN_YEAR <= number <= MAX_YEAR:
+        return Choice(str(number), str(number)), None
+    detail = f"must be a year between {MIN_YEAR} and {MAX_YEAR}"
+    return None, Problem(parameter, number_detail(value, detail), value)
 
 
 def _date(params: Params, name: str, problems: list[Problem]) -> datetime.date | None:
@@ -264,11 +266,12 @@ def _bounds(params: Params, problems: list[Problem]) -> dict[str, int]:
         raw = _single(params, bound.param, problems)
         if raw is None:
             continue
-        # isdigit() alone accepts "²" and other digits int() refuses.
-        if raw.isascii() and raw.isdigit() and int(raw) <= MAX_BOUND:
-            bounds[bound.param] = int(raw)
+        number = whole_number(raw)
+        if number is not None and 0 <= number <= MAX_BOUND:
+            bounds[bound.param] = number
         else:
-            problems.append(Problem(bound.param, f"must be a whole number from 0 to {MAX_BOUND:,}", raw))
+            detail = number_detail(raw, f"must be a whole number from 0 to {MAX_BOUND:,}")
+            problems.append(Problem(bound.param, detail, raw))
     for low, high in BOUND_PAIRS:
         if low in bounds and high in bounds and bounds[high] < bounds[low]:
             problems.append(Problem(high, f"must not be less than {low} ({bounds[low]})", str(bounds[high])))

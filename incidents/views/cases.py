@@ -182,9 +182,9 @@ def _unknown_parameters(query) -> list[Problem]:
 
 
 def _page_problem(raw: str | None) -> list[Problem]:
-    if raw is None or (raw.strip().isascii() and raw.strip().isdigit() and int(raw) >= 1):
+    if raw is None or (selectors.whole_number(raw) or 0) >= 1:
         return []
-    return [Problem("page", "must be a whole number from 1", raw)]
+    return [Problem("page", selectors.number_detail(raw, "must be a whole number from 1"), raw)]
 
 
 def _query_box(state: SearchState, query: QueryDict, problems: list[Problem]) -> str:

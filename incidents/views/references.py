@@ -19,13 +19,16 @@ def reference_page(request: HttpRequest) -> HttpResponse:
     the published cases citing it in their references or sources, newest first; its JSON
     twin is `/api/lookup` with the same parameter.
 
-    Without a parameter, or with text that names no record, a 400 page with the lookup form
-    saying what to give. Data: `selectors.record_lookup` (3 queries).
+    Without any query parameter, the lookup form alone (200): nothing was asked yet. With
+    `ref`/`url` empty, other parameters only, or text that names no record, a 400 page with
+    the lookup form saying what to give. Data: `selectors.record_lookup` (3 queries).
     """
     name = "url" if "url" in request.GET and "ref" not in request.GET else "ref"
     value = (request.GET.get(name) or "").strip()[:MAX_REFERENCE_CHARS]
     found = problem = None
-    if not value:
+    if not request.GET:
+        pass  # nothing asked yet: the form alone
+    elif not value:
         problem = "Give an upstream record: an alias such as NVIDIA/nccl#1116, or a URL."
     else:
         try:

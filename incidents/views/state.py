@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
-from incidents.selectors import FILTER_FACETS, SORTS, CaseFilters, SearchParams, facet_label
+from incidents.selectors import FILTER_FACETS, SORTS, CaseFilters, SearchParams, facet_label, whole_number
 from incidents.selectors.facets import EXCLUDE_PREFIX, FACETS_BY_NAME
 from incidents.selectors.params import (
     MAX_QUERY_CHARS,
@@ -52,8 +52,8 @@ def _date(text: str) -> datetime.date | None:
 
 
 def _bound(text: str) -> int | None:
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and int(text) <= MAX_BOUND else None
+    number = whole_number(text)
+    return number if number is not None and 0 <= number <= MAX_BOUND else None
 
 
 def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
@@ -63,9 +63,7 @@ def _clean_values(facet: str, raw: list[str]) -> tuple[str, ...]:
         value = value.strip()[:MAX_VALUE_CHARS]
         if not value or value in values:
             continue
-        if facet == "year" and not (
-            value.isascii() and value.isdigit() and MIN_YEAR <= int(value) <= MAX_YEAR
-        ):
+        if facet == "year" and not MIN_YEAR <= (whole_number(value) or 0) <= MAX_YEAR:
             continue
         values.append(value)
     return tuple(values[:MAX_VALUES_PER_FACET])
@@ -110,10 +108,8 @@ class SearchState:
         sort = query.get("sort", "")
         if sort not in SORTS or (sort == "relevance" and not q):
             sort = ""
-        try:
-            page = max(1, int(query.get("page", "1")))
-        except ValueError:
-            page = 1
+        # The parser's rule (digits 0-9): `page=٣` is reported and page 1 shown, not page 3.
+        page = max(1, whole_number(query.get("page", "1")) or 1)
         dates = [_date(query.get(name, "")) for name in DATE_PARAMS]
         bounds = {name: n for name in BOUND_PARAMS if (n := _bound(query.get(name, ""))) is not None}
         return cls(

@@ -1,10 +1,14 @@
-"""A JSON body key that `POST /api/triage` or `POST /api/match` does not read is a 400
-naming it (with the closest accepted key), as an unknown query parameter is, and as the MCP
-tools refuse an unknown argument: a misspelled `logs` must not answer from the symptoms alone."""
+"""A JSON body key that `POST /api/triage`, `POST /api/match` or `POST /api/proposals/` does
+not read is a 400 naming it (with the closest accepted key), as an unknown query parameter is,
+and as the MCP tools refuse an unknown argument: a misspelled `logs` must not answer from the
+symptoms alone, nor a misspelled `caseid` queue a correction of no case."""
 
 from __future__ import annotations
 
 import pytest
+
+from incidents.proposals.models import Proposal
+from tests.editorial.test_proposals import NEW as NEW_PROPOSAL
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +60,64 @@ def test_the_keys_each_body_accepts_still_answer(client):
     assert client.post("/api/triage", triage, content_type="application/json").status_code == 200
     match = {"text": "NCCL WARN NET/IB : Got completion", "limit": 3}
     assert client.post("/api/match", match, content_type="application/json").status_code == 200
+
+
+PROPOSALS_ACCEPT = (
+    "unknown field; the body accepts kind, title, text, source_urls, case_id, organization, "
+    "published, topic, root_cause, contact"
+)
+
+
+@pytest.fixture
+def proposals_unthrottled(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": None},
+    }
+
+
+def test_a_proposal_with_a_misspelled_key_is_refused_and_not_stored(client, proposals_unthrottled):
+    body = {**NEW_PROPOSAL, "sources": NEW_PROPOSAL["source_urls"], "topics": "checkpoint-storage"}
+    response = client.post("/api/proposals/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["errors"] == [
+        {"parameter": "sources", "detail": PROPOSALS_ACCEPT, "suggestions": ["source_urls"]},
+        {"parameter": "topics", "detail": PROPOSALS_ACCEPT, "suggestions": ["topic"]},
+    ]
+    assert not Proposal.objects.exists()
+
+
+def test_a_correction_with_a_misspelled_case_key_is_refused(client, proposals_unthrottled):
+    correction = {
+        "kind": "correction",
+        "caseid": "IL-0428",
+        "title": "The hang was in the fabric, not the NCCL version",
+        "text": "The postmortem names a switch firmware fault as the cause.",
+        "source_urls": ["https://example.org/postmortem"],
+    }
+    response = client.post("/api/proposals/", correction, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"parameter": "caseid", "detail": PROPOSALS_ACCEPT, "suggestions": ["case_id"]}
+    ]
+    assert not Proposal.objects.exists()
+
+
+def test_the_html_forms_honeypot_is_no_key_of_the_api(client, proposals_unthrottled):
+    response = client.post(
+        "/api/proposals/", {**NEW_PROPOSAL, "website": ""}, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": "website", "detail": PROPOSALS_ACCEPT}]
+
+
+def test_the_proposal_keys_are_the_schemas_and_still_answer(client, proposals_unthrottled):
+    properties = client.get("/api/schema/?format=json").json()["paths"]["/api/proposals/"]["post"][
+        "requestBody"
+    ]["content"]["application/json"]["schema"]["properties"]
+    assert PROPOSALS_ACCEPT.endswith(", ".join(properties))
+    body = {**NEW_PROPOSAL, "root_cause": "hardware-fault", "contact": "oncall@example.org"}
+    response = client.post("/api/proposals/", body, content_type="application/json")
+    assert response.status_code == 201, response.json()
+    assert Proposal.objects.get().title == NEW_PROPOSAL["title"]

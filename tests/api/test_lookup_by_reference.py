@@ -141,3 +141,33 @@ def test_the_api_search_and_mcp_search_read_them_too(client):
     assert [hit["id"] for hit in body["results"]] == ["IL-0602"]
     result = mcp.ok("search_incidents", query="https://github.com/NVIDIA/nccl/issues/1116")
     assert [hit["id"] for hit in result["hits"]] == ["IL-0602"]
+
+
+def test_the_record_page_without_parameters_is_the_empty_form(client):
+    response = client.get("/refs/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<input id="ref-input" name="ref" type="text" value=""' in html
+    assert 'role="alert"' not in html
+    assert "<title>Look up an upstream record" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "problem"),
+    [
+        ("ref=", "Give an upstream record: an alias such as NVIDIA/nccl#1116, or a URL."),
+        ("url=%20", "Give an upstream record: an alias such as NVIDIA/nccl#1116, or a URL."),
+        (
+            "reference=NVIDIA/nccl%231116",
+            "Give an upstream record: an alias such as NVIDIA/nccl#1116, or a URL.",
+        ),
+        (
+            "ref=nccl%20hang",
+            "“nccl hang” names no upstream record: give owner/repo#N, repo#N, arXiv:NNNN.NNNNN",
+        ),
+    ],
+)
+def test_an_empty_or_malformed_parameter_is_still_a_400_saying_what_to_give(client, query, problem):
+    response = client.get(f"/refs/?{query}")
+    assert response.status_code == 400
+    assert f'<p class="notice" role="alert">{problem}' in response.content.decode()

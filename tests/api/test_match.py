@@ -7,6 +7,8 @@ import json
 import pytest
 
 from incidents.search import match_log
+from tests.mcp.conftest import InMemoryMcp
+from tests.web.html import element, text_of
 
 from .conftest import assert_matches_schema
 
@@ -35,11 +37,38 @@ def test_it_ranks_cases_and_names_the_matched_lines(client):
     assert results, "an NCCL timeout log matches fixture cases"
     first = results[0]
     assert first["score"] == expected[0].score
-    assert {(m["line_number"], m["term"]) for m in first["matched_lines"]} == {
-        (m.line_number, m.term) for m in expected[0].matched_lines
-    }
+    assert first["matched_lines"] == [
+        {"line_number": line.line_number, "line": line.line, "terms": list(line.terms)}
+        for line in expected[0].lines
+    ]
     assert any(m["line"].endswith("NCCL timeout on rank 3") for m in first["matched_lines"])
     assert response["Cache-Control"] == "no-store"
+
+
+XID_LOG = "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+
+
+def test_each_matched_line_appears_once_with_all_its_terms_on_every_door(client):
+    """The Xid line matches five terms: once in `matched_lines` with all five (it was five
+    entries, one per term), as MCP's match_log and the /match/ page show it."""
+    [hit] = post(client, {"text": XID_LOG, "limit": 1}).json()["results"]
+    terms = ["fallen off the bus", "Xid 79", "Xid error", "GPU unavailable", "NVIDIA GPU"]
+    assert hit["matched_lines"] == [
+        {
+            "line_number": 1,
+            "line": "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+            "terms": terms,
+        }
+    ]
+    assert [(line["line_number"], line["terms"]) for line in hit["lines"]] == [(1, terms)]
+
+    [tool_hit] = InMemoryMcp().ok("match_log", text=XID_LOG, limit=1)["hits"]
+    assert tool_hit["id"] == hit["id"]
+    assert tool_hit["matched_lines"] == [{"line_number": 1, "terms": terms}]
+
+    page = text_of(element(client.post("/match/", {"log": XID_LOG}).content.decode(), "table"))
+    assert page.count("GPU has fallen off the bus") == 1
+    assert ", ".join(terms) in page
 
 
 def test_text_with_nothing_known_gives_no_cases(client):

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from incidents.search import LogLineMatch, Snippet, SnippetSegment
+from incidents.search import Snippet, SnippetSegment
 from incidents.selectors.spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 from mcp_server.cursors import decode_cursor, encode_cursor, query_key
-from mcp_server.shaping import group_matched_lines, snippet_text
+from mcp_server.shaping import snippet_text
 
 
 def test_a_cursor_round_trips_and_is_bound_to_its_query():
@@ -100,18 +100,3 @@ def test_a_match_split_by_a_code_span_edge_stays_one_bold_run():
         )
     )
     assert snippet_text(snippet) == "**run torchrun** now"
-
-
-def test_matched_lines_are_grouped_per_line():
-    grouped = group_matched_lines(
-        [
-            LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
-            LogLineMatch(1, "NCCL error", "NCCL error"),
-            LogLineMatch(3, "Xid 79 fell off the bus", "GPU unavailable"),
-            LogLineMatch(3, "Xid 79 fell off the bus", "Xid error"),
-        ]
-    )
-    assert [(m.line_number, m.terms) for m in grouped] == [
-        (3, ["Xid error", "GPU unavailable"]),
-        (1, ["NCCL error"]),
-    ]

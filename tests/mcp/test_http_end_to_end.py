@@ -34,8 +34,11 @@ CALLS: dict[str, dict[str, Any]] = {
 }
 
 
-def _post(url: str, headers: dict[str, str]) -> tuple[int, str]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def _post(url: str, headers: dict[str, str], message: dict[str, Any] = PING) -> tuple[int, str]:
+    body = json.dumps(message).encode()
     request = urllib.request.Request(
         url,
         data=body,
@@ -112,6 +115,30 @@ def test_a_case_resource_and_an_error_over_http(base_url):
     assert content.text.startswith("# IL-0428: Test runs of 100B-200B models")
     assert missing.is_error
     assert missing.content[0].text.startswith("No incident 'IL-0440'. Closest ids: IL-0439")
+
+
+def test_arguments_that_are_not_an_object_are_a_tool_error_over_http(base_url):
+    # Stateless: no handshake, the protocol version in its header.
+    call = {"name": "get_incident", "arguments": "IL-0428"}
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}
+    status, body = _post(f"{base_url}/mcp", {"Mcp-Protocol-Version": "2025-06-18"}, message)
+    assert (status, json.loads(body)) == (
+        200,
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "result": {
+                "content": [
+                    {
+                        "type": "text",
+                        "text": 'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} '
+                        '(got "IL-0428"); get_incident takes: id, fields.',
+                    }
+                ],
+                "isError": True,
+            },
+        },
+    )
 
 
 def test_stateless_requests_work_across_workers(base_url):

@@ -129,6 +129,20 @@ def test_a_body_over_the_limit_is_413_with_a_json_rpc_error(http):
         ),
         (json.dumps({"jsonrpc": "2.0", "id": 3}), 400, -32600, 'A JSON-RPC request needs a "method"', 3),
         (json.dumps("ping"), 400, -32600, "A JSON-RPC message must be a JSON object", None),
+        (
+            json.dumps({**PING, "method": "tools/call", "params": "get_incident"}),
+            400,
+            -32600,
+            '"params" must be an object of named parameters (got a string)',
+            7,
+        ),
+        (
+            json.dumps({**PING, "params": ["IL-0428"]}),
+            400,
+            -32600,
+            '"params" must be an object of named parameters (got an array)',
+            7,
+        ),
     ],
 )
 def test_malformed_envelopes_get_json_rpc_errors(http, body, status, code, message, request_id):

@@ -20,11 +20,11 @@ def test_cases_come_with_the_lines_they_matched(mcp):
         (h.case.id, round(h.score, 4)) for h in expected
     ]
     for hit, reference in zip(result["hits"], expected, strict=True):
-        # One entry per line with all its terms; the module lists a line once per term.
-        by_line: dict[int, set[str]] = {}
-        for match in reference.matched_lines:
-            by_line.setdefault(match.line_number, set()).add(match.term)
-        assert {m["line_number"]: set(m["terms"]) for m in hit["matched_lines"]} == by_line
+        # One entry per line with all its terms, strongest first: the module's `lines`, which
+        # the API's `matched_lines` and the /match/ page show too.
+        assert hit["matched_lines"] == [
+            {"line_number": line.line_number, "terms": list(line.terms)} for line in reference.lines[:5]
+        ]
     # Each matched line's text is given once, however many cases matched it.
     numbers = [line["line_number"] for line in result["lines"]]
     assert numbers == sorted({m["line_number"] for h in result["hits"] for m in h["matched_lines"]})
@@ -39,7 +39,7 @@ def test_matched_lines_are_capped_per_case(mcp):
     (hit,) = result["hits"]
     assert [m["line_number"] for m in hit["matched_lines"]] == [1, 2, 3, 4, 5]
     assert "NCCL error" in hit["matched_lines"][0]["terms"]
-    lines = {m.line_number for m in search.match_log(text, limit=1)[0].matched_lines}
+    lines = search.match_log(text, limit=1)[0].lines
     assert hit["more_matched_lines"] == len(lines) - 5 == 7
 
 

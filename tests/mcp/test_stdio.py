@@ -59,6 +59,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         "{not json",
         json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
         json.dumps({"jsonrpc": "1.0", "id": 5, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": "get_incident"}),
         json.dumps(initialize),
     ]
     finished = subprocess.run(
@@ -71,7 +72,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         timeout=120,
     )
     answers = [json.loads(line) for line in finished.stdout.splitlines()]
-    assert answers[:3] == [
+    assert answers[:4] == [
         {
             "jsonrpc": "2.0",
             "id": None,
@@ -91,14 +92,23 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
             "id": 5,
             "error": {"code": -32600, "message": '"jsonrpc" must be "2.0" (got "1.0")'},
         },
+        {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "error": {
+                "code": -32600,
+                "message": '"params" must be an object of named parameters (got a string)',
+            },
+        },
     ]
-    assert answers[3]["id"] == 2 and answers[3]["result"]["serverInfo"]["name"] == "incidentlib"
+    assert answers[4]["id"] == 2 and answers[4]["result"]["serverInfo"]["name"] == "incidentlib"
     refused = [line for line in finished.stderr.splitlines() if line.startswith("mcp_stdio: ")]
     assert refused == [
         "mcp_stdio: input line 1 refused: Parse error: the line is not JSON",
         "mcp_stdio: input line 2 refused: Batch requests are not supported (removed in MCP 2025-06-18): "
         "send one message per request",
         'mcp_stdio: input line 3 refused: "jsonrpc" must be "2.0" (got "1.0")',
+        'mcp_stdio: input line 4 refused: "params" must be an object of named parameters (got a string)',
     ]
 
 
@@ -137,3 +147,40 @@ def test_requests_still_served_when_the_input_ends_are_answered(served_database_
     assert answers[3]["result"]["structuredContent"]["cases"]
     assert answers[4]["result"]["structuredContent"]["id"] == "IL-0428"
     assert "unanswered" not in finished.stderr
+
+
+def test_arguments_that_are_not_an_object_are_a_tool_error_over_stdio(served_database_url):
+    lines = [
+        initialize_request(1),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_incident", "arguments": "IL-0428"},
+        },
+    ]
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
+        env=server_environment(served_database_url),
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, finished.stdout.splitlines())}
+    assert answers[2] == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": 'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} '
+                    '(got "IL-0428"); get_incident takes: id, fields.',
+                }
+            ],
+            "isError": True,
+        },
+    }
