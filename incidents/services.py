@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 from django.db import transaction
 from django.utils import timezone
 
@@ -248,15 +250,19 @@ def write_documents(
     The changed cases' index rows and similar-case neighbours are updated here, inside the
     transaction (`refresh_derived`); each written case gets a history row (`history.record`)
     naming `user` and `reason`. Only the definitions that differ from the stored terms are
-    written (`changed_definitions`). `published_before`: every published profile
-    (`profiles.published`), read by the caller inside this transaction once it held the
-    write lock, so that the neighbour update does not read the unchanged ones again; used
-    only when no definition changes a term (the profiles' terms are then as they were read).
+    written (`changed_definitions`); a stored case not imported that shows a term one of
+    them renames gets its `modified` moved and a history row (`_record_document_changes`).
+    `published_before`: every published profile (`profiles.published`), read by the caller
+    inside this transaction once it held the write lock, so that the neighbour update does
+    not read the unchanged ones again; used only when no definition changes a term (the
+    profiles' terms are then as they were read).
     """
     serialize_case_writes()
     changed_terms = changed_definitions(definitions)
     if changed_terms:
         published_before = None  # the terms they name change here
+    renamed = _renamed_terms(changed_terms)
+    shown_before = _document_digests(_cases_using(renamed)) if renamed else {}
     terms_written = _upsert_terms(changed_terms)
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
@@ -281,7 +287,10 @@ def write_documents(
         for item in changed_items
         for position, target in enumerate(item.document.get("related", []))
     )
-    refresh_derived(ids, published_before)
+    # Stored cases that show a renamed term: their documents changed without being imported.
+    shown = {case_id: digest for case_id, digest in shown_before.items() if case_id not in set(ids)}
+    reshown = _record_document_changes(shown, user=user, reason="term renamed by a vocabulary import")
+    refresh_derived([*ids, *reshown], published_before)
     return ImportResult(
         created=plan.created, updated=plan.updated, unchanged=plan.unchanged, terms_written=terms_written
     )
@@ -411,21 +420,76 @@ def save_term(term: Term, *, user: history.User = None) -> Term:
     organization's or accelerator's new spellings relink the cases they now name. An error
     code whose patterns changed is re-derived on every case (`rederive_error_code`) now,
     not at the next import: the cases whose text the new patterns match carry it, those it
-    was only derived for and no longer match lose it (a history row each, naming `user`)."""
+    was only derived for and no longer match lose it (a history row each, naming `user`).
+    A new name or slug rewrites the documents that show it (`_record_document_changes`:
+    their `modified` moves and each gets a history row); an edit no document shows (a
+    description, synonyms, a topic's name) moves no case."""
     # Terms name what an import's neighbour update reuses (`write_documents`): one writer.
     serialize_case_writes()
-    before = Term.objects.filter(pk=term.pk).values_list("patterns", flat=True).first() if term.pk else None
+    stored = None
+    if term.pk:
+        stored = Term.objects.filter(pk=term.pk).values_list("patterns", "name", "slug").first()
+    renamed = stored is not None and (stored[1], stored[2]) != (term.name, term.slug)
+    shown_before = _document_digests(_cases_using([term.pk])) if renamed else {}
     term.save()
     if term.facet in ALIAS_FACETS:
         relink_aliases()
-    used_by = set(CaseTerm.objects.filter(term=term).values_list("case_id", flat=True))
-    used_by |= set(Case.objects.filter(root_cause_category=term).values_list("id", flat=True))
-    if term.facet == Facet.ERROR_CODE and list(term.patterns) != list(before or []):
-        changed = rederive_error_code(term)
-        used_by |= set(changed)
-        history.record_many(changed, user=user, reason=f"error code {term.name}: match patterns changed")
+    used_by = set(_cases_using([term.pk]))
+    rederived: list[str] = []
+    if term.facet == Facet.ERROR_CODE and list(term.patterns) != list(stored[0] if stored else []):
+        rederived = rederive_error_code(term)
+        used_by |= set(rederived)
+        history.record_many(rederived, user=user, reason=f"error code {term.name}: match patterns changed")
+    if renamed:
+        assert stored is not None
+        shown_before = {case_id: d for case_id, d in shown_before.items() if case_id not in rederived}
+        _record_document_changes(shown_before, user=user, reason=f"term renamed: {stored[1]} -> {term.name}")
     refresh_derived(sorted(used_by))
     return term
+
+
+def _cases_using(term_ids: Collection[int]) -> list[str]:
+    """Ids of the cases linked to any of `term_ids` or having one as root cause (2 queries)."""
+    linked = set(CaseTerm.objects.filter(term_id__in=term_ids).values_list("case_id", flat=True))
+    linked |= set(Case.objects.filter(root_cause_category_id__in=term_ids).values_list("id", flat=True))
+    return sorted(linked)
+
+
+def _document_digests(case_ids: list[str]) -> dict[str, str]:
+    """Case id -> sha256 of its document as served now (8 queries per `history.BATCH` cases),
+    to tell afterwards which documents a vocabulary change rewrote."""
+    digests: dict[str, str] = {}
+    for start in range(0, len(case_ids), history.BATCH):
+        for case in Case.objects.with_document().filter(id__in=case_ids[start : start + history.BATCH]):
+            digests[case.id] = _digest(case_document(case))
+    return digests
+
+
+def _digest(document: Any) -> str:
+    return hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _record_document_changes(before: dict[str, str], *, user: history.User, reason: str) -> list[str]:
+    """The cases of `before` (`_document_digests`) whose documents differ now, as after a
+    term was renamed: their `modified` moves (the change feed lists them, mirrors refetch
+    them, an `If-Match` read before is stale) and each gets a history row with its new
+    document. Returns their ids. Queries: 8 per `history.BATCH` cases, plus 2 per batch
+    with a change."""
+    changed: list[str] = []
+    now = timezone.now()
+    ids = sorted(before)
+    for start in range(0, len(ids), history.BATCH):
+        written = []
+        for case in Case.objects.with_document().filter(id__in=ids[start : start + history.BATCH]):
+            document = dict(case_document(case))
+            if _digest(document) != before[case.id]:
+                case.modified = now
+                written.append((case, document))
+        if written:
+            Case.objects.filter(id__in=[case.id for case, _ in written]).update(modified=now)
+            history.record_written(written, user=user, reason=reason)
+            changed.extend(case.id for case, _ in written)
+    return changed
 
 
 def rederive_error_code(term: Term) -> list[str]:
@@ -508,6 +572,16 @@ def changed_definitions(definitions: VocabularyDefinitions) -> list[TermDefiniti
     # Several vocabulary files may define one term: the last definition is the one written.
     last = {(d.facet, d.slug): d for d in definitions.terms}
     return [d for d in last.values() if stored.get((d.facet, d.slug)) != _stored_form(d)]
+
+
+def _renamed_terms(changed: list[TermDefinition]) -> list[int]:
+    """Ids of the stored terms that the `changed` definitions give another name (a term is
+    keyed by facet and slug): the documents of the cases using them change (1 query)."""
+    wanted = {(str(d.facet), d.slug): d.name for d in changed}
+    stored = Term.objects.filter(slug__in={slug for _, slug in wanted}).values_list(
+        "id", "facet", "slug", "name"
+    )
+    return [term_id for term_id, facet, slug, name in stored if wanted.get((facet, slug), name) != name]
 
 
 def _upsert_terms(changed: list[TermDefinition]) -> int:
