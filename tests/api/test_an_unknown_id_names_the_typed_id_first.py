@@ -22,7 +22,7 @@ NEAREST = {
     "IL-04290": ["IL-0429", "IL-0490", "IL-0492"],  # a 0 too many at the end, a 2, the digits swapped
     "IL-4290": ["IL-0492", "IL-0490", "IL-0429"],  # as many digits as an id: by number
     "IL-04280": ["IL-0428", "IL-0480", "IL-0482"],
-    "IL-9428": ["IL-0428", "IL-0634", "IL-0632"],  # one wrong digit, then the nearest numbers
+    "IL-9428": ["IL-0428", "IL-0637", "IL-0635"],  # one wrong digit, then the nearest numbers
     "IL-0440": ["IL-0439", "IL-0441", "IL-0438"],  # a number no case has: its neighbours
 }
 
