@@ -404,12 +404,18 @@ def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: 
     duplicate.status = Case.Status.MERGED
     duplicate.merged_into = kept
     duplicate.save(update_fields=["status", "merged_into", "modified"])
-    Case.objects.filter(merged_into=duplicate).update(merged_into=kept, modified=timezone.now())
+    # Ids merged into the duplicate earlier now redirect to the kept case: a change of theirs
+    # too, in the change feed and in their history.
+    earlier = sorted(Case.objects.filter(merged_into=duplicate).values_list("id", flat=True))
+    Case.objects.filter(id__in=earlier).update(merged_into=kept, modified=timezone.now())
     kept.save(update_fields=["modified"])  # the kept case changed too: mirrors refetch it
     refresh_derived([duplicate_id, kept_id])
     note = reason.strip() or "duplicate"
     history.record(duplicate_id, user=user, reason=f"merged into {kept_id}: {note}")
     history.record(kept_id, user=user, reason=f"{duplicate_id} merged into this case: {note}")
+    history.record_many(
+        earlier, user=user, reason=f"now redirects to {kept_id}: {duplicate_id} merged into it"
+    )
     return kept
 
 

@@ -37,6 +37,7 @@ from ..editing import (
 )
 from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
 from ..http import ApiView
+from ..params import reject_unknown_keys
 from ..serializers import CaseDetailSerializer
 
 DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
@@ -230,6 +231,7 @@ class CaseStatusView(WriteAuthentication, ApiView):
     )
     def post(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
+        reject_unknown_keys(body, StatusChangeSerializer().fields)
         target, reason = body.get("status"), body.get("reason") or ""
         if target not in Case.Status.values or not isinstance(reason, str):
             raise ParseError("`status` must be one of draft, in_review, published, retracted; `reason` text")
@@ -258,6 +260,7 @@ class CaseMergeView(WriteAuthentication, ApiView):
     )
     def post(self, request: Request, case_id: str) -> Response:
         body = _document_body(request)
+        reject_unknown_keys(body, MergeRequestSerializer().fields)
         kept, reason = body.get("into"), body.get("reason") or ""
         if not isinstance(kept, str) or not isinstance(reason, str):
             raise ParseError("`into` must be the id of the case to keep")
