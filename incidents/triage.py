@@ -310,12 +310,11 @@ def triage(
             candidate.log_score = log_hit.score
             candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += log_hit.score / full
-            for match in log_hit.matched_lines:
-                log_lines.setdefault(match.line_number, match.line)
-                if match.line_number not in candidate.line_numbers:
-                    candidate.line_numbers.append(match.line_number)
-                if match.term not in candidate.matched_terms:
-                    candidate.matched_terms.append(match.term)
+            for line in log_hit.lines:  # each matched line once (at most 50 a hit), in log order
+                log_lines.setdefault(line.line_number, line.line)
+                if line.line_number not in candidate.line_numbers:
+                    candidate.line_numbers.append(line.line_number)
+                candidate.matched_terms += [t for t in line.terms if t not in candidate.matched_terms]
     partial = [c for c in partial if c.case.id not in candidates]
     chips = Chips() if (context.accelerator or "").strip() and (candidates or partial) else None
     for candidate in [*candidates.values(), *partial]:

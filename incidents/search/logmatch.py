@@ -50,7 +50,7 @@ from .backends import Backend, get_backend
 from .log_lines import LineMatch, LogLines
 from .patterns import EXTRACTORS, GENERIC_TOKENS, Extractor, compile_pattern, options, pattern_problem
 from .query import Atom, keeps_meaning
-from .results import Confidence, FoundCode, LogHit, LogLine, LogLineMatch, LogReading
+from .results import Confidence, FoundCode, LogHit, LogLine, LogReading
 from .semantic import candidate_scores, query_vector
 from .text import STOP_WORDS, words
 
@@ -628,9 +628,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 
     Returns at most `limit` hits, best first, each with its score, a confidence label
     (`confidence`), each matched line once with all the terms it matched and their spans
-    (`LogHit.lines`), the same as (line, term) pairs (`matched_lines`) and the names shared
-    with the log; plus how many lines were read, blank, repeated, carried a signature or
-    were ignored. Never raises on odd input.
+    (`LogHit.lines`, at most `MAX_LINES_PER_HIT`) and the names shared with the log; plus
+    how many lines were read, blank, repeated, carried a signature or were ignored. Never raises on odd input.
 
     Candidates sharing the same evidence are told apart by the semantic score of the log's
     evidence lines against each case's passages (`SEMANTIC_FACTOR`, `_semantic_scores`).
@@ -904,21 +903,17 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     spans = _Spans(patterns)
     for case_id in ranked:
         named, shared = found_by[case_id]
-        matched: list[LogLineMatch] = []
         per_line: dict[int, tuple[str, list[str]]] = {}
         for name, evidence in [*named, *word_reasons.get(case_id, [])]:
-            matched.extend(LogLineMatch(n, shown_line(line), name) for n, line in evidence.lines)
             for number, line in evidence.lines:
                 names = per_line.setdefault(number, (line, []))[1]
                 if name not in names:
                     names.append(name)
-        matched.sort(key=lambda m: (m.line_number, m.term))
         shown = sorted(per_line.items())[:MAX_LINES_PER_HIT]
         hits.append(
             LogHit(
                 case=cases[case_id],
                 score=round(scores[case_id], 4),
-                matched_lines=matched[:MAX_LINES_PER_HIT],
                 matched_terms=tuple(dict.fromkeys(name for name, _ in named)),
                 lines=[
                     LogLine(

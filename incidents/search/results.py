@@ -70,13 +70,6 @@ class SearchResults:
 
 
 @dataclass(frozen=True)
-class LogLineMatch:
-    line_number: int  # 1-based line in the pasted text
-    line: str  # the line, at most 300 characters (ending in … when cut)
-    term: str  # vocabulary term or extracted token it matched
-
-
-@dataclass(frozen=True)
 class LogLine:
     """One log line once, with everything in it that a hit's case shares."""
 
@@ -90,7 +83,6 @@ class LogLine:
 class LogHit:
     case: Case
     score: float
-    matched_lines: list[LogLineMatch]  # one entry per (line, term); see `lines` for one per line
     matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
     lines: list[LogLine] = field(default_factory=list)  # each matched line once
     confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)

@@ -94,13 +94,14 @@ def test_hit_lists_the_lines_and_terms_that_matched():
     hit = match_log(log)[0]
     assert hit.case.id == "IL-0444"
     by_term: dict[str, set[int]] = {}
-    for match in hit.matched_lines:
-        by_term.setdefault(match.term, set()).add(match.line_number)
+    for line in hit.lines:
+        for term in line.terms:
+            by_term.setdefault(term, set()).add(line.line_number)
     assert by_term["GPU unavailable"] >= {1, 2}  # "fallen off the bus", Xid 79
     assert by_term["Xid error"] == {1}  # "NVRM: Xid"
     assert by_term["Node NotReady"] == {4, 5}  # NODE FAILURE, NODE_FAIL
     assert by_term["Xid 79"] == {1}  # extracted token found in the case
-    assert hit.matched_lines[0].line.startswith("[Mon Jun  3 02:41:17 2024] NVRM: Xid")
+    assert hit.lines[0].line.startswith("[Mon Jun  3 02:41:17 2024] NVRM: Xid")
     assert {"GPU unavailable", "Xid error", "Node NotReady", "Xid 79"} <= set(hit.matched_terms)
 
 

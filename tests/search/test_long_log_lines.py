@@ -25,5 +25,5 @@ def test_matched_lines_of_a_hit_say_when_they_were_cut():
     )
     hits = match_log(log, limit=3)
     assert hits
-    lines = [match.line for hit in hits for match in hit.matched_lines]
+    lines = [line.line for hit in hits for line in hit.lines]
     assert lines and all(len(line) <= LINE_CHARS and line.endswith("…") for line in lines)
