@@ -95,12 +95,14 @@ class SearchHitSerializer(CaseSummarySerializer):
     score = serializers.FloatField(
         allow_null=True,
         help_text="Calibrated probability (0..1) that the case answers the query (1 for a case "
-        "citing the record `q` names, e.g. `NVIDIA/nccl#1116`); null when nothing is ranked (no `q`, "
+        "citing the record `q` names, e.g. `NVIDIA/nccl#1116`, or the case whose id `q` names, e.g. "
+        "`IL-0428`); null when nothing is ranked (no `q`, "
         "or a `q` that only excludes words: `-hang` lists every case without it, newest first).",
     )
     confidence = serializers.CharField(
         allow_null=True,
-        help_text="`strong`: we have seen this (every case citing the record `q` names); `possible`: "
+        help_text="`strong`: we have seen this (every case citing the record `q` names, the case "
+        "whose id it names); `possible`: "
         "worth a look; `weak`: a partial match (only in `partial_matches`). Calibrated on the tuning "
         "queries; null when nothing is ranked (as `score`).",
     )

@@ -33,7 +33,7 @@ def am_i_affected(
         ),
     ],
 ) -> AffectedResult:
-    """Cases whose `affected` ranges hold your component versions: why, fixed, workaround.
+    """Cases whose `affected` ranges hold your component versions.
 
     Use when you know versions (NCCL, NVIDIA driver, CUDA, PyTorch). Not for: a failure
     (triage). Example: {"versions": {"NCCL": "2.19.3"}}. PEP 440 order (535.104.05 number

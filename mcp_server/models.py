@@ -67,6 +67,10 @@ class SearchResult(BaseModel):
     next_cursor: str | None = Field(
         description="Pass as `cursor` (same query and filters) for the next page; null on the last page."
     )
+    partial_matches: list[SearchHit] = Field(
+        description="After the last page of hits: the closest cases that do not match well "
+        "(confidence weak), best first; not counted in `total` (as the API's partial_matches)."
+    )
     notes: list[str] = Field(description="Remarks on the query, e.g. that it had only stop words.")
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."

@@ -1,4 +1,4 @@
-"""MCP resources: each case as `incident://IL-0428` and each topic as `topic://training`,
+"""MCP resources: each case as `incident://IL-0428` and each topic as `topic://interconnect`,
 in Markdown, ready to read into an assistant's context; clients can complete the ids."""
 
 from __future__ import annotations
@@ -33,8 +33,14 @@ def read_incident(case_id: str) -> str:
 
 
 def read_topic(slug: str) -> str:
-    """The topic overview as Markdown. Unknown topic: ResourceNotFoundError listing topics."""
+    """The topic overview as Markdown. Unknown topic: ResourceNotFoundError listing topics
+    (for a workload, `training` or `inference`, topics once, saying where its cases are)."""
     lookup = find_topic(slug)
+    if lookup.workload is not None:
+        raise ResourceNotFoundError(
+            f"No topic {slug!r}: {lookup.workload.slug!r} is a workload now (list_incidents with "
+            f"workload={lookup.workload.slug!r}). Topics: {', '.join(t.slug for t in lookup.topics)}."
+        )
     if lookup.term is None:
         raise ResourceNotFoundError(f"No topic {slug!r}. Topics: {', '.join(t.slug for t in lookup.topics)}.")
     overview = selectors.topic_overview(lookup.term)
@@ -78,6 +84,6 @@ def register_resources(server: MCPServer) -> None:
         name="topic",
         title="Incident topic",
         description="One topic in Markdown: description, case count, frequent symptoms, root "
-        "causes and components, latest cases. E.g. topic://training.",
+        "causes and components, latest cases. E.g. topic://interconnect.",
         mime_type="text/markdown",
     )(resource_reader(read_topic))

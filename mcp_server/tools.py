@@ -161,7 +161,7 @@ def search_incidents(
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Search cases by words or error text: ranked hits, snippet, matched_terms.
+    """Search cases by words or error text: ranked hits, then weak partial_matches.
 
     Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1116); filters
     AND, a list ORs (values: vocab; bounds inclusive). Not for: a failure to fix (triage),
@@ -193,20 +193,15 @@ def search_incidents(
     results = search.search_cases(
         query=query, filters=filters, sort="relevance", offset=offset, limit=limit, facets=facets
     )
-    hits = [
-        SearchHit(
-            **summary_fields(hit.case),
-            score=round(hit.score, 4) if hit.score is not None else None,
-            confidence=hit.confidence,  # the engine's calibrated label
-            snippet=snippet_text(hit.snippet),
-            matched_terms=list(hit.matched_terms),
-        )
-        for hit in results.hits
-    ]
+    hits = [_search_hit(hit) for hit in results.hits]
+    # What the page and the API list after the last page of matches (the engine's notes say
+    # "the closest cases are listed as partial matches"): an assistant sees them too.
+    partial = [_search_hit(hit) for hit in results.partial_hits]
     notes = list(results.notes)
     if results.total == 0:
         notes.append(
-            "Nothing matched: try fewer or other words (vocab lists synonyms)"
+            ("Nothing matched well" if partial else "Nothing matched")
+            + ": try fewer or other words (vocab lists synonyms)"
             + (", or drop a filter." if filters.include or filters.exclude else ".")
         )
     end = offset + len(hits)
@@ -214,14 +209,27 @@ def search_incidents(
         total=results.total,
         hits=hits,
         next_cursor=encode_cursor(end, key) if hits and end < results.total else None,
+        partial_matches=partial,
         notes=notes,
         facets=facet_values(results.facets) if facets else None,
     )
+    # Cut at a hit: the partial matches follow the last page of matches, so a cut page leaves
+    # them to the page its cursor gives.
     return fit_list(
         result,
         "hits",
         BUDGETS["search_incidents"],
-        lambda kept: {"next_cursor": encode_cursor(offset + kept, key)},
+        lambda kept: {"next_cursor": encode_cursor(offset + kept, key), "partial_matches": []},
+    )
+
+
+def _search_hit(hit: search.SearchHit) -> SearchHit:
+    return SearchHit(
+        **summary_fields(hit.case),
+        score=round(hit.score, 4) if hit.score is not None else None,
+        confidence=hit.confidence,  # the engine's calibrated label: weak for a partial match
+        snippet=snippet_text(hit.snippet),
+        matched_terms=list(hit.matched_terms),
     )
 
 
@@ -248,7 +256,7 @@ def list_incidents(
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> IncidentList:
-    """Browse published cases by publication date; filters as search_incidents.
+    """Browse published cases by date; filters as search_incidents.
 
     Use to list what is known for a topic, symptom, scale. Not for: a failure (triage).
     Example: {"workload": "training", "min_accelerators": 1024}.
@@ -304,7 +312,7 @@ def get_incident(
         ),
     ] = None,
 ) -> IncidentDocument:
-    """One case document (as GET /api/cases/{id}) or its `fields` asked for, with url and
+    """One case document (as GET /api/cases/{id}) or the `fields` asked, with url and
     html_url; TTD/TTR are ISO 8601 durations.
 
     Use to read a case. Not for: finding cases. Example: {"id": "IL-0428", "fields":
@@ -343,7 +351,7 @@ def get_topic(
     ],
     latest: Annotated[int, Field(ge=1, le=20, description="Latest cases to list.")] = 5,
 ) -> TopicOverview:
-    """A topic: description, count, top symptoms, causes, components, latest cases.
+    """A topic: its top symptoms, causes, components, latest cases.
 
     Use to orient in an area. Not for: a failure (triage). Example: {"slug":
     "interconnect", "latest": 3}.
@@ -398,7 +406,7 @@ def vocab(
         Field(description="One facet, or leave out for all."),
     ] = None,
 ) -> Vocabulary:
-    """Each facet's terms: slug, name, description, synonyms, case count.
+    """Each facet's terms, with synonyms and case counts.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
     Size: 34 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
@@ -448,7 +456,7 @@ def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, closest first, with why; hand-linked cases apart.
+    """Cases similar to one case, closest first, with why; hand-linked apart.
 
     Use once a case fits. Not for: a first case (triage).
     Example: {"id": "IL-0442", "limit": 3}.
@@ -485,14 +493,14 @@ def match_log(
         Field(
             min_length=1,
             max_length=1_000_000,
-            description="Pasted log text: a traceback, NCCL or kernel log, dmesg, Slurm output "
-            "(up to 1,000,000 characters).",
+            # The bound is the schema's maxLength: said once.
+            description="Pasted log: a traceback, NCCL or kernel log, dmesg, Slurm output.",
         ),
     ],
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> LogMatchResult:
     """Cases ranked by the failure signatures in a pasted log; `lines`: each matched line
-    once; `error_codes`: codes found (see explain_error).
+    once; `error_codes`: see explain_error.
 
     Use for a log alone. Not for: a failure to fix (triage).
     Example: {"text": "Watchdog caught collective operation timeout"}.

@@ -54,14 +54,21 @@ def search_cases(
     query (a citing case with none of its words is not listed), and a note says so; with
     no words to rank them (or words it only excludes) each is a strong match of score 1
     (`hydration.REFERENCE_SCORE`: an exact reference is the strongest evidence there is),
-    listed by date like the browse view.
+    listed by date like the browse view. A token that is a case id (`IL-0428`, `il-0428`,
+    `IL0428`; a number alone is a word) names that published case: a strong match of score 1
+    (`ranking.NAMED_SCORE`), first in a ranking by relevance whatever the rest of the query
+    (whose words rank the other cases), alone when there is no word to rank by; filters and
+    reference tokens still apply, and a note says so, or names the closest ids of an id no
+    published case has.
 
     Queries (fixed whatever the number of cases): with a query 7 (one more when a word
     is close to a vocabulary word but not one: whether any case has it) - vocabulary with
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, the facet counts (one grouped query, none when nothing matches; one more
-    query to order the matches by date when `sort` is newest or oldest); a query that only
-    excludes words: 5; no query: 4 (the total and the facet counts from the store cache
+    query to order the matches by date when `sort` is newest or oldest); one more when the
+    query names a case id (whether it is published and allowed; one more again for an id no
+    published case has: the closest ids), and an id alone lists like browsing (1 + 4); a
+    query that only excludes words: 5; no query: 4 (the total and the facet counts from the store cache
     when it is on, browsing every case or a few facet values: `hydration.hydrate`).
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
     query.

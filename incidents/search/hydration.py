@@ -65,7 +65,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             total=total,
             facets=facets,
             notes=notes,
-            browsing=plan.kind == "browse" and not plan.references,
+            browsing=plan.kind == "browse" and not plan.references and not plan.case_ids,
         )
     if plan.kind == "nothing" or plan.parsed is None:
         return SearchResults(hits=[], total=0, facets=counts(plan.cases.none()), notes=notes)
@@ -105,10 +105,10 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
 
 def _listed_hit(plan: SearchPlan, case: Case) -> SearchHit:
     """A case of a listing: unscored when browsing, but a strong match of score
-    `REFERENCE_SCORE` when the query names a record the case cites (a reference lookup
-    without words, or with words it only excludes): an exact reference is the strongest
-    evidence there is, and every front door shows the label of every hit."""
-    if plan.references:
+    `REFERENCE_SCORE` when the query names a record the case cites or the case's own id (a
+    lookup without words, or with words it only excludes): an exact reference is the
+    strongest evidence there is, and every front door shows the label of every hit."""
+    if plan.references or plan.case_ids:
         return SearchHit(case=case, score=REFERENCE_SCORE, snippet=None, confidence=STRONG)
     return SearchHit(case=case, score=None, snippet=None)
 

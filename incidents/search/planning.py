@@ -17,6 +17,7 @@ from typing import Literal, cast
 from incidents import store_cache
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors import SORTS, CaseFilters, filter_cases
+from incidents.selectors.lookup import cases_named, split_case_ids
 from incidents.selectors.references import citing_cases_condition, split_reference_tokens
 from incidents.selectors.vocabulary import terms_with_case_counts
 
@@ -74,6 +75,9 @@ class SearchPlan:
     shared_counts: bool = False
     # The upstream records the query names (`NVIDIA/nccl#1116`): `cases` cite one of them.
     references: tuple[str, ...] = ()
+    # The published cases the query names by id (`IL-0428`) that the filters allow: strong
+    # matches of score 1, first in a ranking; with no words to rank, `cases` are these.
+    case_ids: tuple[str, ...] = ()
     filtered: bool = False  # a filter narrows `cases` (the notes say "with these filters")
 
 
@@ -143,7 +147,10 @@ def semantic_text(query: str) -> str:
 def plan(request: SearchRequest) -> SearchPlan:
     """The plan of `request`: one query for the vocabulary when there are words to search
     (one more when a word is close to a vocabulary word but not one: whether any case has
-    it), none when browsing. Any string is accepted: nothing raises on odd input."""
+    it), none when browsing. A query naming a case id (`IL-0428`, `il-0428 nccl`) costs one
+    query more, whether those cases are published and allowed (`selectors.cases_named`; one
+    more again for an id no published case has, to name the closest ones); other queries,
+    digits and all, none. Any string is accepted: nothing raises on odd input."""
     sort = cast(Sort, request.sort if request.sort in SORTS else "relevance")
     offset = min(max(0, int(request.offset)), MAX_OFFSET)
     limit = max(1, min(int(request.limit), MAX_LIMIT))
@@ -158,6 +165,15 @@ def plan(request: SearchRequest) -> SearchPlan:
         cases = cases.filter(citing_cases_condition(references))
         notes.append(f"Cases citing {', '.join(references)} (references and sources).")
         query, whole = rest, False
+    named_ids, rest = split_case_ids(query)
+    found: tuple[str, ...] = ()
+    if named_ids:
+        # The words search the rest; the named cases join the answer as strong matches.
+        named = cases_named(named_ids, cases, every=whole)
+        notes.extend(
+            named.notes(left_out_by="the filters or the record cited" if references else "the filters")
+        )
+        query, found = rest, named.found
     browse = SearchPlan(
         kind="browse",
         cases=cases,
@@ -172,8 +188,13 @@ def plan(request: SearchRequest) -> SearchPlan:
         shared_counts=not references and _few_facet_values(request.filters),
         references=tuple(references),
         filtered=not unfiltered,
+        case_ids=found,
     )
     if not query.strip():
+        if found:
+            return _only_named(browse)
+        if named_ids and not references:
+            return dataclasses.replace(browse, kind="nothing")
         return browse
 
     vocab = vocabulary()
@@ -191,12 +212,27 @@ def plan(request: SearchRequest) -> SearchPlan:
     kind: PlanKind = "ranked"
     if parsed.is_empty:
         kind = "nothing"
-        notes.append(_empty_note(parsed))
+        if not found:
+            notes.append(_empty_note(parsed))
     elif not parsed.groups:
         kind = "exclusions"
-        notes.append("The query only excludes words: showing every case without them.")
-    return dataclasses.replace(
+        if not found:
+            notes.append("The query only excludes words: showing every case without them.")
+    ranked = dataclasses.replace(
         browse, kind=kind, query=query, parsed=parsed, suggestion=suggestion, notes=tuple(notes)
+    )
+    if found and kind != "ranked":
+        # No word to rank by: the named cases, as for an id alone (the words rank and exclude
+        # the other cases; a case asked for by its id is listed whatever its words).
+        return _only_named(dataclasses.replace(ranked, kind="browse"))
+    return ranked
+
+
+def _only_named(plan: SearchPlan) -> SearchPlan:
+    """`plan` listing only the cases it names by id (`SearchPlan.case_ids`), each a strong
+    match: a query with no word to rank by."""
+    return dataclasses.replace(
+        plan, cases=plan.cases.filter(id__in=plan.case_ids), whole=False, shared_counts=False
     )
 
 

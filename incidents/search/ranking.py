@@ -24,7 +24,7 @@ from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
-from .fusion import Candidate, fuse
+from .fusion import STRONG, Candidate, fuse
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import load_vectors, process_vectors, query_vector
@@ -32,6 +32,9 @@ from .semantic import load_vectors, process_vectors, query_vector
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
 LEXICAL_DEPTH = 1000
+# The score of a case the query names by its id (`IL-0428`): a certainty, as an exact
+# reference is (`hydration.REFERENCE_SCORE`).
+NAMED_SCORE = 1.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,13 @@ def rank(plan: SearchPlan) -> Ranking:
         else:
             semantic = load_vectors(allowed).case_scores(vector)
     ranked = fuse(rows, semantic)
+    if plan.case_ids:
+        # A case named by its id comes first, whatever its words: the reader asked for it.
+        named = [
+            Candidate(case_id, NAMED_SCORE, share=1.0, semantic=None, lexical_rank=None, confidence=STRONG)
+            for case_id in plan.case_ids
+        ]
+        ranked = [*named, *(c for c in ranked if c.case_id not in plan.case_ids)]
     matches = [c for c in ranked if c.is_match]
     weak = ranked[len(matches) :]
     if plan.sort != "relevance" and matches:

@@ -9,13 +9,20 @@ error message that helps).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from ..models import Case, Facet, Term
+from django.db.models import Exists, OuterRef
+
+from ..models import Case, CaseQuerySet, Facet, Term
 from .cases import case_by_id, resolve_case_id, visible_case_ids
 from .spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
 
 MAX_CLOSEST = 3
+# A case id as typed among the words of a search: `IL-0428`, `il-0428`, `IL0428`, `il_428`,
+# perhaps followed by a comma or a full stop. The `IL` is what tells an id from a number
+# (`exitcode -9`, `Xid 79`, `2.18.1` stay words).
+_CASE_ID_TOKEN = re.compile(r"^(IL[-_]?\d{1,6})[.,;:]?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,3 +115,75 @@ def closest_terms(text: str, *, limit: int = 5) -> list[Term]:
     exact = resolve_term(text, terms)
     near = nearest_terms(text, terms, limit=limit)
     return ([exact] + [t for t in near if t != exact])[:limit] if exact else near
+
+
+def split_case_ids(query: str) -> tuple[list[str], str]:
+    """(the case ids a search query names, normalised and each once, the rest of the query):
+    `il-0428 nccl` -> (["IL-0428"], "nccl"). Only whitespace-separated tokens that are an id
+    (`_CASE_ID_TOKEN`) count; no query runs."""
+    ids: list[str] = []
+    rest: list[str] = []
+    for token in query.split():
+        match = _CASE_ID_TOKEN.match(token)
+        if match is None:
+            rest.append(token)
+        elif (case_id := normalize_case_id(match[1])) not in ids:
+            ids.append(case_id)
+    return ids, " ".join(rest)
+
+
+@dataclass(frozen=True)
+class NamedCases:
+    """What `cases_named` found of the ids a search named."""
+
+    found: tuple[str, ...] = ()  # published and among the allowed cases, in the order named
+    filtered_out: tuple[str, ...] = ()  # published, but the filters (or references) leave them out
+    # Named ids no published case has, each with the closest published ids.
+    unknown: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def notes(self, *, left_out_by: str = "the filters") -> list[str]:
+        """What a reader is told: the cases found, those `left_out_by` leaves out, the unknown
+        ids with the closest ones (as an unknown id in a URL is answered)."""
+        notes = []
+        if self.found:
+            matches = "a strong match" if len(self.found) == 1 else "strong matches"
+            notes.append(f"The query names {_cases(self.found)} by id: {matches}, whatever the words.")
+        if self.filtered_out:
+            them = "it" if len(self.filtered_out) == 1 else "them"
+            notes.append(
+                f"The query names {_cases(self.filtered_out)} by id, but {left_out_by} leave {them} out."
+            )
+        for case_id, closest in self.unknown:
+            hint = f"; the closest ids: {', '.join(closest)}" if closest else ""
+            notes.append(f"No published case has the id {case_id}{hint}.")
+        return notes
+
+
+def _cases(ids: tuple[str, ...]) -> str:
+    return f"case {ids[0]}" if len(ids) == 1 else f"cases {', '.join(ids)}"
+
+
+def cases_named(case_ids: list[str], allowed: CaseQuerySet, *, every: bool = False) -> NamedCases:
+    """Which of `case_ids` (normalised, as `split_case_ids` gives them) are published cases
+    among `allowed` (a lazy queryset of published cases; `every`: it is every one of them).
+
+    Published cases only: a draft, a case in review, a retracted or merged-away id is
+    unknown to search. Queries: 1; 1 more when an id is no published case's (every
+    published id, for the closest ones: `spelling.closest_case_ids`).
+    """
+    published = Case.objects.published().filter(id__in=case_ids)
+    rows: dict[str, bool]
+    if every:
+        rows = dict.fromkeys(published.values_list("id", flat=True), True)
+    else:
+        rows = dict(published.values_list("id", Exists(allowed.filter(pk=OuterRef("pk")))))
+    missing = [case_id for case_id in case_ids if case_id not in rows]
+    unknown: list[tuple[str, tuple[str, ...]]] = []
+    if missing:
+        ids = list(Case.objects.published().order_by("id").values_list("id", flat=True))
+        unknown = [(i, tuple(closest_case_ids(i, ids, limit=MAX_CLOSEST))) for i in missing]
+    return NamedCases(
+        found=tuple(i for i in case_ids if rows.get(i)),
+        filtered_out=tuple(i for i in case_ids if i in rows and not rows[i]),
+        unknown=tuple(unknown),
+    )

@@ -65,6 +65,13 @@ SORT_PARAM = "sort"
 # `ordering` is the API's earlier name for `sort`, with Django-style values.
 ORDERING_ALIAS = "ordering"
 ORDERINGS: dict[str, str] = {"relevance": "relevance", "-published": "newest", "published": "oldest"}
+# Words people use for each sort, never accepted as values (one spelling per sort in URLs)
+# but suggested: spelt alike, `best` is nearest `oldest`, which it does not mean.
+SORT_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "relevance": ("best", "best-match", "match", "relevant", "rank", "ranked", "ranking", "score"),
+    "newest": ("latest", "recent", "new", "newest-first"),
+    "oldest": ("earliest", "old", "oldest-first"),
+}
 DATE_PARAMS = ("published_after", "published_before")
 # What a person reads for a parameter whose name says little ("Q: ...").
 PARAMETER_LABELS: dict[str, str] = {"q": "Search text"}
@@ -384,6 +391,18 @@ def query_too_long(length: int) -> str:
     return f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,}"
 
 
+def _nearest_sort(value: str) -> list[str]:
+    """The sort `value` most likely means: the one it names by a synonym (`best`,
+    `best_match` -> relevance, `latest` -> newest; `SORT_SYNONYMS`) or is spelt like (a typo
+    of a sort or of a synonym: `newst`, `lastest`), or none."""
+    by_word = {spelling_key(word): sort for sort, words in SORT_SYNONYMS.items() for word in (sort, *words)}
+    named = by_word.get(spelling_key(value))
+    if named is not None:
+        return [named]
+    near = nearest_strings(spelling_key(value), by_word, limit=1)
+    return [by_word[near[0]]] if near else []
+
+
 def parse_sort(params: Params, problems: list[Problem]) -> str:
     """`sort` (or its alias `ordering`) as one of `SORTS`, `""` when not given.
 
@@ -392,7 +411,7 @@ def parse_sort(params: Params, problems: list[Problem]) -> str:
     sort = _single(params, SORT_PARAM, problems, blank=False)
     ordering = _single(params, ORDERING_ALIAS, problems, blank=False)
     if sort is not None and sort not in SORTS:
-        near = [Choice(s, s) for s in nearest_strings(sort, SORTS, limit=1)]
+        near = [Choice(s, s) for s in _nearest_sort(sort)]
         problems.append(Problem(SORT_PARAM, f"must be one of {', '.join(SORTS)}", sort, tuple(near)))
         sort = None
     if ordering is not None:
