@@ -6,7 +6,7 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound, ParseError, Throttled
+from rest_framework.exceptions import APIException, NotFound, ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -22,7 +22,7 @@ from incidents.search import search_cases
 
 from .forms import MAX_TEXT, MAX_URLS, ProposalForm
 from .models import Proposal
-from .receive import RateLimited, check_rate, receive
+from .receive import RateLimited, check_refusals, note_refused, receive
 
 MAX_LOOKALIKES = 5
 LOOKALIKES_QUERY = QueryParams(
@@ -88,7 +88,9 @@ class ProposalCreateView(ApiView):
             "`source_urls` (one per line or a list), and for a new case `organization`, "
             "`published`, `topic` (slug) and optionally `root_cause` (slug); for a correction "
             "`case_id`. Every value is a string (`source_urls` may be a list of strings). Plain "
-            "text only (no HTML), bounded sizes, a per-client rate. Answers the private `status_url`."
+            "text only (no HTML), bounded sizes. Per client address, only proposals received count "
+            "against the proposal rate (`PROPOSAL_THROTTLE_RATE`, 10/hour); refused ones have their "
+            "own, larger rate (`PROPOSAL_REFUSED_THROTTLE_RATE`, 60/hour). Answers the private `status_url`."
         ),
         request={"application/json": REQUEST_SCHEMA},
         responses={
@@ -98,9 +100,22 @@ class ProposalCreateView(ApiView):
     )
     def post(self, request: Request) -> Response:
         try:
-            check_rate(request)
+            check_refusals(request)
+            proposal = self._receive(request)
         except RateLimited as limited:
-            raise Throttled(wait=limited.wait) from None
+            raise Throttled(wait=limited.wait, detail=f"{limited.what}.") from None
+        return Response(proposal_body(proposal, request), status=201)
+
+    def _receive(self, request: Request) -> Proposal:
+        """The proposal of the body, received (`receive`: counted against the proposal
+        rate); a body refused (a 4xx) is counted as refused."""
+        try:
+            return self._read(request)
+        except APIException:
+            note_refused(request)
+            raise
+
+    def _read(self, request: Request) -> Proposal:
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
         data = dict(request.data)
@@ -134,10 +149,9 @@ class ProposalCreateView(ApiView):
                 ]
             )
         try:
-            proposal = receive(form.cleaned_data)
+            return receive(request, form.cleaned_data)
         except CaseImportError as error:
             raise InvalidParameters([ParameterError(p.path, p.message) for p in error.problems]) from None
-        return Response(proposal_body(proposal, request), status=201)
 
 
 class ProposalStatusView(ApiView):
