@@ -53,7 +53,7 @@ REQUEST_SCHEMA = {
         },
         "case_id": {"type": "string", "maxLength": 12, "description": "Correction: the case, e.g. IL-0428."},
         "organization": {"type": "string", "maxLength": 200, "description": "New case: from the vocabulary."},
-        "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD."},
+        "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD (past)."},
         "topic": {"type": "string", "description": "New case: a topic slug."},
         "root_cause": {"type": "string", "description": "New case, optional: a root cause slug."},
         "contact": {"type": "string", "maxLength": 200, "description": "Optional e-mail address."},
@@ -144,7 +144,9 @@ class ProposalCreateView(ApiView):
         if not form.is_valid():
             raise InvalidParameters(
                 [
-                    ParameterError(name, " ".join(str(m) for m in messages))
+                    ParameterError(
+                        name, " ".join(str(m) for m in messages), suggestions=form.suggestions.get(name, [])
+                    )
                     for name, messages in form.errors.items()
                 ]
             )

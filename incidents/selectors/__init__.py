@@ -57,7 +57,15 @@ from .facets import (
     facet_label,
     filter_cases,
 )
-from .lookup import CaseLookup, TopicLookup, canonical_case_id, closest_terms, find_case, find_topic
+from .lookup import (
+    CaseLookup,
+    TopicLookup,
+    canonical_case_id,
+    closest_terms,
+    find_case,
+    find_published_case,
+    find_topic,
+)
 from .params import (
     MAX_QUERY_CHARS,
     SORTS,
@@ -147,6 +155,7 @@ __all__ = [
     "feed_cases",
     "filter_cases",
     "find_case",
+    "find_published_case",
     "find_topic",
     "latest_cases",
     "parse_filters",
