@@ -8,7 +8,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
 from incidents.problems import CaseImportError
-from incidents.views.common import render_page
+from incidents.views.common import only_reads, render_page
 
 from .forms import ProposalForm
 from .models import Proposal
@@ -51,6 +51,7 @@ def propose(request: HttpRequest) -> HttpResponse:
 
 
 @never_cache
+@only_reads
 def proposal_status(request: HttpRequest, token: str) -> HttpResponse:
     """Where a proposal stands: received, in review, accepted (with the case) or declined
     (with the reason). Only whoever holds the private link can see it."""

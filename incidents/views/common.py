@@ -1,18 +1,46 @@
-"""What every HTML page shares: its JSON twin as a `<link>` tag and a `Link` header, and
-the 404 page that suggests what was meant."""
+"""What every HTML page shares: its JSON twin as a `<link>` tag and a `Link` header, the
+404 page that suggests what was meant, and the 405 of a page that only reads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 
 from incidents import selectors
 from incidents.models import Term
+
+READ_METHODS = ("GET", "HEAD")
+
+
+def only_reads(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A page that answers GET and HEAD only: any other method gets the site's 405 page
+    with `Allow: GET, HEAD`. Exempt from the CSRF check, which would otherwise answer a
+    POST first with Django's bare 403: the page changes nothing, so a forged request gains
+    nothing (the forms that write, /propose/ and the admin, keep the check)."""
+
+    @csrf_exempt
+    @functools.wraps(view)
+    def reading(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.method not in READ_METHODS:
+            methods = ", ".join(READ_METHODS)
+            message = (
+                f"This page only shows what the library holds: it answers {methods}, not {request.method}."
+            )
+            response = render(
+                request, "error.html", {"title": "Method not allowed", "message": message}, status=405
+            )
+            response["Allow"] = methods
+            return response
+        return view(request, *args, **kwargs)
+
+    return reading
 
 
 def render_page(
