@@ -89,6 +89,7 @@ from .version import StoreVersion, store_version
 from .vocabulary import (
     TermDetail,
     TopicOverview,
+    find_term,
     sitemap_terms,
     term_by_slug,
     term_detail,
@@ -156,6 +157,7 @@ __all__ = [
     "filter_cases",
     "find_case",
     "find_published_case",
+    "find_term",
     "find_topic",
     "latest_cases",
     "parse_filters",

@@ -69,10 +69,12 @@ def not_found_page(
     text: str,
     closest_ids: Sequence[str] = (),
     topics: Sequence[Term] = (),
+    case_hint: bool = False,
 ) -> HttpResponse:
-    """The 404 page for a case or topic that does not exist, naming what might have been
-    meant: the closest case ids, the topics given, and vocabulary terms spelt like `text`
-    (one query), with a search for `text`."""
+    """The 404 page for a case, topic, term or code that does not exist, naming what might
+    have been meant: the closest case ids, the topics given, and vocabulary terms spelt
+    like `text` (one query), with a search for `text`; `case_hint` adds how case ids look
+    (for a case id only: a vocabulary page has nothing to do with them)."""
     terms = [t for t in selectors.closest_terms(text) if t not in topics]
     return render(
         request,
@@ -80,6 +82,7 @@ def not_found_page(
         {
             "path": request.path,
             "what": what,
+            "case_hint": case_hint,
             "closest_cases": [
                 (case_id, reverse("incidents:case-detail", args=[case_id])) for case_id in closest_ids
             ],
