@@ -51,7 +51,7 @@ class ParameterError:
 class InvalidParameters(exceptions.APIException):
     """400 naming every bad parameter at once (raised by `api.params`)."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST  # a subclass may answer another 4xx
     default_code = "invalid"
 
     def __init__(self, errors: list[ParameterError]):
@@ -65,6 +65,13 @@ class UnknownResource(exceptions.NotFound):
     def __init__(self, detail: str, errors: list[ParameterError]):
         self.errors = errors
         super().__init__(detail)
+
+
+class UnsupportedCharset(InvalidParameters):
+    """415 naming a body's charset that is no text encoding (raised by `api.parsers`)."""
+
+    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
+    default_code = "unsupported_charset"
 
 
 class PayloadTooLarge(exceptions.APIException):

@@ -1,31 +1,132 @@
-"""The API's JSON parser: DRF's, plus a 400 for JSON nested too deeply to decode.
+"""The API's body parsers: JSON, and a raw `text/plain` log. Both decode the body by
+`decode_body`: the charset the `Content-Type` declares, else a byte-order mark's, else
+UTF-8.
 
-Python's decoder raises RecursionError (not ValueError) past about a thousand levels of
-nesting, which DRF would let through as a 500.
+DRF's JSON parser is used for the JSON itself, plus a 400 for JSON nested too deeply to
+decode: Python's decoder raises RecursionError (not ValueError) past about a thousand
+levels of nesting, which DRF would let through as a 500.
 """
 
 from __future__ import annotations
 
+import codecs
 from typing import Any
 
+from django.utils.http import parse_header_parameters
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.utils import json
+
+# Byte-order marks, longest first: UTF-32-LE's starts with UTF-16-LE's.
+_BOMS = [
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+]
+SHOWN_CHARSET_CHARS = 40  # of a charset quoted back in an error
+
+
+def declared_charset(media_type: str | None) -> str | None:
+    """The `charset` parameter of a `Content-Type` value, or None when it has none."""
+    _, params = parse_header_parameters(media_type or "")
+    return params.get("charset") or None
+
+
+def sniffed_charset(data: bytes) -> str | None:
+    """The encoding a body without a declared charset shows: its byte-order mark's
+    (`utf-32`, `utf-16`, `utf-8-sig`), or UTF-16/32 without one by the zero bytes of an
+    ASCII first character (RFC 4627's rule), else None."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    if len(data) >= 4 and data[:4].count(0):
+        if not data[0]:
+            return "utf-16-be" if data[1] else "utf-32-be"
+        if not data[1]:
+            return "utf-16-le" if data[2] or data[3] else "utf-32-le"
+    return None
+
+
+def _text_codec(charset: str) -> str:
+    """`charset`'s codec name; UnsupportedCharset (415) when Python knows no text encoding
+    of that name. Only text encodings: `bz2_codec` and the like would decompress a body
+    after its size was checked."""
+    from .errors import ParameterError, UnsupportedCharset  # see decode_body
+
+    try:
+        "".encode(charset)  # unlike codecs.lookup(), refuses the bytes-to-bytes codecs
+        return codecs.lookup(charset).name
+    except (LookupError, UnicodeError, ValueError):
+        shown = charset if len(charset) <= SHOWN_CHARSET_CHARS else charset[: SHOWN_CHARSET_CHARS - 1] + "…"
+        detail = f"unknown charset {shown!r}: name a text encoding such as utf-8 or utf-16, or none for UTF-8"
+        raise UnsupportedCharset(
+            [ParameterError("Content-Type", detail, f"charset={shown}", ["utf-8", "utf-16"])]
+        ) from None
+
+
+def decode_body(data: bytes, media_type: str | None, *, undeclared_errors: str = "strict") -> str:
+    """`data` as text, in the charset `media_type` declares, else the one `sniffed_charset`
+    finds, else UTF-8; a leading byte-order mark is dropped.
+
+    Raises UnsupportedCharset (415) for a charset Python knows no text encoding of, and
+    InvalidParameters (400, naming the byte) for bytes that are not text in the declared or
+    sniffed charset. Undecodable UTF-8 without either follows `undeclared_errors`
+    ("replace": U+FFFD, as a pasted log is read anyway).
+    """
+    # Imported here: DRF imports this module (the parser setting) while `rest_framework.views`,
+    # which api.errors imports, is still loading.
+    from .errors import InvalidParameters, ParameterError
+
+    charset = declared_charset(media_type)
+    errors = "strict"
+    if charset is not None:
+        codec = _text_codec(charset)
+    elif (sniffed := sniffed_charset(data)) is not None:
+        codec = charset = sniffed
+        try:
+            return data.decode(codec).removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            # Zero bytes that were garbage, not UTF-16: read as UTF-8 below.
+            codec, charset, errors = "utf-8", "utf-8", undeclared_errors
+    else:
+        codec, charset, errors = "utf-8", "utf-8", undeclared_errors
+    try:
+        return data.decode(codec, errors).removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        bad = error.object[error.start : min(error.end, error.start + 4)]
+        base = parse_header_parameters(media_type or "")[0] or "text/plain"
+        detail = (
+            f"the body is not {charset} text: byte {error.start} (0x{bad.hex()}): {error.reason}; "
+            f"name the charset it is written in (Content-Type: {base}; charset=...)"
+        )
+        if undeclared_errors == "replace":
+            detail += ", or none to have the bytes that are not UTF-8 read as U+FFFD"
+        raise InvalidParameters([ParameterError("body", detail)]) from None
 
 
 class JSONBodyParser(JSONParser):
+    """JSON in the charset `decode_body` finds (UTF-8 when none is declared or marked)."""
+
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        text = decode_body(stream.read() if stream is not None else b"", media_type)
         try:
-            return super().parse(stream, media_type, parser_context)
+            return json.loads(text, parse_constant=json.strict_constant if self.strict else None)
+        except ValueError as error:  # as DRF's JSONParser says it
+            raise ParseError(f"JSON parse error - {error}") from None
         except RecursionError:
             raise ParseError("JSON parse error - the body is nested too deeply") from None
 
 
 class PlainTextParser(BaseParser):
-    """A raw `text/plain` body (`curl --data-binary @job.log`) read as `{"text": ...}`:
-    undecodable bytes become U+FFFD, as the log matcher reads them anyway."""
+    """A raw `text/plain` body (`curl --data-binary @job.log`) read as `{"text": ...}`, in
+    the charset `decode_body` finds: a declared one (undecodable bytes are a 400), a
+    byte-order mark's (PowerShell writes UTF-16 with one), else UTF-8 with undecodable
+    bytes as U+FFFD, as the log matcher reads them anyway."""
 
     media_type = "text/plain"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = stream.read() if stream is not None else b""
-        return {"text": data.decode("utf-8", "replace")}
+        return {"text": decode_body(data, media_type, undeclared_errors="replace")}

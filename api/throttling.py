@@ -25,8 +25,9 @@ class ClientRateThrottle(SimpleRateThrottle):
     Over the limit DRF raises `Throttled`: 429 with `Retry-After` in seconds.
     """
 
-    def __init__(self) -> None:  # the rate depends on the view; see allow_request
-        pass
+    def __init__(self, *, record: bool = True) -> None:  # the rate depends on the view; see allow_request
+        # False: only ask whether the client is within the rate, counting nothing.
+        self.record = record
 
     def allow_request(self, request, view) -> bool:
         self.scope = getattr(view, "throttle_scope", "api")
@@ -36,6 +37,9 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def throttle_success(self) -> bool:
+        return super().throttle_success() if self.record else True
 
 
 # The rate scope of the heavy work (log matching, triage, export) at every door.
@@ -52,15 +56,17 @@ def rate_of(scope: str) -> str | None:
     return api_settings.DEFAULT_THROTTLE_RATES.get(scope)  # type: ignore[return-value]  # see allow_request
 
 
-def count_request(request: Any, scope: str) -> int | None:
+def count_request(request: Any, scope: str, *, record: bool = True) -> int | None:
     """Count one request of `request`'s client against `scope`, as the API's throttle does.
 
     `request` needs only `META` and `headers` (a Django `HttpRequest`, or an `ASGIRequest`
     built from an ASGI scope). Returns None when the request is within the rate (or the
     scope has none), else the whole seconds until the client may send again (at least 1).
-    A refused request is not counted, as in the API.
+    A refused request is not counted, as in the API. With `record=False` nothing is
+    counted: the answer only says whether one more request would be within the rate (for
+    a door that counts a request only once it knows what became of it, as proposals do).
     """
-    throttle = ClientRateThrottle()
+    throttle = ClientRateThrottle(record=record)
     if throttle.allow_request(request, _Scope(scope)):
         return None
     return max(1, math.ceil(throttle.wait() or 1))

@@ -47,7 +47,8 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if is_api_request(request):
         return problem_response(404, "Not Found", f"No resource at {request.path}", instance=request.path)
-    return render(request, "404.html", {"path": request.path}, status=404)
+    # Any address: say how a case's looks, the likeliest thing sought.
+    return render(request, "404.html", {"path": request.path, "case_hint": True}, status=404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

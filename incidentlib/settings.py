@@ -229,8 +229,11 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "api": env.str("API_THROTTLE_RATE", default="240/minute") or None,
         "api-heavy": env.str("API_HEAVY_THROTTLE_RATE", default="30/minute") or None,
-        # Proposals (the form and POST /api/proposals/ share it), per client address.
+        # Proposals received (the form and POST /api/proposals/ share it), per client address;
+        # proposals refused as invalid count apart, against a larger rate
+        # (incidents/proposals/receive.py).
         "proposals": env.str("PROPOSAL_THROTTLE_RATE", default="10/hour") or None,
+        "proposals-refused": env.str("PROPOSAL_REFUSED_THROTTLE_RATE", default="60/hour") or None,
     },
     "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }

@@ -41,7 +41,8 @@ urlpatterns = [
     ),
     path("vocab/", store_page(views.vocab_index), name="vocab-index"),
     path(
-        "vocab/<slug:facet>/<slug:slug>",
+        # str, not slug: a term's name (`/vocab/symptom/NCCL timeout`) redirects to its slug.
+        "vocab/<slug:facet>/<str:slug>",
         conditional_page(
             exists=lambda facet, slug: (
                 selectors.term_by_slug(selectors.FACETS_BY_SEGMENT.get(facet, ""), slug) is not None

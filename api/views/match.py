@@ -31,8 +31,9 @@ def _clean_text(data: object) -> object:
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
     400 for a bad body (a key it does not read included), 413 over
-    `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither JSON nor `text/plain` (a plain body
-    is the log itself, with the default limit)."""
+    `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither JSON nor `text/plain` or in a charset
+    that is no text encoding (a plain body is the log itself, with the default limit; both are
+    decoded by `api.parsers.decode_body`)."""
 
     throttle_scope = "api-heavy"
     parser_classes = [JSONBodyParser, PlainTextParser]
@@ -43,7 +44,9 @@ class MatchView(ApiView):
         description=(
             "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
             '`{"text": "...", "limit": 10}`, or as a raw `text/plain` body '
-            "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`); get published "
+            "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`), in the charset its "
+            "`Content-Type` names, else its byte-order mark's (UTF-16 and UTF-32 have one), else "
+            "UTF-8 (undecodable bytes of a plain body without a charset read as U+FFFD); get published "
             "cases ranked by the failure "
             "signatures found in it, each with the lines that matched which term, and the error "
             "codes the text shows (`error_codes`, by the patterns of /api/codes/). Read-only "
@@ -54,10 +57,12 @@ class MatchView(ApiView):
         responses={
             200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
             (413, schema.PROBLEM): schema.problem("The request body is too large."),
-            (415, schema.PROBLEM): schema.problem("The body is neither `application/json` nor `text/plain`."),
+            (415, schema.PROBLEM): schema.problem(
+                "The body is neither `application/json` nor `text/plain`, or its charset is no text encoding."
+            ),
             **schema.error_responses(
-                bad_request="Malformed JSON, a missing or empty `text`, "
-                "`limit` out of range, an unknown key, or a query parameter."
+                bad_request="Malformed JSON, bytes that are not text in the charset named, a missing "
+                "or empty `text`, `limit` out of range, an unknown key, or a query parameter."
             ),
         },
         examples=[

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound, ParseError, Throttled
+from rest_framework.exceptions import APIException, NotFound, ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,7 +23,7 @@ from incidents.search import search_cases
 
 from .forms import MAX_TEXT, MAX_URLS, ProposalForm
 from .models import Proposal
-from .receive import RateLimited, check_rate, receive
+from .receive import RateLimited, check_refusals, note_refused, receive
 
 MAX_LOOKALIKES = 5
 LOOKALIKES_QUERY = QueryParams(
@@ -55,7 +55,7 @@ REQUEST_SCHEMA = {
         },
         "case_id": {"type": "string", "maxLength": 12, "description": "Correction: the case, e.g. IL-0428."},
         "organization": {"type": "string", "maxLength": 200, "description": "New case: from the vocabulary."},
-        "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD."},
+        "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD (past)."},
         "topic": {"type": "string", "description": "New case: a topic slug."},
         "root_cause": {"type": "string", "description": "New case, optional: a root cause slug."},
         "contact": {"type": "string", "maxLength": 200, "description": "Optional e-mail address."},
@@ -92,9 +92,11 @@ class ProposalCreateView(ApiView):
             "`source_urls` (one per line or a list), and for a new case `organization`, "
             "`published`, `topic` (slug) and optionally `root_cause` (slug); for a correction "
             "`case_id`. Every value is a string (`source_urls` may be a list of strings). Plain "
-            "text only (no HTML), bounded sizes, a per-client rate. A key not listed here is refused "
-            "(400 naming it, with the closest accepted key), never ignored. Answers the private "
-            "`status_url`."
+            "text only (no HTML), bounded sizes. A key not listed here is refused (400 naming it, "
+            "with the closest accepted key), never ignored. Per client address, only proposals "
+            "received count against the proposal rate (`PROPOSAL_THROTTLE_RATE`, 10/hour); refused "
+            "ones have their own, larger rate (`PROPOSAL_REFUSED_THROTTLE_RATE`, 60/hour). Answers "
+            "the private `status_url`."
         ),
         request={"application/json": REQUEST_SCHEMA},
         responses={
@@ -107,9 +109,22 @@ class ProposalCreateView(ApiView):
     )
     def post(self, request: Request) -> Response:
         try:
-            check_rate(request)
+            check_refusals(request)
+            proposal = self._receive(request)
         except RateLimited as limited:
-            raise Throttled(wait=limited.wait) from None
+            raise Throttled(wait=limited.wait, detail=f"{limited.what}.") from None
+        return Response(proposal_body(proposal, request), status=201)
+
+    def _receive(self, request: Request) -> Proposal:
+        """The proposal of the body, received (`receive`: counted against the proposal
+        rate); a body refused (a 4xx) is counted as refused."""
+        try:
+            return self._read(request)
+        except APIException:
+            note_refused(request)
+            raise
+
+    def _read(self, request: Request) -> Proposal:
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
         # A misspelled key (`source_url`, `caseid`) must not yield a proposal without it.
@@ -140,15 +155,16 @@ class ProposalCreateView(ApiView):
         if not form.is_valid():
             raise InvalidParameters(
                 [
-                    ParameterError(name, " ".join(str(m) for m in messages))
+                    ParameterError(
+                        name, " ".join(str(m) for m in messages), suggestions=form.suggestions.get(name, [])
+                    )
                     for name, messages in form.errors.items()
                 ]
             )
         try:
-            proposal = receive(form.cleaned_data)
+            return receive(request, form.cleaned_data)
         except CaseImportError as error:
             raise InvalidParameters([ParameterError(p.path, p.message) for p in error.problems]) from None
-        return Response(proposal_body(proposal, request), status=201)
 
 
 class ProposalStatusView(ApiView):

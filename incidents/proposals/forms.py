@@ -12,8 +12,10 @@ import nh3
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+from django.utils import timezone
 
 from incidents.models import Case, Facet, Term
+from incidents.selectors.lookup import find_published_case
 from incidents.selectors.spelling import nearest_terms, resolve_term
 
 from .models import Proposal
@@ -130,6 +132,21 @@ class ProposalForm(forms.Form):
     # Hidden from people by CSS and aria-hidden; bots filling every field give themselves away.
     website = forms.CharField(required=False, label="Leave this empty")
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The closest accepted values of a refused field, by field name (the API's `suggestions`).
+        self.suggestions: dict[str, list[str]] = {}
+
+    def clean_published(self) -> datetime.date | None:
+        """A source is dated today at the latest (a day of slack for the proposer's time zone)."""
+        published = self.cleaned_data.get("published")
+        latest = timezone.now().date() + datetime.timedelta(days=1)
+        if published is not None and published > latest:
+            raise ValidationError(
+                f"{published.isoformat()} is in the future: give the date the source was published."
+            )
+        return published
+
     def clean_source_urls(self) -> list[str]:
         lines = [line.strip() for line in self.cleaned_data["source_urls"].splitlines() if line.strip()]
         if not lines:
@@ -151,10 +168,7 @@ class ProposalForm(forms.Form):
         if cleaned.get(HONEYPOT):
             raise ValidationError("This proposal looks automated.", code="honeypot")
         if cleaned.get("kind") == Proposal.Kind.CORRECTION:
-            case = Case.objects.published().filter(id__iexact=(cleaned.get("case_id") or "").strip()).first()
-            if case is None:
-                self.add_error("case_id", "Name the published case to correct, e.g. IL-0428.")
-            cleaned["case"] = case
+            cleaned["case"] = self._case_to_correct((cleaned.get("case_id") or "").strip())
         elif cleaned.get("kind") == Proposal.Kind.NEW:
             for name in ("organization", "published", "topic"):
                 # A value given but refused already says why (`2025-02-30 is not a date`);
@@ -165,6 +179,24 @@ class ProposalForm(forms.Form):
                 self._check_organization(cleaned["organization"])
         return cleaned
 
+    def _case_to_correct(self, raw: str) -> Case | None:
+        """The published case `raw` names, in any spelling the case pages read (`IL-0428`,
+        `il0428`, `428`: `selectors.find_published_case`); else an error naming the
+        closest published ids."""
+        if not raw:
+            self.add_error("case_id", "Name the published case to correct, e.g. IL-0428.")
+            return None
+        lookup = find_published_case(raw)
+        if lookup.case is None:
+            self.suggestions["case_id"] = lookup.closest
+            hint = (
+                f"Did you mean {', '.join(lookup.closest)}?"
+                if lookup.closest
+                else "Case ids look like IL-0428."
+            )
+            self.add_error("case_id", f"No published case {raw}. {hint}")
+        return lookup.case
+
     def _check_organization(self, name: str) -> None:
         """Cases name organizations from the vocabulary (import refuses other names), so
         the form says so at once and names the closest ones."""
@@ -172,6 +204,7 @@ class ProposalForm(forms.Form):
         if resolve_term(name, organizations) is not None:
             return
         near = [t.name for t in nearest_terms(name, organizations, limit=3)]
+        self.suggestions["organization"] = near
         hint = f" Did you mean {', '.join(near)}?" if near else ""
         self.add_error(
             "organization",

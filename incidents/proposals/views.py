@@ -8,42 +8,50 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
 from incidents.problems import CaseImportError
-from incidents.views.common import render_page
+from incidents.views.common import only_reads, render_page
 
 from .forms import ProposalForm
 from .models import Proposal
-from .receive import RateLimited, check_rate, receive
+from .receive import RateLimited, check_refusals, note_refused, receive
 
 
 @never_cache
 @csrf_protect
 def propose(request: HttpRequest) -> HttpResponse:
-    """The proposal form. POST: checked by `ProposalForm` (sizes, no HTML, honeypot) and the
-    per-client proposal rate; a valid one lands in the review queue and the proposer is sent
-    to the private status page. While typing, `static/js/propose.js` shows existing cases
-    that look similar (`/api/proposals/lookalikes`)."""
+    """The proposal form. POST: checked by `ProposalForm` (sizes, no HTML, honeypot); a valid
+    one lands in the review queue and the proposer is sent to the private status page.
+    Only a proposal received counts against the per-client proposal rate, a refused one
+    (400, the form showing its errors) against the larger rate of refusals (`receive.py`);
+    over either, 429 with `Retry-After` and the form saying when to try again. While
+    typing, `static/js/propose.js` shows existing cases that look similar
+    (`/api/proposals/lookalikes`)."""
     form = ProposalForm(request.POST or None)
     status = 200
+    wait = None
     if request.method == "POST":
         try:
-            check_rate(request)
-        except RateLimited as limited:
-            form.add_error(None, f"Too many proposals from here; try again in {limited.wait} seconds.")
-            status = 429
-        else:
+            check_refusals(request)
             if form.is_valid():
                 try:
-                    proposal = receive(form.cleaned_data)
+                    proposal = receive(request, form.cleaned_data)
                 except CaseImportError as error:
                     for problem in error.problems:
                         form.add_error(None, f"{problem.path.removeprefix('$.')}: {problem.message}")
                 else:
                     return redirect(proposal.get_absolute_url())
-            status = 400 if status == 200 else status
-    return render_page(request, "incidents/propose.html", {"form": form}, json_url=None, status=status)
+            note_refused(request)
+            status = 400
+        except RateLimited as limited:
+            form.add_error(None, limited.message)
+            status, wait = 429, limited.wait
+    response = render_page(request, "incidents/propose.html", {"form": form}, json_url=None, status=status)
+    if wait is not None:
+        response["Retry-After"] = str(wait)
+    return response
 
 
 @never_cache
+@only_reads
 def proposal_status(request: HttpRequest, token: str) -> HttpResponse:
     """Where a proposal stands: received, in review, accepted (with the case) or declined
     (with the reason). Only whoever holds the private link can see it."""

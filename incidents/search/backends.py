@@ -24,6 +24,7 @@ from django.db import connection
 from incidents.id_lists import ids_subquery
 
 from .query import Atom, ParsedQuery
+from .snippets import balance_code_spans
 from .text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 
 # `incidents_case.status` of the cases search finds (`Case.Status.PUBLISHED`).
@@ -41,6 +42,8 @@ COORD_POWER = 1
 LITERAL_BONUS = 4.0
 
 SQLITE_TABLE = "incidents_case_fts"
+# Between the fragments of a PostgreSQL headline (`ts_headline`'s FragmentDelimiter).
+HEADLINE_DELIMITER = " … "
 # FTS5 keeps the indexed columns in this shadow table (documented file format: columns
 # `id` = rowid, `c0` = case_id, `c1`... the texts).
 SQLITE_CONTENT = f"{SQLITE_TABLE}_content"
@@ -253,8 +256,10 @@ class Backend:
         self, parsed: ParsedQuery, case_ids: list[str], rowids: Mapping[str, int] | None = None
     ) -> dict[str, str]:
         """One query: a passage per case id, its matches between `MARK_START` and
-        `MARK_END` (read by `snippets.parse_snippet`). `rowids`: the full-text rows of
-        cases the ranking read (`RankedRow.rowid`), which SQLite looks up directly."""
+        `MARK_END` (read by `snippets.parse_snippet`), each code span it cuts closed at the
+        cut (`snippets.balance_code_spans`, from the indexed text read in the same query).
+        `rowids`: the full-text rows of cases the ranking read (`RankedRow.rowid`), which
+        SQLite looks up directly."""
         raise NotImplementedError
 
     def _factors(
@@ -547,17 +552,22 @@ class SqliteBackend(Backend):
         key = "rowid" if by_rowid else "case_id"
         # Only the positive part: snippet() would otherwise look for excluded words too.
         positive = ParsedQuery(groups=parsed.groups)
-        # A fragment of the symptoms/cause column, else of the rest, else the best column.
+        # A fragment of the symptoms/cause column, else of the rest, else the best column;
+        # the columns too, for `balance_code_spans` to see where a fragment was cut.
         snippet = f"snippet({SQLITE_TABLE}, %s, %s, %s, '…', 24)"
         sql = (
-            f"SELECT case_id, {snippet}, {snippet}, {snippet} FROM {SQLITE_TABLE}"
+            f"SELECT case_id, {snippet}, {snippet}, {snippet}, main, rest, title, tags FROM {SQLITE_TABLE}"
             f" WHERE {SQLITE_TABLE} MATCH %s AND {key} IN ({marks})"
         )
         params = [n for column in (3, 4, -1) for n in (column, MARK_START, MARK_END)]
         with connection.cursor() as cursor:
             cursor.execute(sql, [*params, self.expression(positive), *keys])
             rows = cursor.fetchall()
-        return {row[0]: next((s for s in row[1:] if s and MARK_START in s), row[3]) for row in rows}
+        passages = {}
+        for row in rows:
+            passage = next((s for s in row[1:4] if s and MARK_START in s), row[3])
+            passages[row[0]] = balance_code_spans(passage, row[4:]) if passage else passage
+        return passages
 
 
 class PostgresBackend(Backend):
@@ -769,15 +779,21 @@ class PostgresBackend(Backend):
         tsquery, params = self.tsquery(parsed, positive_only=True)
         options = (
             f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
-            ' ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "'
+            f' ShortWord=2, MaxFragments=2, FragmentDelimiter="{HEADLINE_DELIMITER}"'
         )
+        # The body too, for `balance_code_spans` to see where each fragment was cut.
         sql = (
-            f"SELECT s.case_id, ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s)"
+            f"SELECT s.case_id, ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s), s.body"
             f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s WHERE s.case_id = ANY(%s)"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, [options, *params, case_ids])
-            return {row[0]: row[1] for row in cursor.fetchall()}
+            return {
+                case_id: balance_code_spans(passage, [body], delimiter=HEADLINE_DELIMITER)
+                if passage
+                else passage
+                for case_id, passage, body in cursor.fetchall()
+            }
 
 
 _BACKENDS = {"sqlite": SqliteBackend(), "postgresql": PostgresBackend()}

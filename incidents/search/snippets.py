@@ -6,14 +6,20 @@ The backends cut passages with the database's own function (FTS5 `snippet()`, Po
 on the way into the index), so splitting on them needs no escaping and no HTML is parsed.
 
 A passage is case text, which is Markdown: `code`, **strong** and *em* become segment
-styles. It is cut from the middle of a text, so a code span or emphasis may have lost its
-other half: unpaired backticks and `**` are dropped rather than shown, and emphasis is only
-looked for outside code spans (a `**` never cuts through code).
+styles. It is cut from the middle of a text, so a code span may have lost either half, at
+either end; an even count of backticks does not say which ones open (a passage starting
+inside one span and ending inside another would show its prose as code). So the backends
+pass each passage through `balance_code_spans` with the text it was cut from: where it
+starts in that text says whether it starts inside a code span, and a span cut at either
+end is closed at the cut. A passage without its text (or not found in it) falls back on
+guessing: an unpaired backtick is dropped. Unpaired `**` are dropped rather than shown,
+and emphasis is only looked for outside code spans (a `**` never cuts through code).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .results import Snippet, SnippetSegment, SnippetStyle
 from .text import MARK_END, MARK_START, ZWSP
@@ -30,6 +36,44 @@ _OPEN: dict[SnippetStyle, str] = {"code": "\x01", "strong": "\x03", "em": "\x05"
 _CLOSE: dict[SnippetStyle, str] = {"code": "\x02", "strong": "\x04", "em": "\x06"}
 _STYLE_OF = {char: style for style, char in (*_OPEN.items(), *_CLOSE.items())}
 _PLACEHOLDERS = str.maketrans(dict.fromkeys(_STYLE_OF, " "))
+
+
+ELLIPSIS = "…"  # what SQLite's snippet() puts where it cut a text
+
+
+def balance_code_spans(passage: str, sources: Sequence[str], *, delimiter: str | None = None) -> str:
+    """`passage` (a backend's, marked) with every code span it cuts closed at the cut: a
+    backtick put before a fragment that starts inside a span and after one that ends
+    inside one (or, when the cut falls just beside the span's own backtick, that backtick
+    dropped). `sources` are the texts the passage may be cut from (the index columns), in
+    the order to look; `delimiter` separates fragments cut from different places (a
+    PostgreSQL headline's " … "). Where a fragment starts is found by its text, and whether
+    that is inside a span by the backticks before it on its line (a case's Markdown keeps
+    each code span on one line). A fragment found in no source is left as it is."""
+    fragments = passage.split(delimiter) if delimiter else [passage]
+    return (delimiter or "").join(_balanced(fragment, sources) for fragment in fragments)
+
+
+def _balanced(fragment: str, sources: Sequence[str]) -> str:
+    lead = ELLIPSIS if fragment.startswith(ELLIPSIS) else ""
+    trail = ELLIPSIS if fragment.endswith(ELLIPSIS) and len(fragment) > len(lead) else ""
+    body = fragment[len(lead) : len(fragment) - len(trail)]
+    plain = body.replace(MARK_START, "").replace(MARK_END, "")
+    if "`" not in plain:
+        return fragment
+    for source in sources:
+        at = source.find(plain)
+        if at >= 0:
+            break
+    else:
+        return fragment
+    opens_inside = source.count("`", source.rfind("\n", 0, at) + 1, at) % 2 == 1
+    ends_inside = (opens_inside + plain.count("`")) % 2 == 1
+    if opens_inside:
+        body = body[1:] if body.startswith("`") else "`" + body
+    if ends_inside:
+        body = body[:-1] if body.endswith("`") else body + "`"
+    return lead + body + trail
 
 
 def _pair_backticks(text: str) -> str:

@@ -58,7 +58,15 @@ from .facets import (
     facet_label,
     filter_cases,
 )
-from .lookup import CaseLookup, TopicLookup, canonical_case_id, closest_terms, find_case, find_topic
+from .lookup import (
+    CaseLookup,
+    TopicLookup,
+    canonical_case_id,
+    closest_terms,
+    find_case,
+    find_published_case,
+    find_topic,
+)
 from .numbers import number_detail, whole_number
 from .params import (
     MAX_QUERY_CHARS,
@@ -83,6 +91,7 @@ from .version import StoreVersion, store_version
 from .vocabulary import (
     TermDetail,
     TopicOverview,
+    find_term,
     sitemap_terms,
     term_by_slug,
     term_detail,
@@ -149,6 +158,8 @@ __all__ = [
     "feed_cases",
     "filter_cases",
     "find_case",
+    "find_published_case",
+    "find_term",
     "find_topic",
     "latest_cases",
     "number_detail",

@@ -79,6 +79,22 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
     return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
 
 
+def find_published_case(raw_id: str) -> CaseLookup:
+    """The published case `raw_id` names, for every spelling `find_case` reads (`IL-0428`,
+    `il0428`, `428`) and an id merged into another case (the kept case): `case`, a row
+    without prefetches, with `canonical_id` its id. Else `closest`: up to 3 published ids,
+    as `find_case` orders them (`spelling.closest_case_ids`). For a form or body naming the
+    case to act on (a correction). Queries: 2 (the id, then the row or the published ids).
+    """
+    canonical = canonical_case_id(normalize_case_id(raw_id))
+    if canonical is not None:
+        case = Case.objects.published().filter(id=canonical).first()
+        if case is not None:
+            return CaseLookup(case=case, canonical_id=case.id)
+    published = list(Case.objects.published().order_by("id").values_list("id", flat=True))
+    return CaseLookup(closest=closest_case_ids(raw_id, published, limit=MAX_CLOSEST))
+
+
 @dataclass(frozen=True)
 class TopicLookup:
     """The answer of `find_topic`: the topic `term` (with `canonical_slug` set when it was

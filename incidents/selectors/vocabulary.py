@@ -14,6 +14,7 @@ from .. import store_cache
 from ..models import VOCAB_FACETS, Case, Facet, Term
 from .cases import cases_with_term
 from .facets import TERM_FACETS
+from .spelling import resolve_term
 
 
 def vocabulary(facet: Facet | str | None = None) -> list[Term]:
@@ -160,6 +161,13 @@ def term_detail(facet: str, slug: str, *, limit: int = 20, top: int = 8) -> Term
 def term_by_slug(facet: str, slug: str) -> Term | None:
     """The term `slug` of `facet` (a facet name), or None: one query."""
     return Term.objects.filter(facet=facet, slug=slug).first()
+
+
+def find_term(facet: str, text: str) -> Term | None:
+    """The term of `facet` that `text` names by slug, name or synonym in any letter case
+    (`NCCL-timeout`, `NCCL timeout` -> nccl-timeout; `H100` -> h100), or None: one query.
+    For a page asked by another spelling than the slug, to redirect to it."""
+    return resolve_term(text, Term.objects.of(facet).only("facet", "slug", "name", "synonyms"))
 
 
 def topic_exists(slug: str) -> bool:

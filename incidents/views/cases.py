@@ -289,7 +289,9 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
         return redirect("incidents:case-detail", case_id=lookup.canonical_id, permanent=True)
     case = lookup.case
     if case is None:
-        return not_found_page(request, what=f"No case {case_id}", closest_ids=lookup.closest, text=case_id)
+        return not_found_page(
+            request, what=f"No case {case_id}", closest_ids=lookup.closest, text=case_id, case_hint=True
+        )
     json_url = reverse("api:case-detail", args=[case.id])
     page_url = request.build_absolute_uri(case.get_absolute_url())
     related = selectors.related_cases(case)

@@ -1,18 +1,46 @@
-"""What every HTML page shares: its JSON twin as a `<link>` tag and a `Link` header, and
-the 404 page that suggests what was meant."""
+"""What every HTML page shares: its JSON twin as a `<link>` tag and a `Link` header, the
+404 page that suggests what was meant, and the 405 of a page that only reads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 
 from incidents import selectors
 from incidents.models import Term
+
+READ_METHODS = ("GET", "HEAD")
+
+
+def only_reads(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A page that answers GET and HEAD only: any other method gets the site's 405 page
+    with `Allow: GET, HEAD`. Exempt from the CSRF check, which would otherwise answer a
+    POST first with Django's bare 403: the page changes nothing, so a forged request gains
+    nothing (the forms that write, /propose/ and the admin, keep the check)."""
+
+    @csrf_exempt
+    @functools.wraps(view)
+    def reading(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.method not in READ_METHODS:
+            methods = ", ".join(READ_METHODS)
+            message = (
+                f"This page only shows what the library holds: it answers {methods}, not {request.method}."
+            )
+            response = render(
+                request, "error.html", {"title": "Method not allowed", "message": message}, status=405
+            )
+            response["Allow"] = methods
+            return response
+        return view(request, *args, **kwargs)
+
+    return reading
 
 
 def render_page(
@@ -41,10 +69,12 @@ def not_found_page(
     text: str,
     closest_ids: Sequence[str] = (),
     topics: Sequence[Term] = (),
+    case_hint: bool = False,
 ) -> HttpResponse:
-    """The 404 page for a case or topic that does not exist, naming what might have been
-    meant: the closest case ids, the topics given, and vocabulary terms spelt like `text`
-    (one query), with a search for `text`."""
+    """The 404 page for a case, topic, term or code that does not exist, naming what might
+    have been meant: the closest case ids, the topics given, and vocabulary terms spelt
+    like `text` (one query), with a search for `text`; `case_hint` adds how case ids look
+    (for a case id only: a vocabulary page has nothing to do with them)."""
     terms = [t for t in selectors.closest_terms(text) if t not in topics]
     return render(
         request,
@@ -52,6 +82,7 @@ def not_found_page(
         {
             "path": request.path,
             "what": what,
+            "case_hint": case_hint,
             "closest_cases": [
                 (case_id, reverse("incidents:case-detail", args=[case_id])) for case_id in closest_ids
             ],

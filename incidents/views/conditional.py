@@ -38,6 +38,8 @@ from django.views.decorators.http import condition
 
 from incidents import selectors, store_cache
 
+from .common import only_reads
+
 View = Callable[..., HttpResponseBase]
 
 
@@ -103,6 +105,7 @@ def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[
     longer exists answers 404 rather than 304. Answers are marked `Cache-Control: no-cache`:
     caches may keep them but revalidate each time (the revalidation is the cheap part).
     A 200 body asked for without a query string is kept in the shared cache (module docstring).
+    Only GET and HEAD are answered: any other method gets a 405 with `Allow` (`only_reads`).
     """
 
     def found(request: Any, kwargs: dict[str, Any]) -> bool:
@@ -143,6 +146,7 @@ def conditional_page(*, exists: Callable[..., bool] | None = None) -> Callable[[
 
         conditioned = condition(etag_func=etag, last_modified_func=last_modified)(own_validators)
 
+        @only_reads
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             response = conditioned(request, *args, **kwargs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
@@ -63,18 +63,24 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
     aliases), latest cases and the terms that most often occur with it; an accelerator
     also with its vendor, its family or its models.
 
-    Topics redirect to `/topics/<slug>`; an unknown facet gives 404, an unknown slug a 404
-    page naming the terms spelt like it.
-    Data: `selectors.term_detail`.
+    Topics redirect to `/topics/<slug>`; a term named otherwise than by its URL (the facet
+    or slug in other letters, the term's name or a synonym: `/vocab/symptom/NCCL-timeout`,
+    `/vocab/accelerator/H100`) redirects permanently to it, as `/topics/` and `/codes/` do;
+    an unknown facet or term gives a 404 page naming the terms spelt like it.
+    Data: `selectors.term_detail`, `selectors.find_term` when the slug is not one.
     """
-    facet_value = FACETS_BY_SEGMENT.get(facet)
+    segment = facet.lower()
+    facet_value = FACETS_BY_SEGMENT.get(segment)
     if facet_value is None:
-        raise Http404(f"No vocabulary {facet}")
+        return not_found_page(request, what=f"No vocabulary {facet}", text=slug)
     if facet_value == Facet.TOPIC:
         return redirect("incidents:topic-detail", slug=slug, permanent=True)
-    detail = selectors.term_detail(facet_value, slug, limit=CASES_SHOWN)
+    detail = selectors.term_detail(facet_value, slug, limit=CASES_SHOWN) if segment == facet else None
     if detail is None:
-        return not_found_page(request, what=f"No {facet.replace('-', ' ')} {slug}", text=slug)
+        term = selectors.find_term(facet_value, slug)
+        if term is not None:
+            return redirect("incidents:vocab-term", facet=segment, slug=term.slug, permanent=True)
+        return not_found_page(request, what=f"No {segment.replace('-', ' ')} {slug}", text=slug)
     filter_url = detail.term.get_filter_url()
     co_occurring = [
         (CO_OCCURRING_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])

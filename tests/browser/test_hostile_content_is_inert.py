@@ -283,7 +283,8 @@ def test_the_hostile_case_appears_where_it_should(browser, hostile_site):
     assert "alert('fixed')" in record and HOSTILE_ID in record
     _, _, affected = visit(browser, hostile_site, "/affected/?versions=NCCL%202.19.3", bypass_csp=False)
     assert "fixed in <img src=x onerror=alert('fixed')> 2.20.3" in affected
-    assert "Workaround:" in affected and f"{MARKER} text around the payloads" in affected
+    assert "First remediation step of the case:" in affected
+    assert f"{MARKER} text around the payloads" in affected
     assert "markdown js" in affected
 
 

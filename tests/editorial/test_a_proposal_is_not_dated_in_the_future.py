@@ -1,0 +1,45 @@
+"""A new case's source is dated today at the latest: a date in the future is refused,
+saying so, at both doors (a day of slack for the proposer's time zone)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from incidents.proposals.models import Proposal
+
+from .test_proposals import NEW, form_post
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def proposal_rate(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
+    }
+
+
+@pytest.mark.parametrize("published", ["2030-01-01", "9999-12-31"])
+def test_a_date_in_the_future_is_refused_at_both_doors(client, published):
+    message = f"{published} is in the future: give the date the source was published."
+    api = APIClient().post(reverse("api:proposal-create"), {**NEW, "published": published}, format="json")
+    assert api.status_code == 400
+    assert api.json()["errors"] == [{"parameter": "published", "detail": message}]
+    page = form_post(client, published=published)
+    assert page.status_code == 400
+    assert page.context["form"].errors["published"] == [message]
+    assert not Proposal.objects.exists()
+
+
+def test_today_is_accepted(client):
+    today = timezone.now().date().isoformat()
+    api = APIClient().post(reverse("api:proposal-create"), {**NEW, "published": today}, format="json")
+    assert api.status_code == 201
+    tomorrow = (timezone.now().date() + datetime.timedelta(days=1)).isoformat()
+    assert form_post(client, published=tomorrow, title=NEW["title"] + " again").status_code == 302
