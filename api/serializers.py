@@ -764,3 +764,9 @@ class AffectedResponseSerializer(ResponseSerializer):
         help_text="Possibly affected, check by hand: a range whose bound has no order (e.g. `r0.3.0`), or "
         "a version before the earliest one listed in a range with no `introduced`.",
     )
+    skipped = ParameterErrorSerializer(
+        many=True,
+        help_text="Keys left out, as `errors` would name them: components no vocabulary term names "
+        "(`numpy` from a pasted `pip freeze`), with the nearest component names. Empty when every key "
+        "was compared; when none was, the answer is a 400.",
+    )

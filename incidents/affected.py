@@ -8,6 +8,7 @@ agree. Versions are kept as written.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,19 @@ class ComponentIndex:
 
     def resolve(self, spelling: str) -> ComponentRef | None:
         return self._by_spelling.get(spelling_key(spelling))
+
+    def closest(self, spelling: str, n: int = 3) -> tuple[str, ...]:
+        """The names of up to `n` components `spelling` may have meant: those with a spelling
+        (name, slug or synonym) close to it (`NCCLX`: NCCL; `nvidia-nccl-cu14`:
+        `nvidia-nccl-cu12`, so NCCL), then those one of its words names (`torch-nightly`:
+        PyTorch), nearest first."""
+        key = spelling_key(spelling)
+        near = difflib.get_close_matches(key, list(self._by_spelling), n=3 * n, cutoff=0.6)
+        names = dict.fromkeys(self._by_spelling[k].name for k in near)
+        for word in key.split():
+            if ref := self._by_spelling.get(word):
+                names.setdefault(ref.name)
+        return tuple(names)[:n]
 
 
 def normalised_range(item: dict[str, Any], components: ComponentIndex | None = None) -> dict[str, Any]:

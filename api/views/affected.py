@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents import selectors
+from incidents.encodable import encodable
 from incidents.selectors.affected import AffectedMatch
 
 from .. import schema, shapes
@@ -45,9 +46,11 @@ def match_entry(match: AffectedMatch, request: Request) -> dict[str, Any]:
 
 class AffectedView(ApiView):
     """`POST /api/affected`: `selectors.check_versions` then `selectors.affected_cases`
-    (`AffectedResponseSerializer`). 400 naming each unknown component (with the nearest
-    names) and each version with no order; 400 for a body that is not a JSON object of
-    strings."""
+    (`AffectedResponseSerializer`). Components by name, slug or synonym, pip's names
+    included (`nvidia-nccl-cu12`, `torch`); keys no component term names are left out and
+    listed in `skipped` (with the nearest names) when another key is known. 400 when no key
+    names a component (each named, with the nearest names), for a version with no order, a
+    component named twice, and a body that is not a JSON object of strings."""
 
     parser_classes = [JSONBodyParser]
 
@@ -56,13 +59,16 @@ class AffectedView(ApiView):
         summary="Am I affected?",
         description='Send the versions you run, as `{"versions": {component: version}}` or the bare '
         "mapping; get the published cases whose `affected` ranges include them, with the fixed "
-        "version and the case's workaround. " + RULE + " Read-only (POST for the body).",
+        "version and the case's workaround. Components go by name, slug or synonym, pip's names "
+        "included (`nvidia-nccl-cu12`, `torch`): keys naming no component (`numpy`) are left out and "
+        "listed in `skipped` when another key names one. " + RULE + " Read-only (POST for the body).",
         request=AffectedRequestSerializer,
         responses={
             200: OpenApiResponse(AffectedResponseSerializer, "The cases, newest first."),
             **schema.error_responses(
-                bad_request="A body that is not an object of component -> version strings, an unknown "
-                "component (named, with the nearest ones) or a version with no order."
+                bad_request="A body that is not an object of component -> version strings, no key naming "
+                "a component (each named, with the nearest ones), a component named twice or a version "
+                "with no order."
             ),
         },
         examples=[
@@ -83,10 +89,9 @@ class AffectedView(ApiView):
                 [ParameterError("versions", "send a JSON object of component -> version strings")]
             )
         resolved, problems = selectors.check_versions(data)
-        if problems:
-            raise InvalidParameters(
-                [ParameterError(p.component, p.detail, p.value, list(p.suggestions)) for p in problems]
-            )
+        errors = [ParameterError(p.component, p.detail, p.value, list(p.suggestions)) for p in problems]
+        if selectors.refusing(problems):
+            raise InvalidParameters(errors)
         answer = selectors.affected_cases(resolved)
         return Response(
             AffectedResponseSerializer(
@@ -95,6 +100,8 @@ class AffectedView(ApiView):
                     "count": len(answer.affected),
                     "affected": [match_entry(m, request) for m in answer.affected],
                     "unknown": [match_entry(m, request) for m in answer.unknown],
+                    # Keys as sent, a lone surrogate in one written as its escape (as errors are).
+                    "skipped": [encodable(e.as_dict()) for e in errors],
                 }
             ).data
         )

@@ -60,6 +60,9 @@ MAX_ERROR_MESSAGES = 10  # of the MAX_TOKENS, messages read after `fatal:` / `er
 LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
 LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
+# Of a line, the characters searched for where each piece of evidence is (`Shared.places`):
+# evidence past them has no place, and counts as it did before places were read.
+PLACE_CHARS = 10_000
 TOKEN_WEIGHT = 1.2
 FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Facet.COMPONENT: 0.5}
 # A case carrying an error code the log shows gains this much, not scaled by rarity: the
@@ -200,11 +203,23 @@ class _Evidence:
     # The job itself set this environment variable (`export CUDA_LAUNCH_BLOCKING=1`), as
     # opposed to a hint that mentions it (`consider passing CUDA_LAUNCH_BLOCKING=1`).
     set_by_job: bool = False
+    # Where a token or version was read in each of its first lines (line -> [start, end)
+    # spans of the extractor's whole match): its places (`Shared.places`). Terms, found by
+    # a set of patterns that says which matched but not where, are searched again instead.
+    at: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def add(self, number: int, line: str) -> None:
         self.count += 1
         if len(self.lines) < LINES_PER_EVIDENCE and (not self.lines or self.lines[-1][0] != number):
             self.lines.append((number, line))
+
+    def read_at(self, line: str, span: tuple[int, int]) -> None:
+        """Record that the evidence was read at `span` of `line` (its first lines, a few spans each)."""
+        spans = self.at.get(line)
+        if spans is None and len(self.at) < LINES_PER_EVIDENCE:
+            spans = self.at[line] = []
+        if spans is not None and len(spans) < LINES_PER_EVIDENCE and span not in spans:
+            spans.append(span)
 
 
 @dataclass(frozen=True)
@@ -218,6 +233,10 @@ class Shared:
     # log prints inside one of the case's affected ranges.
     kind: str
     cases: int  # published cases that share it
+    # Where the log shows it: (line number, start, end) of each match in its lines (`_places`);
+    # empty when its words are not found as written (an errno read from its number). Evidence
+    # at a place stronger evidence already holds is that signature again (`_counted`).
+    places: tuple[tuple[int, int, int], ...] = ()
 
 
 def _form_pattern(form: str) -> tuple[str, bool]:
@@ -321,6 +340,7 @@ def _versions(
             continue
         # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
         evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
+        evidence.read_at(line, match.span())
         for number in lines[line]:
             evidence.add(number, line)
     return found
@@ -411,6 +431,7 @@ def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dic
             evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
             if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
                 evidence.set_by_job = True
+            evidence.read_at(line, match.span())
             for number in numbers:
                 evidence.add(number, line)
     return found
@@ -505,6 +526,39 @@ def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
     return 0, False
 
 
+def _free_lines(places: tuple[tuple[int, int, int], ...], held: set[tuple[int, int, int]]) -> set[int]:
+    """The lines where a piece at `places` shares no place with the pieces `held`."""
+    taken = {n for n, start, end in places for m, a, b in held if n == m and start < b and a < end}
+    return {n for n, _, _ in places} - taken
+
+
+def _counted(shared: tuple[Shared, ...], total: int, thresholds: Thresholds) -> list[tuple[int, bool]]:
+    """(units, names the failure) of each piece of `shared` that counts for confidence, once
+    per signature: the pieces are taken strongest first (most units, then one naming the
+    failure, then in order), and a piece that shares a place (`Shared.places`: a span of a
+    line) with a piece taken before is that signature again on that line. It counts only
+    when it shows on some other line on its own. A code and its own phrase on one line (the
+    watchdog's `Watchdog caught collective operation timeout`, both a failure token and the
+    ProcessGroupNCCL code's pattern, and its `WorkNCCL(...Timeout(ms)...)` after it) are one
+    signature; `Xid 79` and `fallen off the bus` on one line, two places, are two; so is the
+    code on its next line (`Some NCCL operations have failed or timed out`). A piece with no
+    place (its words not found as written) counts as before. Pieces that count for nothing
+    hold no place."""
+    units = sorted(
+        ((*_unit(item, total, thresholds), index) for index, item in enumerate(shared)),
+        key=lambda u: (-u[0], not u[1], u[2]),
+    )
+    held: set[tuple[int, int, int]] = set()
+    counted = []
+    for n, failure, index in units:
+        places = shared[index].places
+        if n == 0 or (places and not _free_lines(places, held)):
+            continue
+        held.update(places)
+        counted.append((n, failure))
+    return counted
+
+
 def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> int:
     """How specifically the evidence a case shares with a log names one failure.
 
@@ -514,9 +568,10 @@ def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Threshold
     the case carries found by its patterns, or a symptom or root cause that is not on most
     cases; 0 for boilerplate (`BOILERPLATE`), a setting
     the log echoes (`enforce_eager=False`), a generic symptom (Training job failure) and
-    any component (NCCL, PyTorch, vLLM: context, not a failure).
+    any component (NCCL, PyTorch, vLLM: context, not a failure). Evidence at a place that
+    stronger evidence holds counts nothing more (`_counted`).
     """
-    return sum(_unit(item, total, thresholds)[0] for item in shared)
+    return sum(n for n, _ in _counted(shared, total, thresholds))
 
 
 def names_the_failure(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> bool:
@@ -524,9 +579,10 @@ def names_the_failure(shared: tuple[Shared, ...], total: int, thresholds: Thresh
     of them names the failure (a failure token, an error code, a specific symptom or root
     cause), not only code names: one rare token alone is a coincidence as often as not (an
     exception type one unrelated case quotes), and `output_dir` with `save_checkpoint` says
-    the same program ran, not that it failed the same way."""
-    units = [_unit(item, total, thresholds) for item in shared]
-    return sum(1 for n, _ in units if n) >= 2 and any(failure for n, failure in units if n)
+    the same program ran, not that it failed the same way. Two pieces at one place of the
+    log (a code and its own phrase) are one (`_counted`)."""
+    counted = _counted(shared, total, thresholds)
+    return len(counted) >= 2 and any(failure for _, failure in counted)
 
 
 def confidence(
@@ -582,14 +638,18 @@ class _Spans:
         self.patterns = patterns
         self._found: dict[tuple[str, str], list[tuple[int, int]]] = {}
 
+    def places(self, line: str, name: str) -> list[tuple[int, int]]:
+        """The [start, end) spans of `name` in `line`, unmerged."""
+        key = (line, name)
+        if key not in self._found:
+            self._found[key] = self._search(line, name)
+        return self._found[key]
+
     def of(self, line: str, names: list[str]) -> tuple[tuple[int, int], ...]:
         """The merged [start, end) spans of `names` in `line`, in order."""
         found: list[tuple[int, int]] = []
         for name in names:
-            key = (line, name)
-            if key not in self._found:
-                self._found[key] = self._search(line, name)
-            found.extend(self._found[key])
+            found.extend(self.places(line, name))
         merged: list[tuple[int, int]] = []
         for start, end in sorted(s for s in found if s[1] > s[0]):
             if merged and start <= merged[-1][1]:
@@ -820,19 +880,26 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         shared: list[Shared] = []
         for token, cases, count in token_cases:
             if case_id in cases:
-                named.append((token, token_evidence[token]))
-                shared.append(Shared(token, f"token:{token_evidence[token].kind}", count))
+                evidence = token_evidence[token]
+                named.append((token, evidence))
+                shared.append(Shared(token, f"token:{evidence.kind}", count, places_of(token, evidence)))
         for term_id in sorted(terms_of.get(case_id, ()), key=found_order.__getitem__):
             term = term_by_id[term_id]
+            evidence = term_evidence[term_id]
             # A code spelled as a failure token the case already matched (`Xid 79`) is that
             # signature: the hit names it once, on the token's lines.
             if term.facet != Facet.ERROR_CODE or all(n.lower() != term.name.lower() for n, _ in named):
-                named.append((term.name, term_evidence[term_id]))
+                named.append((term.name, evidence))
             how = "pattern" if term_id in by_pattern else "name"
-            shared.append(Shared(term.name, f"{how}:{term.facet}", term.case_count))
+            shared.append(
+                Shared(term.name, f"{how}:{term.facet}", term.case_count, places_of(term.name, evidence))
+            )
         for name, version in versions_of.get(case_id, ()):
-            named.append((f"{name} {version}", version_evidence[(name, version)]))
-            shared.append(Shared(f"{name} {version}", "version:affected", 1))
+            evidence = version_evidence[(name, version)]
+            named.append((f"{name} {version}", evidence))
+            shared.append(
+                Shared(f"{name} {version}", "version:affected", 1, places_of(f"{name} {version}", evidence))
+            )
         return named, shared
 
     def scored() -> list[str]:
@@ -887,22 +954,58 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         evidence_scores[case_id] = weight * kind_factor * semantic_factor
         scores[case_id] = (weight + word_score.get(case_id, 0.0)) * kind_factor * semantic_factor
 
+    if limit <= 0 or not scores:
+        return reading([], tuple(sorted(generic)))
+    # The RE2 patterns of the terms found, by name (compiled once each, `_compiled`): where
+    # each piece of evidence is in its lines, for confidence (`places_of`) and the hits' spans.
+    spans = _Spans({term_by_id[t].name: _term_patterns(term_by_id[t]) for t in term_evidence})
+
+    def places_of(name: str, evidence: _Evidence) -> tuple[tuple[int, int, int], ...]:
+        """Where the log shows a piece of evidence: where its token or version was read, or
+        where its term's forms and patterns match (`PLACE_CHARS` of each line)."""
+        return tuple(
+            (number, start, end)
+            for number, line in evidence.lines
+            for start, end in (
+                evidence.at.get(line, []) if evidence.at else spans.places(line[:PLACE_CHARS], name)
+            )
+        )
+
+    top = max(evidence_scores.values())
+    found_by: dict[str, tuple[list[tuple[str, _Evidence]], list[Shared]]] = {}
+
+    def label(case_id: str) -> Confidence:
+        if case_id not in found_by:
+            found_by[case_id] = evidence_of(case_id)
+        return confidence(
+            signature.get(case_id, 0.0),
+            signature_count.get(case_id, 0),
+            evidence_scores[case_id],
+            top,
+            shared=tuple(found_by[case_id][1]),
+            total=total,
+        )
+
     # Rounded so that equal evidence ties on both backends (the sums' float order follows the
     # database's row order), and a tie goes to the lower id.
-    ranked = sorted(scores, key=lambda c: (-round(scores[c], 9), c))[: max(0, limit)]
-    if not ranked:
-        return reading([], tuple(sorted(generic)))
-    cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
-    top = max(evidence_scores.values())
-    found_by = {case_id: evidence_of(case_id) for case_id in ranked}
-    # The RE2 patterns of the terms the hits name (compiled once each, `_compiled`).
-    named_terms = {name for named, _ in found_by.values() for name, _ in named}
-    named_terms.update(name for case_id in ranked for name, _ in word_reasons.get(case_id, []))
-    patterns = {t.name: _term_patterns(t) for t in terms if t.name in named_terms}
-    hits = []
-    spans = _Spans(patterns)
+    ranked = sorted(scores, key=lambda c: (-round(scores[c], 9), c))[:limit]
+    # A strong hit below one that is not is possible: the rare words a case shares add to its
+    # score, not to its label, and a possible hit ranked above a strong one (the list saying
+    # "this one" of a case it calls less certain). Strong hits are the head of the list;
+    # moving them up instead put a wrong strong case above the right possible one (two of the
+    # tuning logs, eval/logs.json).
+    labels: dict[str, Confidence] = {}
+    head = True  # every hit so far is strong
     for case_id in ranked:
-        named, shared = found_by[case_id]
+        labelled = label(case_id)
+        if labelled == "strong" and not head:
+            labelled = "possible"
+        head = head and labelled == "strong"
+        labels[case_id] = labelled
+    cases = Case.objects.filter(id__in=ranked).with_summary().in_bulk()
+    hits = []
+    for case_id in ranked:
+        named = found_by[case_id][0]
         per_line: dict[int, tuple[str, list[str]]] = {}
         for name, evidence in [*named, *word_reasons.get(case_id, [])]:
             for number, line in evidence.lines:
@@ -924,14 +1027,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     )
                     for number, (line, names) in shown
                 ],
-                confidence=confidence(
-                    signature.get(case_id, 0.0),
-                    signature_count.get(case_id, 0),
-                    evidence_scores[case_id],
-                    top,
-                    shared=tuple(shared),
-                    total=total,
-                ),
+                confidence=labels[case_id],
             )
         )
     return reading(hits, tuple(sorted(generic)))

@@ -24,6 +24,7 @@ from .affected import (
     check_versions,
     component_names,
     read_version_lines,
+    refusing,
 )
 from .cases import (
     case_by_id,
@@ -110,6 +111,7 @@ __all__ = [
     "affected_cases",
     "check_versions",
     "read_version_lines",
+    "refusing",
     "component_names",
     "CauseCount",
     "CodeDetail",

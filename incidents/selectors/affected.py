@@ -6,7 +6,7 @@ comparison follows `incidents.versions`.
 
 from __future__ import annotations
 
-import difflib
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +15,10 @@ from ..affected import ComponentIndex, normalised_range
 from ..models import Case, CaseKey, CaseQuerySet
 from ..versions import RangeVerdict, parse_version, range_verdict, sent_version
 
-MAX_COMPONENTS = 20
+MAX_COMPONENTS = 20  # known components compared in one check
+# Entries read in one check (keys of the JSON object, lines of the form): a `pip freeze` of a
+# training image lists a few hundred packages, of which a handful are components.
+MAX_ENTRIES = 500
 MAX_VERSION_CHARS = 100
 MAX_LINES_CHARS = 4000  # of the form's text: 20 components with long names fit many times over
 SHOWN_LINE_CHARS = 60  # of a line quoted back as unreadable
@@ -32,12 +35,23 @@ SIGNS = ("==", "=", ":")
 @dataclass(frozen=True)
 class VersionProblem:
     """A component no vocabulary term names, or a version with no order; `component` is
-    the key as sent, `suggestions` the nearest component names."""
+    the key as sent, `suggestions` the nearest component names. `skipped`: the entry was
+    left out and the others answered (an unknown component among known ones, a `pip
+    freeze` line such as `numpy==1.26.4`; form text past its limit); otherwise nothing is
+    answered until it is fixed."""
 
     component: str
     detail: str
     value: str | None = None
     suggestions: tuple[str, ...] = ()
+    skipped: bool = False
+
+
+def refusing(problems: Sequence[VersionProblem]) -> bool:
+    """Whether `problems` stop the check (one is not a skipped entry): then every problem,
+    skipped ones too, is the answer (400, a tool error); else the skipped ones are named
+    beside the answer."""
+    return any(not p.skipped for p in problems)
 
 
 @dataclass(frozen=True)
@@ -67,13 +81,18 @@ class AffectedAnswer:
 def check_versions(
     versions: Mapping[str, str] | Sequence[tuple[str, str]],
 ) -> tuple[dict[str, tuple[str, str]], list[VersionProblem]]:
-    """({term slug: (name, version)}, problems): each key must name a component term (name,
-    slug or synonym, any case) and each value be a version `packaging` reads. Two keys
-    naming one component (`NCCL` and `nccl `, or one line twice on the form) are a problem
-    naming both: which version to compare is the sender's call, not last-wins. `versions`
-    is a mapping (a JSON object) or (key, version) pairs in the order given (the form's
-    lines). A value is read as `versions.sent_version` says (`==2.1.0` is 2.1.0, as
-    `torch==2.1.0` is on the form) and kept so in the answer. One query."""
+    """({term slug: (name, version)}, problems): each key names a component term (name,
+    slug or synonym, any case: `nvidia-nccl-cu12` and `torch`, as pip names them, are NCCL
+    and PyTorch) and each value must be a version `packaging` reads. A key no term names is
+    skipped (a problem with `skipped` set and the nearest names) when another key is known,
+    so a pasted `pip freeze` answers for the components it holds; when none is, each is a
+    problem that stops the check. Two keys naming one component (`NCCL` and `nccl `, or one
+    line twice on the form) are a problem naming both: which version to compare is the
+    sender's call, not last-wins. So is a known component's version with no order. At most
+    `MAX_ENTRIES` entries and `MAX_COMPONENTS` known components. `versions` is a mapping (a
+    JSON object) or (key, version) pairs in the order given (the form's lines). A value is
+    read as `versions.sent_version` says (`==2.1.0` is 2.1.0, as `torch==2.1.0` is on the
+    form) and kept so in the answer. One query."""
     pairs = list(versions.items()) if isinstance(versions, Mapping) else list(versions)
     components = ComponentIndex.load()
     resolved: dict[str, tuple[str, str]] = {}
@@ -81,13 +100,14 @@ def check_versions(
     problems: list[VersionProblem] = []
     if not pairs:
         problems.append(VersionProblem("versions", "give at least one component and its version"))
-    if len(pairs) > MAX_COMPONENTS:
-        problems.append(VersionProblem("versions", f"at most {MAX_COMPONENTS} components"))
-    for given, version in pairs[:MAX_COMPONENTS]:
+    if len(pairs) > MAX_ENTRIES:
+        problems.append(VersionProblem("versions", f"at most {MAX_ENTRIES} components and versions"))
+    for given, version in pairs[:MAX_ENTRIES]:
         ref = components.resolve(given)
         if ref is None:
-            close = tuple(difflib.get_close_matches(given, components.names, n=3, cutoff=0.5))
-            problems.append(VersionProblem(given, "unknown component", given, close))
+            problems.append(
+                VersionProblem(given, "unknown component", given, components.closest(given), skipped=True)
+            )
             continue
         if ref.slug in first_key:
             problems.append(
@@ -111,6 +131,10 @@ def check_versions(
             )
         else:
             resolved[ref.slug] = (ref.name, version)
+    if len(resolved) > MAX_COMPONENTS:
+        problems.append(VersionProblem("versions", f"at most {MAX_COMPONENTS} known components"))
+    if not resolved:  # nothing to answer for: the unknown components are the answer
+        problems = [dataclasses.replace(p, skipped=False) for p in problems]
     return resolved, problems
 
 
@@ -121,14 +145,24 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
     (a trailing comma dropped, blank lines skipped); a Debian epoch stays in the version
     (`nvidia-driver 1:535.104.05` -> `1:535.104.05`, compared as `versions.parse_version`
     says). A line with no component or no version
-    is a problem quoting it (`versions`), never dropped unseen; so is text past
-    `MAX_LINES_CHARS`. Pairs, not a dict: a
+    is a problem quoting it (`versions`), never dropped unseen. The lines past
+    `MAX_LINES_CHARS` (a line the limit cuts included: its version could read as another)
+    are skipped, with a problem saying from which line on (`skipped`). Pairs, not a dict: a
     component given twice is `check_versions`' to refuse, not ours to merge. No query."""
     pairs: list[tuple[str, str]] = []
     problems: list[VersionProblem] = []
+    read = text
     if len(text) > MAX_LINES_CHARS:
-        problems.append(VersionProblem("versions", f"at most {MAX_LINES_CHARS:,} characters are read"))
-    for number, raw in enumerate(text[:MAX_LINES_CHARS].splitlines(), start=1):
+        read = text[: text.rfind("\n", 0, MAX_LINES_CHARS + 1) + 1]
+        first_unread = len(read.splitlines()) + 1
+        problems.append(
+            VersionProblem(
+                "versions",
+                f"lines {first_unread} on were not read: at most {MAX_LINES_CHARS:,} characters are read",
+                skipped=True,
+            )
+        )
+    for number, raw in enumerate(read.splitlines(), start=1):
         line = raw.strip().rstrip(",").strip()
         if not line:
             continue

@@ -392,6 +392,7 @@ NEAR_MISSES = [
     "NVRM: Xid (PCI:0000:3b:00): 7, pid=2411",  # Xid 7 is not Xid 79
     "Xid 790 is not a code we know",
     "Xid 63/64 events",  # Xid 63 only, not 64
+    "java.lang.OutOfMemoryError: Java heap space",  # a JVM's heap, not PyTorch's CUDA allocator
     "Xid errors: 79 nodes were drained",  # a count after a label, not the code
     "The job ran for 79 hours before the 2024-07-09 restart",
     "rank 79 logged 119 warnings at 13:45",
@@ -508,6 +509,18 @@ FORMAT_VARIANTS = [
     ),
     ("Error on QP 0x1a2 wqe[012]: Local protection (synd 0x4 vend 0x56)", ["IBV_WC_LOC_PROT_ERR"]),
     ("NCCL WARN Cuda failure 'out of memory'", ["cudaErrorMemoryAllocation", "NCCL Cuda failure"]),
+    # PyTorch's exception for a failed CUDA allocation: `torch.cuda.OutOfMemoryError`, since 2.5
+    # also `torch.OutOfMemoryError`, named alone where a program catches it.
+    (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 79.14 GiB of which 1.12 GiB is free.",
+        ["cudaErrorMemoryAllocation"],
+    ),
+    (
+        "[rank3] caught torch.cuda.OutOfMemoryError at step 1200, retrying with micro-batch 2",
+        ["cudaErrorMemoryAllocation"],
+    ),
+    ("except torch.OutOfMemoryError:", ["cudaErrorMemoryAllocation"]),
     ("NCCL WARN Cuda failure 10 'invalid device ordinal'", ["NCCL Cuda failure"]),  # not error 1
     (
         "misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer node1<57557>",
@@ -555,3 +568,7 @@ def test_a_code_is_named_by_any_spelling():
         "Xid 79"
     ] * 4
     assert CODES.resolve("Xid 7") is None
+    assert [CODES.resolve(s) for s in ("torch.cuda.OutOfMemoryError", "torch.OutOfMemoryError")] == [
+        "cudaErrorMemoryAllocation"
+    ] * 2
+    assert CODES.resolve("OutOfMemoryError") is None  # a JVM's too: the symptom's, not this code's

@@ -93,9 +93,21 @@ def test_the_form_lists_an_unreadable_line_and_answers_nothing(client):
 
 
 def test_text_past_the_limit_is_said_to_be_unread():
+    # Skipped, not refused: the lines read are answered (a long `pip freeze`).
     pairs, problems = read_version_lines("NCCL 2.19.3\n" + " " * 4000 + "\nPyTorch 2.1.0")
     assert pairs == [("NCCL", "2.19.3")]
-    assert problems == [VersionProblem("versions", "at most 4,000 characters are read")]
+    assert problems == [
+        VersionProblem(
+            "versions", "lines 2 on were not read: at most 4,000 characters are read", skipped=True
+        )
+    ]
+
+
+def test_a_line_the_limit_cuts_is_not_read_as_a_shorter_version():
+    first = "NVIDIA driver: 535.104.05".ljust(3990)  # the limit falls inside `2.19.3`, not as 2.1
+    pairs, problems = read_version_lines(first + "\nNCCL 2.19.3\nPyTorch 2.1.0")
+    assert pairs == [("NVIDIA driver", "535.104.05")]
+    assert [p.detail for p in problems] == ["lines 2 on were not read: at most 4,000 characters are read"]
 
 
 def test_the_colon_of_a_debian_epoch_stays_in_the_version():
