@@ -18,7 +18,7 @@ from incidents.history import case_history
 from incidents.models import Case, Facet, Term
 from tests.conftest import load_fixture
 
-from .conftest import token_for
+from .conftest import NEW_PROPOSAL, token_for
 from .test_related_links_follow_retractions_and_merges import SHOWN, STORED, retract_and_merge
 
 pytestmark = pytest.mark.django_db
@@ -77,15 +77,7 @@ def another_case_retracted(reviewer) -> None:
 
 def a_proposal_submitted(reviewer) -> None:
     drafts = Case.objects.filter(status=Case.Status.DRAFT).count()
-    proposal = {
-        "kind": "new",
-        "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-        "organization": "Meta AI",
-        "published": "2025-03-04",
-        "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-        "topic": "checkpoint-storage",
-        "source_urls": ["https://example.org/blog/checkpoint-stall"],
-    }
+    proposal = {**NEW_PROPOSAL, "source_urls": ["https://example.org/blog/checkpoint-stall"]}
     assert api().post(reverse("api:proposal-create"), proposal, format="json").status_code == 201
     assert Case.objects.filter(status=Case.Status.DRAFT).count() == drafts + 1
 

@@ -10,19 +10,11 @@ from incidents.models import Case, Source, Term
 from incidents.proposals import services
 from incidents.proposals.models import Proposal
 
-from .conftest import form_data
+from .conftest import NEW_PROPOSAL, form_data
 
 pytestmark = pytest.mark.django_db
 
-NEW = {
-    "kind": "new",
-    "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-    "organization": "Meta AI",
-    "published": "2025-03-04",
-    "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-    "topic": "checkpoint-storage",
-    "source_urls": "https://example.org/blog/checkpoint-stall",
-}
+NEW = NEW_PROPOSAL
 
 
 @pytest.fixture(autouse=True)
