@@ -34,41 +34,95 @@ def declared_charset(media_type: str | None) -> str | None:
     return params.get("charset") or None
 
 
-def sniffed_charset(data: bytes) -> str | None:
+def sniffed_charset(data: bytes, *, json_rule: bool = True) -> str | None:
     """The encoding a body without a declared charset shows: its byte-order mark's
-    (`utf-32`, `utf-16`, `utf-8-sig`), or UTF-16/32 without one by the zero bytes of an
-    ASCII first character (RFC 4627's rule), else None."""
+    (`utf-32`, `utf-16`, `utf-8-sig`), else UTF-16/32 without one by the zero bytes of
+    ASCII text, else None. With `json_rule` the zeros of the first character decide (RFC
+    4627: JSON starts with ASCII); for a log, the zeros must fall in the same place in every
+    character of its first `SNIFFED_BYTES`: a NUL it merely starts with (padding after an
+    unclean shutdown) says nothing of its encoding."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return encoding
-    if len(data) >= 4 and data[:4].count(0):
-        if not data[0]:
-            return "utf-16-be" if data[1] else "utf-32-be"
-        if not data[1]:
-            return "utf-16-le" if data[2] or data[3] else "utf-32-le"
+    if json_rule:
+        if len(data) >= 4 and data[:4].count(0):
+            if not data[0]:
+                return "utf-16-be" if data[1] else "utf-32-be"
+            if not data[1]:
+                return "utf-16-le" if data[2] or data[3] else "utf-32-le"
+        return None
+    head = data[: len(data) // 4 * 4][:SNIFFED_BYTES]
+    if len(head) < 8:
+        return None
+    for encoding, width, text_at in (
+        ("utf-32-le", 4, 0),
+        ("utf-32-be", 4, 3),
+        ("utf-16-le", 2, 0),
+        ("utf-16-be", 2, 1),
+    ):
+        if all(bool(byte) == (i % width == text_at) for i, byte in enumerate(head)):
+            return encoding
     return None
 
 
+SNIFFED_BYTES = 64  # of a log without a mark, read for the zero bytes of UTF-16/32 text
+
+
+# The charsets a body may declare, by Python's codec name: the Unicode encodings and the
+# single-byte ones a log or a JSON file is written in. Not every text codec Python has:
+# `bz2_codec` would decompress a body after its size was checked, and punycode's decoder
+# takes time quadratic in the body (22 s for 1 MB) and fails with a bare UnicodeError.
+ACCEPTED_CODECS = frozenset(
+    {
+        "utf-8",
+        "utf-8-sig",
+        "utf-16",
+        "utf-16-le",
+        "utf-16-be",
+        "utf-32",
+        "utf-32-le",
+        "utf-32-be",
+        "ascii",
+        *(f"iso8859-{n}" for n in (*range(1, 11), *range(13, 17))),
+        *(f"cp125{n}" for n in range(9)),
+        "cp437",
+        "cp850",
+        "koi8-r",
+        "koi8-u",
+        "shift_jis",
+        "euc_jp",
+        "gb2312",
+        "gbk",
+        "gb18030",
+        "big5",
+        "euc_kr",
+    }
+)
+
+
 def _text_codec(charset: str) -> str:
-    """`charset`'s codec name; UnsupportedCharset (415) when Python knows no text encoding
-    of that name. Only text encodings: `bz2_codec` and the like would decompress a body
-    after its size was checked."""
+    """`charset`'s codec name; UnsupportedCharset (415) when it is not one of
+    `ACCEPTED_CODECS` (by Python's name for it, so `UTF8`, `latin1` and `utf_16` count)."""
     from .errors import ParameterError, UnsupportedCharset  # see decode_body
 
     try:
-        "".encode(charset)  # unlike codecs.lookup(), refuses the bytes-to-bytes codecs
-        return codecs.lookup(charset).name
+        name = codecs.lookup(charset).name
     except (LookupError, UnicodeError, ValueError):
-        shown = charset if len(charset) <= SHOWN_CHARSET_CHARS else charset[: SHOWN_CHARSET_CHARS - 1] + "…"
-        detail = f"unknown charset {shown!r}: name a text encoding such as utf-8 or utf-16, or none for UTF-8"
-        raise UnsupportedCharset(
-            [ParameterError("Content-Type", detail, f"charset={shown}", ["utf-8", "utf-16"])]
-        ) from None
+        name = None
+    if name in ACCEPTED_CODECS:
+        return name
+    shown = charset if len(charset) <= SHOWN_CHARSET_CHARS else charset[: SHOWN_CHARSET_CHARS - 1] + "…"
+    detail = f"unknown charset {shown!r}: name a text encoding such as utf-8 or utf-16, or none for UTF-8"
+    raise UnsupportedCharset(
+        [ParameterError("Content-Type", detail, f"charset={shown}", ["utf-8", "utf-16"])]
+    )
 
 
-def decode_body(data: bytes, media_type: str | None, *, undeclared_errors: str = "strict") -> str:
+def decode_body(
+    data: bytes, media_type: str | None, *, undeclared_errors: str = "strict", json_rule: bool = True
+) -> str:
     """`data` as text, in the charset `media_type` declares, else the one `sniffed_charset`
-    finds, else UTF-8; a leading byte-order mark is dropped.
+    finds (`json_rule` as there), else UTF-8; a leading byte-order mark is dropped.
 
     Raises UnsupportedCharset (415) for a charset Python knows no text encoding of, and
     InvalidParameters (400, naming the byte) for bytes that are not text in the declared or
@@ -83,7 +137,7 @@ def decode_body(data: bytes, media_type: str | None, *, undeclared_errors: str =
     errors = "strict"
     if charset is not None:
         codec = _text_codec(charset)
-    elif (sniffed := sniffed_charset(data)) is not None:
+    elif (sniffed := sniffed_charset(data, json_rule=json_rule)) is not None:
         codec = charset = sniffed
         try:
             return data.decode(codec).removeprefix("\ufeff")
@@ -129,4 +183,4 @@ class PlainTextParser(BaseParser):
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         data = stream.read() if stream is not None else b""
-        return {"text": decode_body(data, media_type, undeclared_errors="replace")}
+        return {"text": decode_body(data, media_type, undeclared_errors="replace", json_rule=False)}

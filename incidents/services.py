@@ -288,7 +288,8 @@ def write_documents(
         for position, target in enumerate(item.document.get("related", []))
     )
     # Stored cases that show a renamed term: their documents changed without being imported.
-    shown = {case_id: digest for case_id, digest in shown_before.items() if case_id not in set(ids)}
+    imported = set(ids)
+    shown = {case_id: digest for case_id, digest in shown_before.items() if case_id not in imported}
     reshown = _record_document_changes(shown, user=user, reason="term renamed by a vocabulary import")
     refresh_derived([*ids, *reshown], published_before)
     return ImportResult(

@@ -61,7 +61,15 @@ def test_a_json_body_is_read_in_its_charset(client, as_utf8, body, content_type)
 
 
 @pytest.mark.parametrize(
-    "content_type", ["text/plain; charset=klingon", "application/json; charset=bz2_codec"]
+    "content_type",
+    [
+        "text/plain; charset=klingon",
+        "application/json; charset=bz2_codec",
+        # Text codecs Python has that no body is written in: punycode's decoder takes time
+        # quadratic in the body and fails with a bare UnicodeError (a 500 before).
+        "application/json; charset=punycode",
+        "text/plain; charset=idna",
+    ],
 )
 def test_a_charset_that_is_no_text_encoding_is_a_415_naming_it(client, content_type):
     charset = content_type.split("=")[1]
@@ -102,3 +110,22 @@ def test_json_that_is_not_utf8_without_a_charset_is_a_400(client):
     assert response.json()["errors"][0]["detail"].startswith("the body is not utf-8 text: byte 11 (0xe9)")
     # Named, it is read.
     assert post(client, b'{"text": "r\xe9seau"}', "application/json; charset=latin-1").status_code == 200
+
+
+def test_a_log_starting_with_a_nul_byte_is_read_as_utf8_not_utf16(client):
+    # A log padded with NUL after an unclean shutdown is not UTF-16: only a byte-order mark
+    # says a plain-text body's encoding (RFC 4627's zero-byte rule is for JSON).
+    log = b"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)\n"
+    plain = client.post("/api/match", log, content_type="text/plain").json()
+    body = b"\x00" + log + b" " * ((len(log) + 1) % 2)  # an even length: it decodes as UTF-16-BE
+    assert len(body) % 2 == 0
+    padded = client.post("/api/match", body, content_type="text/plain").json()
+    assert plain["results"]
+    assert [hit["id"] for hit in padded["results"]] == [hit["id"] for hit in plain["results"]]
+
+
+def test_a_latin1_body_is_read_in_latin1(client):
+    text = "NCCL WARN Call to ibv_reg_mr failed: Cannot allocate memory (n\u00e6ste fors\u00f8g)\n"
+    response = post(client, text.encode("latin-1"), "text/plain; charset=latin1")
+    assert response.status_code == 200
+    assert response.json()["reading"]["lines_read"] == 1  # an accepted charset, not a 415
