@@ -526,12 +526,14 @@ def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
     return 0, False
 
 
-def _free_lines(places: tuple[tuple[int, int, int], ...], held: set[tuple[int, int, int]]) -> set[int]:
-    """The lines where a piece at `places` shares no place with the pieces `held`."""
-    taken = {n for n, start, end in places for m, a, b in held if n == m and start < b and a < end}
+def _free_lines(places: tuple[tuple[int, int, int], ...], held: dict[int, list[tuple[int, int]]]) -> set[int]:
+    """The lines where a piece at `places` shares no place with the pieces `held` (line
+    number -> their spans there): each place compared with the spans of its own line only."""
+    taken = {n for n, start, end in places if any(start < b and a < end for a, b in held.get(n, ()))}
     return {n for n, _, _ in places} - taken
 
 
+@functools.lru_cache(maxsize=32)  # confidence asks twice per hit (specific_units, names_the_failure)
 def _counted(shared: tuple[Shared, ...], total: int, thresholds: Thresholds) -> list[tuple[int, bool]]:
     """(units, names the failure) of each piece of `shared` that counts for confidence, once
     per signature: the pieces are taken strongest first (most units, then one naming the
@@ -548,13 +550,14 @@ def _counted(shared: tuple[Shared, ...], total: int, thresholds: Thresholds) -> 
         ((*_unit(item, total, thresholds), index) for index, item in enumerate(shared)),
         key=lambda u: (-u[0], not u[1], u[2]),
     )
-    held: set[tuple[int, int, int]] = set()
+    held: dict[int, list[tuple[int, int]]] = {}
     counted = []
     for n, failure, index in units:
         places = shared[index].places
         if n == 0 or (places and not _free_lines(places, held)):
             continue
-        held.update(places)
+        for number, start, end in places:
+            held.setdefault(number, []).append((start, end))
         counted.append((n, failure))
     return counted
 
@@ -962,13 +965,14 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 
     def places_of(name: str, evidence: _Evidence) -> tuple[tuple[int, int, int], ...]:
         """Where the log shows a piece of evidence: where its token or version was read, or
-        where its term's forms and patterns match (`PLACE_CHARS` of each line)."""
+        where its term's forms and patterns match (`PLACE_CHARS` of each line), at most
+        `LINES_PER_EVIDENCE` places a line, as tokens are read (`_counted` compares places)."""
         return tuple(
             (number, start, end)
             for number, line in evidence.lines
             for start, end in (
                 evidence.at.get(line, []) if evidence.at else spans.places(line[:PLACE_CHARS], name)
-            )
+            )[:LINES_PER_EVIDENCE]
         )
 
     top = max(evidence_scores.values())
