@@ -136,10 +136,16 @@ def closest_terms(text: str, *, limit: int = 5) -> list[Term]:
 def split_case_ids(query: str) -> tuple[list[str], str]:
     """(the case ids a search query names, normalised and each once, the rest of the query):
     `il-0428 nccl` -> (["IL-0428"], "nccl"). Only whitespace-separated tokens that are an id
-    (`_CASE_ID_TOKEN`) count; no query runs."""
+    (`_CASE_ID_TOKEN`) count, outside double-quoted phrases (`"nccl IL-0428 timeout"` is a
+    phrase to match as written); no query runs."""
     ids: list[str] = []
     rest: list[str] = []
+    quoted = False
     for token in query.split():
+        if quoted or '"' in token:
+            rest.append(token)
+            quoted = quoted != (token.count('"') % 2 == 1)
+            continue
         match = _CASE_ID_TOKEN.match(token)
         if match is None:
             rest.append(token)

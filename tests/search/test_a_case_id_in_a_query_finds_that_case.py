@@ -30,6 +30,10 @@ def test_id_tokens_are_told_from_words_and_numbers():
     # A number is not an id without its `IL`; nor a reference, a word holding one, an exclusion.
     for query in ("exitcode -9", "Xid 79", "nccl 2.18.1", "0428", "NVIDIA/nccl#1116", "FIL-0428", "-IL-0428"):
         assert split_case_ids(query) == ([], query)
+    # Inside a quoted phrase an id is a word of the phrase, matched as written.
+    assert split_case_ids('"nccl IL-0428 timeout"') == ([], '"nccl IL-0428 timeout"')
+    assert split_case_ids('"IL-0428"') == ([], '"IL-0428"')
+    assert split_case_ids('IL-0429 "nccl timeout" IL-0428') == (["IL-0429", "IL-0428"], '"nccl timeout"')
 
 
 @pytest.mark.parametrize("query", ["IL-0428", "il-0428", "IL0428", " il-428 "])
