@@ -36,6 +36,18 @@ WORDS = (
 ).split()
 
 
+# A valid proposal of a new case, as the form and `POST /api/proposals/` take it.
+NEW_PROPOSAL = {
+    "kind": "new",
+    "title": "Checkpoint writes stalled a 512-GPU job for an hour",
+    "organization": "Meta AI",
+    "published": "2025-03-04",
+    "text": "Writes to the shared file system blocked every rank during a checkpoint.",
+    "topic": "checkpoint-storage",
+    "source_urls": "https://example.org/blog/checkpoint-stall",
+}
+
+
 def synthetic_case(number: int, *, seed: int | None = None, **overrides: Any) -> dict[str, Any]:
     """A schema-valid case document `IL-9xxxxx` with reproducible pseudo-random content."""
     rng = random.Random(number if seed is None else seed)

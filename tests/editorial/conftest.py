@@ -1,5 +1,4 @@
-"""Accounts for the editorial tests (one per role, each with an API token) and the
-proposal every proposal test starts from."""
+"""Accounts for the editorial tests: one per role, each with an API token."""
 
 from __future__ import annotations
 
@@ -11,17 +10,6 @@ from rest_framework.authtoken.models import Token
 
 from incidents.roles import ensure_roles
 from incidents.workflow import EDITOR, REVIEWER
-
-# A valid proposal of a new case, as the form and `POST /api/proposals/` take it.
-NEW_PROPOSAL = {
-    "kind": "new",
-    "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-    "organization": "Meta AI",
-    "published": "2025-03-04",
-    "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-    "topic": "checkpoint-storage",
-    "source_urls": "https://example.org/blog/checkpoint-stall",
-}
 
 
 def make_user(username: str, *roles: str, staff: bool = True):

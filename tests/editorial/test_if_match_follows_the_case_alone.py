@@ -17,8 +17,9 @@ from incidents import services
 from incidents.history import case_history
 from incidents.models import Case, Facet, Term
 from tests.conftest import load_fixture
+from tests.factories import NEW_PROPOSAL
 
-from .conftest import NEW_PROPOSAL, token_for
+from .conftest import token_for
 from .test_related_links_follow_retractions_and_merges import SHOWN, STORED, retract_and_merge
 
 pytestmark = pytest.mark.django_db

@@ -12,12 +12,12 @@ from rest_framework.test import APIClient
 
 from incidents.models import Term
 from incidents.proposals.models import Proposal
+from tests.factories import NEW_PROPOSAL as NEW
 
-from .conftest import NEW_PROPOSAL, form_data
+from .conftest import form_data
 
 pytestmark = pytest.mark.django_db
 
-NEW = NEW_PROPOSAL
 TOO_SHORT = {**NEW, "title": "short"}
 BAD_TOPIC = {**NEW, "topic": "no-such-topic"}
 

@@ -9,12 +9,11 @@ from rest_framework.test import APIClient
 from incidents.models import Case, Source, Term
 from incidents.proposals import services
 from incidents.proposals.models import Proposal
+from tests.factories import NEW_PROPOSAL as NEW
 
-from .conftest import NEW_PROPOSAL, form_data
+from .conftest import form_data
 
 pytestmark = pytest.mark.django_db
-
-NEW = NEW_PROPOSAL
 
 
 @pytest.fixture(autouse=True)

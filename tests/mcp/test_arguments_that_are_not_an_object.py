@@ -41,13 +41,18 @@ def error_text(result: types.CallToolResult) -> str:
     return content.text
 
 
+# get_incident called with `"IL-0428"` for its arguments: the tool error, at every transport.
+LONE_ID_ERROR = (
+    'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} (got "IL-0428"); '
+    "get_incident takes: id, fields."
+)
+LONE_ID_RESULT = {"content": [{"type": "text", "text": LONE_ID_ERROR}], "isError": True}
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_lone_id_is_answered_with_the_object_that_would_work(db, mode):
     result = call_with_raw_arguments(mode, "get_incident", "IL-0428")
-    assert error_text(result) == (
-        'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} (got "IL-0428"); '
-        "get_incident takes: id, fields."
-    )
+    assert error_text(result) == LONE_ID_ERROR
 
 
 @pytest.mark.parametrize(

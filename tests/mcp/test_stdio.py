@@ -12,6 +12,7 @@ from django.conf import settings
 from mcp import Client, StdioServerParameters
 
 from tests.mcp.conftest import TOOL_NAMES, server_environment
+from tests.mcp.test_arguments_that_are_not_an_object import LONE_ID_RESULT
 
 
 def initialize_request(request_id: int) -> dict:
@@ -25,6 +26,19 @@ def initialize_request(request_id: int) -> dict:
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
+
+
+def run_stdio(database_url: str, lines: list[str], *, timeout: int = 120) -> subprocess.CompletedProcess:
+    """`manage.py mcp_stdio` fed `lines` (one message each), run to the end of its input."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio"],
+        cwd=settings.BASE_DIR,
+        env=server_environment(database_url),
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # Marked so this runs before transactional tests flush the session's cases.
@@ -62,15 +76,7 @@ def test_malformed_lines_get_json_rpc_errors_on_stdout_and_a_line_on_stderr(serv
         json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": "get_incident"}),
         json.dumps(initialize),
     ]
-    finished = subprocess.run(
-        [sys.executable, "manage.py", "mcp_stdio"],
-        cwd=settings.BASE_DIR,
-        env=server_environment(served_database_url),
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    finished = run_stdio(served_database_url, lines)
     answers = [json.loads(line) for line in finished.stdout.splitlines()]
     assert answers[:4] == [
         {
@@ -133,15 +139,7 @@ def test_requests_still_served_when_the_input_ends_are_answered(served_database_
             "params": {"name": "get_incident", "arguments": {"id": "IL-0428"}},
         },
     ]
-    finished = subprocess.run(
-        [sys.executable, "manage.py", "mcp_stdio"],
-        cwd=settings.BASE_DIR,
-        env=server_environment(served_database_url),
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    finished = run_stdio(served_database_url, [json.dumps(line) for line in lines], timeout=180)
     answers = {answer["id"]: answer for answer in map(json.loads, finished.stdout.splitlines())}
     assert sorted(answers) == [1, 2, 3, 4]
     assert answers[3]["result"]["structuredContent"]["cases"]
@@ -160,27 +158,6 @@ def test_arguments_that_are_not_an_object_are_a_tool_error_over_stdio(served_dat
             "params": {"name": "get_incident", "arguments": "IL-0428"},
         },
     ]
-    finished = subprocess.run(
-        [sys.executable, "manage.py", "mcp_stdio"],
-        cwd=settings.BASE_DIR,
-        env=server_environment(served_database_url),
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    finished = run_stdio(served_database_url, [json.dumps(line) for line in lines])
     answers = {answer["id"]: answer for answer in map(json.loads, finished.stdout.splitlines())}
-    assert answers[2] == {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "result": {
-            "content": [
-                {
-                    "type": "text",
-                    "text": 'Invalid arguments: arguments must be an object such as {"id": "IL-0428"} '
-                    '(got "IL-0428"); get_incident takes: id, fields.',
-                }
-            ],
-            "isError": True,
-        },
-    }
+    assert answers[2] == {"jsonrpc": "2.0", "id": 2, "result": LONE_ID_RESULT}

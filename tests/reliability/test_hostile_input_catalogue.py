@@ -18,6 +18,7 @@ from incidents.proposals.models import Proposal
 from incidents.selectors.facets import FACETS
 from incidents.selectors.params import DATE_PARAMS
 from incidents.selectors.scale import BOUND_PARAMS
+from tests.factories import NEW_PROPOSAL as PROPOSAL
 from tests.reliability.hostile import (
     HOSTILE_BODIES,
     HOSTILE_TEXT,
@@ -87,16 +88,7 @@ ALL_VALUES = [
 ] + RAW_QUERY_VALUES
 NO_LIMITS = {"api": None, "api-heavy": None, "proposals": None}
 
-# A proposal that is accepted as it is; each test puts the hostile value into some fields.
-PROPOSAL = {
-    "kind": "new",
-    "title": "Checkpoint writes stalled a 512-GPU job for an hour",
-    "organization": "Meta AI",
-    "published": "2025-03-04",
-    "text": "Writes to the shared file system blocked every rank during a checkpoint.",
-    "topic": "checkpoint-storage",
-    "source_urls": "https://example.org/blog/checkpoint-stall",
-}
+# `PROPOSAL` is accepted as it is; each test puts the hostile value into some of these fields.
 PROPOSAL_FIELDS = [("title", "text"), ("organization",), ("published",), ("source_urls",), ("topic",)]
 
 
