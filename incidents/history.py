@@ -17,7 +17,7 @@ merges, a re-derived error code).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,16 +76,18 @@ def record_many(
     case_ids: list[str], *, user: User = None, reason: str = "", created_ids: Collection[str] = ()
 ) -> None:
     """History rows for many cases written by one change (an edit, a re-derivation): per
-    batch of 500, the cases with their documents (8 queries), written as `record_written`
-    writes an import's rows (one insert)."""
+    batch of 500, the cases with their documents (`documents_in_batches`), written as
+    `record_written` writes an import's rows (one insert)."""
+    for written in documents_in_batches(case_ids):
+        record_written(written, user=user, reason=reason, created_ids=created_ids)
+
+
+def documents_in_batches(case_ids: list[str]) -> Iterator[list[tuple[Case, dict[str, Any]]]]:
+    """The cases of `case_ids` with their documents as served now, `BATCH` cases a time (8
+    queries a batch), so that a change touching many cases holds one batch at once."""
     for start in range(0, len(case_ids), BATCH):
         batch = Case.objects.with_document().filter(id__in=case_ids[start : start + BATCH])
-        record_written(
-            [(case, dict(case_document(case))) for case in batch],
-            user=user,
-            reason=reason,
-            created_ids=created_ids,
-        )
+        yield [(case, dict(case_document(case))) for case in batch]
 
 
 def record_written(

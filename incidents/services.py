@@ -463,13 +463,13 @@ def _cases_using(term_ids: Collection[int]) -> list[str]:
 
 
 def _document_digests(case_ids: list[str]) -> dict[str, str]:
-    """Case id -> sha256 of its document as served now (8 queries per `history.BATCH` cases),
-    to tell afterwards which documents a vocabulary change rewrote."""
-    digests: dict[str, str] = {}
-    for start in range(0, len(case_ids), history.BATCH):
-        for case in Case.objects.with_document().filter(id__in=case_ids[start : start + history.BATCH]):
-            digests[case.id] = _digest(case_document(case))
-    return digests
+    """Case id -> sha256 of its document as served now (`history.documents_in_batches`), to
+    tell afterwards which documents a vocabulary change rewrote."""
+    return {
+        case.id: _digest(document)
+        for batch in history.documents_in_batches(case_ids)
+        for case, document in batch
+    }
 
 
 def _digest(document: Any) -> str:
@@ -484,14 +484,10 @@ def _record_document_changes(before: dict[str, str], *, user: history.User, reas
     with a change."""
     changed: list[str] = []
     now = timezone.now()
-    ids = sorted(before)
-    for start in range(0, len(ids), history.BATCH):
-        written = []
-        for case in Case.objects.with_document().filter(id__in=ids[start : start + history.BATCH]):
-            document = dict(case_document(case))
-            if _digest(document) != before[case.id]:
-                case.modified = now
-                written.append((case, document))
+    for batch in history.documents_in_batches(sorted(before)):
+        written = [(case, document) for case, document in batch if _digest(document) != before[case.id]]
+        for case, _ in written:
+            case.modified = now
         if written:
             Case.objects.filter(id__in=[case.id for case, _ in written]).update(modified=now)
             history.record_written(written, user=user, reason=reason)
