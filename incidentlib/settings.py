@@ -322,3 +322,9 @@ LOGGING = {
 # second import of the same texts (tests, `make eval`, another database) skips the model.
 # Empty string: no disk cache.
 EMBEDDING_CACHE_DIR = env.str("EMBEDDING_CACHE_DIR", default=str(VAR_DIR / "embeddings"))
+
+# Above this many published cases, importing or editing a few weighs their words from the
+# stored word statistics and compares them with candidate cases found through the search
+# index, instead of reading every published profile (exact, O(N));
+# incidents/search/word_statistics.py and candidate_cases.py.
+WORD_STATISTICS_FROM = env.int("WORD_STATISTICS_FROM", default=5000)

@@ -15,6 +15,7 @@ from typing import Any
 from .document_model import value_at
 from .models import Case, Source
 from .references import split_url
+from .search import word_statistics
 from .search.profiles import ACCOUNT_PATHS, Profile
 from .search.similarity import TextIndex, current_text_index
 
@@ -117,7 +118,10 @@ def batch_duplicates(
     read them already; the index reads their accounts otherwise."""
     if not documents:
         return {}
-    index = TextIndex(published)
+    if published is None and word_statistics.in_use():
+        index = TextIndex.for_texts([document_text(document) for document in documents])
+    else:
+        index = TextIndex(published)
     by_url: list[dict[str, str]] = []
     for start in range(0, len(documents), BATCH):
         block = documents[start : start + BATCH]

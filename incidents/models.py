@@ -521,4 +521,4 @@ class ScaleRow(models.Model):
 
 # Derived search data lives with the search module; importing it here registers the model.
 from .proposals.models import Proposal  # noqa: E402, F401
-from .search.models import CaseNeighbour, CaseProfile  # noqa: E402, F401
+from .search.models import CaseNeighbour, CaseProfile, WordStatistic  # noqa: E402, F401

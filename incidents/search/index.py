@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from incidents import store_cache
 from incidents.models import Case, Term
 
-from . import deferred, profiles
+from . import deferred, profiles, word_statistics
 from .backends import get_backend
 from .semantic import encode_missing, update_embeddings
 from .similarity import rebuild_neighbours, update_neighbours
@@ -104,7 +104,7 @@ def _drop_orphans(existing: set[str]) -> set[str]:
 
 def rebuild_all() -> None:
     """Rebuild the whole index (orphan rows dropped), the embeddings of cases whose passages
-    changed or that have none, and every stored neighbour list. Every case's text is read
+    changed or that have none, every stored neighbour list and the word statistics. Every case's text is read
     once: the profiles are counted from the batches the index rows were written from."""
     ids = list(Case.objects.values_list("id", flat=True))
     _drop_orphans(set(ids))
@@ -112,3 +112,6 @@ def rebuild_all() -> None:
     reindex_cases(ids, lambda batch: texts.update(profiles.text_profiles(batch)))
     update_embeddings(ids)
     rebuild_neighbours(texts=texts)
+    # Counted again from the stored rows: a case deleted or edited outside the services
+    # left them disagreeing with the profiles (`word_statistics.consistent`).
+    word_statistics.recount()

@@ -78,6 +78,8 @@ class CaseProfile(models.Model):
     # Its stored neighbour list waits for `manage.py rebuild_search --neighbours` (a first
     # bulk import left it to that step); `similar_cases` computes it on the fly meanwhile.
     neighbours_pending = models.BooleanField(default=False)
+    # Its words are counted in `WordStatistic` (it was published when this row was stored).
+    counted = models.BooleanField(default=False)
 
     class Meta:
         app_label = "incidents"
@@ -93,3 +95,21 @@ class CaseProfile(models.Model):
 
     def __str__(self) -> str:
         return f"profile of {self.case_id}"
+
+
+class WordStatistic(models.Model):
+    """In how many published cases a stemmed word occurs: the document frequencies of the
+    similar-case and duplicate-check word vectors, kept as profiles are stored
+    (`word_statistics.py`), so that an increment into a large library weighs its words
+    without reading every profile. The row with the empty word holds the number of
+    profiles counted (N of the idf)."""
+
+    word = models.TextField(primary_key=True)
+    accounts = models.PositiveIntegerField(default=0)  # cases whose account holds it
+    texts = models.PositiveIntegerField(default=0)  # cases whose whole text holds it
+
+    class Meta:
+        app_label = "incidents"
+
+    def __str__(self) -> str:
+        return f"{self.word}: {self.texts} cases ({self.accounts} in the account)"

@@ -43,7 +43,7 @@ from incidents.collector import collector_paused
 from incidents.document_model import case_model
 from incidents.models import ALIAS_FACETS, Case, CaseQuerySet, CaseTerm, Term
 
-from . import encoder
+from . import encoder, word_statistics
 from .models import CaseEmbedding, CaseProfile
 from .semantic import Vectors
 from .text import STOP_WORDS, WORD_RE, cases_for_index, stem
@@ -148,11 +148,16 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
     passage vectors; returns them by id (terms filled for published cases only, as
     `published` reads them). `texts`: the text parts of these cases already computed
     (`text_profiles`, every existing one of `case_ids`), so their text is not read again.
+    Keeps the word statistics (`word_statistics.py`): what a case's previous row counted
+    goes, its new words count when it is published.
     Queries: one for the vocabulary, then per `BATCH` cases up to 5 for the texts
-    (`text.cases_for_index`; none with `texts`), one for the vectors, a delete and an insert."""
+    (`text.cases_for_index`; none with `texts`), one for the vectors, two for what the
+    statistics counted and which are published, a delete and an insert; then
+    `word_statistics.Tally.save`'s."""
     ids = sorted(set(case_ids))
     fresh: dict[str, Profile] = {}
     terms = Term.objects.in_bulk() if ids and texts is None else {}
+    tally = word_statistics.Tally()
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         embeddings = _mean_embeddings(batch)
@@ -161,19 +166,36 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
             computed = list(text_profiles(cases_for_index(batch, terms)).values())
         else:
             computed = [texts[case_id] for case_id in batch if case_id in texts]
+        # The word statistics lose what the old rows counted and gain the published cases'.
+        stored = CaseProfile.objects.filter(case_id__in=batch, counted=True)
+        for counts, context in word_statistics.counted_rows(stored).values():
+            tally.add(counts, context, sign=-1)
+        published = set(Case.objects.published().filter(id__in=batch).values_list("id", flat=True))
         for profile in computed:
             profile.embedding = embeddings.get(profile.id)
             fresh[profile.id] = profile
             vector = None if profile.embedding is None else profile.embedding.astype(np.float32).tobytes()
+            counted = profile.id in published
+            if counted:
+                tally.add(profile.counts, profile.context)
             rows.append(
-                (profile.id, dict(profile.counts), dict(profile.context), profile.surface, vector, False)
+                (
+                    profile.id,
+                    dict(profile.counts),
+                    dict(profile.context),
+                    profile.surface,
+                    vector,
+                    False,
+                    counted,
+                )
             )
         CaseProfile.objects.filter(case_id__in=batch).delete()
         insert_rows(
             CaseProfile,
-            ("case_id", "counts", "context_counts", "surface", "embedding", "neighbours_pending"),
+            ("case_id", "counts", "context_counts", "surface", "embedding", "neighbours_pending", "counted"),
             rows,
         )
+    tally.save()
     return fresh
 
 
@@ -248,6 +270,27 @@ def _published_since(fresh: dict[str, Profile], before: list[Profile], cases: Ca
         kept[case_id] if case_id in kept else _with_terms(found[case_id], terms, roots[case_id])
         for case_id in ids
     ]
+
+
+def published_among(case_ids: Iterable[str], fresh: Mapping[str, Profile] | None = None) -> list[Profile]:
+    """The profiles of the published cases among `case_ids`, by id, with their terms:
+    `fresh` ones (from `refresh`) as given, the others from their stored rows (or their
+    text). What an increment into a large library reads of its candidates (`candidate_cases.py`)
+    instead of every published profile. Queries: per `BATCH` ids 4 (published ids and root
+    causes, term links, stored rows; the terms once), 7 more when some have no stored row."""
+    fresh = fresh or {}
+    ids = sorted(set(case_ids))
+    roots: dict[str, tuple[str, str, str]] = {}
+    terms: dict[str, dict[tuple[str, str], str]] = {}
+    named = _term_names() if ids else {}
+    for at in range(0, len(ids), BATCH):
+        chunk = Case.objects.published().filter(id__in=ids[at : at + BATCH])
+        roots.update(_root_causes(chunk))
+        terms.update(_terms_by_case(chunk, named))
+    found = {case_id: fresh[case_id] for case_id in roots if case_id in fresh}
+    found.update(_stored(_batches([case_id for case_id in sorted(roots) if case_id not in found])))
+    found.update(_from_text([case_id for case_id in sorted(roots) if case_id not in found]))
+    return [_with_terms(found[case_id], terms, roots[case_id]) for case_id in sorted(roots)]
 
 
 def _batches(case_ids: list[str]) -> list[QuerySet[CaseProfile]]:

@@ -45,6 +45,14 @@ products): `make bench` measures how far that carries (bench/report.md).
 Scores of untouched pairs keep the term rarities of the time they were computed; the
 drift is small as cases are added, and `rebuild_neighbours()` (`manage.py rebuild_search`)
 recomputes everything.
+
+Above `settings.WORD_STATISTICS_FROM` published cases an increment reads O(changed) rows
+instead of N profiles: the corpus is the changed cases, the cases whose lists hold one, and
+their candidates from the search index (`_candidate_corpus`, `candidate_cases.py`), weighed
+by the library's stored word statistics and term counts (`Rarities`); the pairs it scores
+get the scores the exact path gives them, and a list rewritten keeps the stored rows of
+neighbours outside the corpus. A case alike only through common words or its embeddings
+alone can be missed (docs/scaling.md measures how often).
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import transaction
@@ -65,10 +74,10 @@ from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseTerm, Facet
 from incidents.selectors.cases import related_case_ids
 
-from . import deferred, profiles, semantic
+from . import candidate_cases, deferred, profiles, semantic, word_statistics
 from .models import CaseNeighbour
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
-from .profiles import Profile, word_counts
+from .profiles import Profile, text_profile, word_counts
 from .results import SimilarCase
 from .word_vectors import word_vectors
 
@@ -96,19 +105,38 @@ VECTOR_WORDS = 200  # words kept per case's TF-IDF vector (precision@3 0.762; 0.
 ACCOUNT_WORDS = 100  # the same for the accounts a duplicate check compares (`TextIndex`)
 
 
+@dataclass(frozen=True)
+class Rarities:
+    """How rare words and terms are in the library a partial corpus is taken from: N (the
+    published cases) and document frequencies (`word_statistics.py`, term links)."""
+
+    total: int
+    words: Mapping[str, int]  # stemmed word -> cases holding it (account or whole text)
+    terms: Mapping[tuple[str, str], int] = field(default_factory=dict)  # (facet, slug) -> cases
+
+
 class _Corpus:
     """Term and word rarities over a set of profiles, and the pair score. `account_only`:
     word vectors of the accounts alone (`Profile.counts`, `ACCOUNT_WORDS`) and no term
     weights, for duplicate checks (`TextIndex`, which scores no pair); otherwise of the
     whole text (`counts` and `context`, `VECTOR_WORDS`)."""
 
-    def __init__(self, profiles: list[Profile], *, account_only: bool = False):
+    def __init__(
+        self, profiles: list[Profile], *, account_only: bool = False, rarities: Rarities | None = None
+    ):
+        """`rarities`: the profiles are some of a larger library (`candidate_cases.py`), whose N
+        and document frequencies weigh their words and terms."""
         with collector_paused():  # a dict or tuple per case and per (case, word): no cycles
             self.profiles = {p.id: p for p in profiles}
+            self.total = rarities.total if rarities else max(len(profiles), 1)
             self.term_weight: dict[tuple[str, str], float] = {}
             if not account_only:  # a duplicate check compares accounts, not terms
-                n = max(len(profiles), 1)
+                n = self.total
                 term_df: Counter = Counter(key for p in profiles for key in p.terms)
+                if rarities is not None:
+                    term_df = Counter(
+                        {key: max(rarities.terms.get(key, 0), df) for key, df in term_df.items()}
+                    )
                 self.term_weight = {
                     key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
                 }
@@ -117,6 +145,8 @@ class _Corpus:
             self.words = word_vectors(
                 [(p.counts,) if account_only else (p.counts, p.context) for p in profiles],
                 ACCOUNT_WORDS if account_only else VECTOR_WORDS,
+                rarities.words if rarities else None,
+                rarities.total if rarities else None,
             )
             self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
         self._vectors: dict[str, dict[str, float]] = {}
@@ -241,11 +271,18 @@ def _write_rows(rows: Iterable[tuple]) -> int:
 
 
 def _rows_for(corpus: _Corpus, owner: str, ranked: list[tuple[str, tuple]]) -> list[tuple]:
+    """`owner`'s rows for `ranked` [(neighbour, score parts)]. A neighbour outside a partial
+    corpus (`_candidate_corpus`) keeps the row it had: its parts then carry the stored
+    shared terms and words (`_lists_that_may_change`)."""
     a = corpus.profiles[owner]
-    return [
-        corpus.neighbour_row(a, corpus.profiles[other], rank, parts)
-        for rank, (other, parts) in enumerate(ranked, start=1)
-    ]
+    rows = []
+    for rank, (other, parts) in enumerate(ranked, start=1):
+        if other in corpus.profiles:
+            rows.append(corpus.neighbour_row(a, corpus.profiles[other], rank, parts[:4]))
+        else:
+            score, v_part, t_part, s_part, shared_terms, shared_words = parts
+            rows.append((owner, other, rank, score, v_part, t_part, s_part, shared_terms, shared_words))
+    return rows
 
 
 @transaction.atomic
@@ -306,8 +343,12 @@ def update_neighbours(
         return
     if not _may_change_a_list(changed):
         return
-    corpus = _Corpus(profiles.published(refreshed, before=published_before))
-    if len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
+    partial = word_statistics.in_use()
+    if partial:
+        corpus = _candidate_corpus(changed, refreshed)
+    else:
+        corpus = _Corpus(profiles.published(refreshed, before=published_before))
+    if not partial and len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
         # Most cases changed (a first import that did not leave this to its own step,
         # `deferred.py`): scoring each pair once is cheaper.
         CaseNeighbour.objects.all().delete()
@@ -326,10 +367,11 @@ def update_neighbours(
     changed_rows = pairs.rows([pairs.index[cid] for cid in live_changed]) if live_changed else None
     for cid in live_changed:
         new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
-    stored = _lists_that_may_change(corpus, changed, changed_rows)
+    stored = _lists_that_may_change(corpus, changed, changed_rows, partial=partial)
     for owner, before in stored.items():
         profile = corpus.profiles[owner]
-        kept = [(o, p) for o, p in before if o not in changed and o in corpus.profiles]
+        # A neighbour outside a partial corpus is still published: one that changed is in it.
+        kept = [(o, p) for o, p in before if o not in changed and (partial or o in corpus.profiles)]
         lost = len(before) - len(kept)
         # Only a changed case scoring near the weakest kept one can enter (stored scores
         # are rounded to 4 decimals, hence the extra 1e-4).
@@ -352,6 +394,31 @@ def update_neighbours(
     _write_rows(new_rows)
 
 
+def _candidate_corpus(changed: set[str], refreshed: Mapping[str, Profile]) -> _Corpus:
+    """The part of a large library an increment scores (`candidate_cases.py`): the published
+    changed cases, those whose stored lists hold a changed case, and the candidates of
+    both, weighed by the whole library's rarities (`word_statistics.py`, term links).
+    Reads O(changed) rows: the profiles of at most `candidate_cases.KEPT` candidates a case."""
+    holders = set(
+        CaseNeighbour.objects.filter(neighbour_id__in=changed).order_by().values_list("case_id", flat=True)
+    )
+    seeds = profiles.published_among(changed | holders, refreshed)
+    statistics = word_statistics.read(w for p in seeds for w in (*p.counts, *p.context))
+    n = statistics.total
+    seed_terms = candidate_cases.term_frequencies({key for p in seeds for key in p.terms})
+    term_weights = {
+        key: _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + n / df)
+        for key, df in seed_terms.items()
+        if 2 <= df < n * GENERIC_SHARE
+    }
+    found = candidate_cases.candidate_ids(seeds, statistics, term_weights=term_weights)
+    seeded = {p.id for p in seeds}
+    involved = seeds + profiles.published_among({c for ids in found.values() for c in ids} - seeded)
+    statistics = word_statistics.read(w for p in involved for w in (*p.counts, *p.context))
+    terms = candidate_cases.term_frequencies({key for p in involved for key in p.terms})
+    return _Corpus(involved, rarities=Rarities(statistics.total, statistics.texts, terms))
+
+
 def _may_change_a_list(changed: set[str]) -> bool:
     """Whether writing `changed` can change a stored list: one of them is published, or holds
     a list, or is in one. A draft saved (a proposal, an editor's work in progress) changes
@@ -362,7 +429,7 @@ def _may_change_a_list(changed: set[str]) -> bool:
 
 
 def _lists_that_may_change(
-    corpus: _Corpus, changed: set[str], changed_rows: np.ndarray | None
+    corpus: _Corpus, changed: set[str], changed_rows: np.ndarray | None, *, partial: bool = False
 ) -> dict[str, list[tuple[str, tuple]]]:
     """The stored lists (owner -> [(neighbour, score parts)], best first, in id order) of
     the published cases outside `changed` that an increment may change: those holding a
@@ -375,9 +442,19 @@ def _lists_that_may_change(
     # Stored scores are rounded to 4 decimals, hence the extra 1e-4.
     # Without the model's ordering (by case date): that joined every row to its case.
     weakest = CaseNeighbour.objects.filter(rank=NEIGHBOURS).order_by()
-    for owner, score in weakest.values_list("case_id", "score"):
-        if owner in pairs.index:
-            floors[pairs.index[owner]] = score - 1e-4 - MARGIN
+    # A partial corpus (`_candidate_corpus`) reads the lists of its own cases only.
+    reads = (
+        [
+            weakest.filter(case_id__in=pairs.ids[at : at + profiles.BATCH])
+            for at in range(0, len(pairs.ids), profiles.BATCH)
+        ]
+        if partial
+        else [weakest]
+    )
+    for rows in reads:
+        for owner, score in rows.values_list("case_id", "score"):
+            if owner in pairs.index:
+                floors[pairs.index[owner]] = score - 1e-4 - MARGIN
     # The few unpublished ids as a subquery, so the neighbour index finds their rows: a
     # join to test every row's neighbour status read all 10 N rows (0.67 s at 20,000).
     unpublished = Case.objects.exclude(status=Case.Status.PUBLISHED).values("id")
@@ -394,10 +471,17 @@ def _lists_that_may_change(
         rows = CaseNeighbour.objects.filter(case_id__in=wanted[at : at + profiles.BATCH]).order_by(
             "case_id", "rank"
         )
-        for owner, other, score, v_part, t_part, s_part in rows.values_list(
-            "case_id", "neighbour_id", "score", "vocabulary_score", "text_score", "semantic_score"
+        for owner, other, score, v_part, t_part, s_part, shared_terms, shared_words in rows.values_list(
+            "case_id",
+            "neighbour_id",
+            "score",
+            "vocabulary_score",
+            "text_score",
+            "semantic_score",
+            "shared_terms",
+            "shared_words",
         ):
-            stored[owner].append((other, (score, v_part, t_part, s_part)))
+            stored[owner].append((other, (score, v_part, t_part, s_part, shared_terms, shared_words)))
     return stored
 
 
@@ -447,11 +531,24 @@ class TextIndex:
     server can keep one per store generation (`current_text_index`): with them it held
     198 MiB at 20,000 cases, and building it anew took 2 s a request."""
 
-    def __init__(self, published: list[Profile] | None = None) -> None:
-        """`published`: every published profile, when the caller read them already."""
+    def __init__(
+        self,
+        published: list[Profile] | None = None,
+        *,
+        rarities: Rarities | None = None,
+    ) -> None:
+        """`published`: every published profile, when the caller read them already; or, with
+        `rarities` (the library's N and account word frequencies), only some of them: the
+        candidates of the texts to match (`for_texts`)."""
         corpus = _Corpus(
-            published if published is not None else profiles.published(account_only=True), account_only=True
+            published if published is not None else profiles.published(account_only=True),
+            account_only=True,
+            rarities=rarities,
         )
+        # A partial index weighs a probe's words by the library's frequencies, not by the
+        # columns of its few cases (a word of the probe none of them holds still counts in
+        # its norm, as it does against the whole library).
+        self.rarities = rarities
         words = corpus.words
         self.ids: list[str] = list(corpus.profiles)  # row -> case id, as `matrix`
         self.row: dict[str, int] = corpus.row
@@ -461,6 +558,21 @@ class TextIndex:
         # `words` columns in each row's strongest-first order; scipy may sort them in place,
         # which `vector` does not mind (a dict).
         self.matrix = words.matrix()
+
+    @classmethod
+    def for_texts(cls, texts: list[str]) -> TextIndex:
+        """An index of the published cases that may match one of `texts` (`candidate_cases.py`),
+        for a library too large to read every account: `matches` then scores exactly what
+        the full index scores for those cases, and misses a case sharing none of a text's
+        strongest words. Reads O(texts) rows: at most `candidate_cases.KEPT` profiles a text."""
+        probes = [text_profile(f"text-{i}", {}, [text]) for i, text in enumerate(texts)]
+        statistics = word_statistics.read(w for p in probes for w in p.counts)
+        found = candidate_cases.candidate_ids(probes, statistics, account_only=True)
+        chosen = profiles.published_among({c for ids in found.values() for c in ids})
+        statistics = word_statistics.read(
+            {*(w for p in chosen for w in p.counts), *(w for p in probes for w in p.counts)}
+        )
+        return cls(chosen, rarities=Rarities(statistics.total, statistics.accounts))
 
     def vector(self, row: int) -> dict[str, float]:
         """The account vector of case `row` (word -> weight), as `_Corpus.vector` gives it."""
@@ -510,11 +622,19 @@ class TextIndex:
 
     def _probe(self, text: str) -> dict[str, float]:
         column_of, idf = self.column_of, self.idf
-        weights = {
-            w: (1 + math.log(c)) * float(idf[column_of[w]])
-            for w, c in word_counts(text).items()
-            if w in column_of
-        }
+        if self.rarities is not None:
+            total, frequencies = self.rarities.total, self.rarities.words
+            weights = {
+                w: (1 + math.log(c)) * math.log(total / frequencies[w])
+                for w, c in word_counts(text).items()
+                if 0 < frequencies.get(w, 0) < total
+            }
+        else:
+            weights = {
+                w: (1 + math.log(c)) * float(idf[column_of[w]])
+                for w, c in word_counts(text).items()
+                if w in column_of
+            }
         weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:ACCOUNT_WORDS])
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
         return {w: v / norm for w, v in weights.items()}

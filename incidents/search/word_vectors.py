@@ -61,9 +61,17 @@ class WordVectors:
         return whole if rows is None else whole[np.asarray(rows, dtype=np.int64)]
 
 
-def word_vectors(texts: Sequence[Sequence[Mapping[str, int]]], kept: int) -> WordVectors:
+def word_vectors(
+    texts: Sequence[Sequence[Mapping[str, int]]],
+    kept: int,
+    frequencies: Mapping[str, int] | None = None,
+    total: int | None = None,
+) -> WordVectors:
     """The vectors of `texts`, each given as one or more word-count mappings whose counts
-    add up (a case's account and the rest of it)."""
+    add up (a case's account and the rest of it). `frequencies` and `total`: the document
+    frequencies and N of a larger collection `texts` belong to (`word_statistics.py`), in
+    place of those of `texts` alone (a word's count there is never taken below its count in
+    `texts`)."""
     n = len(texts)
     # Flat lists filled by C-level extends, then every word mapped to its column at once.
     words: list[str] = []
@@ -85,9 +93,13 @@ def word_vectors(texts: Sequence[Sequence[Mapping[str, int]]], kept: int) -> Wor
     )
     summed.sum_duplicates()
     df = np.bincount(summed.indices, minlength=len(every))
+    texts_count = max(n, 1)
+    if frequencies is not None:
+        stored = np.fromiter((frequencies.get(w, 0) for w in every), dtype=np.int64, count=len(every))
+        df = np.maximum(df, stored)
+        texts_count = max(total or 0, int(df.max(initial=0)), texts_count)
     # Columns renumbered in word order, keeping only words on fewer than all texts (a word
     # on every text tells none apart): a column's number then breaks ties as the word does.
-    texts_count = max(n, 1)
     kept_old = [c for c in sorted(range(len(every)), key=every.__getitem__) if df[c] < texts_count]
     new_column = np.full(max(len(every), 1), -1, dtype=np.int64)
     new_column[kept_old] = np.arange(len(kept_old))

@@ -14,7 +14,7 @@ from incidents.search.similarity import NEIGHBOUR_COLUMNS, update_neighbours
 pytestmark = pytest.mark.django_db
 
 
-def every_list(corpus, changed, changed_rows):
+def every_list(corpus, changed, changed_rows, *, partial=False):
     """The reference: every published case's stored list outside `changed`."""
     stored: dict[str, list] = {owner: [] for owner in corpus.profiles if owner not in changed}
     rows = CaseNeighbour.objects.order_by("case_id", "rank").values_list(
