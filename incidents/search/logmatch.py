@@ -583,9 +583,24 @@ def names_the_failure(shared: tuple[Shared, ...], total: int, thresholds: Thresh
     cause), not only code names: one rare token alone is a coincidence as often as not (an
     exception type one unrelated case quotes), and `output_dir` with `save_checkpoint` says
     the same program ran, not that it failed the same way. Two pieces at one place of the
-    log (a code and its own phrase) are one (`_counted`)."""
+    log (a code and its own phrase) are one (`_counted`).
+
+    And the failure named by more than one common word of its kind: by a piece that few
+    cases share (`thresholds.common_token`: a rare error token, or a code, symptom or root
+    cause on few cases; found at a place another piece holds, it still says which failure
+    that signature is), or by two pieces at different places. One common failure word
+    (`NCCL error`, `timed out`, `Loss spike`) beside a code name (`all_reduce_perf`,
+    `grad_norm`) is what any log of that kind of failure shares with any case of it: on the
+    tuning logs (eval/logs.json) that made 8 of the 36 hits that are not relevant but had
+    the evidence of a strong one (all but their score against the best hit's), one of them
+    labelled strong, and none of the relevant ones."""
     counted = _counted(shared, total, thresholds)
-    return len(counted) >= 2 and any(failure for _, failure in counted)
+    if len(counted) < 2 or not any(failure for _, failure in counted):
+        return False
+    named = sum(1 for _, failure in counted if failure)
+    return named >= 2 or any(
+        _unit(item, total, thresholds)[1] and item.cases <= thresholds.common_token * total for item in shared
+    )
 
 
 def confidence(
@@ -605,9 +620,10 @@ def confidence(
     components found by their own patterns; never a bare component name) weighing
     `thresholds.signature`, a score close to the best hit's, and evidence that names the
     failure specifically (`specific_units` of the `shared` evidence reaching
-    `thresholds.specific`, from two pieces of which one names the failure,
-    `names_the_failure`): a rare error token with a code name or a specific symptom, or two
-    specific symptoms; not code names alone.
+    `thresholds.specific`, from two pieces of which one names the failure, by a piece few
+    cases share or by two pieces, `names_the_failure`): a rare error token with a code name
+    or a specific symptom, or two specific symptoms; not code names alone, nor one common
+    failure word beside them.
     Boilerplate (torchrun's ChildFailedError, the CUDA_LAUNCH_BLOCKING hint), the settings
     a log echoes, a generic symptom or component names fit many unrelated logs: possible
     at most.
