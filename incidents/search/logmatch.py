@@ -79,9 +79,9 @@ PATTERNS_ONLY = (Facet.ROOT_CAUSE, Facet.ERROR_CODE)
 # case that also has a signature.
 CONTEXT_WEIGHT = 0.5
 # The log's kind of job against the case's workload (`environment.workload`): a case of
-# that kind gains, a case only of the other kind loses when the log shows no line of it.
+# that kind gains, a case only of the other kind loses unless a line names that kind alone.
 # Losing it whatever the log showed ranked a vLLM host-memory leak (inference) tenth for the
-# GRPO job whose vLLM rollouts leaked (training lines, and two vLLM lines): on the tuning
+# GRPO job whose vLLM rollouts leaked (training lines, and a vLLM engine line): on the tuning
 # logs (eval/logs.json) recall@5 0.908 -> 0.934, MRR@10 0.904 -> 0.910, and the same at
 # any KIND_MISMATCH from 0.5 to 1.0.
 KIND_MATCH = 1.25
@@ -499,16 +499,16 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     return read_log(text, limit=limit).hits
 
 
-def _kind_lines(scanned: LogLines) -> dict[str, int]:
-    """Kind of job -> how many of the log's distinct lines (`scanned`) name it."""
-    return {kind: len(scanned.lines_matching(pattern)) for kind, pattern in _KIND_PATTERNS.items()}
+def _kind_lines(scanned: LogLines) -> dict[str, set[int]]:
+    """Kind of job -> the indexes of the log's distinct lines (`scanned`) that name it."""
+    return {kind: scanned.lines_matching(pattern) for kind, pattern in _KIND_PATTERNS.items()}
 
 
-def _job_kind(scanned: LogLines, counts: dict[str, int] | None = None) -> str | None:
+def _job_kind(scanned: LogLines, found: dict[str, set[int]] | None = None) -> str | None:
     """ "training" or "inference" when the log's distinct lines (`scanned`, or their
-    `_kind_lines` counts) clearly say which, else None."""
-    counts = counts if counts is not None else _kind_lines(scanned)
-    training, inference = counts["training"], counts["inference"]
+    `_kind_lines`) clearly say which, else None."""
+    found = found if found is not None else _kind_lines(scanned)
+    training, inference = len(found["training"]), len(found["inference"])
     if training >= 1 and training >= 2 * inference:
         return "training"
     if inference >= 1 and inference >= 2 * training:
@@ -713,7 +713,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     found only by its name (`NCCL`, `PyTorch`, `CUDA`, `vLLM`) is context: it adds weight to
     a case that has a signature, never a hit by itself. The kind of job the log shows
     (training or inference, `_job_kind`) favours cases of that kind and disfavours cases
-    only of the other, unless some line of the log names the other kind too.
+    only of the other, unless some line of the log names the other kind alone.
 
     Returns at most `limit` hits, best first, each with its score, a confidence label
     (`confidence`), each matched line once with all the terms it matched and their spans
@@ -747,10 +747,13 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     scanned = LogLines(lines)
     kind_lines = _kind_lines(scanned)
     kind = _job_kind(scanned, kind_lines)
-    # A log with lines of both kinds (a GRPO job whose rollouts run a vLLM engine, a
-    # training loop calling an inference server) is mostly one kind but shows the other:
-    # a case of that other kind only may be its failure, so it is not disfavoured.
-    both_kinds = all(kind_lines.values())
+    # A log with lines of each kind alone (a GRPO job whose rollouts run a vLLM engine: its
+    # `init engine (... create kv cache ...)` line names no training word) is mostly one
+    # kind but shows the other: a case of that other kind only may be its failure, so it is
+    # not disfavoured. A line naming both (`step 70413 loss=2.11 tokens/s=1.9e7`) says
+    # nothing of the other kind.
+    training, inference = kind_lines["training"], kind_lines["inference"]
+    both_kinds = bool(training - inference) and bool(inference - training)
 
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
     matcher, entries = _term_matcher(terms)
