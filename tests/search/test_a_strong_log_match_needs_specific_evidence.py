@@ -88,7 +88,28 @@ def test_a_rare_error_code_is_still_strong():
         ((Shared("Storage full", "pattern:symptom", 4), Shared("Control plane overload", SYMPTOM, 3)), True),
         # A generic symptom and a component count for nothing.
         ((Shared("Xid 79", "token:xid", 2), Shared("Training job failure", "pattern:symptom", 27)), False),
+        # One common failure word beside a code name: any log of that kind of failure.
+        ((Shared("NCCL error", "pattern:symptom", 13), Shared("all_reduce_perf", ID, 4)), False),
+        ((Shared("timed out", "token:phrase", 16), Shared("save_checkpoint", ID, 8)), False),
+        ((Shared("Loss spike", SYMPTOM, 11), Shared("grad_norm", ID, 6)), False),
+        # ... but two of them, or one that few cases share, name it.
+        ((Shared("timed out", "token:phrase", 16), Shared("NCCL timeout", "pattern:symptom", 9)), True),
+        ((Shared("cudaErrorMemoryAllocation", "pattern:error_code", 3), Shared("optim_state", ID, 10)), True),
     ],
 )
 def test_strong_needs_two_pieces_one_naming_the_failure(shared, names):
     assert names_the_failure(shared, TOTAL) is names
+
+
+def test_one_common_failure_word_and_a_program_name_are_not_strong():
+    # The NVLS `Cuda failure 1 'invalid argument'` of nccl-tests (IL-0503's failure): IL-0429
+    # shares `all_reduce_perf` and the words `NCCL error` / `CUDA error`, which every
+    # nccl-tests failure prints. It ranks first on them, but only as possible (strong before).
+    log = (
+        "root@node-07:~# mpirun --allow-run-as-root -np 8 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1\n"
+        "node-07:918310:918360 [0] NCCL WARN Cuda failure 1 'invalid argument'\n"
+        "node-07: Test NCCL failure common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO "
+        "for details)'\n"
+    )
+    hit = read_log(log).hits[0]
+    assert (hit.case.id, hit.confidence) == ("IL-0429", "possible")

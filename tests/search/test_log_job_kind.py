@@ -88,3 +88,13 @@ def test_triage_weighs_the_kind_the_log_shows():
     ]
     assert training
     assert all(c.context_misfit == ["the case is about training, not inference"] for c in training)
+
+
+def test_a_training_log_that_shows_inference_too_keeps_inference_cases():
+    # A GRPO job (training lines) whose vLLM rollout engine leaked host memory (two vLLM
+    # lines): the vLLM leak (IL-0524, an inference case) was tenth, disfavoured as a case of
+    # a kind of job the log did not show; the log shows both.
+    log = Path(__file__).parents[2] / "eval" / "logs" / "t2-vllm-grpo-host-oom.log"
+    reading = read_log(log.read_text(encoding="utf-8"))
+    assert reading.job_kind == "training"
+    assert "IL-0524" in [h.case.id for h in reading.hits[:5]]

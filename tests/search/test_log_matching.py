@@ -41,8 +41,6 @@ NOT_IN_TOP_5 = {
     # counts as one weak piece of evidence; the words NVLS and Bind are in 4 and 5 cases, too
     # many to count as rare (`logmatch.RARE_SHARE`).
     "logs/t2-nvls-bind-mem-hang.log",
-    # Host memory growth and a SIGKILL: the ECC and OOM cases share more tokens.
-    "logs/t2-vllm-grpo-host-oom.log",
 }
 
 
