@@ -9,7 +9,8 @@ relative to the best hit's; the log score relative to the best log hit's, or to
 `LOG_SCORE_FULL` when the best is below it (so a log whose only evidence is a signature most
 cases share counts little, and a rich log keeps match_log's order among its hits instead of
 every hit counting in full). The parts add up and are weighed by the context (a training
-job's hang is rarely an inference case) to order the cases.
+job's hang is rarely an inference case) to order the cases of the same confidence: strong
+cases come first, then possible ones, whatever their parts.
 
 When fewer than `MIN_CASES` cases match, the word search's partial matches (label weak)
 fill the answer up to `MIN_CASES`, after the matches, and a note names them.
@@ -319,7 +320,10 @@ def triage(
     chips = Chips() if (context.accelerator or "").strip() and (candidates or partial) else None
     for candidate in [*candidates.values(), *partial]:
         candidate.fused *= _context_weight(candidate.case, context, candidate, chips)
-    ranked = sorted(candidates.values(), key=lambda c: (-c.fused, c.case.id))[:limit]
+    # Confidence first: the parts and the context order cases of one label, never a possible
+    # case above a strong one (the context lifted training cases that shared a common
+    # signature above the two the log's Xid 79 made strong, and cut them off the list).
+    ranked = sorted(candidates.values(), key=lambda c: (RANK[c.confidence], -c.fused, c.case.id))[:limit]
     matched = len(ranked)
     # A partial match only fills the promised minimum, after every match: the context may
     # order the partial matches among themselves, never above a match.
