@@ -289,9 +289,11 @@ class LogReadingSerializer(ResponseSerializer):
     """What was read of the log."""
 
     lines_read = serializers.IntegerField(help_text="Lines in the text.")
-    lines_with_signature = serializers.IntegerField(help_text="Distinct lines with a known signature.")
+    lines_with_signature = serializers.IntegerField(
+        help_text="Distinct lines with a known signature (a component's name alone is not one)."
+    )
     lines_ignored = serializers.IntegerField(
-        help_text="Distinct non-blank lines with nothing the cases know."
+        help_text="Distinct non-blank lines with no known signature (nothing, or components only)."
     )
     lines_repeated = serializers.IntegerField(help_text="Lines repeating an earlier one (read once).")
     lines_blank = serializers.IntegerField(help_text="Blank lines.")

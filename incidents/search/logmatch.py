@@ -760,6 +760,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     term_evidence: dict[int, _Evidence] = {}
     by_pattern: set[int] = set()  # terms found by one of their own patterns
     signature_lines: set[str] = set()
+    # The lines the reading counts as carrying a signature: a line naming only components
+    # (`NCCL INFO NCCL version 2.18.1`, `Using PyTorch 2.1.0 on NVIDIA GPU`) says what ran,
+    # not what failed, so it is not one (it still weighs as context, `is_context`).
+    counted_lines: set[str] = set()
     if matcher is not None:
         for line, numbers in lines.items():
             for index in matcher.Match(line) or ():
@@ -768,6 +772,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 if entry.form in entry.term.patterns:
                     by_pattern.add(entry.term.id)
                 signature_lines.add(line)
+                if entry.term.facet != Facet.COMPONENT:
+                    counted_lines.add(line)
                 for number in numbers:
                     evidence.add(number, line)
     failure_lines = set(signature_lines)  # lines naming a term, or a failure token (below)
@@ -775,6 +781,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     version_evidence = _versions(lines, terms, scanned)
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
+        counted_lines.update(line for _, line in evidence.lines)
         if evidence.kind not in (*NAMING_EXTRACTORS, "setting"):
             failure_lines.update(line for _, line in evidence.lines)
 
@@ -793,8 +800,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             lines_read=len(all_lines),
             lines_blank=blank,
             lines_repeated=max(repeated, 0),
-            lines_with_signature=len(signature_lines),
-            lines_ignored=len(lines) - len(signature_lines),
+            lines_with_signature=len(counted_lines),
+            lines_ignored=len(lines) - len(counted_lines),
             job_kind=kind,
             generic_only=generic,
         )

@@ -106,8 +106,9 @@ class LogReading:
     lines_read: int  # lines in the text (after the 1 MB cut)
     lines_blank: int
     lines_repeated: int  # lines that repeat an earlier one (read once)
-    lines_with_signature: int  # distinct lines in which a term or token was found
-    lines_ignored: int  # distinct non-blank lines with nothing the cases know
+    # distinct lines in which a failure token or a term other than a component was found
+    lines_with_signature: int
+    lines_ignored: int  # distinct non-blank lines with no signature (components only, or nothing)
     job_kind: str | None  # "training", "inference" or None when the log does not say
     generic_only: tuple[str, ...] = ()  # names found that are too common to be a signature
     # Error codes the log shows (by their patterns), in vocabulary order, with or without cases.
