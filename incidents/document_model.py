@@ -42,6 +42,9 @@ class Binding:
     store: Callable[[Any, TermLookup], dict[str, Any]] | None = None
     facet: Facet | None = None  # the vocabulary facet whose terms the value names
     index: IndexColumn | None = None  # the search-index column its text feeds
+    # Its text feeds the search index only, not the other readers of `CaseModel.index_texts`
+    # (the similar-case profiles count a case's error codes as terms, not as its words).
+    search_only: bool = False
     text: Callable[[Case], Iterable[Any]] | None = None  # that text (default: the value)
     label: str = ""  # what a person reads; default the name with spaces, capitalised
 
@@ -191,6 +194,9 @@ BINDINGS: tuple[Binding, ...] = (
     alias_column("environment.accelerator", Facet.ACCELERATOR, index="rest"),
     column("facts.scope", index="rest"),
     column("facts.users_affected", index="rest"),
+    # Searched as printed (`IBV_WC_RETRY_EXC_ERR`, `Xid 79`): many cases quote a code only here,
+    # beside the symptom tags it explains.
+    term_list("symptoms.error_codes", Facet.ERROR_CODE, index="tags", search_only=True),
     # Not indexed.
     column("id"),
     date_column("published"),
@@ -202,7 +208,6 @@ BINDINGS: tuple[Binding, ...] = (
     duration_column("facts.time_to_resolve"),
     column("environment.accelerator_count"),
     column("environment.node_count"),
-    term_list("symptoms.error_codes", Facet.ERROR_CODE),
     Binding("sources", lambda case: [{"title": s.title, "url": s.url} for s in case.sources.all()]),
     Binding(
         "related", lambda case: [link.target_id for link in case.related_links.all()], label="Related cases"
@@ -331,15 +336,20 @@ class CaseModel:
                 found.add(schema_field.json_path)
         return frozenset(found)
 
-    def index_texts(self, case: Case, *, leave_out: Iterable[str] = ()) -> dict[IndexColumn, list[Any]]:
+    def index_texts(
+        self, case: Case, *, leave_out: Iterable[str] = (), search: bool = False
+    ) -> dict[IndexColumn, list[Any]]:
         """The text of each search-index column, field by field in binding order; the fields
-        at the paths in `leave_out` are left out."""
+        at the paths in `leave_out` are left out, and those bound `search_only` unless this
+        is the search index's own text (`search`)."""
         skipped = frozenset(leave_out)
         unknown = skipped - {binding.path for binding in self.bindings}
         if unknown:
             raise ValueError(f"no document field at {sorted(unknown)}")
         texts: dict[IndexColumn, list[Any]] = {column: [] for column in INDEX_COLUMNS}
         for binding in self.bindings:
+            if binding.search_only and not search:
+                continue
             if binding.index is not None and binding.path not in skipped:
                 if binding.text is not None:
                     texts[binding.index].extend(binding.text(case))

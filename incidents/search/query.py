@@ -32,6 +32,8 @@ from . import errnos
 from .text import STOP_WORDS, clean, join_apostrophes, stem, words
 
 MAX_GROUPS = 32
+# The longest run of typed words looked up as a term (a form of more words is found when
+# typed as one token or phrase: `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE` is seven words).
 MAX_FORM_WORDS = 6
 # Terms whose rarity weight (`VocabTerm.weight`) is below this are recognised (for ranking)
 # but do not widen the query with their synonyms.
@@ -189,7 +191,7 @@ def build_lexicon(terms: Iterable[VocabTerm]) -> dict[tuple[str, ...], list[Voca
     for term in terms:
         for form in term.forms:
             key = _form_key(form)
-            if key and len(key) <= MAX_FORM_WORDS and not all(w in STOP_WORDS for w in key):
+            if key and not all(w in STOP_WORDS for w in key):
                 named = lexicon.setdefault(key, [])
                 if term not in named:
                     named.append(term)
@@ -281,6 +283,34 @@ def _join_identifiers(groups: list[list[Atom]], code_words: set[str]) -> list[li
     return out
 
 
+def _named_run(
+    groups: list[list[Atom]], i: int, lexicon: dict[tuple[str, ...], list[VocabTerm]], *, min_groups: int
+) -> tuple[int, Atom, list[VocabTerm]] | None:
+    """The longest run of groups from `i` (at least `min_groups`) naming a term: (end, the
+    run's words as one atom, its terms), or None. A run is a single atom, or single words
+    typed apart; its first group may be an identifier's spellings (`mlx5` is also `mlx 5`),
+    each tried, so `mlx5 syndrome 0x15` names the code it is a synonym of."""
+    group = groups[i]
+    firsts = group if _identifier_group(group) else group[:1] if len(group) == 1 else []
+    for first in firsts:
+        longest = 1
+        if not first.is_phrase or len(group) > 1:
+            # how many following groups are single words, for a run of words
+            while (
+                i + longest < len(groups)
+                and longest < MAX_FORM_WORDS
+                and len(groups[i + longest]) == 1
+                and not groups[i + longest][0].is_phrase
+            ):
+                longest += 1
+        for end in range(i + longest, i + min_groups - 1, -1):
+            run = (*first.words, *(w for g in groups[i + 1 : end] for w in g[0].words))
+            key = tuple(stem(w) for w in run)
+            if key in lexicon and not all(w in STOP_WORDS for w in key):
+                return end, Atom(run), lexicon[key]
+    return None
+
+
 def expand_with_vocabulary(
     parsed: ParsedQuery, lexicon: dict[tuple[str, ...], list[VocabTerm]]
 ) -> ParsedQuery:
@@ -310,7 +340,8 @@ def expand_with_vocabulary(
     while i < len(groups):
         group = groups[i]
         pair = _identifier_group(group)
-        if pair is not None:
+        run = _named_run(groups, i, lexicon, min_groups=2 if pair is not None else 1)
+        if pair is not None and run is None:
             code, number = pair
             found_terms = lexicon.get((stem(code), number), [])
             name(found_terms)
@@ -331,25 +362,9 @@ def expand_with_vocabulary(
             literal.append(list(group))
             i += 1
             continue
-        span_end, found = i + 1, None
-        if len(group) == 1:
-            longest = 1
-            if not group[0].is_phrase:
-                # how many following groups are single words, for a run of words
-                while (
-                    i + longest < len(groups)
-                    and longest < MAX_FORM_WORDS
-                    and len(groups[i + longest]) == 1
-                    and not groups[i + longest][0].is_phrase
-                ):
-                    longest += 1
-            for end in range(i + longest, i, -1):
-                key = tuple(stem(w) for g in groups[i:end] for w in g[0].words)
-                if key in lexicon and not all(w in STOP_WORDS for w in key):
-                    span_end, found = end, lexicon[key]
-                    break
-        if found:
-            span = Atom(tuple(w for g in groups[i:span_end] for w in g[0].words))
+        span_end = i + 1
+        if run is not None:
+            span_end, span, found = run
             alternatives = [span]
             name(found)
             for term in found:

@@ -140,5 +140,5 @@ def cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
 def index_columns(case: Case) -> IndexColumns:
     """The index row of `case`, read from a case fetched with `with_index_text()` (no queries):
     each column the text of the fields `document_model` binds to it."""
-    texts = case_model().index_texts(case)
+    texts = case_model().index_texts(case, search=True)
     return IndexColumns(*(_join(texts[column]) for column in INDEX_COLUMNS))
