@@ -32,7 +32,12 @@ from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, case_version, conditional_on_store, redirect_to_canonical
 from ..query import Date, FacetFilters, FieldList, Flag, Integer, QueryParam, QueryParams
-from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
+from ..serializers import (
+    CaseDetailSerializer,
+    CaseListSerializer,
+    SearchHitSerializer,
+    SimilarListSerializer,
+)
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
@@ -51,6 +56,9 @@ def fields_param(choices: tuple[str, ...], of: str = "") -> FieldList:
     )
 
 
+# Every field of a hit, as `SearchHitSerializer` describes them: a list of its own left
+# `confidence` out, so `fields=confidence` was refused though every hit carries it.
+HIT_FIELDS = tuple(SearchHitSerializer().fields)
 LIST_QUERY = QueryParams(
     [
         QueryParam(
@@ -80,7 +88,7 @@ LIST_QUERY = QueryParams(
             minimum=1,
             maximum=MAX_PAGE_SIZE,
         ),
-        fields_param(shapes.HIT_FIELDS, " for each case"),
+        fields_param(HIT_FIELDS, " for each case"),
         Flag(
             "facets",
             "`false` leaves `facets` empty: a caller that shows no counts saves counting them.",
