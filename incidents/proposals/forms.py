@@ -80,6 +80,18 @@ class TermChoice(forms.ModelChoiceField):
         return obj.name
 
 
+def initial_from_link(query: Any) -> dict[str, str]:
+    """What a link prefills: `?case_id=IL-0428` (each case page's "Propose a correction")
+    starts a correction of that case; the id is checked on sending, as typed ones are. A
+    value no id could be (longer than the field, or holding control characters) is left
+    out rather than shown back."""
+    case_id = str(query.get("case_id", "")).strip()
+    max_length = ProposalForm.base_fields["case_id"].max_length or 0
+    if not case_id or len(case_id) > max_length or not case_id.isprintable():
+        return {}
+    return {"kind": Proposal.Kind.CORRECTION, "case_id": case_id}
+
+
 class ProposalForm(forms.Form):
     """A new case or a correction of an existing one, with its public sources."""
 
