@@ -22,7 +22,6 @@ from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields
 
 
-
 def absolute(request: Request, path: str) -> str:
     return request.build_absolute_uri(path)
 

@@ -158,8 +158,10 @@ class CheckedArguments(Extension):
         that is not a string): the SDK's own said "Invalid request parameters" with empty
         `data`. This one shows a call that works, in the message and in `data`, and lists
         the tools (no tool is named, so no tool error can answer it)."""
-        if not isinstance(params, Mapping):
-            got = "params were missing" if params is None else f"params must be an object (got {_short(params)})"
+        if params is None:
+            got = "params were missing"
+        elif not isinstance(params, Mapping):
+            got = f"params must be an object (got {_short(params)})"
         elif "name" not in params:
             got = "params had no name"
         else:
@@ -180,7 +182,8 @@ class CheckedArguments(Extension):
         module docstring), for `intercept_tool_call` to refuse as a tool error; one naming
         no tool is refused at once (`unnamed_call`)."""
         params = ctx.params
-        if ctx.method == "tools/call" and not (isinstance(params, Mapping) and isinstance(params.get("name"), str)):
+        named = isinstance(params, Mapping) and isinstance(params.get("name"), str)
+        if ctx.method == "tools/call" and not named:
             raise self.unnamed_call(params)
         if ctx.method == "tools/call" and isinstance(params, Mapping):
             given = params.get("arguments")

@@ -46,9 +46,10 @@ def _check_plain_body(request: Request) -> None:
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
     400 for a bad body (a key it does not read included), 413 over
-    `DATA_UPLOAD_MAX_MEMORY_SIZE` or for a plain body over `MAX_LOG_CHARS` characters, 415 for a body neither JSON nor `text/plain` or in a charset
-    that is no text encoding (a plain body is the log itself, with the default limit; both are
-    decoded by `api.parsers.decode_body`)."""
+    `DATA_UPLOAD_MAX_MEMORY_SIZE` or for a plain body over `MAX_LOG_CHARS` characters, 415 for
+    a body neither JSON nor `text/plain` or in a charset that is no text encoding (a plain
+    body is the log itself, with the default limit; both are decoded by
+    `api.parsers.decode_body`)."""
 
     throttle_scope = "api-heavy"
     parser_classes = [JSONBodyParser, PlainTextParser]

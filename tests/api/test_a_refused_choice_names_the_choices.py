@@ -33,4 +33,3 @@ def test_a_long_value_is_shortened_where_it_is_quoted_back(client):
     assert response.json()["errors"] == [
         {"parameter": "job", "detail": f'Must be one of training, inference (got "{"x" * 39}…").'}
     ]
-

@@ -46,9 +46,8 @@ def refusal(mode: str, params: Any) -> types.ErrorData:
 
 
 def without_name(**fields: Any) -> types.CallToolRequestParams:
-    defaults = {"arguments": {"id": "IL-0428"}, "meta": None, "task": None}
     return types.CallToolRequestParams.model_construct(
-        **defaults, input_responses=None, request_state=None, **fields
+        arguments={"id": "IL-0428"}, meta=None, task=None, input_responses=None, request_state=None, **fields
     )
 
 
