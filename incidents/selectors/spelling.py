@@ -62,7 +62,7 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
     IL-0490 and IL-0492 (while `IL-0440` names IL-0439 and IL-0441, not IL-0044). Then the
     rest by numeric distance.
 
-    None for text that does not look like an id (`looks_like_case_id`).
+    No ids for text that does not look like an id (`looks_like_case_id`).
     """
     if not looks_like_case_id(wanted):
         return []
