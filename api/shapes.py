@@ -21,22 +21,6 @@ from incidents.selectors import CaseRecord, CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields
 
-SUMMARY_FIELDS: tuple[str, ...] = (
-    "id",
-    "title",
-    "organization",
-    "published",
-    "status",
-    "topics",
-    "symptom_tags",
-    "root_cause_category",
-    "components",
-    "accelerator",
-    "url",
-    "html_url",
-)
-HIT_FIELDS: tuple[str, ...] = (*SUMMARY_FIELDS, "score", "snippet", "matched_terms")
-
 
 def absolute(request: Request, path: str) -> str:
     return request.build_absolute_uri(path)
@@ -63,7 +47,8 @@ def case_summary(case: Case, request: Request) -> dict[str, Any]:
 
 def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
     """A summary plus `score`, `confidence`, `snippet`, `matched_terms`; only `fields` (and
-    `id`) if given."""
+    `id`) if given. `SearchHitSerializer` describes these keys, and `fields` accepts its
+    fields (`api.views.cases.HIT_FIELDS`): a key added here needs its field there."""
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
     entry["confidence"] = hit.confidence

@@ -10,7 +10,9 @@ SDK's request validation refuses them first with a bare -32602 "Invalid request 
 (empty `data`) that says nothing of what would work. So `CheckedArguments.park_misshapen`, a
 `Server.middleware` callable, moves such a value into `_meta` under `MISSHAPEN_ARGUMENTS`
 (a valid request again) and the argument check answers it as any other bad argument: a tool
-error saying what would work (`arguments must be an object such as {"id": "IL-0428"}`).
+error saying what would work (`arguments must be an object such as {"id": "IL-0428"}`). A
+`tools/call` naming no tool (no `params`, or no `name`) got the same bare -32602; it is still
+a -32602 (no tool to answer it), but saying what would work (`unnamed_call`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Annotated, Any, get_args
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension
-from mcp.types import CallToolRequestParams
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolRequestParams
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
@@ -36,6 +39,8 @@ from .toolkit import ToolSpec, error_result
 # Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
 # `_meta` key, reverse-DNS prefixed as the specification asks).
 MISSHAPEN_ARGUMENTS = "dev.incidentlib/misshapen-arguments"
+# A call that works, shown when a `tools/call` names no tool.
+CALL_EXAMPLE = {"name": "get_incident", "arguments": {"id": "IL-0428"}}
 
 
 @dataclass(frozen=True)
@@ -148,11 +153,38 @@ class CheckedArguments(Extension):
             return error_result(problem)
         return await call_next(ctx)
 
+    def unnamed_call(self, params: object) -> MCPError:
+        """The -32602 error of a `tools/call` naming no tool (no `params`, no `name`, or one
+        that is not a string): the SDK's own said "Invalid request parameters" with empty
+        `data`. This one shows a call that works, in the message and in `data`, and lists
+        the tools (no tool is named, so no tool error can answer it)."""
+        if params is None:
+            got = "params were missing"
+        elif not isinstance(params, Mapping):
+            got = f"params must be an object (got {_short(params)})"
+        elif "name" not in params:
+            got = "params had no name"
+        else:
+            got = f"name must be a string (got {_short(params['name'])})"
+        tools = list(self.checks)
+        return MCPError(
+            code=INVALID_PARAMS,
+            message=(
+                f"tools/call needs params naming the tool and its arguments, such as "
+                f"{json.dumps(CALL_EXAMPLE)} ({got}). The tools are: {', '.join(tools)}."
+            ),
+            data={"example": CALL_EXAMPLE, "tools": tools},
+        )
+
     async def park_misshapen(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """A `Server.middleware` callable: a `tools/call` whose `arguments` are present but
         not an object goes on with no arguments and the given value in `_meta` (see the
-        module docstring), for `intercept_tool_call` to refuse as a tool error."""
+        module docstring), for `intercept_tool_call` to refuse as a tool error; one naming
+        no tool is refused at once (`unnamed_call`)."""
         params = ctx.params
+        named = isinstance(params, Mapping) and isinstance(params.get("name"), str)
+        if ctx.method == "tools/call" and not named:
+            raise self.unnamed_call(params)
         if ctx.method == "tools/call" and isinstance(params, Mapping):
             given = params.get("arguments")
             meta = params.get("_meta")

@@ -20,6 +20,7 @@ from incidents import search, selectors
 from incidents.document_model import case_model
 from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
+from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
 
 from .affected_tool import AFFECTED_BUDGET, am_i_affected
 from .budget import fit_fields, fit_list, json_size
@@ -99,7 +100,10 @@ if TYPE_CHECKING:
 else:
     # The document's top-level fields, in schema order (the tool's `fields` enum).
     DocumentField = Literal[case_model().top_level]
-CaseId = Annotated[str, Field(min_length=1, max_length=40, description="Case id, e.g. IL-0428 (or 428).")]
+CaseId = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_CASE_ID_CHARS, description="Case id, e.g. IL-0428 (or 428)."),
+]
 Cursor = Annotated[
     str | None,
     Field(max_length=200, description="next_cursor of the last call, same arguments."),
@@ -121,6 +125,11 @@ def _lookup_or_error(raw_id: str) -> CaseLookup:
     if lookup.case is not None:
         return lookup
     closest = lookup.closest
+    if not looks_like_case_id(raw_id):  # no id is near words: naming any would mislead
+        raise ToolError(
+            f"No incident {raw_id!r}: ids look like IL-0428. "
+            "To find incidents by what happened, use search_incidents."
+        )
     if not closest:
         raise ToolError(f"No incident {raw_id!r}: no incidents are stored yet.")
     raise ToolError(

@@ -26,12 +26,18 @@ from incidents.selectors import (
     parse_search,
 )
 from incidents.selectors.params import ORDERING_ALIAS, ORDERINGS, SORT_PARAM
+from incidents.selectors.spelling import looks_like_case_id
 
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, case_version, conditional_on_store, redirect_to_canonical
 from ..query import Date, FacetFilters, FieldList, Flag, Integer, QueryParam, QueryParams
-from ..serializers import CaseDetailSerializer, CaseListSerializer, SimilarListSerializer
+from ..serializers import (
+    CaseDetailSerializer,
+    CaseListSerializer,
+    SearchHitSerializer,
+    SimilarListSerializer,
+)
 from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
@@ -50,6 +56,9 @@ def fields_param(choices: tuple[str, ...], of: str = "") -> FieldList:
     )
 
 
+# Every field of a hit, as `SearchHitSerializer` describes them: a list of its own left
+# `confidence` out, so `fields=confidence` was refused though every hit carries it.
+HIT_FIELDS = tuple(SearchHitSerializer().fields)
 LIST_QUERY = QueryParams(
     [
         QueryParam(
@@ -79,7 +88,7 @@ LIST_QUERY = QueryParams(
             minimum=1,
             maximum=MAX_PAGE_SIZE,
         ),
-        fields_param(shapes.HIT_FIELDS, " for each case"),
+        fields_param(HIT_FIELDS, " for each case"),
         Flag(
             "facets",
             "`false` leaves `facets` empty: a caller that shows no counts saves counting them.",
@@ -121,12 +130,13 @@ LOOSE_CASE_ID = re.compile(r"^\s*(?:[Ii][Ll])?[-_ ]?\d{1,6}\s*$")
 def check_case_id(case_id: str) -> None:
     """404 for ids that cannot exist (not in an id's shape); other spellings of an id
     (`il428`, `428`) go on to redirect. One with digits (`IL-0427x`) names the closest ids,
-    as the case page and MCP do (`selectors.find_case`, 3 queries); one without (`not-an-id`)
-    is answered without touching the database."""
+    as the case page and MCP do (`selectors.find_case`, 3 queries); one that is not id-like
+    (`not-an-id`, or longer than an id can be: `spelling.looks_like_case_id`, the rule of
+    every door) is answered without touching the database."""
     if CASE_ID.match(case_id) or LOOSE_CASE_ID.match(case_id):
         return
     detail = f"No case with id {case_id!r}: ids look like IL-0428."
-    if not any(character.isdigit() for character in case_id):
+    if not looks_like_case_id(case_id):
         raise Http404(detail)
     closest = find_case(case_id).closest
     raise UnknownResource(detail, [ParameterError("case_id", "ids look like IL-0428", case_id, closest)])

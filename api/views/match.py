@@ -15,7 +15,7 @@ from ..errors import PayloadTooLarge
 from ..http import ApiView
 from ..params import reject_all, reject_unknown_keys
 from ..parsers import JSONBodyParser, PlainTextParser
-from ..serializers import MatchRequestSerializer, MatchResponseSerializer
+from ..serializers import MAX_LOG_CHARS, MatchRequestSerializer, MatchResponseSerializer
 
 
 def _clean_text(data: object) -> object:
@@ -28,12 +28,28 @@ def _clean_text(data: object) -> object:
     return data
 
 
+def _check_plain_body(request: Request) -> None:
+    """A `text/plain` body is the log itself: over `MAX_LOG_CHARS` characters it is too large
+    (413, saying the limit and the length received, as a body over the byte limit is told),
+    not a 400 on a `text` field the client never sent. In JSON the limit is the `text`
+    field's, which the 400 names."""
+    if request.content_type.split(";")[0].strip().lower() != PlainTextParser.media_type:
+        return
+    text = request.data.get("text")
+    if isinstance(text, str) and len(text) > MAX_LOG_CHARS:
+        raise PayloadTooLarge(
+            f"A text/plain body is the log itself, of at most {MAX_LOG_CHARS:,} characters; "
+            f"this one has {len(text):,}."
+        )
+
+
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
     400 for a bad body (a key it does not read included), 413 over
-    `DATA_UPLOAD_MAX_MEMORY_SIZE`, 415 for a body neither JSON nor `text/plain` or in a charset
-    that is no text encoding (a plain body is the log itself, with the default limit; both are
-    decoded by `api.parsers.decode_body`)."""
+    `DATA_UPLOAD_MAX_MEMORY_SIZE` or for a plain body over `MAX_LOG_CHARS` characters, 415 for
+    a body neither JSON nor `text/plain` or in a charset that is no text encoding (a plain
+    body is the log itself, with the default limit; both are decoded by
+    `api.parsers.decode_body`)."""
 
     throttle_scope = "api-heavy"
     parser_classes = [JSONBodyParser, PlainTextParser]
@@ -51,12 +67,16 @@ class MatchView(ApiView):
             "signatures found in it, each with the lines that matched which term, and the error "
             "codes the text shows (`error_codes`, by the patterns of /api/codes/). Read-only "
             "(POST only because logs are long). Counted against the `api-heavy` rate; a "
-            f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes is refused with 413."
+            f"body over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes, or a `text/plain` one over "
+            f"{MAX_LOG_CHARS:,} characters, is refused with 413 saying its length."
         ),
         request={"application/json": MatchRequestSerializer, "text/plain": OpenApiTypes.STR},
         responses={
             200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
-            (413, schema.PROBLEM): schema.problem("The request body is too large."),
+            (413, schema.PROBLEM): schema.problem(
+                "The request body is too large (or a `text/plain` log too long): the limit and the "
+                "length received."
+            ),
             (415, schema.PROBLEM): schema.problem(
                 "The body is neither `application/json` nor `text/plain`, or its charset is no text encoding."
             ),
@@ -82,9 +102,11 @@ class MatchView(ApiView):
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isascii() and length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             raise PayloadTooLarge(
-                f"The body may hold at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes."
+                f"The body may hold at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes; "
+                f"this one has {int(length):,}."
             )
         reject_unknown_keys(request.data, MatchRequestSerializer().fields)  # a plain body is {"text": ...}
+        _check_plain_body(request)
         body = MatchRequestSerializer(data=_clean_text(request.data))
         body.is_valid(raise_exception=True)
         reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])

@@ -21,6 +21,7 @@ from incidents.selectors.spelling import nearest_terms, resolve_term
 from .models import Proposal
 
 MAX_URLS = 10
+CASE_ID_CHARS = 12  # of the form's case id: `IL-000428` with room to spare
 MAX_TEXT = 5000
 HONEYPOT = "website"
 
@@ -80,6 +81,17 @@ class TermChoice(forms.ModelChoiceField):
         return obj.name
 
 
+def initial_from_link(query: Any) -> dict[str, str]:
+    """What a link prefills: `?case_id=IL-0428` (each case page's "Propose a correction")
+    starts a correction of that case; the id is checked on sending, as typed ones are. A
+    value no id could be (longer than the field, or holding control characters) is left
+    out rather than shown back."""
+    case_id = str(query.get("case_id", "")).strip()
+    if not case_id or len(case_id) > CASE_ID_CHARS or not case_id.isprintable():
+        return {}
+    return {"kind": Proposal.Kind.CORRECTION, "case_id": case_id}
+
+
 class ProposalForm(forms.Form):
     """A new case or a correction of an existing one, with its public sources."""
 
@@ -87,7 +99,10 @@ class ProposalForm(forms.Form):
         choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW
     )
     case_id = forms.CharField(
-        label="Case to correct", max_length=12, required=False, help_text="For a correction, e.g. IL-0428."
+        label="Case to correct",
+        max_length=CASE_ID_CHARS,
+        required=False,
+        help_text="For a correction, e.g. IL-0428.",
     )
     title = forms.CharField(
         max_length=300,

@@ -10,7 +10,7 @@ from django.views.decorators.csrf import csrf_protect
 from incidents.problems import CaseImportError
 from incidents.views.common import only_reads, render_page
 
-from .forms import ProposalForm
+from .forms import ProposalForm, initial_from_link
 from .models import Proposal
 from .receive import RateLimited, check_refusals, note_refused, receive
 
@@ -24,8 +24,16 @@ def propose(request: HttpRequest) -> HttpResponse:
     (400, the form showing its errors) against the larger rate of refusals (`receive.py`);
     over either, 429 with `Retry-After` and the form saying when to try again. While
     typing, `static/js/propose.js` shows existing cases that look similar
-    (`/api/proposals/lookalikes`)."""
-    form = ProposalForm(request.POST or None)
+    (`/api/proposals/lookalikes`). GET `?case_id=IL-0428` (the link on each case page)
+    opens the form as a correction of that case (`initial_from_link`).
+
+    A form sent back with errors opens with an error summary listing them, which takes the
+    focus, and a title starting "Error:" (the GOV.UK pattern), so a screen-reader user hears
+    at once that it was not sent and why."""
+    if request.method == "POST":
+        form = ProposalForm(request.POST or None)
+    else:
+        form = ProposalForm(initial=initial_from_link(request.GET))
     status = 200
     wait = None
     if request.method == "POST":

@@ -16,7 +16,15 @@ from django.db.models import Exists, OuterRef
 
 from ..models import Case, CaseQuerySet, Facet, Term
 from .cases import case_by_id, resolve_case_id, visible_case_ids
-from .spelling import closest_case_ids, nearest_terms, normalize_case_id, resolve_term
+from .params import MAX_VALUE_CHARS
+from .spelling import (
+    MAX_CASE_ID_CHARS,
+    closest_case_ids,
+    looks_like_case_id,
+    nearest_terms,
+    normalize_case_id,
+    resolve_term,
+)
 
 MAX_CLOSEST = 3
 # A case id as typed among the words of a search: `IL-0428`, `il-0428`, `IL0428`, `il_428`,
@@ -58,12 +66,18 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
       answer with the case rather than redirect);
     - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
       or extra digit: `IL-9428` -> `IL-0428`, `IL-04290` -> `IL-0429`; swapped digits;
-      numeric neighbours), nearest to what was typed first (`spelling.closest_case_ids`).
+      numeric neighbours), nearest to what was typed first (`spelling.closest_case_ids`);
+      none for text that is not id-like (no digit: `nccl-timeout`, `nope`).
+
+    Text longer than `MAX_CASE_ID_CHARS` is no id: nothing, without a query (the rule every
+    door shares; MCP refuses such an `id` by its schema).
 
     Queries: exact hit 7 (the case and its prefetches); redirect 1 (+7 with `follow`,
     +1 for a spelling `case_by_id` misses); miss 3 (case, case-insensitive id, every
-    visible id).
+    visible id; 2 when the text has no digit); overlong 0.
     """
+    if len(raw_id) > MAX_CASE_ID_CHARS:
+        return CaseLookup()
     wanted = normalize_case_id(raw_id)
     if wanted == raw_id or follow:
         case = case_by_id(wanted)
@@ -76,6 +90,8 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
         return CaseLookup(
             case=case, canonical_id=None if canonical == raw_id else canonical, merged_from=merged
         )
+    if not looks_like_case_id(raw_id):  # no id is near it: spare reading them all
+        return CaseLookup()
     return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
 
 
@@ -83,9 +99,12 @@ def find_published_case(raw_id: str) -> CaseLookup:
     """The published case `raw_id` names, for every spelling `find_case` reads (`IL-0428`,
     `il0428`, `428`) and an id merged into another case (the kept case): `case`, a row
     without prefetches, with `canonical_id` its id. Else `closest`: up to 3 published ids,
-    as `find_case` orders them (`spelling.closest_case_ids`). For a form or body naming the
-    case to act on (a correction). Queries: 2 (the id, then the row or the published ids).
+    as `find_case` orders them (`spelling.closest_case_ids`; none for text that is not
+    id-like). For a form or body naming the case to act on (a correction). Queries: 2 (the
+    id, then the row or the published ids); none for text over `MAX_CASE_ID_CHARS`.
     """
+    if len(raw_id) > MAX_CASE_ID_CHARS:
+        return CaseLookup()
     canonical = canonical_case_id(normalize_case_id(raw_id))
     if canonical is not None:
         case = Case.objects.published().filter(id=canonical).first()
@@ -126,7 +145,10 @@ def find_topic(raw: str) -> TopicLookup:
 
 def closest_terms(text: str, *, limit: int = 5) -> list[Term]:
     """Terms of any facet whose slug, name or synonym resemble `text`, best first: for a
-    page that found nothing under that name. One query."""
+    page that found nothing under that name. One query; none for text longer than a filter
+    value may be (`MAX_VALUE_CHARS`, the parser's rule): it names no term."""
+    if len(text) > MAX_VALUE_CHARS:
+        return []
     terms = list(Term.objects.only("facet", "slug", "name", "synonyms"))
     exact = resolve_term(text, terms)
     near = nearest_terms(text, terms, limit=limit)

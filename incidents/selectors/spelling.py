@@ -13,6 +13,13 @@ from typing import Protocol, TypeVar
 
 _CASE_ID = re.compile(r"^\s*(?:IL)?\s*[-_ ]?\s*0*(\d{1,6})\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
+# The longest text read as a case id, by every door (a page's URL, an API path, a tool's
+# `id`): an id is `IL-` and up to 6 digits, so longer text names no case and nothing near
+# one, and is answered without a lookup (matching it against every id costs time growing
+# with its length).
+MAX_CASE_ID_CHARS = 40
+# Below this, difflib's ratio says two spellings are not alike (`nearest_terms`).
+_ALIKE = 0.6
 
 
 def normalize_case_id(text: str) -> str:
@@ -22,6 +29,14 @@ def normalize_case_id(text: str) -> str:
     if match:
         return f"IL-{int(match.group(1)):04d}"
     return text.strip().upper()
+
+
+def looks_like_case_id(text: str) -> bool:
+    """Whether `text` could be an id typed with a slip (`IL-9428`, `IL-0427x`, `il 428`): it
+    has a digit (every id is `IL-` and digits) and is at most `MAX_CASE_ID_CHARS` long. Only
+    such text has closest ids; for other text (`nccl-timeout`, `nope`) spelling alone would
+    rank the ids in no meaningful order (the newest first)."""
+    return len(text) <= MAX_CASE_ID_CHARS and _DIGITS.search(text) is not None
 
 
 def _edit_distance(a: str, b: str) -> int:
@@ -46,10 +61,12 @@ def closest_case_ids(wanted: str, ids: Sequence[str], *, limit: int = 3) -> list
     itself is about as far from 429 as from 490, so `IL-04290` names IL-0429 before
     IL-0490 and IL-0492 (while `IL-0440` names IL-0439 and IL-0441, not IL-0044). Then the
     rest by numeric distance.
+
+    No ids for text that does not look like an id (`looks_like_case_id`).
     """
+    if not looks_like_case_id(wanted):
+        return []
     digits = _DIGITS.findall(wanted)
-    if not digits:
-        return difflib.get_close_matches(wanted.strip().upper(), list(ids), n=limit, cutoff=0.0)
     # Case numbers have at most 6 digits; a pasted 10,000-digit run would overflow int().
     typed = digits[-1][:9]
     number = int(typed)
@@ -116,7 +133,13 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
         best = 0.0
         for spelling in _spellings(term):
             candidate = spelling.casefold()
-            score = difflib.SequenceMatcher(None, wanted, candidate).ratio()
+            # ratio() costs the product of the lengths; its cheap upper bounds skip it when
+            # it could neither reach `_ALIKE` nor beat `best` (a long text against short
+            # spellings: the same answer, in time linear in the text).
+            matcher = difflib.SequenceMatcher(None, wanted, candidate)
+            bound = max(best, _ALIKE)
+            alike = matcher.real_quick_ratio() >= bound and matcher.quick_ratio() >= bound
+            score = matcher.ratio() if alike else 0.0
             # Containment counts, but less than a near-identical spelling: "nccl-timeouts"
             # contains the synonym "timeouts" of another term, yet means "nccl-timeout".
             if wanted and wanted in candidate:
@@ -124,7 +147,7 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
             elif wanted and len(candidate) >= 4 and candidate in wanted:
                 score = max(score, 0.8)
             best = max(best, score)
-        if best >= 0.6:
+        if best >= _ALIKE:
             scored.append((best, term.name, term))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [term for _, _, term in scored[:limit]]

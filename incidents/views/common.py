@@ -73,9 +73,11 @@ def not_found_page(
 ) -> HttpResponse:
     """The 404 page for a case, topic, term or code that does not exist, naming what might
     have been meant: the closest case ids, the topics given, and vocabulary terms spelt
-    like `text` (one query), with a search for `text`; `case_hint` adds how case ids look
-    (for a case id only: a vocabulary page has nothing to do with them)."""
+    like `text` (one query; none for an overlong text: `selectors.closest_terms`), with a
+    search for `text` when the search would take it (`MAX_QUERY_CHARS`); `case_hint` adds
+    how case ids look (for a case id only: a vocabulary page has nothing to do with them)."""
     terms = [t for t in selectors.closest_terms(text) if t not in topics]
+    searchable = len(text) <= selectors.MAX_QUERY_CHARS
     return render(
         request,
         "404.html",
@@ -87,7 +89,9 @@ def not_found_page(
                 (case_id, reverse("incidents:case-detail", args=[case_id])) for case_id in closest_ids
             ],
             "closest_terms": [*topics, *terms],
-            "search_url": reverse("incidents:case-list") + "?" + urlencode({"q": text}),
+            "search_url": (
+                reverse("incidents:case-list") + "?" + urlencode({"q": text}) if searchable else None
+            ),
         },
         status=404,
     )

@@ -75,7 +75,8 @@ def test_the_form_answers_a_pasted_pip_freeze_and_names_the_lines_it_skipped(cli
     page = response.content.decode()
     api = post(client, {"nvidia-nccl-cu12": "2.19.3", "torch": "2.2.1"}).json()
     assert re.findall(r'<span class="case-id">(IL-\d+)</span>', page) == ids(api)
-    assert '<div class="notice" role="status"><p>Not checked (2 lines); the others were:</p>' in page
+    # The list is of the lines not checked: "the others were:" before it said the opposite.
+    assert '<div class="notice" role="status"><p>Not checked, 2 lines (the rest were checked):</p>' in page
     assert "<li>numpy: unknown component</li><li>triton: unknown component</li>" in page
 
 

@@ -26,3 +26,28 @@ def test_a_plain_text_body_is_matched_like_the_json_one(client):
     # Two lines: the final newline ends the second one, it does not start a blank third.
     assert plain.json()["reading"]["lines_read"] == 2
     assert plain.json()["reading"]["lines_blank"] == 0
+
+
+def test_a_plain_body_over_the_log_limit_is_a_413_saying_its_length(client):
+    # It was a 400 on a `text` field the client never sent.
+    response = client.post("/api/match", data=b"x" * 1_000_001, content_type="text/plain")
+    assert response.status_code == 413
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Request Entity Too Large",
+        "status": 413,
+        "detail": "A text/plain body is the log itself, of at most 1,000,000 characters; "
+        "this one has 1,000,001.",
+        "instance": "/api/match",
+    }
+    # Characters, not bytes: a million two-byte characters is a log of the limit.
+    at_the_limit = client.post("/api/match", data="é".encode() * 1_000_000, content_type="text/plain")
+    assert at_the_limit.status_code == 200
+
+
+def test_in_json_the_limit_is_the_text_fields_which_the_400_names(client):
+    response = client.post("/api/match", data={"text": "x" * 1_000_001}, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"parameter": "text", "detail": "Ensure this field has no more than 1000000 characters."}
+    ]

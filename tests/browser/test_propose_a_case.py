@@ -12,6 +12,8 @@ from incidents.models import Case, Source
 from incidents.proposals.models import Proposal
 from tests.editorial.conftest import make_user
 
+from .conftest import run_axe
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TITLE = "Object storage throttling stalled checkpoint uploads for a week of training"
@@ -73,3 +75,33 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
 
     page.goto(f"{site}/cases/?q=object+storage+throttling")
     assert case_id in page.locator("section.results .case-id").all_inner_texts()
+
+
+def test_a_refused_proposal_focuses_the_error_summary_and_titles_the_page_error(open_page):
+    # GOV.UK's pattern: focus stayed on BODY and the title said nothing, so a screen reader
+    # user did not hear that the form came back refused.
+    page = open_page("/propose/")
+    page.get_by_label("Title").fill("short")
+    page.get_by_role("button", name="Send the proposal").click()
+    page.wait_for_load_state()
+    assert page.title() == "Error: Propose a case or a correction · incidentlib"
+    focused = page.evaluate("[document.activeElement.id, document.activeElement.getAttribute('role')]")
+    assert focused == ["error-summary", "alert"]
+    summary = page.locator("#error-summary")
+    assert summary.get_by_role("heading").inner_text() == "There is a problem"
+    errors = summary.get_by_role("link").all_inner_texts()
+    assert "Title: Ensure this value has at least 10 characters (it has 5)." in errors
+    # Each error leads to its field.
+    summary.get_by_role("link", name="Title: Ensure this value").click()
+    assert page.evaluate("document.activeElement.id") == "id_title"
+    assert [v for v in run_axe(page) if v["impact"] in ("serious", "critical")] == []
+
+
+def test_a_case_page_links_a_correction_of_that_case(open_page):
+    page = open_page("/cases/IL-0428")
+    page.get_by_role("link", name="Propose a correction").click()
+    page.wait_for_url("**/propose/?case_id=IL-0428")
+    assert page.get_by_label("Case to correct").input_value() == "IL-0428"
+    assert page.get_by_role("radio", name="Correction", exact=True).is_checked()
+    page.get_by_role("link", name="Propose a case").click()
+    page.wait_for_url("**/propose/")

@@ -49,12 +49,12 @@ def test_case_id_spellings(text, expected):
     assert normalize_case_id(text) == expected
 
 
-def test_closest_ids_by_number_then_by_spelling():
+def test_closest_ids_by_number_and_none_for_words():
     ids = ["IL-0428", "IL-0431", "IL-0439", "IL-0441", "IL-0500"]
     assert closest_case_ids("IL-0440", ids) == ["IL-0439", "IL-0441", "IL-0431"]
     assert closest_case_ids("IL-0498", ids, limit=1) == ["IL-0500"]
     assert closest_case_ids("IL-4500", ["IL-0449", "IL-0450", "IL-0464"])[0] == "IL-0450"
-    assert len(closest_case_ids("nothing", ids)) == 3
+    assert closest_case_ids("nothing", ids) == []  # no digit: no id is near it
 
 
 def test_terms_resolve_by_slug_name_or_synonym_and_suggest_near_ones():

@@ -43,7 +43,11 @@ def test_an_unknown_id_names_the_closest_ids(mcp):
         "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438. "
         "To find incidents by what happened, use search_incidents."
     )
-    assert mcp.error("get_incident", id="nccl hang").startswith("No incident 'nccl hang'. ")
+    # Words name no id: the newest ids they were once answered with meant nothing.
+    assert mcp.error("get_incident", id="nccl hang") == (
+        "No incident 'nccl hang': ids look like IL-0428. "
+        "To find incidents by what happened, use search_incidents."
+    )
 
 
 def test_an_unknown_field_lists_the_valid_fields(mcp):
