@@ -15,7 +15,7 @@ from typing import Any
 from .document_model import value_at
 from .models import Case, Source
 from .references import split_url
-from .search import word_statistics
+from .search import candidate_cases, word_statistics
 from .search.profiles import ACCOUNT_PATHS, Profile
 from .search.similarity import TextIndex, current_text_index
 
@@ -118,7 +118,7 @@ def batch_duplicates(
     read them already; the index reads their accounts otherwise."""
     if not documents:
         return {}
-    if published is None and word_statistics.in_use():
+    if published is None and word_statistics.in_use(len(documents), candidate_cases.KEPT):
         index = TextIndex.for_texts([document_text(document) for document in documents])
     else:
         index = TextIndex(published)

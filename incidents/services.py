@@ -40,7 +40,7 @@ from .models import (
 )
 from .problems import CaseImportError, ImportProblem
 from .references import case_keys, normalised_reference
-from .search import deferred, index, profiles, word_statistics
+from .search import candidate_cases, deferred, index, profiles, word_statistics
 from .selectors.spelling import spelling_key
 from .validation import (
     LoadedDocument,
@@ -135,7 +135,7 @@ def import_case_files(
         # held, so another writer waits for it too.
         serialize_case_writes()
         # A large library is not read whole: the check and the update read candidates.
-        whole = not word_statistics.in_use()
+        whole = not word_statistics.in_use(len(new_items), candidate_cases.KEPT)
         shared = whole and not changed_definitions(definitions) and not deferred.pending()
         before = profiles.published(account_only=not shared) if new_items and whole else None
         texts = _checked_for_duplicates(new_items, strict=strict, published=before)
@@ -820,6 +820,7 @@ def delete_cases(case_ids: Iterable[str]) -> int:
     ids = list(case_ids)
     store_cache.changed()
     deleted = Case.objects.filter(id__in=ids).count()
+    serialize_case_writes()  # the word statistics are read, added to and written back
     word_statistics.forget(ids)  # their profile rows go with them
     Case.objects.filter(id__in=ids).delete()
     index.cases_deleted(ids)

@@ -41,10 +41,12 @@ STRONG_TERMS = 4  # a case's rarest terms asked (by the words of their names)
 
 
 def strongest_words(
-    profile: Profile, statistics: Statistics, *, account_only: bool = False
+    profile: Profile, statistics: Statistics, *, account_only: bool = False, counted: bool = True
 ) -> list[tuple[str, float]]:
     """(word, weight) of `profile`'s `STRONG_WORDS` strongest words held by at least one
-    other published case and not by all, strongest first (ties by word)."""
+    other published case and not by all, strongest first (ties by word). `counted`: the
+    profile's own words are in `statistics` (a stored case); False for a text not stored
+    yet (a duplicate check), whose word on a single case is the surest sign of a copy."""
     frequencies = statistics.accounts if account_only else statistics.texts
     total = max(statistics.total, 1)
     counts: dict[str, int] = dict(profile.counts)
@@ -54,7 +56,7 @@ def strongest_words(
     weighted = []
     for word, count in counts.items():
         df = frequencies.get(word, 0)
-        if 2 <= df < total:
+        if (2 if counted else 1) <= df < total:
             weighted.append((-(1 + math.log(count)) * math.log(total / df), word))
     weighted.sort()
     return [(word, -weight) for weight, word in weighted[:STRONG_WORDS]]
@@ -83,17 +85,18 @@ def candidate_ids(
     statistics: Statistics,
     *,
     account_only: bool = False,
+    counted: bool = True,
     term_weights: Mapping[tuple[str, str], float] | None = None,
 ) -> dict[str, list[str]]:
     """Profile id -> its candidates (published case ids, itself left out), most shared
-    weight first, at most `KEPT`. `term_weights`: the weights of the profiles' distinctive
-    terms, to ask for the cases naming their weightiest terms too (similar cases weigh
-    shared terms; a duplicate check does not). Queries: one per `backends.COMPOUND_LIMIT` groups
-    of words asked (`Backend.some_group_hits`)."""
+    weight first, at most `KEPT`. `counted`: as for `strongest_words`. `term_weights`: the
+    weights of the profiles' distinctive terms, to ask for the cases naming their weightiest
+    terms too (similar cases weigh shared terms; a duplicate check does not). Queries: one
+    per `backends.COMPOUND_LIMIT` groups asked (`Backend.some_group_hits`)."""
     groups: dict[tuple[tuple[str, ...], ...], int] = {}  # atoms' words, all held -> group index
     asked: dict[str, list[tuple[int, list[tuple[str, float]]]]] = {}
     for profile in profiles:
-        words = strongest_words(profile, statistics, account_only=account_only)
+        words = strongest_words(profile, statistics, account_only=account_only, counted=counted)
         # (the words of an atom, what holding it means, its weight): a word, or a term's name.
         spelled: list[Asked] = [((profile.surface.get(word, word),), word, weight) for word, weight in words]
         named = distinctive_terms(profile, term_weights) if term_weights else []

@@ -343,7 +343,7 @@ def update_neighbours(
         return
     if not _may_change_a_list(changed):
         return
-    partial = word_statistics.in_use()
+    partial = word_statistics.in_use(len(changed), candidate_cases.KEPT)
     if partial:
         corpus = _candidate_corpus(changed, refreshed)
     else:
@@ -368,10 +368,15 @@ def update_neighbours(
     for cid in live_changed:
         new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
     stored = _lists_that_may_change(corpus, changed, changed_rows, partial=partial)
+    still_published: set[str] = set()
+    if partial:
+        listed = sorted({o for before in stored.values() for o, _ in before})
+        still_published = set(ids_published(listed))
     for owner, before in stored.items():
         profile = corpus.profiles[owner]
-        # A neighbour outside a partial corpus is still published: one that changed is in it.
-        kept = [(o, p) for o, p in before if o not in changed and (partial or o in corpus.profiles)]
+        # Outside a partial corpus, whether a neighbour is still published was asked apart.
+        alive = corpus.profiles if not partial else still_published
+        kept = [(o, p) for o, p in before if o not in changed and o in alive]
         lost = len(before) - len(kept)
         # Only a changed case scoring near the weakest kept one can enter (stored scores
         # are rounded to 4 decimals, hence the extra 1e-4).
@@ -384,7 +389,13 @@ def update_neighbours(
             continue
         merged = sorted(kept + fresh, key=lambda s: (-s[1][0], s[0]))
         if len(before) == NEIGHBOURS and len(merged) < NEIGHBOURS and lost:
-            merged = corpus.best(profile)  # lost some: recompute this one in full
+            # Lost some: recompute this one in full. A partial corpus may lack some of the
+            # kept ones (alike through common words or embeddings): they stay as stored.
+            best = corpus.best(profile)
+            if partial:
+                outside = [k for k in kept if k[0] not in corpus.profiles]
+                best = sorted(best + outside, key=lambda s: (-s[1][0], s[0]))
+            merged = best
         merged = merged[:NEIGHBOURS]
         if _signature(merged) == _signature(before):
             continue  # no changed case entered, left or moved in this list
@@ -396,27 +407,51 @@ def update_neighbours(
 
 def _candidate_corpus(changed: set[str], refreshed: Mapping[str, Profile]) -> _Corpus:
     """The part of a large library an increment scores (`candidate_cases.py`): the published
-    changed cases, those whose stored lists hold a changed case, and the candidates of
-    both, weighed by the whole library's rarities (`word_statistics.py`, term links).
-    Reads O(changed) rows: the profiles of at most `candidate_cases.KEPT` candidates a case."""
-    holders = set(
-        CaseNeighbour.objects.filter(neighbour_id__in=changed).order_by().values_list("case_id", flat=True)
+    changed cases and their candidates, the cases whose stored lists hold a changed case
+    (with candidates of their own when that case is no longer published), and the stored
+    neighbours of all these (what a list losing a neighbour is recomputed from, beside the
+    candidates), weighed by the whole library's rarities (`word_statistics.py`, term links).
+    Reads O(changed + holders) profiles: at most `candidate_cases.KEPT` candidates a case
+    searched, ten stored neighbours a case."""
+    held = (
+        CaseNeighbour.objects.filter(neighbour_id__in=changed)
+        .order_by()
+        .values_list("case_id", "neighbour_id")
     )
-    seeds = profiles.published_among(changed | holders, refreshed)
-    statistics = word_statistics.read(w for p in seeds for w in (*p.counts, *p.context))
+    holders: dict[str, set[str]] = {}
+    for owner, neighbour in held:
+        holders.setdefault(owner, set()).add(neighbour)
+    live = profiles.published_among(changed, refreshed)
+    # A list holding a case no longer published loses it for sure: its owner gets
+    # candidates of its own to refill from.
+    gone = changed - {p.id for p in live}
+    losing = profiles.published_among(owner for owner, held_ids in holders.items() if held_ids & gone)
+    searched = live + losing
+    statistics = word_statistics.read(w for p in searched for w in (*p.counts, *p.context))
     n = statistics.total
-    seed_terms = candidate_cases.term_frequencies({key for p in seeds for key in p.terms})
+    seed_terms = candidate_cases.term_frequencies({key for p in searched for key in p.terms})
     term_weights = {
         key: _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + n / df)
         for key, df in seed_terms.items()
         if 2 <= df < n * GENERIC_SHARE
     }
-    found = candidate_cases.candidate_ids(seeds, statistics, term_weights=term_weights)
-    seeded = {p.id for p in seeds}
-    involved = seeds + profiles.published_among({c for ids in found.values() for c in ids} - seeded)
+    found = candidate_cases.candidate_ids(searched, statistics, term_weights=term_weights)
+    stored = CaseNeighbour.objects.filter(case_id__in=sorted(changed | holders.keys())).order_by()
+    others = {c for ids in found.values() for c in ids} | holders.keys()
+    others.update(stored.values_list("neighbour_id", flat=True))
+    involved = searched + profiles.published_among(others - {p.id for p in searched})
     statistics = word_statistics.read(w for p in involved for w in (*p.counts, *p.context))
     terms = candidate_cases.term_frequencies({key for p in involved for key in p.terms})
     return _Corpus(involved, rarities=Rarities(statistics.total, statistics.texts, terms))
+
+
+def ids_published(case_ids: list[str]) -> list[str]:
+    """Those of `case_ids` that are published cases. Queries: one per `profiles.BATCH` ids."""
+    found: list[str] = []
+    for at in range(0, len(case_ids), profiles.BATCH):
+        batch = case_ids[at : at + profiles.BATCH]
+        found.extend(Case.objects.published().filter(id__in=batch).order_by().values_list("id", flat=True))
+    return found
 
 
 def _may_change_a_list(changed: set[str]) -> bool:
@@ -457,7 +492,9 @@ def _lists_that_may_change(
                 floors[pairs.index[owner]] = score - 1e-4 - MARGIN
     # The few unpublished ids as a subquery, so the neighbour index finds their rows: a
     # join to test every row's neighbour status read all 10 N rows (0.67 s at 20,000).
-    unpublished = Case.objects.exclude(status=Case.Status.PUBLISHED).values("id")
+    # By the status index (a `!=` would read every case).
+    others = [status for status in Case.Status.values if status != Case.Status.PUBLISHED]
+    unpublished = Case.objects.filter(status__in=others).values("id")
     owners = set(
         CaseNeighbour.objects.filter(Q(neighbour_id__in=changed) | Q(neighbour_id__in=unpublished))
         .order_by()
@@ -567,7 +604,7 @@ class TextIndex:
         strongest words. Reads O(texts) rows: at most `candidate_cases.KEPT` profiles a text."""
         probes = [text_profile(f"text-{i}", {}, [text]) for i, text in enumerate(texts)]
         statistics = word_statistics.read(w for p in probes for w in p.counts)
-        found = candidate_cases.candidate_ids(probes, statistics, account_only=True)
+        found = candidate_cases.candidate_ids(probes, statistics, account_only=True, counted=False)
         chosen = profiles.published_among({c for ids in found.values() for c in ids})
         statistics = word_statistics.read(
             {*(w for p in chosen for w in p.counts), *(w for p in probes for w in p.counts)}

@@ -168,9 +168,13 @@ def consistent(published: int | None = None) -> bool:
     return WordStatistic.objects.filter(word=TOTAL).values_list("texts", flat=True).first() == published
 
 
-def in_use() -> bool:
-    """Whether increments weigh words from the stored statistics instead of reading every
+def in_use(changing: int = 0, per_case: int = 0) -> bool:
+    """Whether an increment of `changing` cases, reading up to `per_case` candidate profiles
+    each, weighs words from the stored statistics and reads candidates instead of every
     published profile: the library holds more than `settings.WORD_STATISTICS_FROM`
-    published cases and the statistics are `consistent`."""
+    published cases, the candidates would not outnumber them (a large write scores every
+    pair more cheaply, `similarity.update_neighbours`), and the statistics are
+    `consistent`. Queries: 2."""
     published = Case.objects.published().order_by().count()
-    return published > settings.WORD_STATISTICS_FROM and consistent(published)
+    reading = changing * min(per_case, published)
+    return published > settings.WORD_STATISTICS_FROM and reading <= published and consistent(published)

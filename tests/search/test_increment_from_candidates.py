@@ -196,3 +196,38 @@ def test_a_partial_duplicate_index_finds_what_the_whole_one_finds(settings):
     partial = TextIndex.for_texts([text]).matches(text, min_score=0.2, limit=5)
     assert partial == whole
     assert whole[0][0] == "IL-0489" and len(whole) >= 2
+
+
+def test_a_list_losing_a_neighbour_keeps_its_other_stored_neighbours(settings, tmp_path, monkeypatch):
+    """With few candidates a case (as in a library far larger than `KEPT`), a list that loses
+    a neighbour is recomputed from the candidates and its other stored neighbours, so none
+    of those is dropped for a weaker candidate."""
+    settings.WORD_STATISTICS_FROM = 0
+    monkeypatch.setattr(candidate_cases, "KEPT", 7)
+    holders = list(CaseNeighbour.objects.filter(neighbour_id="IL-0433").values_list("case_id", flat=True))
+    before = {
+        owner: set(CaseNeighbour.objects.filter(case_id=owner).values_list("neighbour_id", flat=True))
+        for owner in holders
+    }
+    assert len(holders) >= 10  # a case in many lists
+    retracted = load_fixture("IL-0433")
+    retracted["status"] = "retracted"
+    import_documents(tmp_path, retracted)
+    for owner, neighbours in before.items():
+        after = set(CaseNeighbour.objects.filter(case_id=owner).values_list("neighbour_id", flat=True))
+        assert "IL-0433" not in after, owner
+        assert neighbours - {"IL-0433"} <= after, owner
+        assert len(after) == len(neighbours), owner
+
+
+def test_a_new_text_is_matched_by_the_words_only_one_case_holds(settings):
+    """A text not stored yet does not count itself: a word one case holds is asked."""
+    stats = statistics()
+    document = load_fixture("IL-0489")
+    account = profiles.text_profile("IL-0489", {}, [document["title"], document["summary"]])
+    rare = sorted(w for w in account.counts if stats.get(w, (0, 0))[0] == 1)
+    assert len(rare) >= 3, rare
+    text = " ".join(account.surface.get(w, w) for w in rare)
+    whole = TextIndex().matches(text, limit=3)
+    assert whole and whole[0][0] == "IL-0489"
+    assert TextIndex.for_texts([text]).matches(text, limit=3) == whole
