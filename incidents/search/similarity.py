@@ -508,17 +508,9 @@ def _lists_that_may_change(
         rows = CaseNeighbour.objects.filter(case_id__in=wanted[at : at + profiles.BATCH]).order_by(
             "case_id", "rank"
         )
-        for owner, other, score, v_part, t_part, s_part, shared_terms, shared_words in rows.values_list(
-            "case_id",
-            "neighbour_id",
-            "score",
-            "vocabulary_score",
-            "text_score",
-            "semantic_score",
-            "shared_terms",
-            "shared_words",
-        ):
-            stored[owner].append((other, (score, v_part, t_part, s_part, shared_terms, shared_words)))
+        # (score, vocabulary, text, semantic, shared terms, shared words) after the two ids.
+        for owner, other, *parts in rows.values_list(*(c for c in NEIGHBOUR_COLUMNS if c != "rank")):
+            stored[owner].append((other, tuple(parts)))
     return stored
 
 

@@ -14,19 +14,9 @@ from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
 from mcp_server.server import build_server
+from tests.mcp.conftest import TOOL_ORDER
 
-TOOLS = [
-    "triage",
-    "search_incidents",
-    "get_incident",
-    "list_incidents",
-    "get_topic",
-    "vocab",
-    "similar_incidents",
-    "match_log",
-    "explain_error",
-    "am_i_affected",
-]
+TOOLS = list(TOOL_ORDER)
 
 
 def refusal(mode: str, params: Any) -> types.ErrorData:
