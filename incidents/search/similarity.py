@@ -105,6 +105,12 @@ VECTOR_WORDS = 200  # words kept per case's TF-IDF vector (precision@3 0.762; 0.
 ACCOUNT_WORDS = 100  # the same for the accounts a duplicate check compares (`TextIndex`)
 
 
+def term_weight(key: tuple[str, str], cases: float, holding: float) -> float:
+    """What sharing term `key` (facet, slug) weighs when `holding` of `cases` cases carry it:
+    its facet's weight times `log(1 + cases / holding)`."""
+    return _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + cases / holding)
+
+
 @dataclass(frozen=True)
 class Rarities:
     """How rare words and terms are in the library a partial corpus is taken from: N (the
@@ -137,9 +143,7 @@ class _Corpus:
                     term_df = Counter(
                         {key: max(rarities.terms.get(key, 0), df) for key, df in term_df.items()}
                     )
-                self.term_weight = {
-                    key: FACET_WEIGHTS.get(key[0], 0.5) * math.log(1 + n / df) for key, df in term_df.items()
-                }
+                self.term_weight = {key: term_weight(key, n, df) for key, df in term_df.items()}
                 for p in profiles:
                     p.term_total = sum(self.term_weight[k] for k in p.terms)
             self.words = word_vectors(
@@ -179,9 +183,7 @@ class _Corpus:
         """Whether a shared term says something: not on most cases (`NVIDIA GPUs`, the
         `Training` topic) and not an unknown root cause."""
         return (
-            self.term_weight.get(key, 0.0)
-            >= _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + 1 / GENERIC_SHARE)
-            and "unknown" not in key[1]
+            self.term_weight.get(key, 0.0) >= term_weight(key, 1, GENERIC_SHARE) and "unknown" not in key[1]
         )
 
     def neighbour_row(self, a: Profile, b: Profile, rank: int, parts) -> tuple:
@@ -431,9 +433,7 @@ def _candidate_corpus(changed: set[str], refreshed: Mapping[str, Profile]) -> _C
     n = statistics.total
     seed_terms = candidate_cases.term_frequencies({key for p in searched for key in p.terms})
     term_weights = {
-        key: _WEIGHT_BY_FACET.get(key[0], 0.5) * math.log(1 + n / df)
-        for key, df in seed_terms.items()
-        if 2 <= df < n * GENERIC_SHARE
+        key: term_weight(key, n, df) for key, df in seed_terms.items() if 2 <= df < n * GENERIC_SHARE
     }
     found = candidate_cases.candidate_ids(searched, statistics, term_weights=term_weights)
     stored = CaseNeighbour.objects.filter(case_id__in=sorted(changed | holders.keys())).order_by()
