@@ -888,24 +888,18 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         lambda r: r["import_10_more"]["seconds"],
         1,
         False,
-        "starting `manage.py` (0.7 to 1.8 s), then O(N) work per increment: every stored "
-        "profile read (its word counts decoded, once since the duplicate check and the "
-        "neighbour update share that read) and every case's TF-IDF vector and the "
-        "corpus matrices rebuilt to score the changed cases, once for the duplicate check and "
-        "once for the neighbour update (95 CPU s and 3.4 GB at 100,000 on SQLite, 43 CPU s "
-        "on PostgreSQL, before 3d96a9f; since it builds the vectors in arrays and decodes "
-        "the counts with orjson, and eac8358 reads only the neighbour lists an increment may "
-        "change, at 20,000 on one machine 17.6 -> 8.6 CPU s; sharing the profile read then "
-        "8.7 -> 6.3 CPU s on another machine; at 100,000 120.8 -> 24.0 s on SQLite and "
-        "50.0 -> 33.6 s on PostgreSQL from 3 to 4 December, of which reading every published "
-        "profile 7.4 s and the two corpora 12 s in a profile on SQLite; since 6752710 "
-        "a vocabulary file that changes no term writes none, so an "
-        "import with --vocab, as the bench's, keeps sharing that read and no longer relinks "
-        "every case's organization and accelerator: 10 more into 10,000, start-up included, "
-        "3.80 -> 3.06 s on PostgreSQL and 3.20 -> 2.54 s on SQLite; at 100,000 on 5 "
-        "December 16.4 s on SQLite and 20.2 s on PostgreSQL): storing the word "
-        "statistics and the corpus matrices (or keeping them in a worker process) would make "
-        "it O(changed)",
+        "starting `manage.py` (0.7 to 1.8 s of it; an import through a running server would "
+        "not pay it), then the increment. Up to WORD_STATISTICS_FROM (5,000) published cases "
+        "it reads every stored profile and scores the changed cases against all of them "
+        "(the 1,000 runs). Above it (since 839a366) it reads O(changed) rows: the stored "
+        "word statistics, each changed case's candidates from the full-text index (at most "
+        "300 a case) and the lists that may change (docs/scaling.md, section 4). 10 more "
+        "into 10,000, start-up included, 2.54 -> 1.54 s on SQLite and 3.06 -> 2.87 s on "
+        "PostgreSQL (the last under helpers' load); at 100,000 on SQLite, measured by hand "
+        "on copies of one database: 1.9 s for 10 real cases retold and 2.7 s for 10 new "
+        "synthetic ones against 11.7 and 14.2 s reading every profile (the 100,000 rows "
+        "below predate it). Without the start-up, the 10,000 runs' increment took 0.7 s on "
+        "SQLite and 1.6 s on PostgreSQL",
     ),
     (
         "peak RSS per worker, MiB",
