@@ -1,7 +1,8 @@
 """TF-IDF word vectors of many word counts at once, as arrays (for `similarity._Corpus`).
 
 Each text's vector: weight `(1 + log count) * log(N / df)` for every word on fewer than all
-N texts, its `kept` strongest words (ties by word), divided by their Euclidean norm.
+N texts (and, with `shared`, on more than one), its `kept` strongest words (ties by word),
+divided by their Euclidean norm.
 
 Computed in numpy over one array of every (text, word, count) entry instead of a dict per
 text: at 20,000 synthetic cases the dicts cost about a third of an increment (building
@@ -66,12 +67,18 @@ def word_vectors(
     kept: int,
     frequencies: Mapping[str, int] | None = None,
     total: int | None = None,
+    *,
+    shared: bool = False,
 ) -> WordVectors:
     """The vectors of `texts`, each given as one or more word-count mappings whose counts
     add up (a case's account and the rest of it). `frequencies` and `total`: the document
     frequencies and N of a larger collection `texts` belong to (`word_statistics.py`), in
     place of those of `texts` alone (a word's count there is never taken below its count in
-    `texts`)."""
+    `texts`). `shared`: only words on at least two texts of the collection, for vectors
+    compared with each other alone (similar cases): a word on one text is in no other
+    vector, so it adds nothing to any cosine, yet as the rarest it would weigh most in its
+    text's norm and take one of its `kept` places. (A text from outside, as a duplicate
+    check probes, can share exactly such a word: those vectors keep them.)"""
     n = len(texts)
     # Flat lists filled by C-level extends, then every word mapped to its column at once.
     words: list[str] = []
@@ -99,8 +106,10 @@ def word_vectors(
         df = np.maximum(df, stored)
         texts_count = max(total or 0, int(df.max(initial=0)), texts_count)
     # Columns renumbered in word order, keeping only words on fewer than all texts (a word
-    # on every text tells none apart): a column's number then breaks ties as the word does.
-    kept_old = [c for c in sorted(range(len(every)), key=every.__getitem__) if df[c] < texts_count]
+    # on every text tells none apart) and, with `shared`, on more than one: a column's number
+    # then breaks ties as the word does.
+    fewest = 2 if shared else 1
+    kept_old = [c for c in sorted(range(len(every)), key=every.__getitem__) if fewest <= df[c] < texts_count]
     new_column = np.full(max(len(every), 1), -1, dtype=np.int64)
     new_column[kept_old] = np.arange(len(kept_old))
     idf = _logs(texts_count / df[kept_old]) if kept_old else np.zeros(0)

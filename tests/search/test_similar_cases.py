@@ -8,6 +8,7 @@ from incidents.models import Case
 from incidents.search import similar_cases
 from incidents.search.models import CaseNeighbour
 from incidents.search.similarity import NEIGHBOURS, rebuild_neighbours
+from tests.conftest import load_fixture
 from tests.factories import synthetic_case
 
 pytestmark = pytest.mark.django_db
@@ -157,3 +158,20 @@ def test_the_float32_matrix_candidates_give_the_lists_of_scoring_every_pair_exac
     for owner, profile in corpus.profiles.items():
         every_pair = corpus.exact(profile, [p for other, p in corpus.profiles.items() if other != owner])
         assert at_once[owner] == every_pair, owner
+
+
+def test_words_no_other_case_holds_leave_the_text_part_as_it_was(import_synthetic):
+    """A case's text is compared by the words it can share: words written in it alone (a
+    name, a made-up label) are in no other case's vector, so they neither add to its text
+    part with any case nor dilute it."""
+
+    def text_parts() -> dict[str, float]:
+        return dict(CaseNeighbour.objects.filter(case_id="IL-0464").values_list("neighbour_id", "text_score"))
+
+    before = text_parts()
+    document = load_fixture("IL-0463")
+    document["summary"] += " Zorblax quintafrend vexillomancy."
+    import_synthetic(document)
+    after = text_parts()
+    assert before["IL-0463"] > 0
+    assert after["IL-0463"] == before["IL-0463"]

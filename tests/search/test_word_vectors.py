@@ -22,12 +22,15 @@ def pair_ranking(request, monkeypatch):
     return request.param
 
 
-def per_text(texts: list[Counter], kept: int) -> tuple[dict[str, float], list[dict[str, float]]]:
-    """The reference: one dict per text, words on every text dropped, the `kept` strongest
-    words (ties by word), divided by the norm of their weights added strongest first."""
+def per_text(
+    texts: list[Counter], kept: int, shared: bool = False
+) -> tuple[dict[str, float], list[dict[str, float]]]:
+    """The reference: one dict per text, words on every text (and with `shared`, on only
+    one) dropped, the `kept` strongest words (ties by word), divided by the norm of their
+    weights added strongest first."""
     n = max(len(texts), 1)
     df: Counter = Counter(w for counts in texts for w in counts)
-    idf = {w: math.log(n / d) for w, d in df.items() if d < n}
+    idf = {w: math.log(n / d) for w, d in df.items() if (2 if shared else 1) <= d < n}
     vectors = []
     for counts in texts:
         vector = {w: (1 + math.log(c)) * idf[w] for w, c in counts.items() if w in idf}
@@ -59,6 +62,35 @@ def test_ties_go_to_the_first_word_and_a_word_on_every_text_is_dropped():
     }
 
 
+def test_shared_vectors_leave_out_the_words_on_one_text_only():
+    texts = [
+        Counter({"nccl": 1, "hang": 1, "zorblax": 3}),
+        Counter({"nccl": 1, "timeout": 1}),
+        Counter({"hang": 1, "timeout": 1, "quintafrend": 1}),
+        Counter({"pcie": 1}),
+    ]
+    every = word_vectors([(t,) for t in texts], kept=5)
+    shared = word_vectors([(t,) for t in texts], kept=5, shared=True)
+    assert set(every.vector(0)) == {"nccl", "hang", "zorblax"}
+    # zorblax, the strongest word of text 0, is on no other text: it only made the norm.
+    assert shared.vector(0) == pytest.approx({"nccl": 1 / math.sqrt(2), "hang": 1 / math.sqrt(2)})
+    assert shared.vector(0)["nccl"] > every.vector(0)["nccl"]
+    assert shared.vector(3) == {} and shared.words == ["hang", "nccl", "timeout"]
+    assert dict(zip(shared.words, shared.idf.tolist(), strict=True)) == {
+        "hang": math.log(2),
+        "nccl": math.log(2),
+        "timeout": math.log(2),
+    }
+
+    # The cosine of text 0 and text 1 counts only nccl, which both share: higher once the
+    # words they cannot share leave the norms.
+    def cosine(vectors):
+        a, b = vectors.vector(0), vectors.vector(1)
+        return sum(a[w] * b[w] for w in a.keys() & b.keys())
+
+    assert cosine(shared) == pytest.approx(0.5) and cosine(every) < 0.3
+
+
 def test_counts_given_in_parts_add_up():
     split = (Counter({"gpu": 1}), Counter({"gpu": 2, "xid": 1}))
     parts = word_vectors([split, (Counter({"ib": 1}),)], kept=5)
@@ -83,12 +115,17 @@ def test_counts_past_the_table_of_logarithms_give_the_same_bits(top):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("account_only", "kept"), [(False, 200), (True, 100), (False, 7)])
-def test_the_vectors_of_every_case_equal_the_per_text_formula_bit_for_bit(account_only, kept):
+@pytest.mark.parametrize(
+    ("account_only", "kept", "shared"),
+    [(False, 200, True), (True, 100, False), (False, 7, True), (False, 200, False)],
+)
+def test_the_vectors_of_every_case_equal_the_per_text_formula_bit_for_bit(account_only, kept, shared):
     published = profiles.published()
     texts = [Counter(p.counts) + Counter({} if account_only else p.context) for p in published]
-    idf, expected = per_text(texts, kept)
-    vectors = word_vectors([(p.counts,) if account_only else (p.counts, p.context) for p in published], kept)
+    idf, expected = per_text(texts, kept, shared)
+    vectors = word_vectors(
+        [(p.counts,) if account_only else (p.counts, p.context) for p in published], kept, shared=shared
+    )
     assert len(published) > 100
     assert dict(zip(vectors.words, vectors.idf.tolist(), strict=True)) == idf
     for row, (profile, vector) in enumerate(zip(published, expected, strict=True)):
