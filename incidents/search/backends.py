@@ -582,8 +582,10 @@ class SqliteBackend(Backend):
         query's words a case matches counts it. A phrase's part of bm25 is its idf times a
         part that does not depend on the other phrases, so each phrase is ranked on its own
         and its part rescaled to the idf of Lucene's bm25, ln(1 + (N - n + 0.5) / (n + 0.5)),
-        the one PostgreSQL's ranking uses (`_group_score`); N is the rows of the index, n
-        those matching the phrase."""
+        with N the rows of the index (as bm25() counts them) and n those matching the phrase.
+        PostgreSQL's ranking has the same formula with N the rows matching any of the query's
+        word groups (`_group_score`); here that N lowered the tuning set's MRR@10 from 0.938
+        to 0.911 (a word in most of the matches counted for nothing again)."""
         atoms = [self._atom(atom) for group in parsed.groups for atom in group]
         distinct = list(dict.fromkeys(atoms))
         ctes = [f"n AS (SELECT COUNT(*) + 0.0 AS rows FROM {SQLITE_CONTENT})"]
@@ -594,7 +596,8 @@ class SqliteBackend(Backend):
                 f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
             )
             # The odds (N - n + 0.5) / (n + 0.5) of phrase `number`; a phrase written twice in
-            # the query counts twice, as in bm25() of the whole query.
+            # the query counts twice, as in bm25() of the whole query. `ln` is SQLite's math
+            # function, or Django's where SQLite is built without them.
             odds = f"SELECT (n.rows - COUNT(*) + 0.5) / (COUNT(*) + 0.5) AS o FROM b{number}, n"
             branches.append(
                 f"SELECT b{number}.r, b{number}.s * {atoms.count(atom)} * ln(1 + x.o) / max(1e-6, ln(x.o))"
