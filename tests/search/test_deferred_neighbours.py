@@ -157,3 +157,23 @@ def test_the_step_after_an_import_reads_the_stored_profiles_not_the_case_texts(t
     monkeypatch.setattr(profiles, "cases_for_index", read_texts)
     rebuild_neighbours(refresh_profiles=True)
     assert lists() == from_stored
+
+
+def test_the_shared_words_migration_keeps_old_lists_readable_until_the_step_stores_new_ones():
+    """0024: lists stored by the rule before 1cbcf01 stay shown, pending, until the step."""
+    migration = __import__(
+        "incidents.migrations.0024_similar_lists_shared_words", fromlist=["mark_every_list_pending"]
+    )
+    real = ("IL-0463", "IL-0464")
+    expected = lists(real)
+    CaseNeighbour.objects.filter(case_id__in=real).update(score=0.999)  # an old rule's scores
+    old = lists(real)
+    assert old != expected
+    from django.apps import apps
+
+    migration.mark_every_list_pending(apps, None)
+    assert not CaseProfile.objects.filter(neighbours_pending=False).exists()
+    assert lists(real) == old  # readable, not recomputed per request
+    call_command("rebuild_search", "--neighbours")
+    assert not deferred.pending()
+    assert lists(real) == expected
