@@ -115,8 +115,18 @@ TEMPLATES = [
     },
 ]
 
+
+def _url(name: str, default: str) -> str:
+    """The URL in environment variable `name`, or `default` when it is unset or empty: an empty
+    `CACHE_URL=` (as a compose file or a shell script leaves it) means the default, not an
+    unreadable URL."""
+    return env.str(name, default="") or default
+
+
 DATABASES = {
-    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}"),
+    "default": environ.Env.db_url_config(
+        _url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}")
+    ),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(exist_ok=True)
@@ -168,7 +178,7 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
 # database (created by the api app's migration). CACHE_URL=redis://127.0.0.1:6379/0
 # switches to Redis.
 CACHES = {
-    "default": env.cache_url("CACHE_URL", default="dbcache://incidentlib_cache"),
+    "default": environ.Env.cache_url_config(_url("CACHE_URL", "dbcache://incidentlib_cache")),
 }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same backend, its connection pools and clients shared by all requests of the process.

@@ -145,3 +145,18 @@ def test_two_aliases_from_the_environment_read_the_replica_and_write_the_primary
         "store_cache": True,
         "cache": "incidentlib.redis_cache.SharedPoolRedisCache",
     }
+
+
+def test_empty_database_and_cache_urls_mean_the_defaults():
+    """`DATABASE_URL=` and `CACHE_URL=` (set but empty) start with the defaults, not a crash."""
+    env = {**os.environ, "LOG_FORMAT": "text", "DATABASE_URL": "", "CACHE_URL": ""}
+    script = (
+        "import json; from django.conf import settings; print(json.dumps(["
+        "settings.DATABASES['default']['ENGINE'], str(settings.DATABASES['default']['NAME']),"
+        " settings.CACHES['default']['BACKEND'], settings.STORE_CACHE]))"
+    )
+    engine, name, cache, store_cache = json.loads(manage(env, "shell", "-c", script).strip().splitlines()[-1])
+    assert engine == "django.db.backends.sqlite3"
+    assert name == str(ROOT / "var" / "incidentlib.sqlite3")
+    assert cache == "django.core.cache.backends.db.DatabaseCache"
+    assert store_cache is False
