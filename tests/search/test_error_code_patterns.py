@@ -179,11 +179,6 @@ SOURCE_LINES = [
 # import scans.
 CASE_LINES = [
     (
-        "IL-0497",
-        "Xid 13/43 events seen on some hosts were unrelated, since the deadlock produced no Xid at all.",
-        ["Xid 13"],
-    ),
-    (
         "IL-0477",
         "A GSP firmware bug in NVIDIA's 525 data-center drivers made RPCs to the GPU System Processor time out (Xid 119)",
         ["Xid 119"],
@@ -206,6 +201,9 @@ CASE_LINES = [
 # "OOM-evicts the pod", IL-0606's llm-d#352 says "crashloop", IL-0580's TCPStore is a slow
 # barrier, not a failure).
 NOT_SHOWN = {
+    # IL-0497 names the Xid 13 events of its hosts only to rule them out ("Xid codes 13 and 43"):
+    # its text does not tag them.
+    "Xid 13": "graphics engine exception; no case's failure printed one",
     "Xid 31": "common application fault; no case saw one",
     "Xid 48": "double-bit ECC, the pre-A100 form of Xid 94/95; no case saw one",
     "Xid 95": "uncontained ECC; no case saw one",
@@ -249,6 +247,11 @@ PUBLIC_LINES = [
         "https://github.com/NVIDIA/nccl/issues/934",
         "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
         ["ncclRemoteError"],
+    ),
+    (  # dmesg --ctime as the pull request documents it, "[Fri Aug 30 11:43:09 2024] " cut from the front
+        "https://github.com/leptonai/gpud/pull/46",
+        "NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction Parameter",
+        ["Xid 13"],
     ),
     (  # kernel log pasted in the issue
         "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/363",
