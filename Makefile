@@ -39,10 +39,13 @@ setup: $(VENV)/.installed .env
 site-url: .env
 	@python3 scripts/record_site_url.py .env "$${SITE_URL:-http://127.0.0.1:$(PORT)}"
 
-# Migrate and (re)import the bundled vocabulary and real cases; safe to run again.
+# Migrate and seed the bundled vocabulary and real cases: only the cases and terms the database
+# does not hold yet are imported (new ones after a `git pull` arrive), so editors' changes,
+# retractions and merges survive every `make run`. To replace stored copies with the files:
+# `manage.py import_cases --vocab fixtures/vocab.json fixtures/cases` (README, "Importing").
 data: setup
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py import_cases --vocab fixtures/vocab.json fixtures/cases
+	$(PY) manage.py import_cases --new-only --vocab fixtures/vocab.json fixtures/cases
 
 # Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on

@@ -9,7 +9,7 @@ import datetime
 import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,12 @@ class ImportResult:
     terms_written: int
     # "IL-0999 looks like IL-0428 (same source URL ...)": new cases resembling stored ones.
     warnings: tuple[str, ...] = ()
+    # With `new_only`: the ids of the documents left out because the library holds them,
+    # those merged away mapped to the case each was merged into, and how many vocabulary
+    # definitions were left out for a term the library holds.
+    skipped: tuple[str, ...] = ()
+    skipped_merged: dict[str, str] = field(default_factory=dict)
+    terms_skipped: int = 0
 
 
 def import_case_files(
@@ -70,6 +76,7 @@ def import_case_files(
     dry_run: bool = False,
     strict: bool = False,
     defer_neighbours: bool = False,
+    new_only: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
@@ -80,6 +87,12 @@ def import_case_files(
     With `defer_neighbours`, an import that changes most of the library leaves the passage
     embeddings and the similar-case lists to `search.index.finish_pending` (see
     `search/deferred.py`).
+
+    With `new_only` the files seed the library rather than replace it: a document whose id
+    the library holds (any status, a merged-away id included) and a definition of a term it
+    holds (`_held_terms`) are left out before validation, so what editors did to them is
+    kept; they are counted in the result's `skipped`, `skipped_merged` and `terms_skipped`.
+    The rest is imported as without it, all or nothing.
     """
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
@@ -95,6 +108,12 @@ def import_case_files(
         problems.append(ImportProblem(", ".join(str(p) for p in paths), "$", "no case JSON files found"))
     items, found = load_documents(files)
     problems.extend(found)
+    skipped: tuple[str, ...] = ()
+    skipped_merged: dict[str, str] = {}
+    terms_skipped = 0
+    if new_only:
+        items, skipped, skipped_merged = _not_held(items)
+        definitions, terms_skipped = _not_held_terms(definitions)
     # Documents that parsed are checked even when others did not, so one run reports all;
     # with a broken vocabulary file every term would look unknown, so that waits for a fix.
     if vocabulary_ok:
@@ -111,6 +130,9 @@ def import_case_files(
             unchanged=plan.unchanged,
             terms_written=0,
             warnings=texts,
+            skipped=skipped,
+            skipped_merged=skipped_merged,
+            terms_skipped=terms_skipped,
         )
     # The duplicate check needs only which documents are new cases (one query); the whole
     # plan, every document prepared and compared with its stored case, is made once, by
@@ -142,7 +164,53 @@ def import_case_files(
         if not shared:
             before = None  # not held through the writes
         result = write_documents(items, definitions, reason="import", published_before=before)
-        return dataclasses.replace(result, warnings=texts)
+        return dataclasses.replace(
+            result,
+            warnings=texts,
+            skipped=skipped,
+            skipped_merged=skipped_merged,
+            terms_skipped=terms_skipped,
+        )
+
+
+def _not_held(items: list[LoadedDocument]) -> tuple[list[LoadedDocument], tuple[str, ...], dict[str, str]]:
+    """`items` without the documents whose id names a stored case, whatever its status;
+    those ids (in file order) and, of them, the merged-away ones mapped to the case each
+    was merged into. A document without a string id stays, for validation to report. One
+    query."""
+
+    def id_of(item: LoadedDocument) -> str | None:
+        case_id = item.document.get("id") if isinstance(item.document, dict) else None
+        return case_id if isinstance(case_id, str) else None
+
+    ids = [case_id for item in items if (case_id := id_of(item)) is not None]
+    held = {
+        case_id: merged_into if status == Case.Status.MERGED else None
+        for case_id, status, merged_into in Case.objects.filter(id__in=ids).values_list(
+            "id", "status", "merged_into_id"
+        )
+    }
+    skipped = tuple(dict.fromkeys(case_id for case_id in ids if case_id in held))
+    merged = {case_id: into for case_id in skipped if (into := held[case_id]) is not None}
+    return [item for item in items if id_of(item) not in held], skipped, merged
+
+
+def _not_held_terms(definitions: VocabularyDefinitions) -> tuple[VocabularyDefinitions, int]:
+    """`definitions` without those of a term the library holds: a stored term of the same
+    facet with the definition's slug or its name (a reviewer may have changed either in
+    the admin; writing the definition would undo that or collide with the renamed term).
+    Returns the rest and how many were left out. One query."""
+    if not definitions.terms:
+        return definitions, 0
+    slugs: set[tuple[str, str]] = set()
+    names: set[tuple[str, str]] = set()
+    for facet, slug, name in Term.objects.filter(facet__in={d.facet for d in definitions.terms}).values_list(
+        "facet", "slug", "name"
+    ):
+        slugs.add((facet, slug))
+        names.add((facet, name))
+    kept = [d for d in definitions.terms if (d.facet, d.slug) not in slugs and (d.facet, d.name) not in names]
+    return VocabularyDefinitions(terms=kept), len(definitions.terms) - len(kept)
 
 
 def _checked_for_duplicates(

@@ -49,3 +49,10 @@ class Command(BaseCommand):
         roles = "editor and reviewer" if reviewer else "editor"
         self.stdout.write(f"{'Created' if created else 'Updated'} {username} ({roles}).")
         self.stdout.write(f"API token: {token.key}")
+        if not user.has_usable_password():
+            # Without a terminal no password was asked for: say so rather than leave the
+            # editor to find out at the admin's sign-in page.
+            self.stdout.write(
+                f"{username} has no password, so cannot sign in to the admin (the API token "
+                f"works): set one with `manage.py changepassword {username}` on a terminal."
+            )

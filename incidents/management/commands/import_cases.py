@@ -9,7 +9,7 @@ from incidents.backup import restore_backup
 from incidents.problems import CaseImportError
 from incidents.search import deferred
 from incidents.search.index import finish_pending
-from incidents.services import import_case_files
+from incidents.services import ImportResult, import_case_files
 
 
 class Command(BaseCommand):
@@ -38,6 +38,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--dry-run", action="store_true", help="validate only, write nothing")
         parser.add_argument(
+            "--new-only",
+            action="store_true",
+            help="seed, do not replace: import only the cases whose id the library does not hold "
+            "(a retracted, draft or merged-away id is held) and create only the vocabulary terms "
+            "it does not hold, leaving the others as stored and naming what was skipped "
+            "(how `make data` imports the bundled files)",
+        )
+        parser.add_argument(
             "--strict",
             action="store_true",
             help="refuse the import when a new case looks like a stored one (same source URL or "
@@ -52,13 +60,18 @@ class Command(BaseCommand):
             "instead of building them right after the import",
         )
 
-    def handle(self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, **options):
+    def handle(self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, new_only, **options):
         if restore:
-            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict)
+            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only)
             return
         try:
             result = import_case_files(
-                paths=paths, vocab_paths=vocab, dry_run=dry_run, strict=strict, defer_neighbours=True
+                paths=paths,
+                vocab_paths=vocab,
+                dry_run=dry_run,
+                strict=strict,
+                defer_neighbours=True,
+                new_only=new_only,
             )
         except CaseImportError as exc:
             for problem in exc.problems:
@@ -74,6 +87,8 @@ class Command(BaseCommand):
             f"{verb} {total} case(s): {len(result.created)} new, {len(result.updated)} updated, "
             f"{len(result.unchanged)} unchanged"
         )
+        if new_only:
+            self._report_skipped(result)
         if not dry_run and deferred.pending():
             if neighbours_later:
                 self.stdout.write(
@@ -87,8 +102,21 @@ class Command(BaseCommand):
             rows = finish_pending()
             self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
 
-    def _restore(self, paths, *, vocab, dry_run, strict) -> None:
-        if len(paths) != 1 or vocab or dry_run or strict:
+    def _report_skipped(self, result: ImportResult) -> None:
+        if result.skipped:
+            self.stdout.write(
+                f"skipped {len(result.skipped)} case(s) the library holds, left as stored "
+                "(import_cases without --new-only replaces them)"
+            )
+        for case_id, kept_id in result.skipped_merged.items():
+            self.stdout.write(f"skipped {case_id}: merged into {kept_id}, its id is never reused")
+        if result.terms_skipped:
+            self.stdout.write(
+                f"skipped {result.terms_skipped} vocabulary term(s) the library holds, left as stored"
+            )
+
+    def _restore(self, paths, *, vocab, dry_run, strict, new_only) -> None:
+        if len(paths) != 1 or vocab or dry_run or strict or new_only:
             raise CommandError("--restore takes one backup folder and no other option")
         try:
             summary = restore_backup(Path(paths[0]))
