@@ -5,8 +5,7 @@ each turns the query into its own syntax from plain words, so no user text reach
 `MATCH` or `to_tsquery` unquoted.
 
 SQLite: a virtual FTS5 table `incidents_case_fts(case_id UNINDEXED, title, tags, main, rest)`
-with the porter stemmer; ranking is `bm25()` with column weights, each phrase on its own
-and rescaled to a positive idf (`SqliteBackend._scored`), snippets `snippet()`.
+with the porter stemmer; ranking is `bm25()` with column weights, snippets `snippet()`.
 PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
 weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
 `websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank` with
@@ -547,9 +546,9 @@ class SqliteBackend(Backend):
             unpublished_in_rows=candidates is None,
         )
         # bm25() only works in the query that has the MATCH: rank there, join outside.
-        scored, scored_params = self._scored(parsed, weights)
         sql = (
-            f"WITH {scored}{groups},"
+            f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups},"
             f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share, f.r"
@@ -558,7 +557,7 @@ class SqliteBackend(Backend):
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
-            *scored_params,
+            self.expression(parsed),
             *matched,
             *only_params,
             *boost_params,
@@ -571,47 +570,6 @@ class SqliteBackend(Backend):
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         return [RankedRow(r[0], float(r[1]), float(r[2]), float(r[3]), r[4]) for r in rows]
-
-    def _scored(self, parsed: ParsedQuery, weights: str) -> tuple[str, list]:
-        """The CTEs ending in `m` (rowid `r`, score `base`: the rows matching `parsed`) and
-        their parameters: bm25 with an idf that stays positive for common words.
-
-        FTS5's bm25() gives a phrase in half of the rows or more (n >= N / 2) the idf 1e-6
-        instead of log((N - n + 0.5) / (n + 0.5)): a word in most cases (`nodes`, `jobs`,
-        `failure`) counted for nothing, in a title as in a footnote, though the share of the
-        query's words a case matches counts it. A phrase's part of bm25 is its idf times a
-        part that does not depend on the other phrases, so each phrase is ranked on its own
-        and its part rescaled to the idf of Lucene's bm25, ln(1 + (N - n + 0.5) / (n + 0.5)),
-        with N the rows of the index (as bm25() counts them) and n those matching the phrase.
-        PostgreSQL's ranking has the same formula with N the rows matching any of the query's
-        word groups (`_group_score`); here that N lowered the tuning set's MRR@10 from 0.938
-        to 0.911 (a word in most of the matches counted for nothing again)."""
-        atoms = [self._atom(atom) for group in parsed.groups for atom in group]
-        distinct = list(dict.fromkeys(atoms))
-        ctes = [f"n AS (SELECT COUNT(*) + 0.0 AS rows FROM {SQLITE_CONTENT})"]
-        branches = []
-        for number, atom in enumerate(distinct):
-            ctes.append(
-                f"b{number} AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS s"
-                f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
-            )
-            # The odds (N - n + 0.5) / (n + 0.5) of phrase `number`; a phrase written twice in
-            # the query counts twice, as in bm25() of the whole query. `ln` is SQLite's math
-            # function, or Django's where SQLite is built without them.
-            odds = f"SELECT (n.rows - COUNT(*) + 0.5) / (COUNT(*) + 0.5) AS o FROM b{number}, n"
-            branches.append(
-                f"SELECT b{number}.r, b{number}.s * {atoms.count(atom)} * ln(1 + x.o) / max(1e-6, ln(x.o))"
-                f" AS s FROM b{number}, ({odds}) AS x"
-            )
-        where, params = "", list(distinct)
-        if parsed.excluded:
-            where = f" WHERE u.r IN (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
-            params.append(self.expression(parsed))
-        union = " UNION ALL ".join(branches)
-        ctes.append(
-            f"m AS MATERIALIZED (SELECT u.r, SUM(u.s) AS base FROM ({union}) AS u{where} GROUP BY u.r)"
-        )
-        return ", ".join(ctes), params
 
     def snippets(self, parsed, case_ids, rowids=None):
         if not case_ids or not parsed.groups:

@@ -116,20 +116,6 @@ BOILERPLATE = frozenset(
 )
 # Extractors whose tokens name a setting or a place in code, not a failure.
 NAMING_EXTRACTORS = frozenset({"identifier", "env"})
-# A token found as a code name or a setting (`_found_as`) says where the log was (a function
-# of its stack) or how the job was configured (`tensor_parallel_size=4` in the config line a
-# vLLM server echoes), not what failed: two logs of one program share such names whatever
-# went wrong, and at a failure token's full weight the one case quoting vLLM's config line
-# outranked the case of each vLLM log's own failure. In the ranking such a token counts this
-# share of its weight, as `confidence` counts its units (`_unit`: a code name one, a setting
-# none); the signature weight `confidence` reads keeps it whole, as before. Its words are
-# not looked up again as rare words (`enforce` and `eager` of `enforce_eager=False`): the
-# token counted them. Chosen on the tuning logs (eval/logs.json): log MRR@10 0.910 -> 0.930,
-# recall@1 0.868 -> 0.895, recall@5 unchanged, no strong hit for a log without a case; the
-# same with a setting at half (0.925 at 0.3, 0.917 at 0.7) and a code name at 0.3 to 0.7;
-# with the words counted again, 0.914. An environment variable (`env`) keeps its weight: one
-# the job set (`CUDA_LAUNCH_BLOCKING=1`) changes how it runs (at half, recall@5 0.908).
-NAMING_SHARE = {"identifier": 0.5, "setting": 0.0}
 # Rare words of the log (`_rare_words`): how many distinct words are looked up, the largest
 # share of the published cases a word may be in to count, how many of the rarest count, and
 # each one's weight (times log(1 + N / n), as a failure token's `TOKEN_WEIGHT`), and how many
@@ -742,8 +728,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     component's name (`NCCL version 2.19.3`) that falls inside a case's `affected` range is
     one more, weak, piece of evidence for that case (`VERSION_WEIGHT`; one more query when
     the log prints such a version). Words of the log that few cases contain (`_rare_words`)
-    add to the ranking score, not to the confidence; code names and settings (`NAMING_SHARE`)
-    count less in the ranking score than in it. Queries: a fixed 9 (terms with case
+    add to the ranking score, not to the confidence. Queries: a fixed 9 (terms with case
     counts, number of published cases, token look-up in the full-text index of published
     cases, the (case, term) pairs of the found terms, the rare words, the candidates'
     job-kind topics, the candidates' passage vectors, the hits' cases and their terms; 8
@@ -865,21 +850,14 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     # Scores are summed for every case; what each case shares (`reasons`, `Shared`) is built
     # for the hits only (`evidence_of`, below): a broad log has thousands of candidates.
     found_tokens: dict[int, tuple[str, frozenset[str], int]] = {}  # position -> (token, its cases, how many)
-    # Case id -> the weight of the code names and settings it shares beyond their
-    # NAMING_SHARE: left out of the ranking score, kept in the signature `confidence` reads.
-    naming_excess: dict[str, float] = {}
 
     def add_token(position: int, case_ids: list[str], count: int) -> None:
         token = tokens[usable[position]]
         weight = TOKEN_WEIGHT * math.log(1 + total / count)
-        kind = token_evidence[token].kind
-        excess = (1 - NAMING_SHARE[kind]) * weight if kind in NAMING_SHARE else 0.0
         found_tokens[position] = (token, frozenset(case_ids), count)
         for case_id in case_ids:
             signature[case_id] = signature.get(case_id, 0.0) + weight
             signature_count[case_id] = signature_count.get(case_id, 0) + 1
-            if excess:
-                naming_excess[case_id] = naming_excess.get(case_id, 0.0) + excess
 
     for position, case_ids in hits_by_atom.items():
         if position not in common_atoms:
@@ -931,8 +909,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 
     add_terms(pairs)
 
-    named_words = {w.lower() for t in tokens if token_evidence[t].kind in NAMING_SHARE for w in words(t)}
-    word_score, word_reasons = _rare_words(lines, failure_lines, signature_lines, total, named_words)
+    word_score, word_reasons = _rare_words(lines, failure_lines, signature_lines, total)
     slug_of = {t.name: t.slug for t in terms if t.facet == Facet.COMPONENT}
     versions_of: dict[str, list[tuple[str, str]]] = {}
     for case_id, name, version in _affected_by(version_evidence, slug_of):
@@ -1019,8 +996,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         semantic_factor = 1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0)
         weight = signature.get(case_id, 0.0) + CONTEXT_WEIGHT * context.get(case_id, 0.0)
         evidence_scores[case_id] = weight * kind_factor * semantic_factor
-        ranked_weight = weight - naming_excess.get(case_id, 0.0) + word_score.get(case_id, 0.0)
-        scores[case_id] = ranked_weight * kind_factor * semantic_factor
+        scores[case_id] = (weight + word_score.get(case_id, 0.0)) * kind_factor * semantic_factor
 
     if limit <= 0 or not scores:
         return reading([], tuple(sorted(generic)))
@@ -1127,11 +1103,7 @@ def _count_name(atom: Atom) -> str:
 
 
 def _rare_words(
-    lines: dict[str, list[int]],
-    failure_lines: set[str],
-    signature_lines: set[str],
-    total: int,
-    named_words: frozenset[str] | set[str] = frozenset(),
+    lines: dict[str, list[int]], failure_lines: set[str], signature_lines: set[str], total: int
 ) -> tuple[dict[str, float], dict[str, list[tuple[str, _Evidence]]]]:
     """Case id -> weight of the rare words it shares with the log, and case id -> those
     words with their lines (as reasons are kept).
@@ -1141,9 +1113,7 @@ def _rare_words(
     the log found such cases when no signature did. The words looked up: at most
     `WORD_LOOKUP` distinct ones (letters only, 4 to 40 of them, no stop words), first from
     the lines naming a failure, then the other signature lines, then the rest of the log
-    from its end (where a log tells how it ended); not the `named_words` (lower-cased) of
-    the code names and settings looked up as tokens already (`NAMING_SHARE`): the token
-    counted them. One query (`rare_atom_hits`) keeps those
+    from its end (where a log tells how it ended). One query (`rare_atom_hits`) keeps those
     in at most `RARE_SHARE` of the published cases; the `RARE_WORDS` rarest count, each
     `WORD_WEIGHT * log(1 + N / n)` for every case containing it, when the case contains at
     least `MIN_RARE_WORDS` of them. Rare words add to the
@@ -1163,13 +1133,7 @@ def _rare_words(
         read_forms.add(form)
         for word in words(line):
             low = word.lower()
-            if (
-                4 <= len(low) <= 40
-                and low.isalpha()
-                and low not in STOP_WORDS
-                and low not in first_line
-                and low not in named_words
-            ):
+            if 4 <= len(low) <= 40 and low.isalpha() and low not in STOP_WORDS and low not in first_line:
                 first_line[low] = (line, word)
         if len(first_line) >= WORD_LOOKUP:
             break
