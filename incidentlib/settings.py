@@ -116,7 +116,7 @@ TEMPLATES = [
 ]
 
 
-def _url(name: str, default: str) -> str:
+def _env_url(name: str, default: str) -> str:
     """The URL in environment variable `name`, or `default` when it is unset or empty: an empty
     `CACHE_URL=` (as a compose file or a shell script leaves it) means the default, not an
     unreadable URL."""
@@ -125,7 +125,7 @@ def _url(name: str, default: str) -> str:
 
 DATABASES = {
     "default": environ.Env.db_url_config(
-        _url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}")
+        _env_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}")
     ),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -160,8 +160,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int
 # Read replicas (docs/scaling.md): DATABASE_REPLICA_URLS=url1,url2 adds the aliases replica1,
 # replica2, ... (same health checks and pool as the primary; a test run mirrors the primary)
 # and the router that sends reads outside transactions to them (incidentlib/db_router.py).
-for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
-    _replica = environ.Env.db_url_config(_url)
+for _number, _replica_url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
+    _replica = environ.Env.db_url_config(_replica_url)
     _replica["CONN_HEALTH_CHECKS"] = True
     if _replica["ENGINE"] == "django.db.backends.postgresql":
         _replica.setdefault("OPTIONS", {}).setdefault("options", _NO_JIT)
@@ -178,7 +178,7 @@ for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), st
 # database (created by the api app's migration). CACHE_URL=redis://127.0.0.1:6379/0
 # switches to Redis.
 CACHES = {
-    "default": environ.Env.cache_url_config(_url("CACHE_URL", "dbcache://incidentlib_cache")),
+    "default": environ.Env.cache_url_config(_env_url("CACHE_URL", "dbcache://incidentlib_cache")),
 }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same backend, its connection pools and clients shared by all requests of the process.
