@@ -118,6 +118,26 @@ def test_vectors_of_some_texts_weighed_by_the_whole_collection_are_those_of_the_
     assert word_vectors([texts[1], texts[3]], kept=3).vector(0) != whole.vector(1)
 
 
+def test_shared_vectors_of_some_texts_read_held_by_two_from_the_whole_collection():
+    """Similar cases keep the words at least two texts hold (`shared`): in a partial corpus a
+    word may be on one of its texts and another outside it (kept), or on one text only
+    (left out), as in the whole collection; the stored frequencies tell which."""
+    texts = [
+        ({"nccl": 3, "timeout": 1, "zorblax": 2},),
+        ({"nccl": 1, "xid": 2, "fabric": 1, "gbs": 1},),
+        ({"checkpoint": 2, "timeout": 1, "gbs": 2},),
+        ({"nccl": 1, "checkpoint": 1, "lustre": 4, "quintafrend": 1},),
+        ({"xid": 1, "fabric": 1, "lustre": 1},),
+    ]
+    whole = word_vectors(texts, kept=4, shared=True)
+    frequencies = {"nccl": 3, "timeout": 2, "xid": 2, "fabric": 2, "checkpoint": 2, "lustre": 2, "gbs": 2}
+    frequencies |= {"zorblax": 1, "quintafrend": 1}
+    some = word_vectors([texts[1], texts[3]], kept=4, frequencies=frequencies, total=5, shared=True)
+    assert "gbs" in some.vector(0) and "quintafrend" not in some.vector(1)
+    assert some.vector(0) == whole.vector(1)
+    assert some.vector(1) == whole.vector(3)
+
+
 def test_group_hits_hold_every_word_of_the_group():
     groups = [[Atom(("nccl",)), Atom(("watchdog",))], [Atom(("checkpoint",))]]
     hits = get_backend().some_group_hits(groups, 4)
