@@ -108,3 +108,22 @@ def test_the_keyboard_reaches_the_content_first(open_page):
     assert page.evaluate("location.hash") == "#main"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "q"  # the search box comes first
+
+
+def test_the_keyboard_reaches_the_filters_without_tabbing_through_every_result(open_page):
+    page = open_page("/cases/?q=NCCL+timeout")
+    assert page.viewport_size["width"] > 800  # filters beside the results
+    assert page.locator("article.case-card, .case-card").count() > 5
+    link = page.locator("a.to-filters")
+    assert link.bounding_box()["x"] < 0  # out of sight until focused
+    page.locator("#q").focus()
+    for _ in range(14):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.className") == "to-filters":
+            break
+    else:
+        raise AssertionError("no 'Jump to filters' within 14 presses of the search box")
+    box = link.bounding_box()
+    assert box["x"] >= 0 and box["y"] >= 0 and box["width"] > 0  # shown while focused
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#filters-h"
