@@ -15,7 +15,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -24,6 +24,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from . import duplicates, selectors, services, workflow
 from .documents import case_document
+from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
 from .proposals import services as proposal_services
@@ -31,6 +32,9 @@ from .proposals.models import Proposal
 from .vocabulary import term_problems
 
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
+# Textareas read with `\\n` line breaks (a browser sends CRLF): a form saved untouched
+# changes no field. Case documents are normalised again on the way in (`services.Preparer`).
+MULTILINE = {models.TextField: {"form_class": MultilineField}}
 
 
 class LinesField(forms.CharField):
@@ -101,6 +105,7 @@ class EditorInline(admin.TabularInline):
     """Child rows of a case: whoever may edit the case edits them (deleting a row is an edit)."""
 
     form = NullBlanksForm
+    formfield_overrides = MULTILINE
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return workflow.is_editor(request.user)
@@ -169,7 +174,7 @@ class StatusFilter(admin.SimpleListFilter):
 
 
 class RetractForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea, max_length=2000, help_text="Shown on the case page.")
+    reason = MultilineField(widget=forms.Textarea, max_length=2000, help_text="Shown on the case page.")
 
 
 class MergeForm(forms.Form):
@@ -231,6 +236,7 @@ class SavesThroughService:
 @admin.register(Case)
 class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     form = CaseAdminForm
+    formfield_overrides = MULTILINE
     list_display = ("id", "title", "organization", "status", "published", "modified")
     list_filter = (StatusFilter, "severity", "root_cause_category", "published")
     search_fields = ("id", "title", "organization", "summary", "sources__url")
@@ -439,6 +445,7 @@ class ScaleRowInline(EditorInline):
 class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
     """One scale table's columns and rows; saved through the case's service like the case."""
 
+    formfield_overrides = MULTILINE
     list_display = ("caption", "case", "position")
     search_fields = ("caption", "case__id", "case__title")
     list_filter = ("case__status",)
@@ -504,6 +511,7 @@ class TermAdmin(admin.ModelAdmin):
     so the cases using a term are re-indexed."""
 
     form = TermAdminForm
+    formfield_overrides = MULTILINE
     list_display = ("name", "facet", "slug")
     list_filter = ("facet",)
     search_fields = ("name", "slug", "description", "synonyms")
@@ -536,6 +544,7 @@ class ProposalAdmin(admin.ModelAdmin):
     """The review queue of public proposals. Accepting a new-case proposal publishes its
     draft (reviewers); declining needs the reason written on the proposal first."""
 
+    formfield_overrides = MULTILINE
     list_display = ("title", "kind", "status", "case", "created")
     list_filter = ("status", "kind")
     search_fields = ("title", "text", "case__id", "source_urls")

@@ -24,6 +24,7 @@ from .codes import CodeVocabulary, case_text
 from .collector import set_aside_while
 from .document_model import case_model
 from .documents import case_document, normalized_document
+from .line_endings import unix_newlines, with_unix_newlines
 from .locking import serialize_case_writes
 from .models import (
     ALIAS_FACETS,
@@ -189,10 +190,11 @@ class _ImportPlan:
 @dataclass(frozen=True)
 class Preparer:
     """Import's normalisation of a valid document before it is compared and written:
-    `symptoms.error_codes` by name plus the codes its text shows (`codes.CodeVocabulary`),
-    `affected` components by name and every range spelled out, `references` spelled out
-    with `id` filled from the URL. Export writes documents in this form, so re-importing
-    an export changes nothing."""
+    every line break as `\\n` (`line_endings`: a browser sends a textarea's as CRLF, so an
+    admin form saved untouched is no change), `symptoms.error_codes` by name plus the codes
+    its text shows (`codes.CodeVocabulary`), `affected` components by name and every range
+    spelled out, `references` spelled out with `id` filled from the URL. Export writes
+    documents in this form, so re-importing an export changes nothing."""
 
     codes: CodeVocabulary
     components: ComponentIndex
@@ -207,6 +209,7 @@ class Preparer:
     ) -> tuple[dict[str, Any], list[str]]:
         """The prepared document and the names of its derived error codes (`derived_before`:
         the case's codes stored as derived, see `CodeVocabulary.split`)."""
+        document = with_unix_newlines(document)
         stated, derived = self.codes.split(document, derived_before)
         prepared = dict(document)
         prepared["symptoms"] = {**document["symptoms"], "error_codes": [*stated, *derived]}
@@ -370,7 +373,7 @@ def change_status(case_id: str, target: str, *, user: history.User, reason: str 
     serialize_case_writes()
     case = Case.objects.select_for_update().get(id=case_id)
     workflow.check_transition(user, case.status, target)
-    reason = reason.strip()
+    reason = unix_newlines(reason.strip())
     if target == Case.Status.RETRACTED and not reason:
         raise ValueError("a retraction needs a reason")
     case.status = target
@@ -413,7 +416,7 @@ def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: 
     Case.objects.filter(id__in=earlier).update(merged_into=kept, modified=timezone.now())
     kept.save(update_fields=["modified"])  # the kept case changed too: mirrors refetch it
     refresh_derived([duplicate_id, kept_id])
-    note = reason.strip() or "duplicate"
+    note = unix_newlines(reason.strip()) or "duplicate"
     history.record(duplicate_id, user=user, reason=f"merged into {kept_id}: {note}")
     history.record(kept_id, user=user, reason=f"{duplicate_id} merged into this case: {note}")
     history.record_many(
@@ -439,6 +442,7 @@ def save_term(term: Term, *, user: history.User = None) -> Term:
     if term.pk:
         stored = Term.objects.filter(pk=term.pk).values_list("patterns", "name", "slug").first()
     renamed = stored is not None and (stored[1], stored[2]) != (term.name, term.slug)
+    term.description = unix_newlines(term.description)
     shown_before = _document_digests(_cases_using([term.pk])) if renamed else {}
     term.save()
     if term.facet in ALIAS_FACETS:

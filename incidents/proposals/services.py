@@ -12,6 +12,7 @@ from django.db import transaction
 
 from incidents import duplicates, services
 from incidents.history import User
+from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer
 
@@ -125,6 +126,6 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")
     proposal.status = Proposal.Status.DECLINED
-    proposal.decline_reason = reason.strip()
+    proposal.decline_reason = unix_newlines(reason.strip())
     proposal.save(update_fields=["status", "decline_reason", "updated"])
     return proposal
