@@ -244,13 +244,16 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     ordering = ("-modified",)
     list_select_related = ("root_cause_category",)
     autocomplete_fields = ("root_cause_category",)
-    readonly_fields = ("status", "retraction_reason", "merged_into", "modified", "preview_link")
+    readonly_fields = ("status", "retraction_reason", "merged_into", "added", "modified", "preview_link")
     inlines = (CaseTermInline, SourceInline, ScaleTableInline, CaseRelationInline)
     actions = ("submit_for_review", "send_back_to_draft", "publish")
     history_list_display = ("status",)
     fieldsets = (
         (None, {"fields": ("id", "title", "organization", "published", "occurred", "summary")}),
-        ("Status", {"fields": ("status", "retraction_reason", "merged_into", "modified", "preview_link")}),
+        (
+            "Status",
+            {"fields": ("status", "retraction_reason", "merged_into", "added", "modified", "preview_link")},
+        ),
         (
             "Facts",
             {

@@ -125,6 +125,11 @@ class HistoryDocument(models.Model):
         abstract = True
 
 
+# Case columns its history rows leave out: the time of the row is `history_date`, and when
+# the case was first published is read from its rows (`history.first_published`).
+NOT_IN_HISTORY = ("modified", "added")
+
+
 class CaseQuerySet(models.QuerySet["Case"]):
     def published(self) -> CaseQuerySet:
         return self.filter(status=Case.Status.PUBLISHED)
@@ -136,6 +141,11 @@ class CaseQuerySet(models.QuerySet["Case"]):
 
     def newest_first(self) -> CaseQuerySet:
         return self.order_by("-published", "-id")
+
+    def latest_added(self) -> CaseQuerySet:
+        """Most recently added to the library first (`Case.added`), whatever their sources'
+        dates."""
+        return self.order_by(models.F("added").desc(nulls_last=True), "-id")
 
     # Set by `with_summary`: attach each fetched case's terms as `Case.linked_terms`.
     _attach_terms = False
@@ -287,6 +297,10 @@ class Case(models.Model):
         "self", through="CaseRelation", symmetrical=False, related_name="related_from"
     )
     modified = models.DateTimeField(auto_now=True, db_index=True)
+    # When the case was first published in this library (NULL until then; kept through a
+    # retraction and a new publication): the order of the Atom feeds, which follow what the
+    # library adds. `published` is the source's date, which may be years older.
+    added = models.DateTimeField("added to the library", null=True, blank=True, editable=False, db_index=True)
     # Editorial state kept beside the document (the workflow sets them, import does not).
     retraction_reason = models.TextField(null=True, blank=True)
     merged_into = models.ForeignKey(
@@ -296,7 +310,7 @@ class Case(models.Model):
     objects = CaseQuerySet.as_manager()
     # One row per editorial change, written by `incidents.history.record` (not on every
     # save: SIMPLE_HISTORY_ENABLED is off), each with the whole case document.
-    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=["modified"])
+    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=list(NOT_IN_HISTORY))
 
     class Meta:
         ordering = ["-published", "-id"]

@@ -379,6 +379,10 @@ def change_status(case_id: str, target: str, *, user: history.User, reason: str 
     case.status = target
     case.retraction_reason = reason if target == Case.Status.RETRACTED else None
     case.save(update_fields=["status", "retraction_reason", "modified"])
+    if target == Case.Status.PUBLISHED and case.added is None:
+        # Added at the time of this change (`modified`, which the save above set).
+        Case.objects.filter(id=case.id).update(added=case.modified)
+        case.added = case.modified
     refresh_derived([case.id])
     history.record(case.id, user=user, reason=reason or f"status: {target}")
     return case
@@ -708,14 +712,15 @@ def _write_cases(
     of statements: one insert of the new cases and one update of the replaced ones, one
     delete and one bulk insert per child table (terms, sources, keys, scale tables with
     their columns and rows). Columns the document does not hold (status history,
-    retraction, merge) are left as stored. Returns each case as written (those columns
-    read back) with its normalised document."""
+    retraction, merge, when it was first published) are left as stored; a case published
+    for the first time is `added` at its write's time. Returns each case as written (those
+    columns read back) with its normalised document."""
     documents = [normalized_document(item.document) for item in items]
     ids = [document["id"] for document in documents]
     editorial = {
-        case_id: (reason, merged_into)
-        for case_id, reason, merged_into in Case.objects.filter(id__in=ids).values_list(
-            "id", "retraction_reason", "merged_into_id"
+        case_id: (reason, merged_into, added)
+        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids).values_list(
+            "id", "retraction_reason", "merged_into_id", "added"
         )
     }
     existing = set(editorial)
@@ -729,7 +734,9 @@ def _write_cases(
         # order written (newest first). Its cursor no longer needs distinct times: it is a
         # keyset on (modified, id) (`api.keyset`), which pages through equal times too.
         case = Case(**columns, modified=now + datetime.timedelta(microseconds=i))
-        case.retraction_reason, case.merged_into_id = editorial.get(case.id, (None, None))
+        case.retraction_reason, case.merged_into_id, case.added = editorial.get(case.id, (None, None, None))
+        if case.added is None and case.status == Case.Status.PUBLISHED:
+            case.added = case.modified
         cases.append(case)
     # Plain executemany, as for the child rows: bulk_create's per-field preparation and
     # per-row placeholders were two fifths of writing a batch (no `auto_now` runs: the
@@ -740,7 +747,7 @@ def _write_cases(
     )
     replaced = [case for case in cases if case.id in existing]
     if replaced:
-        Case.objects.bulk_update(replaced, [*fields, "modified"], batch_size=WRITE_BATCH)
+        Case.objects.bulk_update(replaced, [*fields, "modified", "added"], batch_size=WRITE_BATCH)
         CaseTerm.objects.filter(case_id__in=list(existing)).delete()
         Source.objects.filter(case_id__in=list(existing)).delete()
         CaseKey.objects.filter(case_id__in=list(existing)).delete()
