@@ -544,8 +544,9 @@ class TermAdmin(admin.ModelAdmin):
 
 @admin.register(Proposal)
 class ProposalAdmin(admin.ModelAdmin):
-    """The review queue of public proposals. Accepting a new-case proposal publishes its
-    draft (reviewers); declining needs the reason written on the proposal first."""
+    """The review queue of public proposals. Accepting (reviewers) publishes a new case's
+    draft, or notes a correction, which an editor makes in the case first, in that case's
+    history; declining needs the reason written on the proposal first."""
 
     formfield_overrides = MULTILINE
     list_display = ("title", "kind", "status", "case", "created")
@@ -581,14 +582,17 @@ class ProposalAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: str) -> None:
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any) -> None:
+        """Apply `step` to each selected proposal; `done`: the success message's end, or a
+        function of the proposal giving it."""
         for proposal in queryset:
             try:
                 step(proposal)
             except (proposal_services.ReviewError, workflow.WorkflowError, workflow.NotAllowed) as error:
                 self.message_user(request, f"{proposal.title}: {error}", messages.ERROR)
             else:
-                self.message_user(request, f"{proposal.title}: {done}.", messages.SUCCESS)
+                said = done(proposal) if callable(done) else done
+                self.message_user(request, f"{proposal.title}: {said}.", messages.SUCCESS)
 
     @admin.action(description="Start reviewing")
     def start_review(self, request: HttpRequest, queryset: Any) -> None:
@@ -596,9 +600,13 @@ class ProposalAdmin(admin.ModelAdmin):
             request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
         )
 
-    @admin.action(description="Accept (reviewers; publishes a new case)")
+    @admin.action(
+        description="Accept (reviewers): publish a new case, or record a correction in its case's history"
+    )
     def accept(self, request: HttpRequest, queryset: Any) -> None:
-        self._review(request, queryset, lambda p: proposal_services.accept(p, user=request.user), "accepted")
+        self._review(
+            request, queryset, lambda p: proposal_services.accept(p, user=request.user), accepted_message
+        )
 
     @admin.action(description="Decline (write the reason on the proposal first)")
     def decline(self, request: HttpRequest, queryset: Any) -> None:
@@ -608,3 +616,10 @@ class ProposalAdmin(admin.ModelAdmin):
             lambda p: proposal_services.decline(p, user=request.user, reason=p.decline_reason),
             "declined",
         )
+
+
+def accepted_message(proposal: Proposal) -> str:
+    """What accepting did, in the words of the proposal's kind."""
+    if proposal.kind == Proposal.Kind.CORRECTION:
+        return f"accepted; the correction is recorded in the history of {proposal.case_id}"
+    return f"accepted; {proposal.case_id} is published"

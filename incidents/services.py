@@ -389,6 +389,20 @@ def change_status(case_id: str, target: str, *, user: history.User, reason: str 
 
 
 @transaction.atomic
+def note_in_history(case_id: str, *, user: history.User, reason: str) -> Case:
+    """A history row for an editorial event that changes no field of the case (an accepted
+    correction proposal: `reason` says which), at a new `modified` time like every write
+    (`history`'s one write, one time): the change feed lists the case and its `ETag` moves,
+    as its history page changed. Raises Case.DoesNotExist."""
+    serialize_case_writes()
+    case = Case.objects.select_for_update().get(id=case_id)
+    case.save(update_fields=["modified"])
+    store_cache.changed()
+    history.record(case.id, user=user, reason=reason)
+    return case
+
+
+@transaction.atomic
 def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: str = "") -> Case:
     """Merge a duplicate into the case that stays: the duplicate becomes `merged`, its id
     redirects to `kept_id` from then on (and is never reused); ids merged into the duplicate
