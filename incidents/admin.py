@@ -129,6 +129,10 @@ class CaseTermInline(EditorInline):
     verbose_name = "topic, symptom tag or component"
     verbose_name_plural = "topics, symptom tags and components (in order)"
 
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # Each row is named by its term (`CaseTerm.__str__`): one join, not a query a row.
+        return super().get_queryset(request).select_related("term")
+
 
 class SourceInline(EditorInline):
     model = Source

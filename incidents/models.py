@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from django.db import models
 from django.urls import reverse
+from django.utils.text import Truncator
 from simple_history.models import HistoricalRecords
 
 
@@ -36,6 +37,8 @@ class Facet(models.TextChoices):
 # case and on which chip say nothing about whether two failures are alike, so case
 # similarity leaves these out.
 ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
+# How long the name of a row made from free text (a caption) may be, in the admin.
+NAME_CHARS = 80
 # The facets `/vocab/`, `/api/vocab/` and the MCP `vocab` tool list. Error codes have pages
 # of their own (`/codes/`, `/api/codes/`, `explain_error`): meaning, source, root causes.
 VOCAB_FACETS: tuple[Facet, ...] = tuple(f for f in Facet if f != Facet.ERROR_CODE)
@@ -409,6 +412,10 @@ class CaseTerm(models.Model):
             models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique_case_term"),
         ]
 
+    def __str__(self) -> str:
+        # Read with its term (`select_related`) wherever rows are listed (the admin's inline).
+        return str(self.term)
+
 
 def attach_terms(cases: list[Case]) -> None:
     """Attach each case's terms, in link order, as `Case.linked_terms` (what `terms_of`
@@ -449,6 +456,9 @@ class CaseRelation(models.Model):
             models.UniqueConstraint(fields=["source", "target"], name="caserelation_unique_pair"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.source_id} → {self.target_id}"
+
 
 class CaseKey(models.Model):
     """A lookup key derived from a case at import (`references.case_keys`), never edited:
@@ -471,6 +481,9 @@ class CaseKey(models.Model):
             models.UniqueConstraint(fields=["case", "kind", "key"], name="casekey_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.key}"
+
 
 class Source(models.Model):
     """A public account the case was written from."""
@@ -483,6 +496,9 @@ class Source(models.Model):
     class Meta:
         ordering = ["position"]
 
+    def __str__(self) -> str:
+        return f"{self.title} ({self.url})" if self.title else self.url
+
 
 class ScaleTable(models.Model):
     """Observations across scales or settings: which configuration worked and which failed."""
@@ -493,6 +509,9 @@ class ScaleTable(models.Model):
 
     class Meta:
         ordering = ["position"]
+
+    def __str__(self) -> str:
+        return Truncator(self.caption).chars(NAME_CHARS)
 
 
 class ScaleColumn(models.Model):
@@ -507,6 +526,9 @@ class ScaleColumn(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "key"], name="scalecolumn_unique_key"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.unit})" if self.unit else self.label
 
 
 class ScaleRow(models.Model):
@@ -527,6 +549,10 @@ class ScaleRow(models.Model):
 
     class Meta:
         ordering = ["position"]
+
+    def __str__(self) -> str:
+        values = ", ".join(f"{key}={value}" for key, value in self.values.items())
+        return Truncator(f"{values}: {self.outcome}").chars(NAME_CHARS)
 
     def cells(self) -> list[object]:
         """Values in the table's column order (None where the row has no value)."""
