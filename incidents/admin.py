@@ -10,6 +10,7 @@ through the workflow actions (`services.change_status` / `merge_cases`), never t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import forms
@@ -34,7 +35,9 @@ from .vocabulary import term_problems
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
 # Textareas read with `\\n` line breaks (a browser sends CRLF): a form saved untouched
 # changes no field. Case documents are normalised again on the way in (`services.Preparer`).
-MULTILINE = {models.TextField: {"form_class": MultilineField}}
+MULTILINE: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
+    models.TextField: {"form_class": MultilineField}
+}
 
 
 class LinesField(forms.CharField):

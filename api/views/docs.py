@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from drf_spectacular.renderers import (
     OpenApiJsonRenderer,
@@ -12,6 +12,7 @@ from drf_spectacular.renderers import (
 )
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
 
 from api.errors import InvalidParameters, ParameterError
 
@@ -20,7 +21,8 @@ class SchemaNegotiation(DefaultContentNegotiation):
     """DRF's negotiation, but a `?format=` no renderer serves is a 400 naming the formats
     served (`json`, `yaml`): DRF answered 404 "Not found.", as if there were no schema."""
 
-    def filter_renderers(self, renderers: list[Any], format: str) -> list[Any]:
+    def filter_renderers(self, renderers: Iterable[BaseRenderer], format: str) -> list[BaseRenderer]:
+        renderers = list(renderers)
         served = [renderer for renderer in renderers if renderer.format == format]
         if not served:
             formats = list(dict.fromkeys(renderer.format for renderer in renderers))

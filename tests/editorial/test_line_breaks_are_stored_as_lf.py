@@ -92,7 +92,9 @@ def test_a_write_api_patch_is_stored_with_lf(editor):
     assert response.json()["summary"] == "First paragraph.\n\nSecond one.\nThird line."
     case = Case.objects.get(id="IL-0428")
     assert (case.summary, case.lessons) == ("First paragraph.\n\nSecond one.\nThird line.", ["One\ntwo"])
-    export = b"".join(APIClient().get(reverse("api:export")).streaming_content)
+    response = APIClient().get(reverse("api:export"))
+    assert response.streaming
+    export = b"".join(response.streaming_content)  # type: ignore[attr-defined]
     assert b"Second one.\\nThird line." in export and b"\\r" not in export
 
 

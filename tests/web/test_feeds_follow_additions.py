@@ -34,8 +34,14 @@ def ids_of(items: list[ET.Element]) -> list[str]:
     return [e.find(f"{ATOM}title").text.split(":")[0] for e in items]
 
 
+def text(entry: ET.Element, name: str) -> str:
+    element = entry.find(f"{ATOM}{name}")
+    assert element is not None and element.text is not None
+    return element.text
+
+
 def when(entry: ET.Element, name: str) -> datetime.datetime:
-    return datetime.datetime.fromisoformat(entry.find(f"{ATOM}{name}").text)
+    return datetime.datetime.fromisoformat(text(entry, name))
 
 
 def test_cases_added_now_with_old_sources_lead_the_feed(client, import_synthetic):
@@ -50,7 +56,7 @@ def test_cases_added_now_with_old_sources_lead_the_feed(client, import_synthetic
     assert ids_of(items)[:4] == sorted(added, reverse=True)  # one import: written in id order
     first = Case.objects.get(id=added[-1])
     assert when(items[0], "published") == first.added == first.modified
-    assert "Source dated 2023-08-15." in items[0].find(f"{ATOM}summary").text
+    assert "Source dated 2023-08-15." in text(items[0], "summary")
     # The topic feed follows additions too.
     assert ids_of(entries(client, "/feeds/topics/interconnect.atom"))[:4] == sorted(added, reverse=True)
 
@@ -64,6 +70,7 @@ def test_an_edit_moves_updated_but_not_the_place_in_the_feed(client, import_synt
     assert ids_of(items)[:2] == [second, first]
     edited = Case.objects.get(id=first)
     entry = items[1]
+    assert edited.added is not None
     assert when(entry, "published") == edited.added < edited.modified == when(entry, "updated")
 
 
