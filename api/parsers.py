@@ -4,7 +4,8 @@ UTF-8.
 
 DRF's JSON parser is used for the JSON itself, plus a 400 for JSON nested too deeply to
 decode: Python's decoder raises RecursionError (not ValueError) past about a thousand
-levels of nesting, which DRF would let through as a 500.
+levels of nesting, which DRF would let through as a 500; and a 400 naming the JSON path of
+an integer longer than Python converts (`strict_json.NumberTooLong`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from django.utils.http import parse_header_parameters
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.utils import json
+
+from incidents.strict_json import NumberTooLong, loads_checking_integers
 
 # Byte-order marks, longest first: UTF-32-LE's starts with UTF-16-LE's.
 _BOMS = [
@@ -164,9 +167,15 @@ class JSONBodyParser(JSONParser):
     """JSON in the charset `decode_body` finds (UTF-8 when none is declared or marked)."""
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        from .errors import InvalidParameters, ParameterError  # see decode_body
+
         text = decode_body(stream.read() if stream is not None else b"", media_type)
         try:
-            return json.loads(text, parse_constant=json.strict_constant if self.strict else None)
+            return loads_checking_integers(
+                json.loads, text, parse_constant=json.strict_constant if self.strict else None
+            )
+        except NumberTooLong as error:  # not Python's advice to raise its digit limit
+            raise InvalidParameters([ParameterError(error.path, error.reason)]) from None
         except ValueError as error:  # as DRF's JSONParser says it
             raise ParseError(f"JSON parse error - {error}") from None
         except RecursionError:

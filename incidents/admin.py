@@ -10,12 +10,13 @@ through the workflow actions (`services.change_status` / `merge_cases`), never t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -24,6 +25,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from . import duplicates, selectors, services, workflow
 from .documents import case_document
+from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
 from .proposals import services as proposal_services
@@ -31,6 +33,11 @@ from .proposals.models import Proposal
 from .vocabulary import term_problems
 
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
+# Textareas read with `\\n` line breaks (a browser sends CRLF): a form saved untouched
+# changes no field. Case documents are normalised again on the way in (`services.Preparer`).
+MULTILINE: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
+    models.TextField: {"form_class": MultilineField}
+}
 
 
 class LinesField(forms.CharField):
@@ -101,6 +108,7 @@ class EditorInline(admin.TabularInline):
     """Child rows of a case: whoever may edit the case edits them (deleting a row is an edit)."""
 
     form = NullBlanksForm
+    formfield_overrides = MULTILINE
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return workflow.is_editor(request.user)
@@ -123,6 +131,10 @@ class CaseTermInline(EditorInline):
     extra = 1
     verbose_name = "topic, symptom tag or component"
     verbose_name_plural = "topics, symptom tags and components (in order)"
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # Each row is named by its term (`CaseTerm.__str__`): one join, not a query a row.
+        return super().get_queryset(request).select_related("term")
 
 
 class SourceInline(EditorInline):
@@ -169,7 +181,7 @@ class StatusFilter(admin.SimpleListFilter):
 
 
 class RetractForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea, max_length=2000, help_text="Shown on the case page.")
+    reason = MultilineField(widget=forms.Textarea, max_length=2000, help_text="Shown on the case page.")
 
 
 class MergeForm(forms.Form):
@@ -231,6 +243,7 @@ class SavesThroughService:
 @admin.register(Case)
 class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     form = CaseAdminForm
+    formfield_overrides = MULTILINE
     list_display = ("id", "title", "organization", "status", "published", "modified")
     list_filter = (StatusFilter, "severity", "root_cause_category", "published")
     search_fields = ("id", "title", "organization", "summary", "sources__url")
@@ -238,13 +251,16 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     ordering = ("-modified",)
     list_select_related = ("root_cause_category",)
     autocomplete_fields = ("root_cause_category",)
-    readonly_fields = ("status", "retraction_reason", "merged_into", "modified", "preview_link")
+    readonly_fields = ("status", "retraction_reason", "merged_into", "added", "modified", "preview_link")
     inlines = (CaseTermInline, SourceInline, ScaleTableInline, CaseRelationInline)
     actions = ("submit_for_review", "send_back_to_draft", "publish")
     history_list_display = ("status",)
     fieldsets = (
         (None, {"fields": ("id", "title", "organization", "published", "occurred", "summary")}),
-        ("Status", {"fields": ("status", "retraction_reason", "merged_into", "modified", "preview_link")}),
+        (
+            "Status",
+            {"fields": ("status", "retraction_reason", "merged_into", "added", "modified", "preview_link")},
+        ),
         (
             "Facts",
             {
@@ -439,6 +455,7 @@ class ScaleRowInline(EditorInline):
 class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
     """One scale table's columns and rows; saved through the case's service like the case."""
 
+    formfield_overrides = MULTILINE
     list_display = ("caption", "case", "position")
     search_fields = ("caption", "case__id", "case__title")
     list_filter = ("case__status",)
@@ -504,6 +521,7 @@ class TermAdmin(admin.ModelAdmin):
     so the cases using a term are re-indexed."""
 
     form = TermAdminForm
+    formfield_overrides = MULTILINE
     list_display = ("name", "facet", "slug")
     list_filter = ("facet",)
     search_fields = ("name", "slug", "description", "synonyms")
@@ -533,9 +551,11 @@ class TermAdmin(admin.ModelAdmin):
 
 @admin.register(Proposal)
 class ProposalAdmin(admin.ModelAdmin):
-    """The review queue of public proposals. Accepting a new-case proposal publishes its
-    draft (reviewers); declining needs the reason written on the proposal first."""
+    """The review queue of public proposals. Accepting (reviewers) publishes a new case's
+    draft, or notes a correction, which an editor makes in the case first, in that case's
+    history; declining needs the reason written on the proposal first."""
 
+    formfield_overrides = MULTILINE
     list_display = ("title", "kind", "status", "case", "created")
     list_filter = ("status", "kind")
     search_fields = ("title", "text", "case__id", "source_urls")
@@ -569,14 +589,17 @@ class ProposalAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: str) -> None:
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any) -> None:
+        """Apply `step` to each selected proposal; `done`: the success message's end, or a
+        function of the proposal giving it."""
         for proposal in queryset:
             try:
                 step(proposal)
             except (proposal_services.ReviewError, workflow.WorkflowError, workflow.NotAllowed) as error:
                 self.message_user(request, f"{proposal.title}: {error}", messages.ERROR)
             else:
-                self.message_user(request, f"{proposal.title}: {done}.", messages.SUCCESS)
+                said = done(proposal) if callable(done) else done
+                self.message_user(request, f"{proposal.title}: {said}.", messages.SUCCESS)
 
     @admin.action(description="Start reviewing")
     def start_review(self, request: HttpRequest, queryset: Any) -> None:
@@ -584,9 +607,13 @@ class ProposalAdmin(admin.ModelAdmin):
             request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
         )
 
-    @admin.action(description="Accept (reviewers; publishes a new case)")
+    @admin.action(
+        description="Accept (reviewers): publish a new case, or record a correction in its case's history"
+    )
     def accept(self, request: HttpRequest, queryset: Any) -> None:
-        self._review(request, queryset, lambda p: proposal_services.accept(p, user=request.user), "accepted")
+        self._review(
+            request, queryset, lambda p: proposal_services.accept(p, user=request.user), accepted_message
+        )
 
     @admin.action(description="Decline (write the reason on the proposal first)")
     def decline(self, request: HttpRequest, queryset: Any) -> None:
@@ -596,3 +623,10 @@ class ProposalAdmin(admin.ModelAdmin):
             lambda p: proposal_services.decline(p, user=request.user, reason=p.decline_reason),
             "declined",
         )
+
+
+def accepted_message(proposal: Proposal) -> str:
+    """What accepting did, in the words of the proposal's kind."""
+    if proposal.kind == Proposal.Kind.CORRECTION:
+        return f"accepted; the correction is recorded in the history of {proposal.case_id}"
+    return f"accepted; {proposal.case_id} is published"

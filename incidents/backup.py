@@ -14,7 +14,8 @@ back into any database, an empty one included:
 Restore is all or nothing like import: every file is checked first (each problem names
 the file and a JSON path or line), then one transaction writes the vocabulary and the
 documents (as import does), sets each case's editorial columns, and replaces the history
-rows of the restored cases by the backup's. Accounts are not part of a backup: a user
+rows of the restored cases by the backup's; when each case was first published
+(`Case.added`) is read back from those rows. Accounts are not part of a backup: a user
 named in the history who has no account gets an inactive one without a password, so the
 history still says who did what (an administrator activates or replaces it).
 """
@@ -30,6 +31,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from . import history as case_history
 from . import services
 from .exporting import export_to_directory, export_vocabulary
 from .models import Case, Facet, Term
@@ -281,6 +283,7 @@ def _write(items, definitions, editorial: dict[str, _Editorial], history) -> Non
         ),
         batch_size=500,
     )
+    Case.objects.filter(id__in=list(editorial)).update(added=case_history.first_published())
 
 
 def _users(names: set[str]) -> dict[str, Any]:

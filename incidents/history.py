@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from .bulk_sql import insert_rows
 from .documents import case_document
-from .models import Case
+from .models import NOT_IN_HISTORY, Case
 
 # history_type values, as django-simple-history spells them.
 CREATED, CHANGED = "+", "~"
@@ -103,7 +103,7 @@ def record_written(
     (`record_many` reads the cases first). Returns rows written."""
     History = Case.history.model
     who = user.pk if user is not None and user.is_authenticated else None
-    columns = [field.attname for field in Case._meta.concrete_fields if field.name != "modified"]
+    columns = [field.attname for field in Case._meta.concrete_fields if field.name not in NOT_IN_HISTORY]
     return insert_rows(
         History,
         [
@@ -151,6 +151,14 @@ def diff(old_row: Any | None, new_row: Any) -> list[FieldChange]:
         return [FieldChange(key, None, value) for key, value in new.items() if value not in (None, [], "")]
     keys = list(new) + [key for key in old if key not in new]
     return [FieldChange(key, old.get(key), new.get(key)) for key in keys if old.get(key) != new.get(key)]
+
+
+def first_published() -> Subquery:
+    """The time of a case's first history row as published (None without one), as an
+    expression for `Case.objects.update(added=...)`: what `Case.added` says, read back from
+    the history (a restored backup, whose history holds it)."""
+    rows = Case.history.filter(id=OuterRef("id"), status=Case.Status.PUBLISHED)
+    return Subquery(rows.order_by("history_date", "history_id").values("history_date")[:1])
 
 
 def history_rows(case_id: str) -> QuerySet:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from django.db import models
 from django.urls import reverse
+from django.utils.text import Truncator
 from simple_history.models import HistoricalRecords
 
 
@@ -36,6 +37,8 @@ class Facet(models.TextChoices):
 # case and on which chip say nothing about whether two failures are alike, so case
 # similarity leaves these out.
 ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
+# How long the name of a row made from free text (a caption) may be, in the admin.
+NAME_CHARS = 80
 # The facets `/vocab/`, `/api/vocab/` and the MCP `vocab` tool list. Error codes have pages
 # of their own (`/codes/`, `/api/codes/`, `explain_error`): meaning, source, root causes.
 VOCAB_FACETS: tuple[Facet, ...] = tuple(f for f in Facet if f != Facet.ERROR_CODE)
@@ -125,6 +128,11 @@ class HistoryDocument(models.Model):
         abstract = True
 
 
+# Case columns its history rows leave out: the time of the row is `history_date`, and when
+# the case was first published is read from its rows (`history.first_published`).
+NOT_IN_HISTORY = ("modified", "added")
+
+
 class CaseQuerySet(models.QuerySet["Case"]):
     def published(self) -> CaseQuerySet:
         return self.filter(status=Case.Status.PUBLISHED)
@@ -136,6 +144,11 @@ class CaseQuerySet(models.QuerySet["Case"]):
 
     def newest_first(self) -> CaseQuerySet:
         return self.order_by("-published", "-id")
+
+    def latest_added(self) -> CaseQuerySet:
+        """Most recently added to the library first (`Case.added`), whatever their sources'
+        dates."""
+        return self.order_by(models.F("added").desc(nulls_last=True), "-id")
 
     # Set by `with_summary`: attach each fetched case's terms as `Case.linked_terms`.
     _attach_terms = False
@@ -287,6 +300,10 @@ class Case(models.Model):
         "self", through="CaseRelation", symmetrical=False, related_name="related_from"
     )
     modified = models.DateTimeField(auto_now=True, db_index=True)
+    # When the case was first published in this library (NULL until then; kept through a
+    # retraction and a new publication): the order of the Atom feeds, which follow what the
+    # library adds. `published` is the source's date, which may be years older.
+    added = models.DateTimeField("added to the library", null=True, blank=True, editable=False, db_index=True)
     # Editorial state kept beside the document (the workflow sets them, import does not).
     retraction_reason = models.TextField(null=True, blank=True)
     merged_into = models.ForeignKey(
@@ -296,7 +313,7 @@ class Case(models.Model):
     objects = CaseQuerySet.as_manager()
     # One row per editorial change, written by `incidents.history.record` (not on every
     # save: SIMPLE_HISTORY_ENABLED is off), each with the whole case document.
-    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=["modified"])
+    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=list(NOT_IN_HISTORY))
 
     class Meta:
         ordering = ["-published", "-id"]
@@ -395,6 +412,10 @@ class CaseTerm(models.Model):
             models.UniqueConstraint(fields=["case", "term"], name="caseterm_unique_case_term"),
         ]
 
+    def __str__(self) -> str:
+        # Read with its term (`select_related`) wherever rows are listed (the admin's inline).
+        return str(self.term)
+
 
 def attach_terms(cases: list[Case]) -> None:
     """Attach each case's terms, in link order, as `Case.linked_terms` (what `terms_of`
@@ -435,6 +456,9 @@ class CaseRelation(models.Model):
             models.UniqueConstraint(fields=["source", "target"], name="caserelation_unique_pair"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.source_id} → {self.target_id}"
+
 
 class CaseKey(models.Model):
     """A lookup key derived from a case at import (`references.case_keys`), never edited:
@@ -457,6 +481,9 @@ class CaseKey(models.Model):
             models.UniqueConstraint(fields=["case", "kind", "key"], name="casekey_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.key}"
+
 
 class Source(models.Model):
     """A public account the case was written from."""
@@ -469,6 +496,9 @@ class Source(models.Model):
     class Meta:
         ordering = ["position"]
 
+    def __str__(self) -> str:
+        return f"{self.title} ({self.url})" if self.title else self.url
+
 
 class ScaleTable(models.Model):
     """Observations across scales or settings: which configuration worked and which failed."""
@@ -479,6 +509,9 @@ class ScaleTable(models.Model):
 
     class Meta:
         ordering = ["position"]
+
+    def __str__(self) -> str:
+        return Truncator(self.caption).chars(NAME_CHARS)
 
 
 class ScaleColumn(models.Model):
@@ -493,6 +526,9 @@ class ScaleColumn(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "key"], name="scalecolumn_unique_key"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.unit})" if self.unit else self.label
 
 
 class ScaleRow(models.Model):
@@ -513,6 +549,10 @@ class ScaleRow(models.Model):
 
     class Meta:
         ordering = ["position"]
+
+    def __str__(self) -> str:
+        values = ", ".join(f"{key}={value}" for key, value in self.values.items())
+        return Truncator(f"{values}: {self.outcome}").chars(NAME_CHARS)
 
     def cells(self) -> list[object]:
         """Values in the table's column order (None where the row has no value)."""

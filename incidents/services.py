@@ -24,6 +24,7 @@ from .codes import CodeVocabulary, case_text
 from .collector import set_aside_while
 from .document_model import case_model
 from .documents import case_document, normalized_document
+from .line_endings import unix_newlines, with_unix_newlines
 from .locking import serialize_case_writes
 from .models import (
     ALIAS_FACETS,
@@ -257,10 +258,11 @@ class _ImportPlan:
 @dataclass(frozen=True)
 class Preparer:
     """Import's normalisation of a valid document before it is compared and written:
-    `symptoms.error_codes` by name plus the codes its text shows (`codes.CodeVocabulary`),
-    `affected` components by name and every range spelled out, `references` spelled out
-    with `id` filled from the URL. Export writes documents in this form, so re-importing
-    an export changes nothing."""
+    every line break as `\\n` (`line_endings`: a browser sends a textarea's as CRLF, so an
+    admin form saved untouched is no change), `symptoms.error_codes` by name plus the codes
+    its text shows (`codes.CodeVocabulary`), `affected` components by name and every range
+    spelled out, `references` spelled out with `id` filled from the URL. Export writes
+    documents in this form, so re-importing an export changes nothing."""
 
     codes: CodeVocabulary
     components: ComponentIndex
@@ -275,6 +277,7 @@ class Preparer:
     ) -> tuple[dict[str, Any], list[str]]:
         """The prepared document and the names of its derived error codes (`derived_before`:
         the case's codes stored as derived, see `CodeVocabulary.split`)."""
+        document = with_unix_newlines(document)
         stated, derived = self.codes.split(document, derived_before)
         prepared = dict(document)
         prepared["symptoms"] = {**document["symptoms"], "error_codes": [*stated, *derived]}
@@ -438,14 +441,32 @@ def change_status(case_id: str, target: str, *, user: history.User, reason: str 
     serialize_case_writes()
     case = Case.objects.select_for_update().get(id=case_id)
     workflow.check_transition(user, case.status, target)
-    reason = reason.strip()
+    reason = unix_newlines(reason.strip())
     if target == Case.Status.RETRACTED and not reason:
         raise ValueError("a retraction needs a reason")
     case.status = target
     case.retraction_reason = reason if target == Case.Status.RETRACTED else None
     case.save(update_fields=["status", "retraction_reason", "modified"])
+    if target == Case.Status.PUBLISHED and case.added is None:
+        # Added at the time of this change (`modified`, which the save above set).
+        Case.objects.filter(id=case.id).update(added=case.modified)
+        case.added = case.modified
     refresh_derived([case.id])
     history.record(case.id, user=user, reason=reason or f"status: {target}")
+    return case
+
+
+@transaction.atomic
+def note_in_history(case_id: str, *, user: history.User, reason: str) -> Case:
+    """A history row for an editorial event that changes no field of the case (an accepted
+    correction proposal: `reason` says which), at a new `modified` time like every write
+    (`history`'s one write, one time): the change feed lists the case and its `ETag` moves,
+    as its history page changed. Raises Case.DoesNotExist."""
+    serialize_case_writes()
+    case = Case.objects.select_for_update().get(id=case_id)
+    case.save(update_fields=["modified"])
+    store_cache.changed()
+    history.record(case.id, user=user, reason=reason)
     return case
 
 
@@ -481,7 +502,7 @@ def merge_cases(duplicate_id: str, kept_id: str, *, user: history.User, reason: 
     Case.objects.filter(id__in=earlier).update(merged_into=kept, modified=timezone.now())
     kept.save(update_fields=["modified"])  # the kept case changed too: mirrors refetch it
     refresh_derived([duplicate_id, kept_id])
-    note = reason.strip() or "duplicate"
+    note = unix_newlines(reason.strip()) or "duplicate"
     history.record(duplicate_id, user=user, reason=f"merged into {kept_id}: {note}")
     history.record(kept_id, user=user, reason=f"{duplicate_id} merged into this case: {note}")
     history.record_many(
@@ -507,6 +528,7 @@ def save_term(term: Term, *, user: history.User = None) -> Term:
     if term.pk:
         stored = Term.objects.filter(pk=term.pk).values_list("patterns", "name", "slug").first()
     renamed = stored is not None and (stored[1], stored[2]) != (term.name, term.slug)
+    term.description = unix_newlines(term.description)
     shown_before = _document_digests(_cases_using([term.pk])) if renamed else {}
     term.save()
     if term.facet in ALIAS_FACETS:
@@ -772,14 +794,15 @@ def _write_cases(
     of statements: one insert of the new cases and one update of the replaced ones, one
     delete and one bulk insert per child table (terms, sources, keys, scale tables with
     their columns and rows). Columns the document does not hold (status history,
-    retraction, merge) are left as stored. Returns each case as written (those columns
-    read back) with its normalised document."""
+    retraction, merge, when it was first published) are left as stored; a case published
+    for the first time is `added` at its write's time. Returns each case as written (those
+    columns read back) with its normalised document."""
     documents = [normalized_document(item.document) for item in items]
     ids = [document["id"] for document in documents]
     editorial = {
-        case_id: (reason, merged_into)
-        for case_id, reason, merged_into in Case.objects.filter(id__in=ids).values_list(
-            "id", "retraction_reason", "merged_into_id"
+        case_id: (reason, merged_into, added)
+        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids).values_list(
+            "id", "retraction_reason", "merged_into_id", "added"
         )
     }
     existing = set(editorial)
@@ -793,7 +816,9 @@ def _write_cases(
         # order written (newest first). Its cursor no longer needs distinct times: it is a
         # keyset on (modified, id) (`api.keyset`), which pages through equal times too.
         case = Case(**columns, modified=now + datetime.timedelta(microseconds=i))
-        case.retraction_reason, case.merged_into_id = editorial.get(case.id, (None, None))
+        case.retraction_reason, case.merged_into_id, case.added = editorial.get(case.id, (None, None, None))
+        if case.added is None and case.status == Case.Status.PUBLISHED:
+            case.added = case.modified
         cases.append(case)
     # Plain executemany, as for the child rows: bulk_create's per-field preparation and
     # per-row placeholders were two fifths of writing a batch (no `auto_now` runs: the
@@ -804,7 +829,7 @@ def _write_cases(
     )
     replaced = [case for case in cases if case.id in existing]
     if replaced:
-        Case.objects.bulk_update(replaced, [*fields, "modified"], batch_size=WRITE_BATCH)
+        Case.objects.bulk_update(replaced, [*fields, "modified", "added"], batch_size=WRITE_BATCH)
         CaseTerm.objects.filter(case_id__in=list(existing)).delete()
         Source.objects.filter(case_id__in=list(existing)).delete()
         CaseKey.objects.filter(case_id__in=list(existing)).delete()

@@ -1,14 +1,19 @@
-"""Strict JSON reading for files people hand to the importer.
+"""Strict JSON reading for files people hand to the importer and bodies sent to the API.
 
 Python's reader takes NaN and Infinity and turns 1e309 into infinity, which no database
 column stores, and raises RecursionError on deep nesting; here all of them are a ValueError
-with a message (JSONDecodeError, a ValueError too, for syntax).
+with a message (JSONDecodeError, a ValueError too, for syntax). An integer with more digits
+than Python converts (`sys.get_int_max_str_digits()`, 4,300 by default) is a
+`NumberTooLong` naming its JSON path, not Python's advice to call
+`sys.set_int_max_str_digits()`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -23,9 +28,64 @@ def _finite(text: str) -> float:
     return value
 
 
+class NumberTooLong(ValueError):
+    """An integer with more digits than Python reads: `path` (`$.facts.accelerator_count`)
+    says where, `reason` how long it is and the limit."""
+
+    def __init__(self, path: str, digits: int):
+        self.path = path
+        self.reason = (
+            f"a number of {digits:,} digits is too long (at most {sys.get_int_max_str_digits():,} digits)"
+        )
+        super().__init__(f"{path}: {self.reason}")
+
+
+class _TooLong:
+    """Stands in, while parsing, for an integer Python would not convert."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def loads_checking_integers(loads: Callable[..., Any], text: str, **options: Any) -> Any:
+    """`loads(text, parse_int=..., **options)`, raising NumberTooLong for the first integer
+    (in document order) longer than Python converts. The parsed value is walked only when
+    there is one."""
+    too_long = False
+
+    def parse_int(digits: str) -> Any:
+        nonlocal too_long
+        try:
+            return int(digits)
+        except ValueError:
+            too_long = True
+            return _TooLong(len(digits.lstrip("-")))
+
+    value = loads(text, parse_int=parse_int, **options)
+    if too_long:
+        path, marker = next(_markers(value))
+        raise NumberTooLong(path, marker.digits)
+    return value
+
+
+def _markers(value: Any) -> Iterator[tuple[str, _TooLong]]:
+    """(JSON path, marker) of each `_TooLong` in `value`, in document order; without
+    recursion, as deep as the parser read."""
+    stack: list[tuple[str, Any]] = [("$", value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, _TooLong):
+            yield path, node
+        elif isinstance(node, dict):
+            stack.extend(reversed([(f"{path}.{key}", item) for key, item in node.items()]))
+        elif isinstance(node, list):
+            stack.extend(reversed([(f"{path}[{index}]", item) for index, item in enumerate(node)]))
+
+
 def parse_json(text: str) -> Any:
-    """`text` as JSON, strictly (see the module docstring). Raises ValueError."""
+    """`text` as JSON, strictly (see the module docstring). Raises ValueError (NumberTooLong
+    for an integer too long)."""
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        return loads_checking_integers(json.loads, text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise ValueError("nested too deeply") from None

@@ -32,7 +32,7 @@ from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
 from .references import alias_of_url, reference_key
 from .selectors.spelling import spelling_key
-from .strict_json import parse_json
+from .strict_json import NumberTooLong, parse_json
 from .vocabulary import VocabularyDefinitions, reference_of
 
 
@@ -73,6 +73,9 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
                     str(path), "$", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
                 )
             )
+            continue
+        except NumberTooLong as exc:
+            problems.append(ImportProblem(str(path), exc.path, exc.reason))
             continue
         except ValueError as exc:
             problems.append(ImportProblem(str(path), "$", f"invalid JSON: {exc}"))

@@ -30,6 +30,7 @@ from pathlib import Path
 import jsonschema
 from django.utils.text import slugify
 
+from .line_endings import unix_newlines
 from .models import ALIAS_FACETS, Facet
 from .problems import ImportProblem
 from .search.patterns import pattern_problem
@@ -184,7 +185,7 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
                     facet=facet,
                     name=raw["name"],
                     slug=slug,
-                    description=raw["description"],
+                    description=unix_newlines(raw["description"]),
                     synonyms=tuple(raw.get("synonyms", [])),
                     patterns=tuple(raw.get("patterns", [])),
                     vendor=raw.get("vendor"),

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.utils import timezone
 
+from incidents.line_endings import MultilineField
 from incidents.models import Case, Facet, Term
 from incidents.selectors.lookup import find_published_case
 from incidents.selectors.spelling import nearest_terms, resolve_term
@@ -123,7 +124,7 @@ class ProposalForm(forms.Form):
         help_text="YYYY-MM-DD",
         widget=forms.DateInput(attrs={"type": "date"}),
     )
-    text = forms.CharField(
+    text = MultilineField(
         label="What happened / what is wrong",
         max_length=MAX_TEXT,
         validators=[no_html],

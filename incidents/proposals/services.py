@@ -12,6 +12,7 @@ from django.db import transaction
 
 from incidents import duplicates, services
 from incidents.history import User
+from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer
 
@@ -79,6 +80,11 @@ def propose_correction(
     )
 
 
+def correction_note(proposal: Proposal) -> str:
+    """The history reason of an accepted correction: `correction accepted: proposal 12`."""
+    return f"correction accepted: proposal {proposal.pk}"
+
+
 class ReviewError(Exception):
     pass
 
@@ -100,7 +106,9 @@ def start_review(proposal: Proposal, *, user: User) -> Proposal:
 
 @transaction.atomic
 def accept(proposal: Proposal, *, user: User) -> Proposal:
-    """Accept: a new case's draft is published (reviewers; it goes through review first)."""
+    """Accept (reviewers): a new case's draft is published (it goes through review first); a
+    correction, which an editor made in the case, is noted in the case's history (who
+    accepted it, from which proposal)."""
     if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
         raise ReviewError(f"the proposal is already {proposal.status}")
     if not is_reviewer(user):
@@ -110,6 +118,8 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
         services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
+    elif proposal.kind == Proposal.Kind.CORRECTION and proposal.case_id:
+        services.note_in_history(proposal.case_id, user=user, reason=correction_note(proposal))
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal
@@ -125,6 +135,6 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")
     proposal.status = Proposal.Status.DECLINED
-    proposal.decline_reason = reason.strip()
+    proposal.decline_reason = unix_newlines(reason.strip())
     proposal.save(update_fields=["status", "decline_reason", "updated"])
     return proposal

@@ -152,9 +152,10 @@ def latest_cases(*, limit: int = 5) -> list[Case]:
 
 
 def feed_cases(term: Term | None = None, *, limit: int = 50) -> list[Case]:
-    """Newest published cases for an Atom feed, all or those using `term` (3 queries)."""
+    """The published cases most recently added to the library (`Case.added`, whatever their
+    sources' dates) for an Atom feed, all or those using `term` (3 queries)."""
     cases = cases_with_term(term) if term is not None else Case.objects.published()
-    return list(cases.newest_first().with_summary()[:limit])
+    return list(cases.latest_added().with_summary()[:limit])
 
 
 def sitemap_cases() -> CaseQuerySet:

@@ -1,13 +1,20 @@
-"""Atom feeds: every case, the cases of one topic, the cases with one symptom tag."""
+"""Atom feeds: every case, the cases of one topic, of one symptom tag, of one error code.
+
+A feed follows what the library adds: its entries are the `FEED_LENGTH` published cases
+most recently added here (`Case.added`: when a case was first published in this library),
+newest first, so a case added today shows at the top even when its source is years old.
+Each entry's `published` is that time and its `updated` the case's last change
+(`Case.modified`); the date of the case's source (`Case.published`) is in its summary."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time
+from datetime import datetime
 
 from django.contrib.syndication.views import Feed
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import format_html
 
 from incidents import selectors
 from incidents.models import Case, Facet, Term
@@ -25,7 +32,8 @@ class CaseEntriesFeed(Feed):
         return f"{item.id}: {item.title}"
 
     def item_description(self, item: Case) -> str:
-        return render_markdown(item.summary)
+        source = format_html("<p>Source dated {}.</p>", item.published.isoformat())
+        return source + render_markdown(item.summary)
 
     def item_link(self, item: Case) -> str:
         return item.get_absolute_url()
@@ -35,7 +43,8 @@ class CaseEntriesFeed(Feed):
         return f"tag:incidentlib,2026:{item.id}"
 
     def item_pubdate(self, item: Case) -> datetime:
-        return datetime.combine(item.published, time(), tzinfo=UTC)
+        # When the library added it, not the source's date (module docstring).
+        return item.added or item.modified
 
     def item_updateddate(self, item: Case) -> datetime:
         return item.modified
@@ -48,10 +57,12 @@ class CaseEntriesFeed(Feed):
 
 
 class AllCasesFeed(CaseEntriesFeed):
-    """`/feeds/cases.atom`: the `FEED_LENGTH` newest published cases (summary as HTML)."""
+    """`/feeds/cases.atom`: the `FEED_LENGTH` cases most recently added (summary as HTML)."""
 
     title = "incidentlib: new incident cases"
-    subtitle = "Structured post-incident cases about AI and ML infrastructure, newest first."
+    subtitle = (
+        "Structured post-incident cases about AI and ML infrastructure, latest added to the library first."
+    )
 
     def link(self) -> str:
         return reverse("incidents:case-list")
@@ -88,7 +99,7 @@ class TermFeed(CaseEntriesFeed):
 
 
 class TopicFeed(TermFeed):
-    """`/feeds/topics/<slug>.atom`: newest cases of one topic."""
+    """`/feeds/topics/<slug>.atom`: the cases of one topic latest added."""
 
     facet = Facet.TOPIC
 
@@ -97,7 +108,7 @@ class TopicFeed(TermFeed):
 
 
 class SymptomFeed(TermFeed):
-    """`/feeds/symptoms/<slug>.atom`: newest cases carrying one symptom tag."""
+    """`/feeds/symptoms/<slug>.atom`: the cases carrying one symptom tag latest added."""
 
     facet = Facet.SYMPTOM
 
@@ -109,7 +120,7 @@ class SymptomFeed(TermFeed):
 
 
 class ErrorCodeFeed(TermFeed):
-    """`/feeds/codes/<slug>.atom`: newest cases that showed one error code."""
+    """`/feeds/codes/<slug>.atom`: the cases that showed one error code latest added."""
 
     facet = Facet.ERROR_CODE
 

@@ -50,10 +50,10 @@ def test_history_written_from_the_import_equals_the_cases_read_back():
     """Import writes history from the rows it wrote (no second read); each row must hold
     what `record_many` would read: every column and the case document."""
     from incidents.documents import case_document
-    from incidents.models import Case
+    from incidents.models import NOT_IN_HISTORY, Case
 
     History = Case.history.model
-    columns = [f.attname for f in Case._meta.concrete_fields if f.name != "modified"]
+    columns = [f.attname for f in Case._meta.concrete_fields if f.name not in NOT_IN_HISTORY]
     latest = {row.id: row for row in History.objects.order_by("history_id")}
     cases = list(Case.objects.with_document())
     assert len(cases) == len(fixture_ids()) and set(latest) == {case.id for case in cases}

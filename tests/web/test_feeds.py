@@ -23,15 +23,16 @@ def entries(client, url: str) -> tuple[ET.Element, list[ET.Element]]:
     return feed, feed.findall(f"{ATOM}entry")
 
 
-def test_the_all_cases_feed_lists_published_cases_newest_first(client):
+def test_the_all_cases_feed_lists_published_cases_latest_added_first(client):
     feed, items = entries(client, "/feeds/cases.atom")
     assert feed.find(f"{ATOM}title").text == "incidentlib: new incident cases"
-    newest = list(Case.objects.published().order_by("-published", "-id").values_list("id", flat=True)[:50])
+    newest = list(Case.objects.published().order_by("-added", "-id").values_list("id", flat=True)[:50])
     assert [e.find(f"{ATOM}title").text.split(":")[0] for e in items] == newest
     first = items[0]
     case = Case.objects.get(id=newest[0])
     assert first.find(f"{ATOM}link").get("href") == f"http://testserver/cases/{case.id}"
-    assert first.find(f"{ATOM}published").text.startswith(case.published.isoformat())
+    assert first.find(f"{ATOM}published").text == case.added.isoformat()
+    assert first.find(f"{ATOM}updated").text == case.modified.isoformat()
     assert first.find(f"{ATOM}author/{ATOM}name").text == case.organization
     assert first.find(f"{ATOM}summary").get("type") == "html"
     assert {c.get("term") for c in first.findall(f"{ATOM}category")} == {
@@ -42,9 +43,7 @@ def test_the_all_cases_feed_lists_published_cases_newest_first(client):
 def test_a_topic_feed_holds_only_that_topics_cases(client):
     feed, items = entries(client, "/feeds/topics/checkpoint-storage.atom")
     expected = (
-        Case.objects.published()
-        .filter(term_links__term__slug="checkpoint-storage")
-        .order_by("-published", "-id")
+        Case.objects.published().filter(term_links__term__slug="checkpoint-storage").order_by("-added", "-id")
     )
     assert [e.find(f"{ATOM}title").text.split(":")[0] for e in items] == [c.id for c in expected]
     assert feed.find(f"{ATOM}title").text == "incidentlib: cases about Checkpoint and storage failures"
