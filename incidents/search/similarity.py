@@ -63,7 +63,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -374,14 +374,13 @@ def update_neighbours(
     for cid in live_changed:
         new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
     stored = _lists_that_may_change(corpus, changed, changed_rows, partial=partial)
-    still_published: set[str] = set()
+    # The neighbours still published: the corpus's cases, or, as a partial corpus lacks some
+    # of them, asked apart.
+    alive: Collection[str] = corpus.profiles
     if partial:
-        listed = sorted({o for before in stored.values() for o, _ in before})
-        still_published = set(ids_published(listed))
+        alive = set(ids_published(sorted({o for before in stored.values() for o, _ in before})))
     for owner, before in stored.items():
         profile = corpus.profiles[owner]
-        # Outside a partial corpus, whether a neighbour is still published was asked apart.
-        alive = corpus.profiles if not partial else still_published
         kept = [(o, p) for o, p in before if o not in changed and o in alive]
         lost = len(before) - len(kept)
         # Only a changed case scoring near the weakest kept one can enter (stored scores
