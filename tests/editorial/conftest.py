@@ -6,7 +6,9 @@ from html.parser import HTMLParser
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from incidents.roles import ensure_roles
 from incidents.workflow import EDITOR, REVIEWER
@@ -38,6 +40,21 @@ def outsider(db):
 
 def token_for(user) -> str:
     return Token.objects.get_or_create(user=user)[0].key
+
+
+def api(user=None) -> APIClient:
+    """An API client sending `user`'s token, as the write API wants (anonymous without one)."""
+    client = APIClient()
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+    return client
+
+
+def etag_of(client: APIClient, case_id: str) -> str:
+    """The case's current ETag, read as a writer reads it before an `If-Match` write."""
+    response = client.get(reverse("api:case-detail", args=[case_id]))
+    assert response.status_code == 200
+    return response["ETag"]
 
 
 class _FormReader(HTMLParser):

@@ -19,7 +19,7 @@ from incidents.models import Case, Facet, Term
 from tests.conftest import load_fixture
 from tests.factories import NEW_PROPOSAL
 
-from .conftest import token_for
+from .conftest import api, etag_of
 from .test_related_links_follow_retractions_and_merges import SHOWN, STORED, retract_and_merge
 
 pytestmark = pytest.mark.django_db
@@ -36,21 +36,8 @@ def no_rate_limits(settings):
     }
 
 
-def api(user=None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return client
-
-
 def url(case_id: str) -> str:
     return reverse("api:case-detail", args=[case_id])
-
-
-def etag_of(client: APIClient, case_id: str) -> str:
-    response = client.get(url(case_id))
-    assert response.status_code == 200
-    return response["ETag"]
 
 
 def patch(client: APIClient, case_id: str, etag: str, lessons: list[str]):

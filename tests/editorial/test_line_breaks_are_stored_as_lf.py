@@ -20,7 +20,7 @@ from incidents.services import change_status
 from tests.conftest import CASES_DIR, load_fixture
 from tests.factories import NEW_PROPOSAL, synthetic_case
 
-from .conftest import form_data, token_for
+from .conftest import api, etag_of, form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -82,10 +82,9 @@ def test_an_admin_edit_is_stored_with_lf_and_records_only_what_changed(client, e
 
 
 def test_a_write_api_patch_is_stored_with_lf(editor):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(editor)}")
+    client = api(editor)
     url = reverse("api:case-detail", args=["IL-0428"])
-    etag = client.get(url)["ETag"]
+    etag = etag_of(client, "IL-0428")
     body = {"summary": "First paragraph.\r\n\r\nSecond one.\rThird line.", "lessons": ["One\r\ntwo"]}
     response = client.patch(url, body, format="json", HTTP_IF_MATCH=etag)
     assert response.status_code == 200, response.json()

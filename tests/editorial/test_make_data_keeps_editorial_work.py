@@ -15,7 +15,6 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from incidents import services
 from incidents.history import case_history
@@ -23,7 +22,7 @@ from incidents.models import Case, Facet, Term
 from tests.conftest import CASES_DIR, VOCAB_FILE, fixture_ids, load_fixture
 from tests.factories import write_cases
 
-from .conftest import token_for
+from .conftest import api, etag_of
 
 pytestmark = pytest.mark.django_db
 
@@ -45,16 +44,6 @@ def run_make_data_import(capsys) -> str:
     capsys.readouterr()
     call_command("import_cases", *make_data_import_arguments())
     return capsys.readouterr().out
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return client
-
-
-def etag_of(client: APIClient, case_id: str) -> str:
-    return client.get(reverse("api:case-detail", args=[case_id]))["ETag"]
 
 
 def test_make_data_keeps_an_editors_change_and_a_retraction(editor, reviewer, capsys):

@@ -11,7 +11,6 @@ import re
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from incidents import selectors, services
 from incidents.backup import export_backup, restore_backup
@@ -20,7 +19,7 @@ from incidents.models import Case, CaseRelation, Term
 from tests.conftest import load_fixture
 from tests.mcp.conftest import InMemoryMcp
 
-from .conftest import token_for
+from .conftest import api
 
 pytestmark = pytest.mark.django_db
 
@@ -44,13 +43,6 @@ def shown_for(case_id: str) -> list[str]:
     case = selectors.case_by_id(case_id)
     assert case is not None
     return [other.id for other in selectors.related_cases(case)]
-
-
-def signed_in(user) -> APIClient:
-    """An API client sending `user`'s token, as the write API wants."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return client
 
 
 def page_related(client, case_id: str) -> list[str]:
@@ -90,7 +82,7 @@ def test_a_case_published_again_is_linked_again(client, reviewer):
 
 def test_an_edit_through_the_write_api_keeps_and_answers_the_stored_links(reviewer):
     retract_and_merge(reviewer)
-    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
+    client, url = api(reviewer), reverse("api:case-detail", args=["IL-0431"])
     response = client.patch(
         url, {"lessons": ["Check the links."]}, format="json", HTTP_IF_MATCH=client.get(url)["ETag"]
     )
@@ -104,7 +96,7 @@ def test_a_document_put_back_from_get_keeps_the_links_get_hides(reviewer):
     # GET shows SHOWN; a PUT of that document, one field edited, must not drop the link to
     # the retracted case nor turn the merged one into its kept case (found in review).
     retract_and_merge(reviewer)
-    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
+    client, url = api(reviewer), reverse("api:case-detail", args=["IL-0431"])
     read = client.get(url)
     document = {k: v for k, v in read.json().items() if k in load_fixture("IL-0431")}
     assert document["related"] == SHOWN
@@ -117,7 +109,7 @@ def test_a_document_put_back_from_get_keeps_the_links_get_hides(reviewer):
 
 def test_a_link_removed_from_what_get_shows_is_removed_and_a_new_one_added(reviewer):
     retract_and_merge(reviewer)
-    client, url = signed_in(reviewer), reverse("api:case-detail", args=["IL-0431"])
+    client, url = api(reviewer), reverse("api:case-detail", args=["IL-0431"])
     # IL-0435 (standing for the merged IL-0434) and IL-0432 dropped, IL-0441 added: the
     # retracted IL-0433, which GET never showed, stays.
     patched = {"related": ["IL-0428", "IL-0441"]}

@@ -12,24 +12,11 @@ from incidents.history import case_history
 from incidents.models import Case
 from tests.conftest import load_fixture
 
-from .conftest import token_for
+from .conftest import api, etag_of
 
 pytestmark = pytest.mark.django_db
 
 DETAIL = "api:case-detail"
-
-
-def api(user=None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return client
-
-
-def etag_of(client: APIClient, case_id: str) -> str:
-    response = client.get(reverse(DETAIL, args=[case_id]))
-    assert response.status_code == 200
-    return response["ETag"]
 
 
 def new_document(**overrides) -> dict:
