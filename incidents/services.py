@@ -375,7 +375,7 @@ def refresh_derived(case_ids: list[str], published_before: list[profiles.Profile
     caller's transaction, so a failed write leaves them untouched too), and retire every
     cached read of the store (`store_cache.changed`: store version, vocabulary counts).
     `published_before`: as for `write_documents`."""
-    store_cache.changed()
+    store_cache.changed(case_ids)
     index.cases_written(case_ids, published_before)
 
 
@@ -465,7 +465,7 @@ def note_in_history(case_id: str, *, user: history.User, reason: str) -> Case:
     serialize_case_writes()
     case = Case.objects.select_for_update().get(id=case_id)
     case.save(update_fields=["modified"])
-    store_cache.changed()
+    store_cache.changed([case.id])
     history.record(case.id, user=user, reason=reason)
     return case
 
@@ -911,7 +911,7 @@ def delete_cases(case_ids: Iterable[str]) -> int:
     """Delete cases (their sources, tables, links and neighbour rows cascade) and their index
     rows. Returns how many cases were deleted."""
     ids = list(case_ids)
-    store_cache.changed()
+    store_cache.changed(ids)
     deleted = Case.objects.filter(id__in=ids).count()
     serialize_case_writes()  # the word statistics are read, added to and written back
     word_statistics.forget(ids)  # their profile rows go with them

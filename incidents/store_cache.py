@@ -20,7 +20,11 @@ kept (a 200, no cookie), and rebuilds it from what was kept.
 
 `local()` keeps a large value (every case's passage vectors, search's vocabulary with its
 lexicon) in this process only, for the current generation; the shared cache holds the small
-token it is checked against.
+token it is checked against. A write that names the cases it changed (`changed(case_ids)`)
+files them in the shared cache under the generation it replaced, so a value that can take
+a few changed cases in (`local(..., update=...)`: the passage vectors, whose full read took
+5 s at 100,000 cases after every write) re-reads only those; a missing or contested link in
+that chain, or a write that names no cases, means reading everything again.
 
 Only with `settings.STORE_CACHE` (on when `CACHE_URL` names a cache server such as Redis):
 every process must see the same token, and with the database cache each cache read is a
@@ -34,7 +38,7 @@ import gc
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -49,6 +53,11 @@ from incidents.collector import settle
 T = TypeVar("T")
 
 GENERATION_KEY = "incidentlib:store-generation"
+# `DELTA_PREFIX + token`: (the token that replaced it, the ids of the cases that write
+# changed), or None when the write named none or two writers replaced the same token.
+DELTA_PREFIX = "incidentlib:store-delta:"
+# Links followed from a value's generation to the current one before reading everything.
+MAX_DELTAS = 64
 # Cached values outlive no generation; the timeout only bounds what an unused one occupies.
 VALUE_TIMEOUT = 3600
 _MISSING = object()
@@ -104,21 +113,54 @@ def _shared_generation() -> str:
     return token
 
 
-def _replace() -> None:
+def _replace(case_ids: tuple[str, ...] | None = None) -> None:
+    replaced = cache.get(GENERATION_KEY)
     token = _new_token()
     cache.set(GENERATION_KEY, token, timeout=None)
+    if replaced is not None:
+        _file_delta(replaced, token, case_ids)
     remembered = _request_generation.get()
     if remembered is not None:
         remembered[:] = [token]
 
 
-def changed() -> None:
+def _file_delta(replaced: str, token: str, case_ids: tuple[str, ...] | None) -> None:
+    """File what replaced the generation `replaced`: `token` and `case_ids`. Only the first
+    writer to replace it may (`add`): another that read the same token changed cases this
+    link does not name, so the link is then spoilt (None) and readers read everything."""
+    key = DELTA_PREFIX + replaced
+    if case_ids is None or not cache.add(key, (token, case_ids), timeout=VALUE_TIMEOUT):
+        cache.set(key, None, timeout=VALUE_TIMEOUT)
+
+
+def changed(case_ids: Iterable[str] | None = None) -> None:
     """Mark the store as changed: call from every service that writes cases or terms,
-    inside its transaction. Cached reads are recomputed from now on and again after commit."""
+    inside its transaction. Cached reads are recomputed from now on and again after commit.
+    `case_ids`: every case whose own text, passages or status the write may have changed (a
+    superset is fine), so that `local` values with an `update` re-read only those; None when
+    the write cannot say (every such value is read again)."""
     if not settings.STORE_CACHE:
         return
-    _replace()
-    transaction.on_commit(_replace)
+    named = None if case_ids is None else tuple(sorted(set(case_ids)))
+    _replace(named)
+    transaction.on_commit(lambda: _replace(named))
+
+
+def changed_between(held: str, token: str) -> frozenset[str] | None:
+    """The cases changed from generation `held` to generation `token`, following the links
+    `changed` filed (one cache read each, at most MAX_DELTAS); None when a link is missing
+    (expired, evicted, not yet filed) or spoilt, or `token` is not reached."""
+    found: set[str] = set()
+    at = held
+    for _ in range(MAX_DELTAS):
+        if at == token:
+            return frozenset(found)
+        link = cache.get(DELTA_PREFIX + at)
+        if link is None:
+            return None
+        at, case_ids = link
+        found.update(case_ids)
+    return frozenset(found) if at == token else None
 
 
 def _key(name: str, token: str | None = None) -> str:
@@ -180,11 +222,14 @@ def answer(
     return fresh
 
 
-def local(name: str, compute: Callable[[], T]) -> T:
+def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[str]], T] | None = None) -> T:
     """Like `cached`, but the value stays in this process (too large to ship per request);
     one cache read checks it is still current. Computed once per generation in a process:
     threads asking at the same time wait for the first (sixteen concurrent first searches
-    at 10,000 cases each loaded every passage vector, and a worker went past 2 GB)."""
+    at 10,000 cases each loaded every passage vector, and a worker went past 2 GB).
+    `update(value, case_ids)`: the value of an older generation with the cases changed since
+    read again, when `changed_between` can name them (a few cache reads); it must return
+    what `compute()` would."""
     if not settings.STORE_CACHE:
         return compute()
     token = generation()
@@ -206,7 +251,8 @@ def local(name: str, compute: Callable[[], T]) -> T:
         if held is not None and held[0] == token:
             return held[1]  # another thread computed it meanwhile
         with primary_reads():
-            value = compute()
+            since = changed_between(held[0], token) if held is not None and update else None
+            value = update(held[1], since) if held is not None and update and since is not None else compute()
         with _local_lock:
             _local[name] = (token, value)
             first_of_generation = _settled[0] != token

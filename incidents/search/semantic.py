@@ -24,6 +24,7 @@ float32: similar cases' mean embeddings are computed from them as they are
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -36,10 +37,11 @@ from django.db.models import Count, QuerySet, Subquery, Value
 
 from incidents import store_cache
 from incidents.bulk_sql import insert_rows
+from incidents.id_lists import ids_subquery
 from incidents.locking import serialize_case_writes
 from incidents.models import Case
 
-from . import encoder
+from . import encoder, large_arrays
 from .models import CaseEmbedding
 
 PASSAGES = ("title", "summary", "symptoms", "root cause", "remediation")
@@ -316,6 +318,52 @@ class Vectors:
                 sims[start : start + len(block)] = values * self.scale[block]
         return _combined(sims, first, own)
 
+    def replacing(self, case_ids: frozenset[str], fresh: Vectors) -> Vectors:
+        """These vectors without the cases of `case_ids`, with `fresh`'s cases (each in
+        `case_ids`) put in their place in id order: the arrays `load_vectors` builds from the
+        same rows. The rows are copied by runs of consecutive kept cases (a slice each, no
+        index arrays the size of the matrix)."""
+        starts, counts = self._starts
+        fresh_starts, fresh_counts = fresh._starts
+        keep = np.ones(len(self.ids), dtype=bool)
+        keep[[self._position[c] for c in case_ids if c in self._position]] = False
+        kept = np.flatnonzero(keep)
+        kept_ids = [self.ids[i] for i in kept.tolist()]
+        # Before which kept case each fresh one goes, and where runs of kept cases break.
+        goes_before = [bisect.bisect_left(kept_ids, case_id) for case_id in fresh.ids]
+        breaks = {0, len(kept), *goes_before, *(np.flatnonzero(np.diff(kept) != 1) + 1).tolist()}
+        bounds = sorted(breaks)
+        ids: list[str] = []
+        case_counts: list[np.ndarray] = []
+        pieces: list[tuple[Vectors, int, int]] = []  # (source, first row, end row)
+        inserted = 0
+        for low, high in zip(bounds, [*bounds[1:], None], strict=True):
+            while inserted < len(fresh.ids) and goes_before[inserted] == low:
+                first = int(fresh_starts[inserted])
+                pieces.append((fresh, first, first + int(fresh_counts[inserted])))
+                ids.append(fresh.ids[inserted])
+                case_counts.append(fresh_counts[inserted : inserted + 1])
+                inserted += 1
+            if high is None or low == high:
+                continue
+            run = kept[low:high]
+            pieces.append((self, int(starts[run[0]]), int(starts[run[-1]] + counts[run[-1]])))
+            ids.extend(kept_ids[low:high])
+            case_counts.append(counts[run])
+        rows = sum(end - first for _, first, end in pieces)
+        matrix = large_arrays.empty((rows, self.matrix.shape[1]), self.matrix.dtype)
+        scale = None if self.scale is None else np.empty(rows, dtype=self.scale.dtype)
+        at = 0
+        for source, first, end in pieces:
+            matrix[at : at + end - first] = source.matrix[first:end]
+            if scale is not None:
+                assert source.scale is not None  # both read by `load_vectors`
+                scale[at : at + end - first] = source.scale[first:end]
+            at += end - first
+        per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
+        owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
+        return Vectors(ids, owner, matrix, scale)
+
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""
         n = len(self.ids)
@@ -422,7 +470,7 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
     ).iterator(chunk_size=1000):
         if not ids and cases_count:
             room = len(PASSAGES) * cases_count
-            matrix = np.empty((room, encoder.DIMENSIONS), dtype=np.int8)
+            matrix = large_arrays.empty((room, encoder.DIMENSIONS), np.int8)
             scale, owner = np.empty(room, dtype=np.float32), np.empty(room, dtype=np.int64)
         if at + passages_count > len(matrix):
             rows_wanted = max(at + passages_count, 2 * len(matrix), FIRST_ROWS)
@@ -456,7 +504,7 @@ def _grown(
     """`matrix`, `scale` and `owner` with room for `rows` rows, their first `filled` copied;
     the rest left unwritten, so never resident until filled (`np.resize` would write it all)."""
     grown = (
-        np.empty((rows, matrix.shape[1]), dtype=matrix.dtype),
+        large_arrays.empty((rows, matrix.shape[1]), matrix.dtype),
         np.empty(rows, dtype=scale.dtype),
         np.empty(rows, dtype=owner.dtype),
     )
@@ -468,8 +516,26 @@ def _grown(
 def process_vectors() -> Vectors:
     """Every published case's vectors, kept in this process per store generation
     (`store_cache.local`: one cache read checks they are current); read each time, one query,
-    with the store cache off. What search and log matching score a query against."""
-    return store_cache.local("vectors", load_vectors)
+    with the store cache off. What search and log matching score a query against. After a
+    write that names its cases, only theirs are read again (`with_cases_read_again`)."""
+    return store_cache.local("vectors", load_vectors, update=with_cases_read_again)
+
+
+# Above this share of the held cases changed, reading everything again costs about as much.
+REREAD_SHARE = 0.25
+
+
+def with_cases_read_again(vectors: Vectors, case_ids: Collection[str]) -> Vectors:
+    """`vectors` with the rows of `case_ids` read again (one query; dropped when a case is no
+    longer published or has no vectors, added when it newly has): row for row what
+    `load_vectors()` reads now, for the cost of the changed cases and one copy of the rows.
+    Every published case's vectors read again when more than `REREAD_SHARE` changed."""
+    if not case_ids:
+        return vectors
+    if len(case_ids) > REREAD_SHARE * max(len(vectors.ids), 1):
+        return load_vectors()
+    fresh = load_vectors(Case.objects.filter(id__in=ids_subquery(sorted(case_ids))))
+    return vectors.replacing(frozenset(case_ids), fresh)
 
 
 def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, float]:
