@@ -97,7 +97,7 @@ $(VENV)/.eval-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,eval]"
 	touch $@
 
-# Search quality (eval/): the tuning set and the held-out test set, on SQLite and (when it
+# Search quality (eval/): the tuning, validation and held-out test sets, on SQLite and (when it
 # answers at EVAL_POSTGRES_URL) PostgreSQL, against plain BM25 and semantic-only baselines,
 # in one run; fails when the test set misses the targets of issue 17.
 EVAL_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/incidentlib

@@ -5,6 +5,10 @@ For each backend (SQLite always; PostgreSQL when one answers at `--postgres`, de
 EVAL_POSTGRES_URL) a child process imports into a throw-away test database:
 1. fixtures/ -> the TUNING set (eval/queries.json, logs.json + logs/, similar.json), the
    only set the ranking was ever tuned on (`eval/calibrate.py`);
+   and, over the same cases, the VALIDATION set (eval/validation/, same form as the test
+   set), written on 6 December by another fresh helper under the test set's rules: it
+   tells whether a change tuned on the tuning set generalises, so that the test set is read
+   only to report (helpers tuning the ranking run `--tuning-only`);
 2. plus eval/heldout/foreign/ (22 real cases with their own vocabulary) -> the held-out
    TEST set (eval/heldout/queries.json, logs.json + logs/, similar.json), written by a
    helper who never saw the ranking code or any result. It is only measured here.
@@ -38,6 +42,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 HELDOUT = HERE / "heldout"
+VALIDATION = HERE / "validation"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
@@ -186,7 +191,18 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
     return out
 
 
-def run_backend(with_heldout: bool) -> dict:
+def _set_measured(folder: Path) -> dict:
+    """`measure` over a set in the test set's form (`folder`/queries.json, logs.json + logs/,
+    similar.json)."""
+    return measure(
+        [{"q": q["query"], "relevant": q["relevant"]} for q in load(folder / "queries.json")],
+        load(folder / "logs.json"),
+        [(s["case"], s["similar"]) for s in load(folder / "similar.json")],
+        folder,
+    )
+
+
+def run_backend(with_heldout: bool, with_validation: bool = False) -> dict:
     """Import and measure in a throw-away test database of the configured backend."""
     import django
 
@@ -209,17 +225,14 @@ def run_backend(with_heldout: bool) -> dict:
             HERE,
         )
         result = {"backend": connection.vendor, "tuning": tuning}
+        if with_validation:
+            result["validation"] = _set_measured(VALIDATION)
         if with_heldout:
             import_case_files(
                 paths=[HELDOUT / "foreign" / "cases"],
                 vocab_paths=[*vocab, HELDOUT / "foreign" / "vocab.json"],
             )
-            result["test"] = measure(
-                [{"q": q["query"], "relevant": q["relevant"]} for q in load(HELDOUT / "queries.json")],
-                load(HELDOUT / "logs.json"),
-                [(s["case"], s["similar"]) for s in load(HELDOUT / "similar.json")],
-                HELDOUT,
-            )
+            result["test"] = _set_measured(HELDOUT)
         return result
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
@@ -336,24 +349,36 @@ def main() -> int:
         action="store_true",
         help="list tuning queries missed at rank 1 and logs missed in the top 5",
     )
-    parser.add_argument("--tuning-only", action="store_true", help="skip the held-out test set")
+    parser.add_argument(
+        "--tuning-only", action="store_true", help="skip the validation and held-out test sets"
+    )
+    parser.add_argument(
+        "--no-test", action="store_true", help="tuning and validation sets, not the held-out test set"
+    )
     parser.add_argument("--postgres", default=os.environ.get("EVAL_POSTGRES_URL", ""), help="PostgreSQL URL")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first-cases", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with_heldout = not args.tuning_only and (HELDOUT / "queries.json").exists()
+    with_heldout = not (args.tuning_only or args.no_test) and (HELDOUT / "queries.json").exists()
+    with_validation = not args.tuning_only and (VALIDATION / "queries.json").exists()
 
     if args.first_cases:  # for tests/search/test_backends_agree.py; JSON on stdout
         print(json.dumps(run_first_cases()))
         return 0
     if args.child:  # one backend, in the database of DATABASE_URL; JSON on stdout
-        print(json.dumps(run_backend(with_heldout)))
+        print(json.dumps(run_backend(with_heldout, with_validation)))
         return 0
 
     backends = [("sqlite", {k: v for k, v in os.environ.items() if k != "DATABASE_URL"})]
     if args.postgres:
         backends.append(("postgresql", {**os.environ, "DATABASE_URL": args.postgres}))
-    command = [sys.executable, __file__, "--child", *(["--tuning-only"] if args.tuning_only else [])]
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        *(["--tuning-only"] if args.tuning_only else []),
+        *(["--no-test"] if args.no_test else []),
+    ]
     results = {}
     for name, env in backends:
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
@@ -384,6 +409,9 @@ def main() -> int:
         )
         print(f"\n### {name}\n")
         print(table("tuning set (fixtures; the ranking was tuned on it)", result["tuning"]))
+        if "validation" in result:
+            print()
+            print(table("validation set (fixtures; never tuned on, read to decide)", result["validation"]))
         if "test" in result:
             print()
             print(table("held-out test set (fixtures + foreign cases; never tuned on)", result["test"]))
@@ -396,7 +424,7 @@ def main() -> int:
             for file, relevant, got, bm25_got in result["tuning"]["log_misses"]:
                 print(f"  {file}: want {relevant}, got {got} (BM25: {bm25_got})")
     if len(results) == 2:
-        for key in ("tuning", "test"):
+        for key in ("tuning", "validation", "test"):
             if key not in results["sqlite"]:
                 continue
             a, b = results["sqlite"][key]["top1"], results["postgresql"][key]["top1"]
