@@ -895,11 +895,10 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "word statistics, each changed case's candidates from the full-text index (at most "
         "300 a case) and the lists that may change (docs/scaling.md, section 4). 10 more "
         "into 10,000, start-up included, 2.54 -> 1.54 s on SQLite and 3.06 -> 2.87 s on "
-        "PostgreSQL (the last under helpers' load); at 100,000 on SQLite, measured by hand "
-        "on copies of one database: 1.9 s for 10 real cases retold and 2.7 s for 10 new "
-        "synthetic ones against 11.7 and 14.2 s reading every profile (the 100,000 rows "
-        "below predate it). Without the start-up, the 10,000 runs' increment took 0.7 s on "
-        "SQLite and 1.6 s on PostgreSQL",
+        "PostgreSQL (the last under helpers' load); at 100,000, 16.4 -> 1.82 s on SQLite and "
+        "20.2 -> 3.08 s on PostgreSQL (6 December, the last beside helpers' test runs), "
+        "against 5 December's runs reading every profile. Without the start-up, the 10,000 "
+        "runs' increment took 0.7 s on SQLite and 1.6 s on PostgreSQL",
     ),
     (
         "peak RSS per worker, MiB",
