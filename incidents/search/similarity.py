@@ -111,7 +111,16 @@ FACET_WEIGHTS = {
     Facet.WORKLOAD: 0.3,
 }
 _WEIGHT_BY_FACET: dict[str, float] = {str(facet): weight for facet, weight in FACET_WEIGHTS.items()}
-FACET_ORDER = (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.TOPIC, Facet.WORKLOAD)
+# The facets whose shared terms a neighbour's reasons name, in this order (every facet that
+# weighs in the vocabulary part: a shared error code counted without being named before).
+FACET_ORDER = (
+    Facet.SYMPTOM,
+    Facet.ERROR_CODE,
+    Facet.ROOT_CAUSE,
+    Facet.COMPONENT,
+    Facet.TOPIC,
+    Facet.WORKLOAD,
+)
 MIN_SCORE = 0.02
 # A term on more than this share of the cases is not named as a reason.
 GENERIC_SHARE = 0.5
@@ -546,11 +555,15 @@ def similarity_label(score: float) -> str:
 
 
 def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -> tuple[str, ...]:
-    """Why two cases are alike, as a person says it: shared symptoms and components, the
-    same root cause, shared topics, similar descriptions. Generic terms and an unknown
-    root cause are never reasons (they are left out when neighbours are computed)."""
+    """Why two cases are alike, as a person says it: shared symptoms, error codes and
+    components, the same root cause, shared topics, similar descriptions. Generic terms and
+    an unknown root cause are never reasons (they are left out when neighbours are computed)."""
     reasons = []
-    both = [*shared_terms.get(str(Facet.SYMPTOM), []), *shared_terms.get(str(Facet.COMPONENT), [])]
+    both = [
+        *shared_terms.get(str(Facet.SYMPTOM), []),
+        *shared_terms.get(str(Facet.ERROR_CODE), []),
+        *shared_terms.get(str(Facet.COMPONENT), []),
+    ]
     if both:
         reasons.append("Both: " + ", ".join(both))
     causes = [c for c in shared_terms.get(str(Facet.ROOT_CAUSE), []) if "unknown" not in c.lower()]
