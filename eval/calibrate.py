@@ -13,6 +13,12 @@ logs with no matching case still get a strong hit (which must be none), how many
 their relevant case first *and* strong, and how many strong hits are not relevant; and the
 settings to paste into logmatch.py (fewest no-match strong, then most relevant strong, then
 fewest irrelevant strong, then the strictest).
+
+`--facets` instead prints what sharing a term of each facet tells of two cases being alike
+on the similar-case judgements (eval/similar.json): over every pair of a judged case and
+another published case that both carry the facet, the share of pairs judged alike that
+share one of its terms and the share of the others, and the log of their ratio relative to
+the symptom's: `similarity.FACET_WEIGHTS`, rounded.
 """
 
 from __future__ import annotations
@@ -200,10 +206,56 @@ def calibrate_logs() -> None:
     print("THRESHOLDS =", scored[0][1])
 
 
+def facet_evidence(judged: Mapping[str, list[str]]) -> dict[str, tuple[int, float, float, float]]:
+    """Facet -> (pairs judged alike carrying it on both sides, share of them sharing a term,
+    share of the other pairs sharing one, log of the ratio of the two shares relative to the
+    symptom's) over the pairs of each judged case in `judged` (case -> cases judged alike)
+    with every other published case. Shares are smoothed by half a pair, so that a facet no
+    pair shares still has a finite weight; a weight below 0 (sharing tells against) is 0."""
+    import math
+
+    from incidents.search import profiles
+
+    facets_of = {p.id: _terms_by_facet(p.terms) for p in profiles.published()}
+    counts: dict[str, list[int]] = {}  # facet -> [alike sharing, alike not, other sharing, other not]
+    for case_id, alike in judged.items():
+        mine = facets_of.get(case_id)
+        if mine is None or not alike:
+            continue
+        for other, theirs in facets_of.items():
+            if other == case_id:
+                continue
+            for facet in mine.keys() & theirs.keys():
+                row = counts.setdefault(facet, [0, 0, 0, 0])
+                row[(0 if other in alike else 2) + (0 if mine[facet] & theirs[facet] else 1)] += 1
+    ratios = {}
+    for facet, (alike_shared, alike_not, other_shared, other_not) in counts.items():
+        alike_share = (alike_shared + 0.5) / (alike_shared + alike_not + 1)
+        other_share = (other_shared + 0.5) / (other_shared + other_not + 1)
+        ratios[facet] = (
+            alike_shared + alike_not,
+            alike_share,
+            other_share,
+            math.log(alike_share / other_share),
+        )
+    unit = ratios["symptom"][3] if ratios.get("symptom", (0, 0, 0, 0))[3] > 0 else 1.0
+    return {facet: (*row[:3], max(row[3], 0.0) / unit) for facet, row in sorted(ratios.items())}
+
+
+def _terms_by_facet(terms: Mapping[tuple[str, str], str]) -> dict[str, set[str]]:
+    by_facet: dict[str, set[str]] = {}
+    for facet, slug in terms:
+        by_facet.setdefault(facet, set()).add(slug)
+    return by_facet
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true", help="import the fixtures into a test database")
     parser.add_argument("--logs", action="store_true", help="calibrate log matching's strong label instead")
+    parser.add_argument(
+        "--facets", action="store_true", help="weigh the similar-case facets by the judgements instead"
+    )
     args = parser.parse_args()
     import django
 
@@ -223,6 +275,13 @@ def main() -> int:
         import_case_files(paths=[root / "fixtures" / "cases"], vocab_paths=[root / "fixtures" / "vocab.json"])
     if args.logs:
         calibrate_logs()
+        return 0
+    if args.facets:
+        judged = json.loads((HERE / "similar.json").read_text())["similar"]
+        print("| facet | pairs judged alike | share: alike | share: others | weight |")
+        print("|---|---|---|---|---|")
+        for facet, (pairs, alike, others, weight) in facet_evidence(judged).items():
+            print(f"| {facet} | {pairs} | {alike:.2f} | {others:.3f} | {weight:.2f} |")
         return 0
     queries = json.loads((HERE / "queries.json").read_text())["queries"]
     runs = signals(queries)

@@ -159,11 +159,16 @@ def test_the_step_after_an_import_reads_the_stored_profiles_not_the_case_texts(t
     assert lists() == from_stored
 
 
-def test_the_shared_words_migration_keeps_old_lists_readable_until_the_step_stores_new_ones():
-    """0024: lists stored by the rule before 1cbcf01 stay shown, pending, until the step."""
-    migration = __import__(
-        "incidents.migrations.0024_similar_lists_shared_words", fromlist=["mark_every_list_pending"]
-    )
+@pytest.mark.parametrize(
+    "name",
+    [
+        "0024_similar_lists_shared_words",  # the text part over words two cases hold (1cbcf01)
+        "0026_similar_lists_facet_weights",  # facet weights from the judgements (906ada2)
+    ],
+)
+def test_a_rescoring_migration_keeps_old_lists_readable_until_the_step_stores_new_ones(name):
+    """Lists stored by the rule before stay shown, pending, until the step."""
+    migration = __import__(f"incidents.migrations.{name}", fromlist=["mark_every_list_pending"])
     real = ("IL-0463", "IL-0464")
     expected = lists(real)
     CaseNeighbour.objects.filter(case_id__in=real).update(score=0.999)  # an old rule's scores

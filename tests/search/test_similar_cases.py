@@ -46,6 +46,16 @@ def test_reasons_name_the_shared_terms_and_words_and_parts_add_up():
     assert best.hand_linked  # IL-0463 links IL-0464 by hand
 
 
+def test_a_shared_error_code_is_named_among_the_reasons():
+    # IL-0481 and IL-0482 both print Xid 63 (row remapping): an error code weighs in the score
+    # as a symptom does, so the reasons name it beside the shared symptoms and components.
+    best = similar_cases(Case.objects.get(id="IL-0481"), limit=1)[0]
+    assert best.case.id == "IL-0482"
+    assert best.shared_terms["error_code"] == ["Xid 63"]
+    assert best.reasons[0].startswith("Both: ")
+    assert "Xid 63" in best.reasons[0]
+
+
 def test_scores_are_sorted_and_self_is_never_similar():
     similar = similar_cases(Case.objects.get(id="IL-0444"), limit=NEIGHBOURS)
     scores = [s.score for s in similar]
