@@ -40,7 +40,8 @@ ALIAS_FACETS: tuple[Facet, ...] = (Facet.ORGANIZATION, Facet.ACCELERATOR)
 # How long the name of a row made from free text (a caption) may be, in the admin.
 NAME_CHARS = 80
 # The facets `/vocab/`, `/api/vocab/` and the MCP `vocab` tool list. Error codes have pages
-# of their own (`/codes/`, `/api/codes/`, `explain_error`): meaning, source, root causes.
+# of their own (`/codes/`, `/api/codes/`, `explain_error`): meaning, source, root causes; the
+# `vocab` tool lists them only when asked for `facet="error_code"`.
 VOCAB_FACETS: tuple[Facet, ...] = tuple(f for f in Facet if f != Facet.ERROR_CODE)
 
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, TypeAlias
 
-from django.conf import settings
-from django.urls import reverse
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from incidents.models import VOCAB_FACETS
+from incidents.models import Facet
 from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
 from incidents.selectors.params import MAX_YEAR, MIN_YEAR, parse_query_text
 
@@ -72,13 +70,12 @@ def problem_message(problem: Problem) -> str:
             label = "Nearest" if problem.near else "Valid values"
             shown = (s.value if s.value == s.label else f"{s.value} ({s.label})" for s in problem.suggestions)
             message += f" {label}: " + ", ".join(shown) + "."
-        if spec.is_term and problem.facet in VOCAB_FACETS:
-            return message + f" All {problem.known} values: call vocab with facet={problem.facet!r}."
         if spec.is_term:
-            codes_index = settings.SITE_URL + reverse("incidents:code-index")
-            # Error codes are not in vocab (their meanings would crowd its budget): explain_error
-            # names the code a line shows, and the codes index lists them all.
-            return message + f" Give the line to explain_error; all {problem.known}: {codes_index}."
+            message += f" All {problem.known} values: call vocab with facet={problem.facet!r}"
+            # explain_error finds the code in a line as the tool printed it, whatever the spelling.
+            return message + (
+                "; or give the line to explain_error." if problem.facet == Facet.ERROR_CODE else "."
+            )
         return message + " Or use search_incidents with the name as the query."
     message = f"{problem.parameter}: {problem.detail}"
     if problem.value is not None:

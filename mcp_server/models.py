@@ -16,13 +16,15 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from incidents.document_model import case_model
-from incidents.models import VOCAB_FACETS
+from incidents.models import VOCAB_FACETS, Facet
 
 if TYPE_CHECKING:
     FacetName = str
 else:
-    # The facets the `vocab` tool lists: those of /api/vocab/, from the model's registry.
-    FacetName = Literal[tuple(str(facet) for facet in VOCAB_FACETS)]
+    # The facets the `vocab` tool lists: those of /api/vocab/, from the model's registry (all
+    # of them when none is asked), then error_code, asked alone: the codes of /api/codes/,
+    # whose meanings and patterns (25 KB) would crowd the others out of the budget.
+    FacetName = Literal[(*(str(facet) for facet in VOCAB_FACETS), str(Facet.ERROR_CODE))]
 
 
 class CaseSummary(BaseModel):
@@ -118,19 +120,32 @@ class VocabTerm(BaseModel):
     case_count: int = Field(description="Published cases that carry the term.")
     # Left out of other facets' terms rather than sent as null: the whole vocabulary is
     # read in one call, and 100-odd nulls would cost 3 KB.
-    vendor: str | None = Field(default=None, exclude_if=lambda v: v is None, description="Accelerators.")
+    vendor: str | None = Field(
+        default=None, exclude_if=lambda v: v is None, description="Accelerators and error codes."
+    )
     family: str | None = Field(
         default=None,
         exclude_if=lambda v: v is None,
         description="Accelerators: the family slug.",
+    )
+    source_url: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Error codes: the vendor documentation the description is written from.",
+    )
+    patterns: list[str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Error codes: RE2 patterns (case ignored) that find the code in text.",
     )
 
 
 class Vocabulary(BaseModel):
     # Keyed by plain strings: the facet names are the input's `facet` values, listed there once.
     terms: dict[str, list[VocabTerm]] = Field(
-        description="Terms by facet, each list sorted by name. The facet name is the filter "
-        "parameter of search_incidents and list_incidents."
+        description="Terms by facet, each list sorted by name (error codes by vendor, then name, "
+        "as /api/codes/). The facet name is the filter parameter of search_incidents and "
+        "list_incidents."
     )
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
     notes: list[str] = Field(default_factory=list, description="How to get what was cut.")

@@ -18,7 +18,8 @@ from pydantic import Field
 
 from incidents import search, selectors
 from incidents.document_model import case_model
-from incidents.models import Case
+from incidents.models import Case, Facet
+from incidents.models import Term as VocabularyTerm
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
 from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
 
@@ -106,7 +107,7 @@ CaseId = Annotated[
 ]
 Cursor = Annotated[
     str | None,
-    Field(max_length=200, description="next_cursor of the last call, same arguments."),
+    Field(max_length=200, description="Last call's next_cursor; same arguments."),
 ]
 WithFacets = Annotated[bool, Field(description="Top values per facet (2-4 KB).")]
 
@@ -170,7 +171,7 @@ def search_incidents(
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Search cases by words or error text: ranked hits, then weak partial_matches.
+    """Cases ranked by words or error text, then weak partial_matches.
 
     Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1116); filters
     AND, a list ORs (values: vocab; bounds inclusive). Not for: a failure to fix (triage),
@@ -321,8 +322,8 @@ def get_incident(
         ),
     ] = None,
 ) -> IncidentDocument:
-    """One case document (as GET /api/cases/{id}) or the `fields` asked, with url and
-    html_url; TTD/TTR are ISO 8601 durations.
+    """One case document (as GET /api/cases/{id}) or the `fields` asked; TTD/TTR are ISO
+    8601 durations.
 
     Use to read a case. Not for: finding cases. Example: {"id": "IL-0428", "fields":
     ["root_cause", "checks"]}.
@@ -412,14 +413,18 @@ def get_topic(
 def vocab(
     facet: Annotated[
         FacetName | None,
-        Field(description="One facet, or leave out for all."),
+        Field(description="One facet, or none for all but error_code."),
     ] = None,
 ) -> Vocabulary:
     """Each facet's terms, with synonyms and case counts.
 
     Use to find a filter value. Not for: finding cases. Example: {"facet": "symptom"}.
-    Size: 34 KB for all, 0.5-8 KB a facet; budget 36 KB, then cut (`truncated`).
+    Size: 34 KB for all, 0.5-8 KB a facet, error_code 25 KB; budget 36 KB, then cut (`truncated`).
     """
+    if facet == Facet.ERROR_CODE:
+        return _fit_vocabulary(
+            Vocabulary(terms={facet: [_code_term(code) for code in selectors.error_codes()]})
+        )
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)
     families = {term.id: term.slug for term in terms if term.facet == "accelerator"}
@@ -439,6 +444,20 @@ def vocab(
             )
         )
     return _fit_vocabulary(Vocabulary(terms=grouped))
+
+
+def _code_term(code: VocabularyTerm) -> VocabTerm:
+    """An error code as /api/codes/ lists it (`api.shapes.error_code`), without the API's links."""
+    return VocabTerm(
+        slug=code.slug,
+        name=code.name,
+        description=code.description,
+        synonyms=list(code.synonyms),
+        case_count=code.case_count,
+        vendor=code.vendor,
+        source_url=code.source_url,
+        patterns=list(code.patterns),
+    )
 
 
 def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
@@ -503,13 +522,13 @@ def match_log(
             min_length=1,
             max_length=1_000_000,
             # The bound is the schema's maxLength: said once.
-            description="Pasted log: a traceback, NCCL or kernel log, dmesg, Slurm output.",
+            description="A traceback, NCCL or kernel log, dmesg, Slurm output.",
         ),
     ],
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> LogMatchResult:
-    """Cases ranked by the failure signatures in a pasted log; `lines`: each matched line
-    once; `error_codes`: see explain_error.
+    """Cases ranked by failure signatures in a pasted log; `lines`: each matched line once;
+    `error_codes`: see explain_error.
 
     Use for a log alone. Not for: a failure to fix (triage).
     Example: {"text": "Watchdog caught collective operation timeout"}.

@@ -30,7 +30,7 @@ def triage(
             description="What failed, in words or error text.",
         ),
     ] = "",
-    log: Annotated[str, Field(max_length=1_000_000, description="Log lines (optional).")] = "",
+    log: Annotated[str, Field(max_length=1_000_000, description="Log lines.")] = "",
     job: Annotated[Literal["training", "inference"] | None, Field(description="Kind of job.")] = None,
     framework: Annotated[
         str | None, Field(max_length=60, description="e.g. PyTorch, DeepSpeed, vLLM.")
@@ -39,9 +39,9 @@ def triage(
     scale: Annotated[int | None, Field(ge=1, le=1_000_000, description="Accelerators in the job.")] = None,
     limit: Annotated[int, Field(ge=3, le=5)] = 5,
 ) -> TriageResult:
-    """On-call triage: the 3-5 known cases most like a failure, each with confidence
-    (strong/possible/weak), why (terms, log lines, context), root cause, fix, checks,
-    sources; known=false if none is strong.
+    """The 3-5 known cases most like a failure, each with confidence (strong/possible/weak),
+    why (terms, log lines, context), root cause, fix, checks, sources; known=false if none
+    is strong.
 
     Use first when something is broken. Not for: a case in full (get_incident).
     Example: {"symptoms": "training hangs after a node swap", "job": "training"}.

@@ -3,7 +3,8 @@
 Two kinds of evidence, both found in one pass over the text with RE2 (linear time, see
 `patterns.py`):
 - vocabulary terms: every symptom tag and component by name and synonyms (word-bounded;
-  short upper-case forms such as `OOM` or `ECC` case-sensitive), plus each term's own
+  short upper-case forms such as `OOM` or `ECC` case-sensitive; never inside a source-file
+  name, `proxy.cc:1391` being a place in NCCL's code, not the word proxy), plus each term's own
   `patterns` (symptom tags, components, root-cause categories and error codes; an error
   code by its patterns only, the ones that tag cases at import, `codes.CodeVocabulary`).
   A case scores for each found term it carries, weighted by facet and rarity: `facet
@@ -48,7 +49,18 @@ from incidents.versions import range_verdict
 from . import encoder, errnos
 from .backends import Backend, get_backend
 from .log_lines import LineMatch, LogLines
-from .patterns import EXTRACTORS, GENERIC_TOKENS, Extractor, compile_pattern, options, pattern_problem
+from .patterns import (
+    EXTRACTORS,
+    GENERIC_TOKENS,
+    SOURCE_FILE,
+    Extractor,
+    blanked,
+    compile_pattern,
+    inside,
+    options,
+    pattern_problem,
+    source_file_spans,
+)
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogReading
 from .semantic import candidate_scores, query_vector
@@ -195,7 +207,8 @@ def decode_log(text: str | bytes) -> str:
 @dataclass
 class _TermForm:
     term: Term
-    form: str
+    form: str  # a name or synonym as written, or one of the term's own patterns
+    pattern: bool  # `form` is one of the term's own patterns
 
 
 @dataclass
@@ -253,6 +266,30 @@ def _form_pattern(form: str) -> tuple[str, bool]:
     return f"{start}{escaped}{end}", not short_upper
 
 
+def _source_files(scanned: LogLines) -> dict[str, list[tuple[int, int]]]:
+    """Line -> the spans of the source-file names in it (`patterns.SOURCE_FILE`), for the
+    lines that name one: one scan of the joined lines (`log_lines.py`)."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for index, match in scanned.matches(SOURCE_FILE):
+        found.setdefault(scanned.lines[index], []).append(match.span())
+    return found
+
+
+def _term_forms_in(
+    line: str, matcher: Any, entries: list[_TermForm], source_files: list[tuple[int, int]] | None
+) -> list[int]:
+    """The indexes of `entries` (`_term_matcher`) found in `line`. A name or synonym counts
+    only outside the source-file names of the line (`source_files`, its spans): `proxy.cc`
+    is where NCCL's code is, not the word `proxy` (a synonym of Load balancer). A term's
+    own patterns are read in the whole line, since they may name a file on purpose
+    (Megatron-LM's, for `pretrain_gpt.py`)."""
+    found = matcher.Match(line) or []
+    if not found or not source_files:
+        return found
+    outside = set(matcher.Match(blanked(line, source_files)) or ())
+    return [index for index in found if entries[index].pattern or index in outside]
+
+
 def _term_matcher(terms: list[Term]):
     """One RE2 set of every term form and pattern; index -> (term, form or pattern).
     Compiling several hundred patterns costs tens of milliseconds, so the set is kept per
@@ -260,24 +297,24 @@ def _term_matcher(terms: list[Term]):
     spec = tuple((t.id, t.facet, t.name, tuple(t.synonyms), tuple(t.patterns)) for t in terms)
     matcher, forms = _matcher_of(spec)
     by_id = {t.id: t for t in terms}
-    return matcher, [_TermForm(by_id[term_id], form) for term_id, form in forms]
+    return matcher, [_TermForm(by_id[term_id], form, pattern) for term_id, form, pattern in forms]
 
 
 @functools.lru_cache(maxsize=2)
 def _matcher_of(spec: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...]):
     matcher = re2.Set.SearchSet(options())
-    forms: list[tuple[int, str]] = []
+    forms: list[tuple[int, str, bool]] = []
     for term_id, facet, name, synonyms, patterns in spec:
         for form in [] if facet in PATTERNS_ONLY else [name, *synonyms]:
             if len(words(form)) == 0 or all(w.lower() in STOP_WORDS for w in words(form)):
                 continue
             pattern, ignore_case = _form_pattern(form)
             matcher.Add(("(?i)" if ignore_case else "") + pattern)
-            forms.append((term_id, form))
+            forms.append((term_id, form, False))
         for pattern in patterns:
             if pattern_problem(pattern) is None:
                 matcher.Add("(?i)" + pattern)
-                forms.append((term_id, pattern))
+                forms.append((term_id, pattern, True))
     if not forms:
         return None, forms
     matcher.Compile()
@@ -663,8 +700,8 @@ class _Spans:
     in lines, each name searched for in each line once: a log's hits show most of the same
     lines (every case with the log's Xid code, its Xid lines)."""
 
-    def __init__(self, patterns: dict[str, list[str]]):
-        self.patterns = patterns
+    def __init__(self, patterns: dict[str, list[tuple[str, bool]]]):
+        self.patterns = patterns  # name -> (RE2 pattern, whether it is a name or synonym)
         self._found: dict[tuple[str, str], list[tuple[int, int]]] = {}
 
     def places(self, line: str, name: str) -> list[tuple[int, int]]:
@@ -689,12 +726,22 @@ class _Spans:
 
     def _search(self, line: str, name: str) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
-        for pattern in self.patterns.get(name) or [r"(?i)" + r"\W+".join(re2.escape(w) for w in words(name))]:
+        # A token (no patterns) is searched by its words, where it was read.
+        searched = self.patterns.get(name) or [
+            (r"(?i)" + r"\W+".join(re2.escape(w) for w in words(name)), False)
+        ]
+        files: list[tuple[int, int]] | None = None
+        for pattern, form in searched:
             try:
                 compiled = _compiled(pattern)
             except re2.error:
                 continue
-            found.extend(m.span() for m in compiled.finditer(line))
+            spans = [m.span() for m in compiled.finditer(line)]
+            if form and spans:
+                # A name is not read inside a source-file name (`_term_forms_in`): not shown there.
+                files = source_file_spans(line) if files is None else files
+                spans = [span for span in spans if not inside(span, files)]
+            found.extend(spans)
         return found
 
 
@@ -765,11 +812,12 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     # not what failed, so it is not one (it still weighs as context, `is_context`).
     counted_lines: set[str] = set()
     if matcher is not None:
+        source_files = _source_files(scanned)
         for line, numbers in lines.items():
-            for index in matcher.Match(line) or ():
+            for index in _term_forms_in(line, matcher, entries, source_files.get(line)):
                 entry = entries[index]
                 evidence = term_evidence.setdefault(entry.term.id, _Evidence())
-                if entry.form in entry.term.patterns:
+                if entry.pattern:
                     by_pattern.add(entry.term.id)
                 signature_lines.add(line)
                 if entry.term.facet != Facet.COMPONENT:
@@ -1214,12 +1262,14 @@ def _kinds_of(cases: QuerySet[Case]) -> dict[str, set[str]]:
     return kinds
 
 
-def _term_patterns(term: Term) -> list[str]:
-    """RE2 patterns finding a term in a line: its own patterns and its name and synonyms."""
+def _term_patterns(term: Term) -> list[tuple[str, bool]]:
+    """RE2 patterns finding a term in a line, each with whether it is a name or synonym
+    (not read inside a source-file name, `_term_forms_in`): its name and synonyms, then its
+    own patterns."""
     found = []
     for form in [] if term.facet in PATTERNS_ONLY else [term.name, *term.synonyms]:
         if words(form):
             pattern, ignore_case = _form_pattern(form)
-            found.append(("(?i)" if ignore_case else "") + pattern)
-    found.extend("(?i)" + p for p in term.patterns if pattern_problem(p) is None)
+            found.append((("(?i)" if ignore_case else "") + pattern, True))
+    found.extend(("(?i)" + p, False) for p in term.patterns if pattern_problem(p) is None)
     return found

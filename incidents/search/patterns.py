@@ -124,6 +124,37 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ),
 )
 
+# A source file a log line names, with its line number when given: `proxy.cc:1391`,
+# `transport/net_ib.cc`, `ProcessGroupNCCL.cpp:1234`, `distributed_c10d.py:2606`, `all_reduce.cu`.
+# It is a place in the program's code (NCCL prints one before every WARN), not a word the
+# line says: the `proxy` of NCCL's `proxy.cc` is not the Load balancer the word `proxy`
+# names. Only the file's own name: the directories before it (`torch/`, `megatron/`) name the
+# package that ran. Lower-case extensions of the languages these programs are written in;
+# it cannot match a line break (`log_lines.py`).
+SOURCE_FILE = compile_pattern(
+    r"\b[\w-]+(?:\.[\w-]+)*\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|py|pyx|go|rs|java|sh)\b(?::\d+)*",
+    ignore_case=False,
+)
+
+
+def source_file_spans(line: str) -> list[tuple[int, int]]:
+    """The [start, end) spans of the source-file names (`SOURCE_FILE`) in `line`."""
+    return [match.span() for match in SOURCE_FILE.finditer(line)]
+
+
+def blanked(line: str, spans: list[tuple[int, int]]) -> str:
+    """`line` with the characters of `spans` as spaces: the same length, so what is found in
+    it is found at the same offsets as in `line`."""
+    for start, end in spans:
+        line = line[:start] + " " * (end - start) + line[end:]
+    return line
+
+
+def inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    """Whether `span` lies within one of `spans`."""
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
+
+
 # Exception names too common to identify anything.
 GENERIC_TOKENS = frozenset(
     {

@@ -36,6 +36,7 @@ LARGEST = [
     ("list_incidents", {"limit": 50, "facets": True}),
     ("get_topic", {"slug": "interconnect", "latest": 20}),
     ("vocab", {}),
+    ("vocab", {"facet": "error_code"}),
     ("similar_incidents", {"id": "IL-0444", "limit": 20}),
     ("match_log", {"text": LONGEST_LOG, "limit": 20}),
     # Every version the fixture ranges hold, so every range answers.

@@ -5,7 +5,6 @@ layer's one parser, `parse_filters`: the same values, spellings and answers as
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 
 from incidents.models import Case
 
@@ -46,4 +45,6 @@ def test_an_unknown_code_names_the_nearest_and_where_all_are(mcp):
     message = mcp.error("list_incidents", error_code="Xid 97")
     assert message.startswith("Unknown error_code 'Xid 97'. Nearest: ")
     assert "xid-79 (Xid 79)" in message
-    assert message.endswith(f"Give the line to explain_error; all 47: {settings.SITE_URL}/codes/.")
+    assert message.endswith(
+        " All 47 values: call vocab with facet='error_code'; or give the line to explain_error."
+    )

@@ -47,6 +47,9 @@ def test_get_incident_unknown_id(django_assert_num_queries):
 def test_vocab_is_one_query(django_assert_num_queries):
     with django_assert_num_queries(1):
         tools.vocab()
+    # The error codes: the one query /api/codes/ makes (`selectors.error_codes`).
+    with django_assert_num_queries(1):
+        tools.vocab(facet="error_code")
 
 
 def test_get_topic(django_assert_num_queries):

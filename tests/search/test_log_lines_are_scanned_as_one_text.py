@@ -11,6 +11,7 @@ import pytest
 
 from incidents.search.log_lines import LogLines
 from incidents.search.logmatch import _EXTRACTORS, _KIND_PATTERNS, _tokens, _unique_lines, _version_matcher
+from incidents.search.patterns import SOURCE_FILE
 
 EVAL_LOGS = sorted((Path(__file__).parents[2] / "eval" / "logs").glob("*.log"))
 
@@ -46,6 +47,9 @@ ACROSS_LINES = "\n".join(
         "iteration 12 loss 2.3",
         "NCCL version 2.18.1 on the same line",
         "\tCUDA error:\tdevice-side assert triggered\r",
+        "n7:2712:3301 [3] NCCL INFO proxy.",
+        "cc:1391 -> 2 and transport/net_ib.cc:",
+        "651",
     ]
 )
 
@@ -73,6 +77,7 @@ def _joined(pattern, scanned: LogLines) -> list[tuple]:
 def _patterns():
     yield from (compiled for _, compiled in _EXTRACTORS)
     yield from _KIND_PATTERNS.values()
+    yield SOURCE_FILE
     matcher, _ = _version_matcher((("NCCL", "NCCL"), ("torch", "PyTorch"), ("vLLM", "vLLM")))
     yield matcher
 
