@@ -6,8 +6,11 @@ not: logs of other failures share them (eval/logs.json's nomatch-* logs)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from incidents.search import logmatch
 from incidents.search.logmatch import THRESHOLDS, Shared, names_the_failure, read_log, specific_units
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +33,8 @@ ID, SYMPTOM = "token:identifier", "name:symptom"
         (Shared("enforce_eager", "token:setting", 1), 0),  # `enforce_eager=False` in a config line
         (Shared("Storage full", "pattern:symptom", 4), 1),
         (Shared("Training job failure", "pattern:symptom", 27), 0),  # whatever the cause
+        (Shared("NCCL timeout", "pattern:symptom", 9, listed=2), 1),
+        (Shared("NCCL timeout", "pattern:symptom", 9, listed=13), 0),  # one of a census's many
         (Shared("NCCL", "pattern:component", 48), 0),
         (Shared("RoCE", "pattern:component", 1), 0),
     ],
@@ -40,8 +45,8 @@ def test_what_each_piece_of_shared_evidence_counts(shared, units):
 
 def test_the_thresholds_are_the_calibrated_ones():
     # eval/calibrate.py --logs on the tuning logs; see logmatch.THRESHOLDS.
-    assert (THRESHOLDS.signature, THRESHOLDS.share_of_top, THRESHOLDS.specific) == (6.0, 0.9, 2)
-    assert (THRESHOLDS.common_token, THRESHOLDS.generic_term) == (0.02, 0.1)
+    assert (THRESHOLDS.signature, THRESHOLDS.share_of_top, THRESHOLDS.specific) == (11.0, 0.9, 2)
+    assert (THRESHOLDS.common_token, THRESHOLDS.generic_term, THRESHOLDS.survey_symptoms) == (0.02, 0.1, 4)
 
 
 def test_a_vllm_config_line_finds_the_vllm_case_but_not_strongly():
@@ -94,6 +99,11 @@ def test_a_rare_error_code_is_still_strong():
         ((Shared("Loss spike", SYMPTOM, 11), Shared("grad_norm", ID, 6)), False),
         # ... but two of them, or one that few cases share, name it.
         ((Shared("timed out", "token:phrase", 16), Shared("NCCL timeout", "pattern:symptom", 9)), True),
+        # ... unless the symptom is one of the many a survey lists: the common word is alone.
+        (
+            (Shared("timed out", "token:phrase", 16), Shared("NCCL timeout", "pattern:symptom", 9, (), 13)),
+            False,
+        ),
         ((Shared("cudaErrorMemoryAllocation", "pattern:error_code", 3), Shared("optim_state", ID, 10)), True),
     ],
 )
@@ -113,3 +123,70 @@ def test_one_common_failure_word_and_a_program_name_are_not_strong():
     )
     hit = read_log(log).hits[0]
     assert (hit.case.id, hit.confidence) == ("IL-0429", "possible")
+
+
+def _read_with_evidence(log: str, monkeypatch) -> list[tuple[str, str, tuple, dict]]:
+    """(case id, confidence, what `confidence` was given) of each hit of `log`."""
+    given: list[tuple[tuple, dict]] = []
+    original = logmatch.confidence
+
+    def keep(*args, **kwargs):
+        given.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(logmatch, "confidence", keep)
+    hits = read_log(log).hits
+    return [(h.case.id, h.confidence, a, k) for h, (a, k) in zip(hits, given, strict=True)]
+
+
+def _strong_at_the_top(args: tuple, kwargs: dict, thresholds=THRESHOLDS) -> bool:
+    """Whether a hit's evidence would be strong were it the best hit."""
+    return logmatch.confidence(args[0], args[1], 1.0, 1.0, **{**kwargs, "thresholds": thresholds}) == "strong"
+
+
+def test_the_symptoms_a_census_case_shares_do_not_make_it_strong(monkeypatch):
+    # An SFT job's CUDA OOM on one huge sample, then the other ranks' watchdog: IL-0631, the
+    # census of a training platform's incidents (13 symptoms), lists both `Out of memory` and
+    # `NCCL timeout`. It comes first, but the OOM is not a failure it tells.
+    log = (
+        "[rank3]:[I0304 11:20:41] finetune.py:97] step 412 | loss 0.9821 | seq_len 118400\n"
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "/app/finetune.py", line 88, in train_step\n'
+        "[rank3]:     out = model(batch)\n"
+        "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 28.00 GiB. GPU 3 has a"
+        " total capacity of 79.15 GiB of which 9.10 GiB is free.\n"
+        "[rank0]:[E0304 11:50:41.120 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective"
+        " operation timeout: WorkNCCL(SeqNum=8810, OpType=ALLREDUCE, NumelIn=1, NumelOut=1,"
+        " Timeout(ms)=1800000) ran for 1800031 milliseconds before timing out.\n"
+    )
+    hits = _read_with_evidence(log, monkeypatch)
+    assert [case_id for case_id, confidence, _, _ in hits if confidence == "strong"] == []
+    census = next((a, k) for case_id, _, a, k in hits if case_id == "IL-0631")
+    symptoms = {s.name: s.listed for s in census[1]["shared"] if s.kind.endswith(":symptom")}
+    assert symptoms == {"Out of memory": 13, "NCCL timeout": 13}
+    # The survey rule is what keeps it possible: counted as any case's, the same evidence is strong.
+    assert not _strong_at_the_top(*census)
+    assert _strong_at_the_top(*census, dataclasses.replace(THRESHOLDS, survey_symptoms=1000))
+
+
+def test_the_nccl_watchdog_timeout_alone_is_never_strong(monkeypatch):
+    # Ranks waiting in a broadcast that one rank never joined: the watchdog's lines are what
+    # any hang ends in. The cases quoting them are possible, whichever ranks first.
+    log = "".join(
+        f"[rank{r}]:[E0511 02:14:09.5{r}1 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective"
+        f" operation timeout: WorkNCCL(SeqNum=5120, OpType=BROADCAST, NumelIn=1, NumelOut=1,"
+        f" Timeout(ms)=1800000) ran for 180012{r} milliseconds before timing out.\n"
+        for r in range(1, 4)
+    ) + (
+        "[rank1]:[E0511 02:14:09.611 ProcessGroupNCCL.cpp:630] [Rank 1] Some NCCL operations have failed"
+        " or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might"
+        " run on corrupted/incomplete data.\n"
+    )
+    hits = _read_with_evidence(log, monkeypatch)
+    assert hits and all(confidence == "possible" for _, confidence, _, _ in hits[:3])
+    assert not any(_strong_at_the_top(a, k) for _, _, a, k in hits)
+    # Their evidence names a failure (`timed out` and `NCCL timeout`) but weighs too little:
+    # at the signature of 6 that held before, the first hit was strong.
+    _, _, args, kwargs = hits[0]
+    assert args[0] < THRESHOLDS.signature
+    assert _strong_at_the_top(args, kwargs, dataclasses.replace(THRESHOLDS, signature=6.0))
