@@ -45,7 +45,7 @@ site-url: .env
 # `manage.py import_cases --vocab fixtures/vocab.json fixtures/cases` (README, "Importing").
 data: setup
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py import_cases --new-only --vocab fixtures/vocab.json fixtures/cases
+	$(PY) manage.py import_cases --seed --vocab fixtures/vocab.json fixtures/cases
 
 # Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on
