@@ -39,13 +39,15 @@ setup: $(VENV)/.installed .env
 site-url: .env
 	@python3 scripts/record_site_url.py .env "$${SITE_URL:-http://127.0.0.1:$(PORT)}"
 
-# Migrate and seed the bundled vocabulary and real cases: only the cases and terms the database
-# does not hold yet are imported (new ones after a `git pull` arrive), so editors' changes,
-# retractions and merges survive every `make run`. To replace stored copies with the files:
+# Migrate and seed the bundled vocabulary and real cases: new cases are imported and a stored
+# case takes its changed file only while nobody changed it here since its last import, so a
+# corrected file arrives after a `git pull` while editors' changes, retractions and merges
+# survive every `make run` (the command names each kept case whose file changed). Terms the
+# database holds are left as stored. To replace stored copies with the files:
 # `manage.py import_cases --vocab fixtures/vocab.json fixtures/cases` (README, "Importing").
 data: setup
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py import_cases --new-only --vocab fixtures/vocab.json fixtures/cases
+	$(PY) manage.py import_cases --seed --vocab fixtures/vocab.json fixtures/cases
 
 # Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on

@@ -30,6 +30,9 @@ from .models import NOT_IN_HISTORY, Case
 
 # history_type values, as django-simple-history spells them.
 CREATED, CHANGED = "+", "~"
+# The reason of the rows `services.import_case_files` writes (with no user): a seeding import
+# replaces a case from its file only while its latest row is one (`seeding`).
+IMPORT = "import"
 # Document sections whose keys are diffed one by one (`facts.severity`); lists are whole.
 NESTED_SECTIONS = ("facts", "environment", "symptoms", "root_cause")
 

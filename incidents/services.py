@@ -17,7 +17,7 @@ import orjson
 from django.db import transaction
 from django.utils import timezone
 
-from . import duplicates, history, store_cache, workflow
+from . import duplicates, history, seeding, store_cache, workflow
 from .affected import ComponentIndex, normalised_range
 from .bulk_sql import insert_rows
 from .codes import CodeVocabulary, case_text
@@ -48,6 +48,7 @@ from .validation import (
     alias_references,
     expand_paths,
     load_documents,
+    schema_problems,
     term_references,
     validate_batch,
 )
@@ -68,6 +69,9 @@ class ImportResult:
     skipped: tuple[str, ...] = ()
     skipped_merged: dict[str, str] = field(default_factory=dict)
     terms_skipped: int = 0
+    # With `seed`: the held cases left as stored because they were changed here since their
+    # last import (a merged-away id among them), in file order.
+    kept: tuple[seeding.KeptCase, ...] = ()
 
 
 def import_case_files(
@@ -78,6 +82,7 @@ def import_case_files(
     strict: bool = False,
     defer_neighbours: bool = False,
     new_only: bool = False,
+    seed: bool = False,
 ) -> ImportResult:
     """Validate and import case JSON files (files or folders) with optional vocabulary files.
 
@@ -94,7 +99,18 @@ def import_case_files(
     holds (`_held_terms`) are left out before validation, so what editors did to them is
     kept; they are counted in the result's `skipped`, `skipped_merged` and `terms_skipped`.
     The rest is imported as without it, all or nothing.
+
+    With `seed` (how `make data` imports the bundled files) a document replaces its stored
+    case only while nobody changed that case here since an import last wrote it
+    (`seeding.split_held`: its latest history row is an import); a case changed since (an
+    edit, a retraction, a merge, an accepted correction) is left as stored and listed in
+    the result's `kept`, with whether its file changed since that import. Which cases are
+    kept is decided again under the write lock, so an edit saved meanwhile is not
+    overwritten. Held terms are left out as with `new_only` (terms keep no history). The
+    rest is imported all or nothing; a kept case's file never refuses the import.
     """
+    if new_only and seed:
+        raise ValueError("new_only and seed exclude each other")
     paths = [Path(path) for path in paths]
     problems: list[ImportProblem] = []
     definitions = VocabularyDefinitions()
@@ -112,8 +128,12 @@ def import_case_files(
     skipped: tuple[str, ...] = ()
     skipped_merged: dict[str, str] = {}
     terms_skipped = 0
+    held: list[seeding.Held] = []
     if new_only:
         items, skipped, skipped_merged = _not_held(items)
+    if seed:
+        items, held = seeding.split_held(items)
+    if new_only or seed:
         definitions, terms_skipped = _not_held_terms(definitions)
     # Documents that parsed are checked even when others did not, so one run reports all;
     # with a broken vocabulary file every term would look unknown, so that waits for a fix.
@@ -134,14 +154,8 @@ def import_case_files(
             skipped=skipped,
             skipped_merged=skipped_merged,
             terms_skipped=terms_skipped,
+            kept=_kept_cases(held, definitions) if seed else (),
         )
-    # The duplicate check needs only which documents are new cases (one query); the whole
-    # plan, every document prepared and compared with its stored case, is made once, by
-    # `write_documents` (making it here too was a fourteenth of a first import).
-    stored = set(
-        Case.objects.filter(id__in=[item.document["id"] for item in items]).values_list("id", flat=True)
-    )
-    new_items = [item for item in items if item.document["id"] not in stored]
     with (
         # The loaded documents live for the whole import, yet every full collection walked
         # all of them (and each batch's model objects) again: about a sixth of 10,000 cases.
@@ -157,6 +171,18 @@ def import_case_files(
         # (no update): the check then reads accounts only. The check runs while the lock is
         # held, so another writer waits for it too.
         serialize_case_writes()
+        kept: tuple[seeding.KeptCase, ...] = ()
+        if seed:
+            # Validated above, decided again here: a case edited since then is kept too.
+            items, edited_meanwhile = seeding.split_held(items)
+            kept = _kept_cases([*held, *edited_meanwhile], definitions)
+        # The duplicate check needs only which documents are new cases (one query); the whole
+        # plan, every document prepared and compared with its stored case, is made once, by
+        # `write_documents` (making it here too was a fourteenth of a first import).
+        stored = set(
+            Case.objects.filter(id__in=[item.document["id"] for item in items]).values_list("id", flat=True)
+        )
+        new_items = [item for item in items if item.document["id"] not in stored]
         # A large library is not read whole: the check and the update read candidates.
         whole = not word_statistics.in_use(len(new_items), candidate_cases.KEPT)
         shared = whole and not changed_definitions(definitions) and not deferred.pending()
@@ -164,14 +190,46 @@ def import_case_files(
         texts = _checked_for_duplicates(new_items, strict=strict, published=before)
         if not shared:
             before = None  # not held through the writes
-        result = write_documents(items, definitions, reason="import", published_before=before)
+        result = write_documents(items, definitions, reason=history.IMPORT, published_before=before)
         return dataclasses.replace(
             result,
             warnings=texts,
             skipped=skipped,
             skipped_merged=skipped_merged,
             terms_skipped=terms_skipped,
+            kept=kept,
         )
+
+
+def _kept_cases(held: list[seeding.Held], definitions: VocabularyDefinitions) -> tuple[seeding.KeptCase, ...]:
+    """The `held` cases (`seeding.split_held`) in the order of their files' paths, each with
+    whether its file changed since the case's last import (`seeding.KeptCase`): the file,
+    prepared as import prepares it, differs from the document of that import and from the
+    stored case. Only the schema is checked, not the vocabulary: a file naming a term a
+    reviewer renamed since still matches its last import, which named the same term. A file
+    the schema refuses counts as changed, as nothing tells; a merged-away id's file is not
+    read."""
+    readable = [entry.item for entry in held if entry.status != Case.Status.MERGED]
+    invalid = {problem.file for item in readable for problem in schema_problems(item)}
+    plan = _plan([item for item in readable if item.file not in invalid], Preparer.load(definitions))
+    imported = seeding.last_imported_documents(plan.updated)
+    changed = {item.file for item in readable if item.file in invalid}
+    changed |= {
+        item.file
+        for item in plan.to_write
+        if normalized_document(item.document) != imported.get(item.document["id"])
+    }
+    return tuple(
+        seeding.KeptCase(
+            case_id=entry.case_id,
+            file=entry.item.file,
+            status=entry.status,
+            merged_into=entry.merged_into,
+            last_change=entry.last_change,
+            file_changed=entry.item.file in changed,
+        )
+        for entry in sorted(held, key=lambda entry: entry.item.file)
+    )
 
 
 def _not_held(items: list[LoadedDocument]) -> tuple[list[LoadedDocument], tuple[str, ...], dict[str, str]]:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -55,6 +60,25 @@ def etag_of(client: APIClient, case_id: str) -> str:
     response = client.get(reverse("api:case-detail", args=[case_id]))
     assert response.status_code == 200
     return response["ETag"]
+
+
+def make_data_import_arguments() -> list[str]:
+    """The arguments `make data` gives `manage.py import_cases`, its paths made absolute."""
+    root = Path(settings.BASE_DIR)
+    result = subprocess.run(
+        ["make", "-n", "data"], cwd=root, capture_output=True, text=True, timeout=60, check=True
+    )
+    [line] = [line for line in result.stdout.splitlines() if "manage.py import_cases" in line]
+    words = shlex.split(line)
+    arguments = words[words.index("import_cases") + 1 :]
+    return [a if a.startswith("-") or not (root / a).exists() else str(root / a) for a in arguments]
+
+
+def run_make_data_import(capsys, *extra: str) -> str:
+    """Run the import `make data` runs (with `extra` arguments); its standard output."""
+    capsys.readouterr()
+    call_command("import_cases", *extra, *make_data_import_arguments())
+    return capsys.readouterr().out
 
 
 class _FormReader(HTMLParser):

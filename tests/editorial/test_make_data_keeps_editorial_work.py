@@ -2,17 +2,15 @@
 start: an action item an editor added was gone (history: an "import" version with no user),
 a retracted case was published again, and once a reviewer had merged a bundled case the
 import refused the merged-away id, so the site never started. `make data` now seeds
-(`import_cases --new-only`): only cases and terms the library does not hold are imported."""
+(`import_cases --seed`): new cases are imported, a case changed here since its last import
+is kept as stored, and held vocabulary terms are left as stored. (That an untouched case
+takes its corrected file is tested in test_make_data_takes_corrected_files.py.)"""
 
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -22,28 +20,9 @@ from incidents.models import Case, Facet, Term
 from tests.conftest import CASES_DIR, VOCAB_FILE, fixture_ids, load_fixture
 from tests.factories import write_cases
 
-from .conftest import api, etag_of
+from .conftest import api, etag_of, run_make_data_import
 
 pytestmark = pytest.mark.django_db
-
-ROOT = Path(settings.BASE_DIR)
-
-
-def make_data_import_arguments() -> list[str]:
-    """The arguments `make data` gives `manage.py import_cases`, its paths made absolute."""
-    result = subprocess.run(
-        ["make", "-n", "data"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
-    )
-    [line] = [line for line in result.stdout.splitlines() if "manage.py import_cases" in line]
-    words = shlex.split(line)
-    arguments = words[words.index("import_cases") + 1 :]
-    return [a if a.startswith("-") or not (ROOT / a).exists() else str(ROOT / a) for a in arguments]
-
-
-def run_make_data_import(capsys) -> str:
-    capsys.readouterr()
-    call_command("import_cases", *make_data_import_arguments())
-    return capsys.readouterr().out
 
 
 def test_make_data_keeps_an_editors_change_and_a_retraction(editor, reviewer, capsys):
@@ -67,8 +46,12 @@ def test_make_data_keeps_an_editors_change_and_a_retraction(editor, reviewer, ca
     out = run_make_data_import(capsys)
 
     count = len(fixture_ids())
-    assert "imported 0 case(s): 0 new, 0 updated, 0 unchanged" in out
-    assert f"skipped {count} case(s) the library holds, left as stored" in out
+    assert out.splitlines()[0] == (
+        f"seeded {count} case file(s): 0 new, 0 updated from a changed file, {count - 2} unchanged, "
+        "2 kept because edited here"
+    )
+    # Their files did not change since they were imported: nothing was missed, nothing named.
+    assert "kept IL-0429" not in out and "kept IL-0430" not in out
     assert Case.objects.get(id="IL-0429").action_items == ["Alert on a rank that stops logging."]
     assert [(r.user, r.reason) for r in case_history("IL-0429")[:1]] == [("edna", "PATCH through the API")]
     case = Case.objects.get(id="IL-0430")
@@ -89,8 +72,11 @@ def test_make_data_still_starts_after_a_merge_and_says_it_skipped_the_merged_id(
     out = run_make_data_import(capsys)
 
     assert "skipped IL-0432: merged into IL-0431, its id is never reused" in out
+    # The kept case changed too (its history names the merge): both are kept.
+    assert "2 kept because edited here" in out.splitlines()[0]
     case = Case.objects.get(id="IL-0432")
     assert (case.status, case.merged_into_id) == ("merged", "IL-0431")
+    assert [r.reason for r in case_history("IL-0431")[:1]] == ["IL-0432 merged into this case: duplicate"]
     # Without --new-only, a file reusing the merged-away id is refused as before.
     with pytest.raises(CommandError, match="import refused"):
         call_command("import_cases", str(CASES_DIR / "IL-0432.json"))
@@ -114,12 +100,13 @@ def test_a_case_new_to_the_library_is_imported_beside_the_held_ones(tmp_path, ca
     assert Case.objects.get(id="IL-0428").lessons == load_fixture("IL-0428")["lessons"]
 
 
-def test_a_new_case_is_still_validated_all_or_nothing(tmp_path, capsys):
+@pytest.mark.parametrize("mode", ["--new-only", "--seed"])
+def test_a_new_case_is_still_validated_all_or_nothing(tmp_path, capsys, mode):
     new = load_fixture("IL-0428")
     new.update(id="IL-0998", title="A new case naming a topic nobody defined", topics=["no-such-topic"])
     write_cases(tmp_path, [load_fixture("IL-0429"), new])
     with pytest.raises(CommandError, match="import refused"):
-        call_command("import_cases", "--new-only", str(tmp_path))
+        call_command("import_cases", mode, str(tmp_path))
     assert "$.topics[0]" in capsys.readouterr().err
     assert not Case.objects.filter(id="IL-0998").exists()
 

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+import datetime
+import shlex
 import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from incidents.backup import restore_backup
+from incidents.models import Case
 from incidents.problems import CaseImportError
 from incidents.search import deferred
 from incidents.search.index import finish_pending
+from incidents.seeding import KeptCase
 from incidents.services import ImportResult, import_case_files
 
 
@@ -37,13 +41,22 @@ class Command(BaseCommand):
             help="vocabulary definitions (fixtures/vocab.json style) to create or update terms",
         )
         parser.add_argument("--dry-run", action="store_true", help="validate only, write nothing")
-        parser.add_argument(
+        modes = parser.add_mutually_exclusive_group()
+        modes.add_argument(
+            "--seed",
+            action="store_true",
+            help="how `make data` imports the bundled files: import the cases whose id the library "
+            "does not hold, replace a held case from its file only while nobody changed it here "
+            "since its last import (its latest history row is that import), and keep a case "
+            "edited, retracted or merged since as stored, naming those whose file changed; create "
+            "only the vocabulary terms the library does not hold (terms keep no history)",
+        )
+        modes.add_argument(
             "--new-only",
             action="store_true",
-            help="seed, do not replace: import only the cases whose id the library does not hold "
-            "(a retracted, draft or merged-away id is held) and create only the vocabulary terms "
-            "it does not hold, leaving the others as stored and naming what was skipped "
-            "(how `make data` imports the bundled files)",
+            help="import only the cases whose id the library does not hold (a retracted, draft or "
+            "merged-away id is held) and create only the vocabulary terms it does not hold, "
+            "leaving the others as stored and naming what was skipped",
         )
         parser.add_argument(
             "--strict",
@@ -60,9 +73,11 @@ class Command(BaseCommand):
             "instead of building them right after the import",
         )
 
-    def handle(self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, new_only, **options):
+    def handle(
+        self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, new_only, seed, **options
+    ):
         if restore:
-            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only)
+            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only or seed)
             return
         try:
             result = import_case_files(
@@ -72,6 +87,7 @@ class Command(BaseCommand):
                 strict=strict,
                 defer_neighbours=True,
                 new_only=new_only,
+                seed=seed,
             )
         except CaseImportError as exc:
             for problem in exc.problems:
@@ -81,12 +97,15 @@ class Command(BaseCommand):
             ) from exc
         for warning in result.warnings:
             self.stderr.write(f"warning: possible duplicate: {warning}")
-        verb = "would import" if dry_run else "imported"
-        total = len(result.created) + len(result.updated) + len(result.unchanged)
-        self.stdout.write(
-            f"{verb} {total} case(s): {len(result.created)} new, {len(result.updated)} updated, "
-            f"{len(result.unchanged)} unchanged"
-        )
+        if seed:
+            self._report_seeded(result, dry_run=dry_run)
+        else:
+            verb = "would import" if dry_run else "imported"
+            total = len(result.created) + len(result.updated) + len(result.unchanged)
+            self.stdout.write(
+                f"{verb} {total} case(s): {len(result.created)} new, {len(result.updated)} updated, "
+                f"{len(result.unchanged)} unchanged"
+            )
         if new_only:
             self._report_skipped(result)
         if not dry_run and deferred.pending():
@@ -115,6 +134,32 @@ class Command(BaseCommand):
                 f"skipped {result.terms_skipped} vocabulary term(s) the library holds, left as stored"
             )
 
+    def _report_seeded(self, result: ImportResult, *, dry_run: bool) -> None:
+        """The summary line, then each kept case whose file changed since its last import
+        (a correction that did not land) with how to take it, and each merged-away id."""
+        total = len(result.created) + len(result.updated) + len(result.unchanged) + len(result.kept)
+        self.stdout.write(
+            f"{'would seed' if dry_run else 'seeded'} {total} case file(s): {len(result.created)} new, "
+            f"{len(result.updated)} updated from a changed file, {len(result.unchanged)} unchanged, "
+            f"{len(result.kept)} kept because edited here"
+        )
+        for kept in result.kept:
+            if kept.status == Case.Status.MERGED:
+                self.stdout.write(
+                    f"skipped {kept.case_id}: merged into {kept.merged_into}, its id is never reused"
+                )
+            elif kept.file_changed:
+                self.stdout.write(
+                    f"kept {kept.case_id} as changed here ({_last_change(kept)}); its file changed since "
+                    f"its last import and was not applied: `manage.py import_cases {shlex.quote(kept.file)}` "
+                    "replaces the case with the file, undoing the changes made here"
+                )
+        if result.terms_skipped:
+            self.stdout.write(
+                f"skipped {result.terms_skipped} vocabulary term(s) the library holds, left as stored "
+                "(terms keep no history to tell an edited one from a seeded one)"
+            )
+
     def _restore(self, paths, *, vocab, dry_run, strict, new_only) -> None:
         if len(paths) != 1 or vocab or dry_run or strict or new_only:
             raise CommandError("--restore takes one backup folder and no other option")
@@ -130,3 +175,19 @@ class Command(BaseCommand):
             f"restored {summary.cases} case(s), {summary.terms} term(s) and "
             f"{summary.history_rows} history row(s)"
         )
+
+
+def _last_change(kept: KeptCase) -> str:
+    """The case's status (when not published) and its latest history row, on one line:
+    "retracted; 2026-12-06 03:10 UTC by rita: Source withdrawn." (the reason at most 80
+    characters; "no user" for a change without one, as a term rename by an import)."""
+    parts = [] if kept.status == Case.Status.PUBLISHED else [str(kept.status)]
+    change = kept.last_change
+    if change is None:
+        parts.append("no recorded import")
+    else:
+        when = change.when.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        reason = " ".join(change.reason.split())
+        reason = reason if len(reason) <= 80 else reason[:79] + "…"
+        parts.append(f"{when} by {change.user or 'no user'}" + (f": {reason}" if reason else ""))
+    return "; ".join(parts)
