@@ -121,7 +121,7 @@ def record_written(
                 case.modified,
                 CREATED if case.id in created_ids else CHANGED,
                 who,
-                reason[:100] or None,
+                reason or None,
             )
             for case, document in written
         ),
