@@ -655,6 +655,14 @@ class TermAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("facet",) if obj is not None else ()
 
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> tuple[Any, bool]:
+        queryset, distinct = super().get_search_results(request, queryset, search_term)
+        if (request.GET.get("model_name"), request.GET.get("field_name")) == ("caseterm", "term"):
+            # The case form's term rows take no error code (they have a field of their own):
+            # their autocomplete does not offer one.
+            queryset = queryset.exclude(facet=Facet.ERROR_CODE)
+        return queryset, distinct
+
     def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
         services.save_term(obj, user=request.user)
 

@@ -246,3 +246,16 @@ def test_other_problems_of_the_document_stay_on_their_fields(client, editor):
     assert sorted(errors) == ["affected", "time_to_detect"]
     assert errors["time_to_detect"][0].startswith("facts.time_to_detect: ")
     assert errors["affected"][0].startswith("affected[0]: Additional properties are not allowed")
+
+
+def test_the_term_rows_leave_error_codes_to_their_field(client, editor):
+    client.force_login(editor)
+    page = client.get(reverse(CHANGE, args=["IL-0601"])).content.decode()
+    assert "Error code: Xid 94" not in page  # no term row for it
+    autocomplete = client.get(
+        reverse("admin:autocomplete"),
+        {"app_label": "incidents", "model_name": "caseterm", "field_name": "term", "term": "xid"},
+    ).json()
+    offered = [item["text"] for item in autocomplete["results"]]
+    assert "Symptom tag: Xid error" in offered
+    assert not [text for text in offered if text.startswith("Error code")]
