@@ -2,10 +2,13 @@
 
 Forms only collect what the editor typed. A case is saved through
 `services.save_case_document` like an import: the admin writes the rows inside a savepoint
-only to build the case document from them, rolls that back, and hands the document to the
-service, which validates it with import's validation (problems come back as form errors),
-writes it, updates the search index and neighbours and records history. Status changes go
-through the workflow actions (`services.change_status` / `merge_cases`), never the form.
+only to build the case document from them, rolls that back, puts in what the form edits
+outside rows (`affected`, `references`, the stated error codes: `admin_fields`) and hands
+the document to the service, which validates it with import's validation (problems come
+back as errors on the fields they are about), writes it, updates the search index and
+neighbours and records history, with the editor's reason for the change when given. Status
+changes go through the workflow actions (`services.change_status` / `merge_cases`), never
+the form.
 """
 
 from __future__ import annotations
@@ -24,15 +27,21 @@ from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from . import duplicates, selectors, services, workflow
+from .admin_fields import ErrorCodesField, JsonListField, ReasonField, keep_order, problem_field
+from .document_model import case_model
 from .documents import case_document
 from .line_endings import MultilineField
-from .models import Case, CaseRelation, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Source, Term
+from .models import Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
 from .proposals import services as proposal_services
 from .proposals.models import Proposal
 from .vocabulary import term_problems
 
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
+# Document fields the case form edits as JSON: lists of objects kept in one column each.
+JSON_FIELDS = ("affected", "references")
+# What a history row says of an admin save when the editor gives no reason.
+ADMIN_EDIT = "admin edit"
 # Textareas read with `\\n` line breaks (a browser sends CRLF): a form saved untouched
 # changes no field. Case documents are normalised again on the way in (`services.Preparer`).
 MULTILINE: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
@@ -71,10 +80,58 @@ class NullBlanksForm(forms.ModelForm):
         return cleaned
 
 
-class CaseAdminForm(NullBlanksForm):
-    # Problems the import validation found in the document built from this form; set on
-    # the class made for a second, non-saving pass (see CaseAdmin.changeform_view).
-    problems: tuple[str, ...] = ()
+class ReasonForm(forms.ModelForm):
+    """A form whose save is a change of a case: it takes the editor's reason for it."""
+
+    change_reason = ReasonField()
+    # Problems (JSON path, message) the import validation found in the document built from
+    # this form; set on the class made for a second, non-saving pass (see
+    # SavesThroughService.changeform_view). Each is an error of the field it is about.
+    problems: tuple[tuple[str, str], ...] = ()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for where, message in self.problems:
+            self.add_error(problem_field(where, self.fields), f"{where.removeprefix('$.')}: {message}")
+        return cleaned
+
+    def reason(self) -> str:
+        """What the history row of this save says: the editor's reason, else "admin edit"."""
+        return (self.cleaned_data.get("change_reason") or "").strip() or ADMIN_EDIT
+
+    def edited_document(self, document: dict[str, Any]) -> dict[str, Any]:
+        """The case document to save: `document` (built from the rows the form wrote) with
+        what the form edits outside rows. Nothing here."""
+        return document
+
+
+class CaseAdminForm(NullBlanksForm, ReasonForm):
+    affected = JsonListField(
+        required=False,
+        label="Affected versions",
+        help_text=(
+            "JSON: a list of ranges, as in a case file: "
+            '[{"component": "NCCL", "versions": ["2.18.1"], "introduced": "2.18.1", '
+            '"fixed": "2.18.3"}]. A component is a vocabulary term (name, slug or synonym); give '
+            "`fixed` or `last_affected`, not both. Empty: none."
+        ),
+    )
+    references = JsonListField(
+        required=False,
+        label="Upstream references",
+        help_text=(
+            "JSON: a list of records, as in a case file: "
+            '[{"kind": "issue", "url": "https://github.com/NVIDIA/nccl/issues/1116", '
+            '"state": "fixed", "fixed_in": "2.19.3"}]. kind: issue, pull_request, commit, '
+            "release, advisory, paper, postmortem or other; `id` is filled from a GitHub or arXiv "
+            "URL when left out. Empty: none."
+        ),
+    )
+    error_codes = ErrorCodesField(
+        required=False,
+        label="Error codes",
+        help_text="Error codes the case states (vocabulary terms), in the order stated; new ones go last.",
+    )
 
     class Meta:
         model = Case
@@ -96,12 +153,38 @@ class CaseAdminForm(NullBlanksForm):
         if "id" in self.fields:
             self.fields["id"].required = False
             self.fields["id"].help_text = "Leave empty for the next free id."
+        case = self.instance
+        if case.pk is None:
+            return
+        for name in JSON_FIELDS:
+            # As the document has them: every key, in schema order (jsonb reorders keys).
+            self.initial.setdefault(name, case_model().binding(name).read(case))
+        codes = list(
+            CaseTerm.objects.filter(case=case, term__facet=Facet.ERROR_CODE)
+            .order_by("position")
+            .values_list("term__name", "derived")
+        )
+        self.initial.setdefault("error_codes", [name for name, derived in codes if not derived])
+        derived = [name for name, derived in codes if derived]
+        if derived and "error_codes" in self.fields:
+            self.fields["error_codes"].help_text += (
+                " The codes the case's text shows are added at every save, as at import, and "
+                f"need not be chosen; now: {', '.join(derived)}."
+            )
 
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if self.problems:
-            raise ValidationError(list(self.problems))
-        return cleaned
+    def clean_error_codes(self) -> list[str]:
+        return keep_order(self.cleaned_data.get("error_codes") or [], self.initial.get("error_codes") or [])
+
+    def edited_document(self, document: dict[str, Any]) -> dict[str, Any]:
+        """`document` with `affected`, `references` and `symptoms.error_codes` as typed: the
+        import's validation and normalisation (`services.Preparer`) see them as a file's."""
+        edited = dict(document)
+        for name in JSON_FIELDS:
+            if name in self.fields:
+                edited[name] = self.cleaned_data[name]
+        if "error_codes" in self.fields:
+            edited["symptoms"] = {**edited["symptoms"], "error_codes": self.cleaned_data["error_codes"]}
+        return edited
 
 
 class EditorInline(admin.TabularInline):
@@ -134,7 +217,13 @@ class CaseTermInline(EditorInline):
 
     def get_queryset(self, request: HttpRequest) -> Any:
         # Each row is named by its term (`CaseTerm.__str__`): one join, not a query a row.
-        return super().get_queryset(request).select_related("term")
+        # Error codes have a field of their own (`CaseAdminForm.error_codes`).
+        return super().get_queryset(request).select_related("term").exclude(term__facet=Facet.ERROR_CODE)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "term":
+            kwargs["queryset"] = Term.objects.exclude(facet=Facet.ERROR_CODE)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class SourceInline(EditorInline):
@@ -193,9 +282,11 @@ class SavesThroughService:
     """Admin saving of a case's rows through `services.save_case_document`.
 
     The admin writes the rows inside a savepoint, the case document is built from them, the
-    savepoint is rolled back and the service validates and writes the document. When the
-    import validation finds problems the whole save is rolled back and the same form is
-    shown again with them (a second pass whose form carries the problems as errors).
+    savepoint is rolled back, the form puts in what it edits outside rows
+    (`ReasonForm.edited_document`) and the service validates and writes the document, its
+    history row saying the editor's reason (`ReasonForm.reason`). When the import validation
+    finds problems the whole save is rolled back and the same form is shown again with them
+    (a second pass whose form carries the problems as errors).
     """
 
     def case_id_of(self, obj: Any) -> str:
@@ -205,7 +296,7 @@ class SavesThroughService:
         form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
         problems = getattr(request, "_case_problems", None)
         if problems:
-            base = form if issubclass(form, CaseAdminForm) else type("Form", (CaseAdminForm, form), {})
+            base = form if issubclass(form, ReasonForm) else type("Form", (ReasonForm, form), {})
             return type(form.__name__, (base,), {"problems": tuple(problems)})
         return form
 
@@ -220,9 +311,7 @@ class SavesThroughService:
             return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
         except CaseImportError as error:
             # Everything was rolled back; show the same form again with the problems.
-            request._case_problems = [  # type: ignore[attr-defined]
-                f"{p.path.removeprefix('$.')}: {p.message}" for p in error.problems
-            ]
+            request._case_problems = [(p.path, p.message) for p in error.problems]  # type: ignore[attr-defined]
             return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
@@ -232,10 +321,19 @@ class SavesThroughService:
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)  # type: ignore[misc]
         case = Case.objects.with_document().get(id=self.case_id_of(form.instance))
-        document = dict(case_document(case))
+        document = form.edited_document(dict(case_document(case)))
         # The rows were written only to build the document: the service writes it for real.
         transaction.savepoint_rollback(request._case_savepoint)  # type: ignore[attr-defined]
-        services.save_case_document(document, user=request.user, reason="admin edit", where=f"case {case.id}")
+        reason = form.reason()
+        saved = services.save_case_document(
+            document, user=request.user, reason=reason, where=f"case {case.id}"
+        )
+        if not saved.changed and reason != ADMIN_EDIT:
+            self.message_user(  # type: ignore[attr-defined]
+                request,
+                "Nothing changed, so no history entry was recorded for your reason.",
+                messages.WARNING,
+            )
         for duplicate in duplicates.find_duplicates(document):
             self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)  # type: ignore[attr-defined]
 
@@ -243,6 +341,9 @@ class SavesThroughService:
 @admin.register(Case)
 class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     form = CaseAdminForm
+    # `affected` and `references` are the form's own fields, put into the document
+    # (`CaseAdminForm.edited_document`), never written to the case's columns by the form.
+    exclude = JSON_FIELDS
     formfield_overrides = MULTILINE
     list_display = ("id", "title", "organization", "status", "published", "modified")
     list_filter = (StatusFilter, "severity", "root_cause_category", "published")
@@ -288,6 +389,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
             },
         ),
         ("Lists", {"fields": LIST_FIELDS}),
+        ("Error codes, affected versions and upstream references", {"fields": ("error_codes", *JSON_FIELDS)}),
+        (None, {"fields": ("change_reason",)}),
     )
 
     # --- permissions: editors edit, nobody deletes (ids are never reused) ---
@@ -451,16 +554,23 @@ class ScaleRowInline(EditorInline):
     extra = 0
 
 
+class ScaleTableAdminForm(ReasonForm):
+    class Meta:
+        model = ScaleTable
+        fields = ("position", "caption")
+
+
 @admin.register(ScaleTable)
 class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
     """One scale table's columns and rows; saved through the case's service like the case."""
 
+    form = ScaleTableAdminForm
     formfield_overrides = MULTILINE
     list_display = ("caption", "case", "position")
     search_fields = ("caption", "case__id", "case__title")
     list_filter = ("case__status",)
     inlines = (ScaleColumnInline, ScaleRowInline)
-    fields = ("case", "position", "caption")
+    fields = ("case", "position", "caption", "change_reason")
     readonly_fields = ("case",)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -544,6 +654,14 @@ class TermAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("facet",) if obj is not None else ()
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> tuple[Any, bool]:
+        queryset, distinct = super().get_search_results(request, queryset, search_term)
+        if (request.GET.get("model_name"), request.GET.get("field_name")) == ("caseterm", "term"):
+            # The case form's term rows take no error code (they have a field of their own):
+            # their autocomplete does not offer one.
+            queryset = queryset.exclude(facet=Facet.ERROR_CODE)
+        return queryset, distinct
 
     def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
         services.save_term(obj, user=request.user)

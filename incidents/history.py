@@ -19,12 +19,14 @@ from __future__ import annotations
 import datetime
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from .bulk_sql import insert_rows
+from .document_model import case_model
 from .documents import case_document
 from .models import NOT_IN_HISTORY, Case
 
@@ -124,11 +126,17 @@ def record_written(
                 case.modified,
                 CREATED if case.id in created_ids else CHANGED,
                 who,
-                reason[:100] or None,
+                reason or None,
             )
             for case, document in written
         ),
     )
+
+
+@cache
+def _field_order() -> dict[str, int]:
+    """Each document field's place in the schema (`facts.severity`, `sources`)."""
+    return {field.path: place for place, field in enumerate(case_model().fields)}
 
 
 def _flatten(row: Any) -> dict[str, Any]:
@@ -140,6 +148,11 @@ def _flatten(row: Any) -> dict[str, Any]:
                 flat[f"{key}.{inner}"] = inner_value
         else:
             flat[key] = value
+    # In the schema's order: PostgreSQL's jsonb gives a stored document's keys in its own
+    # (shortest first), so the diff listed `affected` before `symptoms.error_codes` there
+    # and after it on SQLite.
+    order = _field_order()
+    flat = dict(sorted(flat.items(), key=lambda item: order.get(item[0], len(order))))
     flat["retraction_reason"] = row.retraction_reason
     flat["merged_into"] = row.merged_into_id
     return flat
@@ -147,7 +160,8 @@ def _flatten(row: Any) -> dict[str, Any]:
 
 def diff(old_row: Any | None, new_row: Any) -> list[FieldChange]:
     """Field-level changes from one history row to the next (every set field for the
-    first row), in document order then the editorial fields."""
+    first row), in the schema's order of the document's fields then the editorial fields,
+    on either database."""
     new = _flatten(new_row)
     old = _flatten(old_row) if old_row is not None else {}
     if old_row is None:

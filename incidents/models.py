@@ -313,8 +313,14 @@ class Case(models.Model):
 
     objects = CaseQuerySet.as_manager()
     # One row per editorial change, written by `incidents.history.record` (not on every
-    # save: SIMPLE_HISTORY_ENABLED is off), each with the whole case document.
-    history = HistoricalRecords(bases=[HistoryDocument], excluded_fields=list(NOT_IN_HISTORY))
+    # save: SIMPLE_HISTORY_ENABLED is off), each with the whole case document. The reason is
+    # text, not simple-history's 100 characters: an editor's reason for a change, a
+    # retraction's reason, are kept whole in the history.
+    history = HistoricalRecords(
+        bases=[HistoryDocument],
+        excluded_fields=list(NOT_IN_HISTORY),
+        history_change_reason_field=models.TextField(null=True),
+    )
 
     class Meta:
         ordering = ["-published", "-id"]
