@@ -16,6 +16,6 @@ def mark_every_list_pending(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("incidents", "0025_case_added")]
+    dependencies = [("incidents", "0026_history_reason_is_text")]
 
     operations = [migrations.RunPython(mark_every_list_pending, migrations.RunPython.noop)]
