@@ -54,6 +54,20 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     return result
 
 
+def allow_empty_values(result: dict[str, Any], generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: every optional query parameter gets
+    `allowEmptyValue: true`. A parameter given empty (`?sort=`, `?fields=`, `?page=`, as an
+    HTML form submits an empty field) is read as not given, by the rule of every door
+    (`selectors.is_blank`), so an empty value is valid input and not refused (a required
+    parameter would still be missing)."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                if parameter.get("in") == "query" and not parameter.get("required"):
+                    parameter["allowEmptyValue"] = True
+    return result
+
+
 CASE_DETAIL_OR_FIELDS = {
     "anyOf": [
         {"$ref": "#/components/schemas/CaseDetail"},

@@ -10,13 +10,16 @@ serializers (`MatchRequestSerializer`, `TriageRequestSerializer`,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
-from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS
+from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS, json_whole_number, whole_number_wanted
+from incidents.selectors.numbers import WHOLE_NUMBER_PATTERN
 from incidents.selectors.params import query_too_long
 
 MAX_LOG_CHARS = 1_000_000
@@ -219,14 +222,51 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer, not a string of digits, a float or a boolean."""
+    """A whole number by the rule of every JSON door (`selectors.json_whole_number`, as MCP
+    tools read their integer arguments): a JSON integer or its digits 0-9 as text, `5`,
+    `"5"` and `5.0` alike; never `true`, `2.5`, `"٣"` or `"five"`. A refusal says what
+    would work: `Must be a whole number from 1 to 50, such as 10 or "10" (got "five").`,
+    and one out of range `Must be between 1 and 50 (got 80).`"""
 
-    default_error_messages = {"invalid": "Must be a whole number."}
+    def __init__(self, **kwargs: Any):
+        low, high = kwargs.get("min_value"), kwargs.get("max_value")
+        if low is not None and high is not None:
+            # Django's validators fill in `%(value)s`; DRF formats `{...}` first (none here).
+            out_of_range = f"Must be between {low} and {high} (got %(value)s)."
+            kwargs["error_messages"] = {
+                "min_value": out_of_range,
+                "max_value": out_of_range,
+                **kwargs.get("error_messages", {}),
+            }
+        super().__init__(**kwargs)
 
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+    def to_internal_value(self, data: Any) -> int:
+        number = json_whole_number(data)
+        if number is None:
+            example = self.default if isinstance(self.default, int) else None
+            wanted = whole_number_wanted(
+                data, minimum=self.min_value, maximum=self.max_value, example=example
+            )
+            shown = json.dumps(data, ensure_ascii=False, default=str)
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            raise serializers.ValidationError(f"{wanted[0].upper()}{wanted[1:]} (got {shown}).")
+        return number
+
+
+class StrictIntegerSchema(OpenApiSerializerFieldExtension):
+    """`StrictIntegerField` in the OpenAPI schema: in a request, the integer (with its bounds)
+    or its digits as text (`"5"`), as the field reads it; in an answer, an integer."""
+
+    target_class = StrictIntegerField
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        integer = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if direction != "request":
+            return integer
+        # anyOf, not oneOf: a nullable field's null would match two branches. The field's
+        # description and default go on the whole (drf-spectacular adds them there).
+        bounded = {k: v for k, v in integer.items() if k not in ("description", "default")}
+        return {"anyOf": [bounded, {"type": "string", "pattern": WHOLE_NUMBER_PATTERN}]}
 
 
 class NamedChoiceField(serializers.ChoiceField):

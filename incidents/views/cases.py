@@ -182,7 +182,9 @@ def _unknown_parameters(query) -> list[Problem]:
 
 
 def _page_problem(raw: str | None) -> list[Problem]:
-    if raw is None or (selectors.whole_number(raw) or 0) >= 1:
+    """`page` as the API reads it: blank is not given (`selectors.is_blank`), else a whole
+    number from 1."""
+    if raw is None or selectors.is_blank(raw) or (selectors.whole_number(raw) or 0) >= 1:
         return []
     return [Problem("page", selectors.number_detail(raw, "must be a whole number from 1"), raw)]
 
