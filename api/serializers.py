@@ -339,19 +339,27 @@ class LogHitSerializer(CaseSummarySerializer):
         "versions gave one entry per (line, term), with `term`.",
     )
     lines = LogLineSerializer(
-        many=True, help_text="Each matched line once, in line order, with the spans to highlight."
+        many=True,
+        help_text="Each distinct matched line once (at its first number), in line order, with the "
+        "spans to highlight.",
     )
 
 
 class LogReadingSerializer(ResponseSerializer):
-    """What was read of the log."""
+    """What was read of the log: `lines_with_signature` + `lines_context` + `lines_ignored`
+    + `lines_repeated` + `lines_blank` = `lines_read`, and every line a result lists is a
+    signature or a context line (a result lists each distinct line once)."""
 
     lines_read = serializers.IntegerField(help_text="Lines in the text.")
     lines_with_signature = serializers.IntegerField(
         help_text="Distinct lines with a known signature (a component's name alone is not one)."
     )
+    lines_context = serializers.IntegerField(
+        help_text="Distinct lines with no signature that a result lists all the same: it shares a "
+        "component's name, a rare word or a version with them (weight, never a match by itself)."
+    )
     lines_ignored = serializers.IntegerField(
-        help_text="Distinct non-blank lines with no known signature (nothing, or components only)."
+        help_text="Distinct non-blank lines with no signature that no result lists."
     )
     lines_repeated = serializers.IntegerField(help_text="Lines repeating an earlier one (read once).")
     lines_blank = serializers.IntegerField(help_text="Blank lines.")

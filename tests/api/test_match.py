@@ -80,6 +80,7 @@ def test_text_with_nothing_known_gives_no_cases(client):
             "reading": {
                 "lines_read": 2,
                 "lines_with_signature": 0,
+                "lines_context": 0,
                 "lines_ignored": 2,
                 "lines_repeated": 0,
                 "lines_blank": 0,
