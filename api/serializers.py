@@ -19,7 +19,7 @@ from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
 from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS, json_whole_number, whole_number_wanted
-from incidents.selectors.numbers import WHOLE_NUMBER_PATTERN
+from incidents.selectors.numbers import OPTIONAL_WHOLE_NUMBER_PATTERN, WHOLE_NUMBER_PATTERN
 from incidents.selectors.params import query_too_long
 
 MAX_LOG_CHARS = 1_000_000
@@ -265,8 +265,10 @@ class StrictIntegerSchema(OpenApiSerializerFieldExtension):
             return integer
         # anyOf, not oneOf: a nullable field's null would match two branches. The field's
         # description and default go on the whole (drf-spectacular adds them there).
+        # An optional field may be blank: not given (`api.params.without_blank_optionals`).
         bounded = {k: v for k, v in integer.items() if k not in ("description", "default")}
-        return {"anyOf": [bounded, {"type": "string", "pattern": WHOLE_NUMBER_PATTERN}]}
+        pattern = WHOLE_NUMBER_PATTERN if self.target.required else OPTIONAL_WHOLE_NUMBER_PATTERN
+        return {"anyOf": [bounded, {"type": "string", "pattern": pattern}]}
 
 
 class NamedChoiceField(serializers.ChoiceField):
@@ -591,14 +593,29 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text=f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters).",
     )
+    # `allow_blank`: a blank optional field is not given (`api.params.without_blank_optionals`,
+    # which leaves it out before these read it); declared so that the schema admits `""` too.
     job = NamedChoiceField(
-        choices=["training", "inference"], required=False, help_text="Kind of job (leave out when unknown)."
+        choices=["training", "inference"],
+        required=False,
+        allow_blank=True,
+        help_text='Kind of job (leave out, or `""`, when unknown).',
     )
     framework = serializers.CharField(
-        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. PyTorch, vLLM."
+        max_length=60,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        help_text="e.g. PyTorch, vLLM.",
     )
     accelerator = serializers.CharField(
-        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. H100, TPU v4."
+        max_length=60,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        help_text="e.g. H100, TPU v4.",
     )
     scale = StrictIntegerField(
         min_value=1,

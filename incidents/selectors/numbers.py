@@ -24,6 +24,8 @@ import re
 _WHOLE_NUMBER = re.compile(r"-?\d+", re.ASCII)
 # The same rule as a JSON Schema pattern (blanks around it allowed), for the API's schema.
 WHOLE_NUMBER_PATTERN = r"^\s*-?[0-9]+\s*$"
+# The same or blank, for an optional field, where blank is not given (`params.is_blank`).
+OPTIONAL_WHOLE_NUMBER_PATTERN = r"^\s*(-?[0-9]+\s*)?$"
 # Beyond this many digits `int()` refuses the text (Python's guard against slow
 # conversions); no parameter's range comes near it.
 MAX_DIGITS = 4300
