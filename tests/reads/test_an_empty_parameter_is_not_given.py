@@ -103,6 +103,12 @@ def test_the_page_reads_empty_form_fields_as_not_given(client):
     assert page_state(client, "")[1] is None
 
 
+def test_the_page_and_the_api_agree_on_a_blank_beside_a_page(client):
+    # Django's `QueryDict.get` gives the last value, the blank one: the page read page 1.
+    assert page_state(client, "?page=2&page=") == page_state(client, "?page=2")
+    assert page_state(client, "?page=2")[0] == api_ids(client, "?page=2&page=")[1]
+
+
 def test_the_page_and_the_api_agree_on_a_blank_sort(client):
     ids, notice = page_state(client, "?symptom=nccl-timeout&sort=")
     assert notice is None
