@@ -559,7 +559,7 @@ class ChangesPageSerializer(ResponseSerializer):
     results = ChangeSerializer(many=True, help_text="Newest first.")
 
 
-class SearchTextField(serializers.CharField):
+class SearchTextField(StrictCharField):
     """Text searched as `q` is: at most `MAX_QUERY_CHARS` characters (stated in the schema),
     a longer one refused in the words of the parser the search doors share
     (`selectors.params.query_too_long`), not in DRF's own."""
@@ -585,7 +585,7 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="What failed, in words or error text.",
     )
-    log = serializers.CharField(
+    log = StrictCharField(
         max_length=MAX_LOG_CHARS,
         required=False,
         default="",
@@ -601,7 +601,7 @@ class TriageRequestSerializer(serializers.Serializer):
         allow_blank=True,
         help_text='Kind of job (leave out, or `""`, when unknown).',
     )
-    framework = serializers.CharField(
+    framework = StrictCharField(
         max_length=60,
         required=False,
         allow_null=True,
@@ -609,7 +609,7 @@ class TriageRequestSerializer(serializers.Serializer):
         default=None,
         help_text="e.g. PyTorch, vLLM.",
     )
-    accelerator = serializers.CharField(
+    accelerator = StrictCharField(
         max_length=60,
         required=False,
         allow_null=True,

@@ -119,3 +119,15 @@ def test_the_schema_says_a_body_number_may_be_text():
         "default": 10,
         "description": "Most cases to return.",
     }
+
+
+def test_text_is_never_a_number_at_either_door(client, mcp):
+    """The other way round stays refused: DRF's CharField read `"log": 0` as the text "0"
+    (triage's `symptoms`, `log`, `framework`, `accelerator`) where MCP refuses it; both
+    refuse it now."""
+    for field in ("symptoms", "log", "framework", "accelerator"):
+        body = {"symptoms": "NCCL watchdog timeout", "log": "NCCL WARN timeout", field: 0}
+        response = client.post("/api/triage", json.dumps(body), content_type="application/json")
+        assert response.status_code == 400
+        assert response.json()["errors"] == [{"parameter": field, "detail": "Must be a string."}]
+        assert mcp.error("triage", **body).startswith(f"Invalid arguments: {field}: ")
