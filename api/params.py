@@ -1,5 +1,10 @@
 """Strict parsing of query parameters: every problem becomes a `ParameterError`.
 
+A parameter given empty or only blanks (`?sort=`, `?fields=`, `?page=`) is read as not
+given, by the rule of every door (`selectors.is_blank`, the parser of the pages and MCP
+too): an HTML form submits its empty fields, and a script building a query string from
+optional values should not have to drop the empty ones to avoid a 400.
+
 Views build a `ParamReader` with the parameters they accept; a parameter they do not
 accept, a value that does not parse or is out of range, is collected and `finish()` raises
 one `InvalidParameters` (400) naming all of them.
@@ -9,12 +14,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
+from rest_framework.fields import Field
 
-from incidents.selectors import Problem, number_detail, whole_number
+from incidents.selectors import Problem, is_blank, number_detail, whole_number
 from incidents.selectors.spelling import nearest_strings
 
 from .errors import InvalidParameters, ParameterError
@@ -51,8 +57,9 @@ class ParamReader:
             )
 
     def single(self, name: str) -> str | None:
-        """The one value of `name` (None when absent); repeating it is an error."""
-        values = self.query.getlist(name)
+        """The one value of `name` (None when absent or blank: `is_blank`); repeating it
+        is an error."""
+        values = [value for value in self.query.getlist(name) if not is_blank(value)]
         if not values:
             return None
         if len(values) > 1:
@@ -61,11 +68,12 @@ class ParamReader:
         return values[0]
 
     def many(self, name: str) -> list[str]:
-        """Every value of a repeatable parameter, blanks dropped, in order, without repeats."""
+        """Every value of a repeatable parameter, blanks dropped (`is_blank`), in order,
+        without repeats."""
         seen: dict[str, None] = {}
         for value in self.query.getlist(name):
             value = value.strip()
-            if value:
+            if not is_blank(value):
                 seen.setdefault(value, None)
         return list(seen)
 
@@ -131,11 +139,13 @@ class ParamReader:
         return raw
 
     def field_list(self, name: str, choices: Sequence[str]) -> list[str] | None:
-        """Comma-separated (or repeated) names out of `choices`; None when absent."""
-        values = [part.strip() for raw in self.query.getlist(name) for part in raw.split(",")]
-        values = [v for v in values if v]
-        if name not in self.query:
+        """Comma-separated (or repeated) names out of `choices`; None when absent or blank
+        (`is_blank`: every field). Only commas (`fields=,`) names no field: an error."""
+        given = [raw for raw in self.query.getlist(name) if not is_blank(raw)]
+        if not given:
             return None
+        values = [part.strip() for raw in given for part in raw.split(",")]
+        values = [v for v in values if v]
         unknown = [v for v in values if v not in choices]
         for value in unknown:
             self.error(name, f"unknown field; choose from {', '.join(choices)}", value)
@@ -152,6 +162,21 @@ class ParamReader:
 def reject_all(query: QueryDict) -> None:
     """For endpoints that take no query parameters at all."""
     ParamReader(query, allowed=()).finish()
+
+
+def without_blank_optionals(body: object, fields: Mapping[str, Field]) -> object:
+    """A JSON body without its optional fields given as a blank string (`is_blank`): those
+    are not given, so the field takes its default (`{"limit": ""}` is `limit` 10), by the
+    rule of every door (an MCP tool leaves out such an argument, the pages and the query
+    strings such a parameter). A required field stays, and a blank one is refused as such.
+    A body that is not an object is left as it is, for the serializer to refuse."""
+    if not isinstance(body, Mapping):
+        return body
+    return {
+        key: value
+        for key, value in body.items()
+        if not (isinstance(value, str) and is_blank(value) and key in fields and not fields[key].required)
+    }
 
 
 def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:

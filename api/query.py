@@ -4,6 +4,8 @@ both what a view's reader accepts and parses and the `OpenApiParameter` its sche
 A view declares its `QueryParams`, lists `QUERY.openapi()` in its `extend_schema` and reads
 with `QUERY.reader(request.query_params)`: the reader refuses any parameter not declared,
 and `reader.value(name)` parses a declared one with the type and bounds the schema states.
+A parameter given blank (`?sort=`) is not given (`selectors.is_blank`); the schema says so
+with `allowEmptyValue` on every optional query parameter (`schema.allow_empty_values`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 
-from incidents.selectors import FILTER_PARAMS
+from incidents.selectors import FILTER_PARAMS, is_blank
 
 from .params import ParamReader
 from .schema import filter_parameters
@@ -154,7 +156,8 @@ class Repeated(QueryParam):
         ]
 
     def read(self, reader: ParamReader) -> list[str]:
-        return [v for v in reader.query.getlist(self.name) if len(v) <= self.max_length][: self.max_items]
+        values = [v for v in reader.query.getlist(self.name) if not is_blank(v)]  # blank: not given
+        return [v for v in values if len(v) <= self.max_length][: self.max_items]
 
 
 class FacetFilters:

@@ -54,6 +54,30 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     return result
 
 
+def allow_empty_values(result: dict[str, Any], generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: every optional query parameter whose schema does
+    not admit `""` gets `allowEmptyValue: true`. A parameter given empty (`?sort=`,
+    `?fields=`, `?page=`, as an HTML form submits an empty field) is read as not given, by
+    the rule of every door (`selectors.is_blank`), so an empty value is valid input and not
+    refused (a required parameter would still be missing). Left as they are: a plain text
+    parameter (`q`, `title`), whose schema admits `""` already, and a repeatable one
+    (`topic`, `url`: an array of text), whose blank values are dropped as they always were.
+    For those the flag would only make the schema `anyOf` it-or-empty, whose other values
+    (an array, null) read on the wire as text, and so as valid."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                schema = parameter.get("schema", {})
+                repeatable = schema.get("type") == "array" and parameter.get("explode", True)
+                plain_text = schema.get("type") == "string" and not {"enum", "format", "pattern"} & set(
+                    schema
+                )
+                optional = parameter.get("in") == "query" and not parameter.get("required")
+                if optional and not repeatable and not plain_text:
+                    parameter["allowEmptyValue"] = True
+    return result
+
+
 CASE_DETAIL_OR_FIELDS = {
     "anyOf": [
         {"$ref": "#/components/schemas/CaseDetail"},

@@ -10,13 +10,16 @@ serializers (`MatchRequestSerializer`, `TriageRequestSerializer`,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from incidents.models import VOCAB_FACETS
-from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS
+from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS, json_whole_number, whole_number_wanted
+from incidents.selectors.numbers import OPTIONAL_WHOLE_NUMBER_PATTERN, WHOLE_NUMBER_PATTERN
 from incidents.selectors.params import query_too_long
 
 MAX_LOG_CHARS = 1_000_000
@@ -219,14 +222,53 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer, not a string of digits, a float or a boolean."""
+    """A whole number by the rule of every JSON door (`selectors.json_whole_number`, as MCP
+    tools read their integer arguments): a JSON integer or its digits 0-9 as text, `5`,
+    `"5"` and `5.0` alike; never `true`, `2.5`, `"٣"` or `"five"`. A refusal says what
+    would work: `Must be a whole number from 1 to 50, such as 10 or "10" (got "five").`,
+    and one out of range `Must be between 1 and 50 (got 80).`"""
 
-    default_error_messages = {"invalid": "Must be a whole number."}
+    def __init__(self, **kwargs: Any):
+        low, high = kwargs.get("min_value"), kwargs.get("max_value")
+        if low is not None and high is not None:
+            # Django's validators fill in `%(value)s`; DRF formats `{...}` first (none here).
+            out_of_range = f"Must be between {low} and {high} (got %(value)s)."
+            kwargs["error_messages"] = {
+                "min_value": out_of_range,
+                "max_value": out_of_range,
+                **kwargs.get("error_messages", {}),
+            }
+        super().__init__(**kwargs)
 
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+    def to_internal_value(self, data: Any) -> int:
+        number = json_whole_number(data)
+        if number is None:
+            example = self.default if isinstance(self.default, int) else None
+            wanted = whole_number_wanted(
+                data, minimum=self.min_value, maximum=self.max_value, example=example
+            )
+            shown = json.dumps(data, ensure_ascii=False, default=str)
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            raise serializers.ValidationError(f"{wanted[0].upper()}{wanted[1:]} (got {shown}).")
+        return number
+
+
+class StrictIntegerSchema(OpenApiSerializerFieldExtension):
+    """`StrictIntegerField` in the OpenAPI schema: in a request, the integer (with its bounds)
+    or its digits as text (`"5"`), as the field reads it; in an answer, an integer."""
+
+    target_class = StrictIntegerField
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        integer = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if direction != "request":
+            return integer
+        # anyOf, not oneOf: a nullable field's null would match two branches. The field's
+        # description and default go on the whole (drf-spectacular adds them there).
+        # An optional field may be blank: not given (`api.params.without_blank_optionals`).
+        bounded = {k: v for k, v in integer.items() if k not in ("description", "default")}
+        pattern = WHOLE_NUMBER_PATTERN if self.target.required else OPTIONAL_WHOLE_NUMBER_PATTERN
+        return {"anyOf": [bounded, {"type": "string", "pattern": pattern}]}
 
 
 class NamedChoiceField(serializers.ChoiceField):
@@ -299,19 +341,27 @@ class LogHitSerializer(CaseSummarySerializer):
         "versions gave one entry per (line, term), with `term`.",
     )
     lines = LogLineSerializer(
-        many=True, help_text="Each matched line once, in line order, with the spans to highlight."
+        many=True,
+        help_text="Each distinct matched line once (at its first number), in line order, with the "
+        "spans to highlight.",
     )
 
 
 class LogReadingSerializer(ResponseSerializer):
-    """What was read of the log."""
+    """What was read of the log: `lines_with_signature` + `lines_context` + `lines_ignored`
+    + `lines_repeated` + `lines_blank` = `lines_read`, and every line a result lists is a
+    signature or a context line (a result lists each distinct line once)."""
 
     lines_read = serializers.IntegerField(help_text="Lines in the text.")
     lines_with_signature = serializers.IntegerField(
         help_text="Distinct lines with a known signature (a component's name alone is not one)."
     )
+    lines_context = serializers.IntegerField(
+        help_text="Distinct lines with no signature that a result lists all the same: it shares a "
+        "component's name, a rare word or a version with them (weight, never a match by itself)."
+    )
     lines_ignored = serializers.IntegerField(
-        help_text="Distinct non-blank lines with no known signature (nothing, or components only)."
+        help_text="Distinct non-blank lines with no signature that no result lists."
     )
     lines_repeated = serializers.IntegerField(help_text="Lines repeating an earlier one (read once).")
     lines_blank = serializers.IntegerField(help_text="Blank lines.")
@@ -509,7 +559,7 @@ class ChangesPageSerializer(ResponseSerializer):
     results = ChangeSerializer(many=True, help_text="Newest first.")
 
 
-class SearchTextField(serializers.CharField):
+class SearchTextField(StrictCharField):
     """Text searched as `q` is: at most `MAX_QUERY_CHARS` characters (stated in the schema),
     a longer one refused in the words of the parser the search doors share
     (`selectors.params.query_too_long`), not in DRF's own."""
@@ -535,7 +585,7 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="What failed, in words or error text.",
     )
-    log = serializers.CharField(
+    log = StrictCharField(
         max_length=MAX_LOG_CHARS,
         required=False,
         default="",
@@ -543,14 +593,29 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text=f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters).",
     )
+    # `allow_blank`: a blank optional field is not given (`api.params.without_blank_optionals`,
+    # which leaves it out before these read it); declared so that the schema admits `""` too.
     job = NamedChoiceField(
-        choices=["training", "inference"], required=False, help_text="Kind of job (leave out when unknown)."
+        choices=["training", "inference"],
+        required=False,
+        allow_blank=True,
+        help_text='Kind of job (leave out, or `""`, when unknown).',
     )
-    framework = serializers.CharField(
-        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. PyTorch, vLLM."
+    framework = StrictCharField(
+        max_length=60,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        help_text="e.g. PyTorch, vLLM.",
     )
-    accelerator = serializers.CharField(
-        max_length=60, required=False, allow_null=True, default=None, help_text="e.g. H100, TPU v4."
+    accelerator = StrictCharField(
+        max_length=60,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        help_text="e.g. H100, TPU v4.",
     )
     scale = StrictIntegerField(
         min_value=1,

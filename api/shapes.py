@@ -122,6 +122,7 @@ def log_reading(reading: LogReading) -> dict[str, Any]:
     return {
         "lines_read": reading.lines_read,
         "lines_with_signature": reading.lines_with_signature,
+        "lines_context": reading.lines_context,
         "lines_ignored": reading.lines_ignored,
         "lines_repeated": reading.lines_repeated,
         "lines_blank": reading.lines_blank,

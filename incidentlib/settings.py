@@ -281,6 +281,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_case_document_schemas",
+        "api.schema.allow_empty_values",
     ],
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     # Several `status` fields with different choice sets: each gets its own enum name.

@@ -13,6 +13,11 @@ SDK's request validation refuses them first with a bare -32602 "Invalid request 
 error saying what would work (`arguments must be an object such as {"id": "IL-0428"}`). A
 `tools/call` naming no tool (no `params`, or no `name`) got the same bare -32602; it is still
 a -32602 (no tool to answer it), but saying what would work (`unnamed_call`).
+
+An optional argument given as a blank string (`"published_after": ""`, `"sort": ""`) is
+left out before the tool runs (`ArgumentCheck.without_blanks`): the rule of every door
+(`selectors.is_blank`), as the pages and the API read `?sort=` as no sort. A required one
+(`query`, `text`) is still refused as empty.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from mcp.types import INVALID_PARAMS, CallToolRequestParams
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
-from incidents.selectors import number_detail, whole_number
+from incidents.selectors import is_blank, json_whole_number, whole_number_wanted
 from incidents.selectors.spelling import nearest_strings
 
 from .toolkit import ToolSpec, error_result
@@ -78,6 +83,17 @@ class ArgumentCheck:
         except ValidationError as exc:
             return describe_validation_error(exc, self.schema)
         return None
+
+    def without_blanks(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`arguments` without the optional ones given as a blank string (`is_blank`): those
+        mean "not given", so the tool takes its default. Required ones stay (and an empty
+        one is refused as such)."""
+        required = set(self.schema.get("required") or ())
+        return {
+            name: value
+            for name, value in arguments.items()
+            if name in required or not isinstance(value, str) or not is_blank(value)
+        }
 
     def not_an_object(self, given: Any) -> str:
         """Why `given`, sent as the whole `arguments` of a call, cannot be passed, with an
@@ -180,7 +196,8 @@ class CheckedArguments(Extension):
         """A `Server.middleware` callable: a `tools/call` whose `arguments` are present but
         not an object goes on with no arguments and the given value in `_meta` (see the
         module docstring), for `intercept_tool_call` to refuse as a tool error; one naming
-        no tool is refused at once (`unnamed_call`)."""
+        no tool is refused at once (`unnamed_call`). Optional arguments given as a blank
+        string are left out (`ArgumentCheck.without_blanks`)."""
         params = ctx.params
         named = isinstance(params, Mapping) and isinstance(params.get("name"), str)
         if ctx.method == "tools/call" and not named:
@@ -188,9 +205,16 @@ class CheckedArguments(Extension):
         if ctx.method == "tools/call" and isinstance(params, Mapping):
             given = params.get("arguments")
             meta = params.get("_meta")
+            check = self.checks.get(params["name"])
             if given is not None and not isinstance(given, dict) and isinstance(meta, dict | None):
                 parked = {**(meta or {}), MISSHAPEN_ARGUMENTS: given}
                 ctx = dataclasses.replace(ctx, params={**params, "arguments": {}, "_meta": parked})
+            elif (
+                isinstance(given, dict)
+                and check is not None
+                and (kept := check.without_blanks(given)) != given
+            ):
+                ctx = dataclasses.replace(ctx, params={**params, "arguments": kept})
         return await call_next(ctx)
 
 
@@ -204,17 +228,16 @@ def _takes_integers(annotation: Any) -> bool:
 
 
 def _integer_text(value: Any) -> Any:
-    """An integer argument read by the rule of every door: text by `selectors.whole_number`
-    (digits 0-9; pydantic alone reads "1_000" and "3.0" as numbers and refuses "٣" without
-    saying why), and `true` refused (pydantic reads it as 1; the API's JSON bodies refuse
-    it). Other values go on to pydantic as they are."""
-    if isinstance(value, bool):
-        raise PydanticCustomError("whole_number", "must be a whole number")
-    if not isinstance(value, str):
+    """An integer argument read by the rule of every JSON door (`selectors.json_whole_number`,
+    as the API reads `limit` in `POST /api/match`): a JSON integer or its digits 0-9 as text
+    (`5`, `"5"`, `5.0`); `true` refused (pydantic reads it as 1), as are `2.5` and text such
+    as "1_000", "3.0" or "٣" (pydantic alone reads the first two and refuses the third
+    without saying why). `None` and other values go on to pydantic as they are."""
+    if value is None or isinstance(value, list | dict):
         return value
-    number = whole_number(value)
+    number = json_whole_number(value)
     if number is None:
-        raise PydanticCustomError("whole_number", number_detail(value, "must be a whole number"))
+        raise PydanticCustomError("whole_number", "must be a whole number")
     return number
 
 
@@ -229,7 +252,7 @@ def _find(schema: dict[str, Any], key: str) -> Any:
     """The first `key` in a property schema, looking through anyOf branches and items."""
     if key in schema:
         return schema[key]
-    for branch in [*schema.get("anyOf", []), schema.get("items", {})]:
+    for branch in [*schema.get("anyOf", []), *([schema["items"]] if "items" in schema else [])]:
         if isinstance(branch, dict) and (found := _find(branch, key)) is not None:
             return found
     return None
@@ -249,6 +272,12 @@ def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> s
         context = error.get("ctx") or {}
         if kind == "missing":
             problems.append(f"{where} is required")
+        elif kind == "whole_number":
+            given = error.get("input")
+            low, high = _find(prop, "minimum"), _find(prop, "maximum")
+            example = prop.get("default") if isinstance(prop.get("default"), int) else None
+            wanted = whole_number_wanted(given, minimum=low, maximum=high, example=example)
+            problems.append(f"{where}: {wanted} (got {got})")
         elif kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
             low, high = _find(prop, "minimum"), _find(prop, "maximum")
             if low is not None and high is not None:

@@ -28,7 +28,8 @@ words, or match_log with pasted log lines; then get_incident on the best hits (p
 to read less) and similar_incidents for neighbours. vocab lists the filter values;
 list_incidents browses; get_topic summarises a topic; explain_error explains an error
 code; am_i_affected checks component versions against known cases. Every tool only reads;
-no key is needed."""
+no key is needed. A whole number may be sent as a number or as its digits in a string
+("5"); an optional argument sent as "" counts as not given."""
 
 
 def _version() -> str:

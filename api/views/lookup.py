@@ -68,8 +68,6 @@ class LookupView(ApiView):
         for name, value in given.items():
             if len(value) > MAX_REFERENCE_CHARS:
                 params.error(name, f"longer than {MAX_REFERENCE_CHARS} characters")
-            elif not value.strip():
-                params.error(name, "empty")
             else:
                 try:
                     selectors.reference_condition(value)

@@ -13,7 +13,7 @@ from incidents.search import read_log
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
 from ..http import ApiView
-from ..params import reject_all, reject_unknown_keys
+from ..params import reject_all, reject_unknown_keys, without_blank_optionals
 from ..parsers import JSONBodyParser, PlainTextParser
 from ..serializers import MAX_LOG_CHARS, MatchRequestSerializer, MatchResponseSerializer
 
@@ -45,7 +45,9 @@ def _check_plain_body(request: Request) -> None:
 
 class MatchView(ApiView):
     """`POST /api/match`: `search.match_log` over the posted text (`MatchResponseSerializer`);
-    400 for a bad body (a key it does not read included), 413 over
+    `limit` by the rule of every JSON door (`selectors.json_whole_number`: `5` or `"5"`, as
+    MCP tools read integers; a blank string is not given); 400 for a bad body naming the
+    field and what would work (a key it does not read included), 413 over
     `DATA_UPLOAD_MAX_MEMORY_SIZE` or for a plain body over `MAX_LOG_CHARS` characters, 415 for
     a body neither JSON nor `text/plain` or in a charset that is no text encoding (a plain
     body is the log itself, with the default limit; both are decoded by
@@ -59,7 +61,8 @@ class MatchView(ApiView):
         summary="Find the cases a log points at",
         description=(
             "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
-            '`{"text": "...", "limit": 10}`, or as a raw `text/plain` body '
+            '`{"text": "...", "limit": 10}` (`limit` a whole number, or its digits as text, `"10"`, '
+            'as MCP\'s match_log takes it; `""` is no limit given), or as a raw `text/plain` body '
             "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`), in the charset its "
             "`Content-Type` names, else its byte-order mark's (UTF-16 and UTF-32 have one), else "
             "UTF-8 (undecodable bytes of a plain body without a charset read as U+FFFD); get published "
@@ -107,7 +110,8 @@ class MatchView(ApiView):
             )
         reject_unknown_keys(request.data, MatchRequestSerializer().fields)  # a plain body is {"text": ...}
         _check_plain_body(request)
-        body = MatchRequestSerializer(data=_clean_text(request.data))
+        fields = MatchRequestSerializer().fields
+        body = MatchRequestSerializer(data=without_blank_optionals(_clean_text(request.data), fields))
         body.is_valid(raise_exception=True)
         reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])
         return Response(

@@ -11,7 +11,7 @@ from incidents.triage import TriageContext, triage, triage_document
 
 from .. import schema
 from ..http import ApiView
-from ..params import reject_all, reject_unknown_keys
+from ..params import reject_all, reject_unknown_keys, without_blank_optionals
 from ..serializers import TriageRequestSerializer, TriageResponseSerializer
 from ..shapes import absolute
 from .match import _clean_text
@@ -59,7 +59,7 @@ class TriageView(ApiView):
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
         reject_unknown_keys(request.data, TriageRequestSerializer().fields)
-        cleaned = _clean_text(request.data)
+        cleaned = without_blank_optionals(_clean_text(request.data), TriageRequestSerializer().fields)
         if isinstance(cleaned, dict) and isinstance(cleaned.get("log"), str):
             cleaned = {**cleaned, "log": cleaned["log"].replace("\x00", " ")}
         body = TriageRequestSerializer(data=cleaned)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
@@ -52,7 +53,15 @@ def propose(request: HttpRequest) -> HttpResponse:
         except RateLimited as limited:
             form.add_error(None, limited.message)
             status, wait = 429, limited.wait
-    response = render_page(request, "incidents/propose.html", {"form": form}, json_url=None, status=status)
+    # The JSON twin takes the same fields as a body: `POST /api/proposals/`.
+    response = render_page(
+        request,
+        "incidents/propose.html",
+        {"form": form},
+        json_url=reverse("api:proposal-create"),
+        json_method="POST",
+        status=status,
+    )
     if wait is not None:
         response["Retry-After"] = str(wait)
     return response
@@ -66,7 +75,13 @@ def proposal_status(request: HttpRequest, token: str) -> HttpResponse:
     proposal = Proposal.objects.select_related("case").filter(token=token).first()
     if proposal is None:
         raise Http404("No proposal at this address.")
-    response = render_page(request, "incidents/proposal_status.html", {"proposal": proposal}, json_url=None)
+    # Its JSON twin is as private as the page: the same token, `GET /api/proposals/<token>`.
+    response = render_page(
+        request,
+        "incidents/proposal_status.html",
+        {"proposal": proposal},
+        json_url=reverse("api:proposal-status", args=[token]),
+    )
     response["X-Robots-Tag"] = "noindex"
     response["Referrer-Policy"] = "no-referrer"  # the token must not leak to linked sites
     return response

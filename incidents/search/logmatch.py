@@ -786,7 +786,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     Returns at most `limit` hits, best first, each with its score, a confidence label
     (`confidence`), each matched line once with all the terms it matched and their spans
     (`LogHit.lines`, at most `MAX_LINES_PER_HIT`) and the names shared with the log; plus
-    how many lines were read, blank, repeated, carried a signature or were ignored. Never raises on odd input.
+    how many lines were read, blank, repeated, and of the distinct others how many carried a
+    signature, how many only context a hit shares (a component's name, a rare word, a
+    version) and how many nothing (`LogReading`: those five add up to the lines read, and
+    every line a hit lists is a signature or a context line). Never raises on odd input.
 
     Candidates sharing the same evidence are told apart by the semantic score of the log's
     evidence lines against each case's passages (`SEMANTIC_FACTOR`, `_semantic_scores`).
@@ -862,7 +865,13 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         )
     )
 
-    def reading(hits: list[LogHit], generic: tuple[str, ...] = ()) -> LogReading:
+    def reading(
+        hits: list[LogHit], generic: tuple[str, ...] = (), shared: frozenset[str] = frozenset()
+    ) -> LogReading:
+        """What was read, each distinct non-blank line counted once as carrying a signature,
+        as context that a hit shares (`shared`: every line a hit lists, signature or not), or
+        as ignored, so that no line a hit shows is also counted as "nothing the cases know"."""
+        context_lines = shared - counted_lines
         return LogReading(
             error_codes=codes,
             hits=hits,
@@ -870,7 +879,8 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
             lines_blank=blank,
             lines_repeated=max(repeated, 0),
             lines_with_signature=len(counted_lines),
-            lines_ignored=len(lines) - len(counted_lines),
+            lines_context=len(context_lines),
+            lines_ignored=len(lines) - len(counted_lines) - len(context_lines),
             job_kind=kind,
             generic_only=generic,
         )
@@ -1126,15 +1136,23 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         head = head and labelled == "strong"
         labels[case_id] = labelled
     hits = []
+    shared_lines: set[str] = set()  # every line a hit lists (the reading's context lines)
     for case_id in ranked:
         named = found_by[case_id][0]
-        per_line: dict[int, tuple[str, list[str]]] = {}
+        # Each distinct line once, at its first number, as the reading counts lines: a line
+        # the log repeats (every rank printing it) was listed at each number it had, so a hit
+        # could list more lines than the reading said carry anything.
+        per_line: dict[str, tuple[int, list[str]]] = {}
         for name, evidence in [*named, *word_reasons.get(case_id, [])]:
             for number, line in evidence.lines:
-                names = per_line.setdefault(number, (line, []))[1]
+                shared_lines.add(line)
+                first, names = per_line.setdefault(line, (number, []))
+                if number < first:
+                    per_line[line] = (number, names)
                 if name not in names:
                     names.append(name)
-        shown = sorted(per_line.items())[:MAX_LINES_PER_HIT]
+        shown = sorted((number, (line, names)) for line, (number, names) in per_line.items())
+        shown = shown[:MAX_LINES_PER_HIT]
         hits.append(
             LogHit(
                 case=cases[case_id],
@@ -1152,7 +1170,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                 confidence=labels[case_id],
             )
         )
-    return reading(hits, tuple(sorted(generic)))
+    return reading(hits, tuple(sorted(generic)), frozenset(shared_lines))
 
 
 def _cases_containing(backend: Backend, atoms: list[Atom]) -> dict[int, int]:

@@ -84,7 +84,8 @@ class LogHit:
     case: Case
     score: float
     matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
-    lines: list[LogLine] = field(default_factory=list)  # each matched line once
+    # each distinct matched line once, at its first number, in line order
+    lines: list[LogLine] = field(default_factory=list)
     confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)
 
 
@@ -108,7 +109,12 @@ class LogReading:
     lines_repeated: int  # lines that repeat an earlier one (read once)
     # distinct lines in which a failure token or a term other than a component was found
     lines_with_signature: int
-    lines_ignored: int  # distinct non-blank lines with no signature (components only, or nothing)
+    # distinct non-blank lines with no signature that a hit lists all the same: it shares a
+    # component's name (`NCCL`), a rare word or a version with them (context, never a hit alone)
+    lines_context: int
+    # distinct non-blank lines that neither carry a signature nor are listed by any hit;
+    # read + the counts add up: with_signature + context + ignored + repeated + blank = read
+    lines_ignored: int
     job_kind: str | None  # "training", "inference" or None when the log does not say
     generic_only: tuple[str, ...] = ()  # names found that are too common to be a signature
     # Error codes the log shows (by their patterns), in vocabulary order, with or without cases.

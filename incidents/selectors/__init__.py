@@ -68,7 +68,7 @@ from .lookup import (
     find_published_case,
     find_topic,
 )
-from .numbers import number_detail, whole_number
+from .numbers import json_whole_number, number_detail, whole_number, whole_number_wanted
 from .params import (
     MAX_QUERY_CHARS,
     SORTS,
@@ -76,6 +76,7 @@ from .params import (
     Problem,
     SearchParams,
     distinct_case_values,
+    is_blank,
     parse_filters,
     parse_search,
 )
@@ -144,6 +145,7 @@ __all__ = [
     "Choice",
     "FacetSpec",
     "Problem",
+    "is_blank",
     "SearchParams",
     "StoreVersion",
     "TermDetail",
@@ -164,6 +166,7 @@ __all__ = [
     "find_term",
     "find_topic",
     "latest_cases",
+    "json_whole_number",
     "number_detail",
     "parse_filters",
     "parse_search",
@@ -176,6 +179,7 @@ __all__ = [
     "store_version",
     "term_by_slug",
     "whole_number",
+    "whole_number_wanted",
     "term_detail",
     "terms_with_counts",
     "topic_exists",

@@ -7,7 +7,11 @@ problems its own way: the API as a 400 problem document, MCP as a tool error, th
 as a visible notice ("No symptom called “NCCL timout”. Did you mean NCCL timeout?").
 
 Parameters (every one optional; `params` is a QueryDict or a mapping of name to a string
-or a list of strings):
+or a list of strings). A value that is empty or only blanks (`sort=`, `published_after=`,
+`topic=`) is not given: an HTML form submits its empty fields, and a link built from one
+must mean what the form meant. The API's own parameters (`page`, `page_size`, `fields`,
+`facets`, `limit`) follow the same rule (`is_blank`, read by `api.params.ParamReader`),
+and an MCP tool takes `""` for an optional argument as leaving it out:
 
 - `topic`, `symptom`, `root_cause`, `component`, `workload`, `organization`, `accelerator`
   (repeatable, OR within a facet): a term's slug, name or synonym in any letter case
@@ -21,9 +25,9 @@ or a list of strings):
 - `exclude_<facet>` (repeatable): the same values, removing the cases that have them;
 - `published_after`, `published_before`: dates as YYYY-MM-DD, both ends inclusive;
 - `min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes`: whole numbers from 0 to
-  10,000,000, both ends inclusive (cases that do not state the count are left out; blank:
-  no bound); these and `year` are written with the digits 0-9 (`numbers.whole_number`, the
-  rule of every integer parameter);
+  10,000,000, both ends inclusive (cases that do not state the count are left out); these
+  and `year` are written with the digits 0-9 (`numbers.whole_number`, the rule of every
+  integer parameter);
 - `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
   module cuts there too); a longer text is a problem and is not searched at all, since a
   cut query would be searched as words the caller never sent;
@@ -150,20 +154,22 @@ def values_of(params: Params, name: str) -> list[str]:
     return [str(v) for v in raw if v is not None]
 
 
+def is_blank(value: str) -> bool:
+    """Whether a parameter's value counts as not given, the rule of every door: empty or
+    only blanks (`sort=`, `fields=`, `page=`, as an HTML form submits an empty field)."""
+    return not value.strip()
+
+
 def _distinct(values: list[str]) -> list[str]:
     """Stripped, non-blank values in order, each once."""
-    return list(dict.fromkeys(v.replace("\x00", " ").strip() for v in values if v.strip()))
+    return list(dict.fromkeys(v.replace("\x00", " ").strip() for v in values if not is_blank(v)))
 
 
-def _single(params: Params, name: str, problems: list[Problem], *, blank: bool = True) -> str | None:
-    """The one value of `name`, None when absent; a blank value is None when `blank` is
-    allowed, else returned as "" (and refused by the caller's check)."""
-    given = values_of(params, name)
-    values = _distinct(given)
+def _single(params: Params, name: str, problems: list[Problem]) -> str | None:
+    """The one value of `name`, None when absent or blank (`is_blank`)."""
+    values = _distinct(values_of(params, name))
     if len(values) > 1:
         problems.append(Problem(name, "given more than once; give it once"))
-    if not values and given and not blank:
-        return ""
     return values[0] if values else None
 
 
@@ -254,7 +260,7 @@ def _year(parameter: str, value: str) -> tuple[Choice | None, Problem | None]:
 
 
 def _date(params: Params, name: str, problems: list[Problem]) -> datetime.date | None:
-    raw = _single(params, name, problems, blank=False)
+    raw = _single(params, name, problems)
     if raw is None:
         return None
     try:
@@ -267,7 +273,7 @@ def _date(params: Params, name: str, problems: list[Problem]) -> datetime.date |
 def _bounds(params: Params, problems: list[Problem]) -> dict[str, int]:
     """`min_accelerators`, `max_accelerators`, `min_nodes`, `max_nodes` as whole numbers from
     0 to `MAX_BOUND`; a max below its min is a problem and is left out. A blank value is no
-    bound (the page's form sends its empty fields)."""
+    bound (`is_blank`)."""
     bounds: dict[str, int] = {}
     for bound in BOUNDS:
         raw = _single(params, bound.param, problems)
@@ -404,12 +410,12 @@ def _nearest_sort(value: str) -> list[str]:
 
 
 def parse_sort(params: Params, problems: list[Problem]) -> str:
-    """`sort` (or its alias `ordering`) as one of `SORTS`, `""` when not given.
+    """`sort` (or its alias `ordering`) as one of `SORTS`, `""` when not given (or blank).
 
     `relevance` without search text means the default (newest first), not a problem.
     """
-    sort = _single(params, SORT_PARAM, problems, blank=False)
-    ordering = _single(params, ORDERING_ALIAS, problems, blank=False)
+    sort = _single(params, SORT_PARAM, problems)
+    ordering = _single(params, ORDERING_ALIAS, problems)
     if sort is not None and sort not in SORTS:
         near = [Choice(s, s) for s in _nearest_sort(sort)]
         problems.append(Problem(SORT_PARAM, f"must be one of {', '.join(SORTS)}", sort, tuple(near)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 
 from incidents import selectors
 
@@ -34,5 +35,12 @@ def affected_page(request: HttpRequest) -> HttpResponse:
         else:
             context["answer"] = selectors.affected_cases(resolved)
             context["skipped"] = problems
-    # The JSON twin is `POST /api/affected` (a body, not a URL to link).
-    return render_page(request, "incidents/affected.html", context, json_url=None, status=status)
+    # The JSON twin takes the versions as a body: `POST /api/affected`.
+    return render_page(
+        request,
+        "incidents/affected.html",
+        context,
+        json_url=reverse("api:affected"),
+        json_method="POST",
+        status=status,
+    )

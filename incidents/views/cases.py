@@ -26,7 +26,7 @@ from incidents.selectors.spelling import nearest_strings
 
 from .citation import bibtex
 from .common import not_found_page, render_page
-from .state import DATE_PARAMS, SearchState
+from .state import DATE_PARAMS, SearchState, given_page
 
 CASES_PER_PAGE = 20
 FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
@@ -182,6 +182,8 @@ def _unknown_parameters(query) -> list[Problem]:
 
 
 def _page_problem(raw: str | None) -> list[Problem]:
+    """`page` as the API reads it (`state.given_page`: a blank one is not given), a whole
+    number from 1."""
     if raw is None or (selectors.whole_number(raw) or 0) >= 1:
         return []
     return [Problem("page", selectors.number_detail(raw, "must be a whole number from 1"), raw)]
@@ -220,7 +222,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     """
     base = reverse("incidents:case-list")
     search, problems = parse_search(request.GET)
-    problems += _page_problem(request.GET.get("page"))
+    problems += _page_problem(given_page(request.GET))
     problems += _unknown_parameters(request.GET)
     state = SearchState.from_query(request.GET).resolved(search)
     results = search_cases(

@@ -49,16 +49,24 @@ def render_page(
     context: dict[str, Any],
     *,
     json_url: str | None,
+    json_method: str = "GET",
     status: int = 200,
 ) -> HttpResponse:
     """Render `template`; `json_url` (the page's API twin) goes in the head, footer and header.
 
     Like datasette, the twin is announced both ways: `<link rel="alternate"
-    type="application/json">` for people and crawlers, a `Link` header for scripts.
+    type="application/json">` for people and crawlers, a `Link` header for scripts. A form
+    page's twin is the endpoint that takes the same form as a JSON body (`json_method`
+    "POST": `/match/` -> `POST /api/match`): the header says so in its `title`, and the
+    footer names the method instead of a link a browser would follow with GET.
     """
-    response = render(request, template, {**context, "json_url": json_url}, status=status)
+    page_context = {**context, "json_url": json_url, "json_method": json_method}
+    response = render(request, template, page_context, status=status)
     if json_url:
-        response["Link"] = f'<{json_url}>; rel="alternate"; type="application/json"'
+        link = f'<{json_url}>; rel="alternate"; type="application/json"'
+        if json_method != "GET":
+            link += f'; title="{json_method} a JSON body"'
+        response["Link"] = link
     return response
 
 

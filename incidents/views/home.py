@@ -108,8 +108,15 @@ def match(request: HttpRequest) -> HttpResponse:
             reading = read_log(log, limit=LOG_HITS_SHOWN)
             context["hits"] = reading.hits
             context["reading"] = reading
-    # The JSON twin (`POST /api/match`) takes a body, so the page names it instead of linking it.
-    response = render_page(request, "incidents/match.html", context, json_url=None, status=status)
+    # The JSON twin takes the log as a body: `POST /api/match`.
+    response = render_page(
+        request,
+        "incidents/match.html",
+        context,
+        json_url=reverse("api:match"),
+        json_method="POST",
+        status=status,
+    )
     if wait is not None:
         response["Retry-After"] = str(wait)
     return response

@@ -27,7 +27,15 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
-from incidents.selectors import FILTER_FACETS, SORTS, CaseFilters, SearchParams, facet_label, whole_number
+from incidents.selectors import (
+    FILTER_FACETS,
+    SORTS,
+    CaseFilters,
+    SearchParams,
+    facet_label,
+    is_blank,
+    whole_number,
+)
 from incidents.selectors.facets import EXCLUDE_PREFIX, FACETS_BY_NAME
 from incidents.selectors.params import (
     MAX_QUERY_CHARS,
@@ -42,6 +50,12 @@ DATE_PARAMS = ("published_after", "published_before")
 
 # Kept for templates and views that label facets by name.
 FACET_LABELS: dict[str, str] = {name: spec.label for name, spec in FACETS_BY_NAME.items()}
+
+
+def given_page(query: QueryDict) -> str | None:
+    """The first `page` that is not blank (`selectors.is_blank`: `page=2&page=` is page 2,
+    as the API reads it), or None."""
+    return next((value for value in query.getlist("page") if not is_blank(value)), None)
 
 
 def _date(text: str) -> datetime.date | None:
@@ -109,7 +123,7 @@ class SearchState:
         if sort not in SORTS or (sort == "relevance" and not q):
             sort = ""
         # The parser's rule (digits 0-9): `page=٣` is reported and page 1 shown, not page 3.
-        page = max(1, whole_number(query.get("page", "1")) or 1)
+        page = max(1, whole_number(given_page(query) or "1") or 1)
         dates = [_date(query.get(name, "")) for name in DATE_PARAMS]
         bounds = {name: n for name in BOUND_PARAMS if (n := _bound(query.get(name, ""))) is not None}
         return cls(

@@ -33,8 +33,9 @@ def test_an_unknown_field_is_refused_naming_the_choices(client):
     assert error["detail"].startswith("unknown field; choose from id, title, organization")
 
 
-def test_an_empty_fields_is_refused(client):
-    [error] = client.get("/api/cases/IL-0428?fields=").json()["errors"]
+def test_fields_naming_no_field_is_refused(client):
+    # `fields=` (empty) is not given: the whole case (tests/reads/test_an_empty_parameter_is_not_given.py).
+    [error] = client.get("/api/cases/IL-0428?fields=,").json()["errors"]
     assert error["parameter"] == "fields"
     assert error["detail"].startswith("name at least one field")
 

@@ -80,6 +80,7 @@ def test_text_with_nothing_known_gives_no_cases(client):
             "reading": {
                 "lines_read": 2,
                 "lines_with_signature": 0,
+                "lines_context": 0,
                 "lines_ignored": 2,
                 "lines_repeated": 0,
                 "lines_blank": 0,
@@ -100,8 +101,8 @@ def test_nul_bytes_and_lone_surrogates_are_tolerated(client):
     [
         ({}, "text", "This field is required."),
         ({"text": ""}, "text", "This field may not be blank."),
-        ({"text": "x", "limit": 0}, "limit", "Ensure this value is greater than or equal to 1."),
-        ({"text": "x", "limit": 51}, "limit", "Ensure this value is less than or equal to 50."),
+        ({"text": "x", "limit": 0}, "limit", "Must be between 1 and 50 (got 0)."),
+        ({"text": "x", "limit": "51"}, "limit", "Must be between 1 and 50 (got 51)."),
         (["text"], "body", "Invalid data. Expected a dictionary, but got list."),
     ],
 )
@@ -153,9 +154,26 @@ def test_query_parameters_are_refused(client):
     [
         ({"text": 0}, "text", "Must be a string."),
         ({"text": ["NCCL timeout"]}, "text", "Must be a string."),
-        ({"text": "x", "limit": "10"}, "limit", "Must be a whole number."),
-        ({"text": "x", "limit": 2.5}, "limit", "Must be a whole number."),
-        ({"text": "x", "limit": True}, "limit", "Must be a whole number."),
+        (
+            {"text": "x", "limit": "ten"},
+            "limit",
+            'Must be a whole number from 1 to 50, such as 10 or "10" (got "ten").',
+        ),
+        (
+            {"text": "x", "limit": 2.5},
+            "limit",
+            'Must be a whole number from 1 to 50, such as 10 or "10" (got 2.5).',
+        ),
+        (
+            {"text": "x", "limit": True},
+            "limit",
+            'Must be a whole number from 1 to 50, such as 10 or "10" (got true).',
+        ),
+        (
+            {"text": "x", "limit": [5]},
+            "limit",
+            'Must be a whole number from 1 to 50, such as 10 or "10" (got [5]).',
+        ),
     ],
 )
 def test_values_of_the_wrong_json_type_are_refused_not_coerced(client, body, parameter, detail):

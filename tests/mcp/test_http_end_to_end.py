@@ -167,3 +167,34 @@ def test_the_site_and_the_api_are_served_by_the_same_process(base_url):
     assert payload["url"] == f"{base_url}/api/cases/IL-0428"
     with urllib.request.urlopen(f"{base_url}/cases/IL-0428", timeout=10) as response:
         assert "text/html" in response.headers["Content-Type"]
+
+
+def test_empty_values_and_numbers_as_text_agree_over_http(base_url):
+    """Real requests to the real server: an empty parameter or optional argument is not
+    given, and `"limit": "2"` is 2, at the API and at /mcp alike."""
+    log = CALLS["match_log"]["text"]
+
+    def api(path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        request = urllib.request.Request(f"{base_url}{path}", data=data, headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    listed = api("/api/cases/?organization=BigScience&sort=&page=&published_after=&fields=")
+    assert listed == api("/api/cases/?organization=BigScience")
+    matched = api("/api/match", {"text": log, "limit": "2"})
+    assert matched == api("/api/match", {"text": log, "limit": 2})
+
+    async def session():
+        async with Client(f"{base_url}/mcp", mode="legacy") as client:
+            blank = await client.call_tool(
+                "list_incidents",
+                {"organization": "BigScience", "sort": "", "published_after": "", "limit": "20"},
+            )
+            as_text = await client.call_tool("match_log", {"text": log, "limit": "2"})
+            return blank.structured_content, as_text.structured_content
+
+    blank, as_text = anyio.run(session)
+    assert [case["id"] for case in blank["incidents"]] == [hit["id"] for hit in listed["results"]]
+    assert [hit["id"] for hit in as_text["hits"]] == [hit["id"] for hit in matched["results"]]

@@ -34,13 +34,21 @@ def test_cases_come_with_the_lines_they_matched(mcp):
 
 
 def test_matched_lines_are_capped_per_case(mcp):
-    text = "\n".join(["NCCL error: unhandled system error"] * 12)
+    text = "\n".join(f"[rank {rank}] NCCL error: unhandled system error" for rank in range(12))
     result = mcp.ok("match_log", text=text, limit=1)
     (hit,) = result["hits"]
     assert [m["line_number"] for m in hit["matched_lines"]] == [1, 2, 3, 4, 5]
     assert "NCCL error" in hit["matched_lines"][0]["terms"]
     lines = search.match_log(text, limit=1)[0].lines
     assert hit["more_matched_lines"] == len(lines) - 5 == 7
+
+
+def test_a_repeated_line_is_one_matched_line(mcp):
+    # Distinct lines, as the page's reading counts them: the copies are read once.
+    text = "\n".join(["NCCL error: unhandled system error"] * 12)
+    (hit,) = mcp.ok("match_log", text=text, limit=1)["hits"]
+    assert [m["line_number"] for m in hit["matched_lines"]] == [1]
+    assert hit["more_matched_lines"] == 0
 
 
 def test_a_log_without_known_signatures_says_what_to_try(mcp):

@@ -39,6 +39,8 @@ SELECTING = {
     "excluded by synonym, with a filter": "symptom=nccl-timeout&exclude_topic=serving",
     "date range": "published_after=2022-01-01&published_before=2023-12-31",
     "year": "year=2024",
+    # An HTML form submits its empty fields: each is not given, at every door.
+    "empty fields": "symptom=nccl-timeout&sort=&published_after=&published_before=&topic=&min_nodes=",
 }
 REFUSED = {
     "misspelt": "symptom=nccl-timout",

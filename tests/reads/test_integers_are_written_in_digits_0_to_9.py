@@ -81,15 +81,26 @@ def test_the_page_shows_page_one_and_says_why(client):
     [
         (
             {"limit": ARABIC_THREE},
-            'Invalid arguments: limit: must be a whole number (digits 0-9 only) (got "٣").',
+            "Invalid arguments: limit: must be a whole number from 1 to 50 (digits 0-9 only), "
+            'such as 20 or "20" (got "٣").',
         ),
         (
             {"min_nodes": ARABIC_THREE},
             'Invalid arguments: min_nodes: must be a whole number (digits 0-9 only) (got "٣").',
         ),
-        ({"year": "٢٠٢٤"}, 'Invalid arguments: year: must be a whole number (digits 0-9 only) (got "٢٠٢٤").'),
-        ({"limit": "1_0"}, 'Invalid arguments: limit: must be a whole number (got "1_0").'),
-        ({"limit": True}, "Invalid arguments: limit: must be a whole number (got true)."),
+        (
+            {"year": "٢٠٢٤"},
+            "Invalid arguments: year: must be a whole number from 1990 to 2100 (digits 0-9 only), "
+            'such as 1990 or "1990" (got "٢٠٢٤").',
+        ),
+        (
+            {"limit": "1_0"},
+            'Invalid arguments: limit: must be a whole number from 1 to 50, such as 20 or "20" (got "1_0").',
+        ),
+        (
+            {"limit": True},
+            'Invalid arguments: limit: must be a whole number from 1 to 50, such as 20 or "20" (got true).',
+        ),
     ],
 )
 def test_mcp_refuses_the_same_text_naming_the_argument(arguments, message):

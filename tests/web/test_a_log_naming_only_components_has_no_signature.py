@@ -16,14 +16,17 @@ NO_FAILURE = "NCCL INFO NCCL version 2.18.1+cuda12.1\nUsing PyTorch 2.1.0 on NVI
 XID79 = "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus.\n"
 
 
+def counts(reading) -> tuple[int, int, int, int]:
+    return (reading.lines_read, reading.lines_with_signature, reading.lines_context, reading.lines_ignored)
+
+
 def test_lines_naming_only_components_carry_no_signature():
-    reading = read_log(NO_FAILURE)
-    assert (reading.lines_read, reading.lines_with_signature, reading.lines_ignored) == (3, 0, 3)
+    # The two lines naming components are context the cases listed share; `hello`, nothing.
+    assert counts(read_log(NO_FAILURE)) == (3, 0, 2, 1)
 
 
 def test_a_line_with_a_failure_still_counts():
-    reading = read_log(NO_FAILURE + XID79)
-    assert (reading.lines_read, reading.lines_with_signature, reading.lines_ignored) == (4, 1, 3)
+    assert counts(read_log(NO_FAILURE + XID79)) == (4, 1, 2, 1)
 
 
 def test_the_page_does_not_claim_shared_signatures(client):
@@ -33,9 +36,14 @@ def test_the_page_does_not_claim_shared_signatures(client):
     hits = len(read_log(NO_FAILURE, limit=10).hits)
     assert hits > 0
     assert heading == f"No known signature found; {hits} cases share only names or words of the log"
-    assert "0 with a known signature; ignored 3 with nothing the cases know" in text_of(html)
+    # The lines those cases share are not also "nothing the cases know".
+    assert (
+        "Read 3 lines: 0 with a known signature, 2 sharing only a name or word with a case below; "
+        "ignored 1 with nothing the cases know."
+    ) in text_of(html)
 
 
 def test_the_api_counts_the_same(client):
     body = client.post("/api/match", {"text": NO_FAILURE}, content_type="application/json").json()
-    assert (body["reading"]["lines_with_signature"], body["reading"]["lines_ignored"]) == (0, 3)
+    reading = body["reading"]
+    assert (reading["lines_with_signature"], reading["lines_context"], reading["lines_ignored"]) == (0, 2, 1)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import NEW_PROPOSAL
 
 from .html import meta_description, title_of
 
@@ -35,6 +38,58 @@ def test_every_page_links_its_json_twin(client, url, twin):
     assert f'<link rel="alternate" type="application/json" href="{escaped}">' in html
     assert f'<a href="{escaped}" rel="alternate" type="application/json">This page as JSON</a>' in html
     assert client.get(twin).status_code == 200
+
+
+# form page -> the endpoint taking the same form as a JSON body (POST only).
+FORM_TWINS = {
+    "/match/": "/api/match",
+    "/affected/": "/api/affected",
+    "/affected/?versions=NCCL%202.19.3": "/api/affected",
+    "/propose/": "/api/proposals/",
+}
+
+
+@pytest.mark.parametrize(("url", "twin"), FORM_TWINS.items())
+def test_a_form_page_names_the_endpoint_taking_its_form_as_json(client, url, twin):
+    """`/match/`, `/affected/` and `/propose/` sent no `Link` header, though each has a JSON
+    twin: the endpoint that takes the same form as a JSON body. The header says it is
+    POSTed; the footer names the method instead of a link a browser would GET (a 405)."""
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Link"] == f'<{twin}>; rel="alternate"; type="application/json"; title="POST a JSON body"'
+    html = response.content.decode()
+    assert f'<link rel="alternate" type="application/json" href="{twin}">' in html
+    assert f"<li>This form as JSON: <code>POST {twin}</code></li>" in html
+    assert "This page as JSON" not in html
+    assert client.get(twin)["Allow"].startswith("POST")
+
+
+def test_the_match_page_names_its_twin_after_a_match_too(client):
+    response = client.post("/match/", {"log": "NCCL WARN Watchdog caught collective operation timeout"})
+    assert response.status_code == 200
+    assert (
+        response["Link"] == '</api/match>; rel="alternate"; type="application/json"; title="POST a JSON body"'
+    )
+
+
+def test_a_proposal_status_page_links_its_json_twin(client):
+    """The private status page's twin is `GET /api/proposals/<token>`, as private (the same
+    token), and answered as the page is."""
+    body = (
+        APIClient()
+        .post(
+            "/api/proposals/", {**NEW_PROPOSAL, "source_urls": [NEW_PROPOSAL["source_urls"]]}, format="json"
+        )
+        .json()
+    )
+    page_url = body["status_url"].removeprefix("http://testserver")
+    twin = body["url"].removeprefix("http://testserver")
+    response = client.get(page_url)
+    assert response["Link"] == f'<{twin}>; rel="alternate"; type="application/json"'
+    assert f'<a href="{twin}" rel="alternate" type="application/json">This page as JSON</a>' in (
+        response.content.decode()
+    )
+    assert client.get(twin).json()["status"] == "received"
 
 
 def test_the_search_pages_twin_asks_the_api_for_the_same_cases(client):
