@@ -1,11 +1,11 @@
-"""Every stored similar-case list waits for a rebuild: since 906ada2 each vocabulary facet
-weighs what sharing its terms tells on the similarity judgements (topics 0.4 -> 0.8,
-components 0.8 -> 0.5, error codes 0.5 -> 1, ...), so the lists stored before score by the old
-weights, and their reasons do not name shared error codes.
+"""Every stored similar-case list waits for a rebuild: since f93f5f0 a neighbour's reasons
+name the error codes both cases carry ("Both: ECC error, Xid 63, DeepSpeed"), which the lists
+stored before do not. (The facet weights that came with it were not kept; the name stays,
+as migrations already applied are recorded by name.)
 
 As in 0024: the old lists stay readable until `rebuild_search --neighbours` (or the next
 `import_cases`, which runs it when lists are pending) stores the new ones; an increment
-meanwhile leaves its cases pending too, so no list mixes the two rules.
+meanwhile leaves its cases pending too, so no list mixes the two.
 """
 
 from django.db import migrations

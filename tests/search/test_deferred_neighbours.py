@@ -163,7 +163,7 @@ def test_the_step_after_an_import_reads_the_stored_profiles_not_the_case_texts(t
     "name",
     [
         "0024_similar_lists_shared_words",  # the text part over words two cases hold (1cbcf01)
-        "0027_similar_lists_facet_weights",  # facet weights from the judgements (906ada2)
+        "0027_similar_lists_facet_weights",  # reasons name shared error codes (f93f5f0)
     ],
 )
 def test_a_rescoring_migration_keeps_old_lists_readable_until_the_step_stores_new_ones(name):
