@@ -14,7 +14,7 @@ from pydantic import Field
 
 from incidents import selectors
 from incidents.encodable import encodable
-from incidents.search.logmatch import shown_line
+from incidents.search.log_lines import shown_line
 from incidents.selectors.affected import MAX_ENTRIES, AffectedMatch, VersionProblem
 
 from .budget import fit_list, json_size
