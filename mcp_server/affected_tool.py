@@ -19,7 +19,7 @@ from incidents.selectors.affected import MAX_ENTRIES, AffectedMatch, VersionProb
 
 from .budget import fit_list, json_size
 from .links import case_links
-from .models import AffectedCase, AffectedResult
+from .outputs import AffectedCase, AffectedResult
 
 AFFECTED_BUDGET = 8_000
 WORKAROUND_CHARS = 300  # the case's first remediation step, ending in "…" when cut

@@ -12,7 +12,7 @@ from incidents.search.results import FacetCount, Snippet
 from incidents.selectors.summaries import case_summary_fields
 
 from .links import case_links
-from .models import CaseSummary, FacetValue, LogLine, MatchedLine
+from .outputs import CaseSummary, FacetValue, LogLine, MatchedLine
 
 SNIPPET_CHARS = 300
 FACET_VALUES = 8
