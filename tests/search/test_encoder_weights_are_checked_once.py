@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -48,8 +49,15 @@ def sha256_of(path) -> str:
 WEIGHTS = f"model-{encoder.WEIGHTS_SHA256[:16]}.safetensors"
 
 
-def test_the_extracted_file_is_stamped_and_not_read_again(cache_folder, reads):
+def extracted() -> Path:
+    """The weights file, extracted and stamped the first time."""
     path = encoder._weights_file()
+    assert path is not None
+    return path
+
+
+def test_the_extracted_file_is_stamped_and_not_read_again(cache_folder, reads):
+    path = extracted()
     assert path == cache_folder / WEIGHTS
     stat = path.stat()
     assert stamp_of(cache_folder) == {
@@ -70,7 +78,7 @@ def test_the_extracted_file_is_stamped_and_not_read_again(cache_folder, reads):
 
 
 def test_a_file_changed_in_place_is_checked_again_and_refused(cache_folder, reads):
-    path = encoder._weights_file()
+    path = extracted()
     before = path.stat()
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
@@ -87,7 +95,7 @@ def test_a_file_changed_in_place_is_checked_again_and_refused(cache_folder, read
 
 
 def test_a_file_replaced_with_the_same_size_and_time_is_checked_again(cache_folder, reads):
-    path = encoder._weights_file()
+    path = extracted()
     before = path.stat()
     data = bytearray(path.read_bytes())
     data[100] ^= 0x01
@@ -101,7 +109,7 @@ def test_a_file_replaced_with_the_same_size_and_time_is_checked_again(cache_fold
 
 
 def test_a_touched_or_moved_file_that_still_matches_is_kept(cache_folder, reads, settings, tmp_path):
-    path = encoder._weights_file()
+    path = extracted()
     inode = path.stat().st_ino
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
     assert encoder._weights_file() == path
@@ -118,7 +126,7 @@ def test_a_touched_or_moved_file_that_still_matches_is_kept(cache_folder, reads,
 
 
 def test_a_damaged_stamp_means_the_file_is_read(cache_folder, reads):
-    path = encoder._weights_file()
+    path = extracted()
     (cache_folder / f"model-{encoder.WEIGHTS_SHA256[:16]}.verified").write_text("{not json")
     assert encoder._weights_file() == path
     assert reads == [WEIGHTS]
@@ -128,7 +136,7 @@ def test_a_damaged_stamp_means_the_file_is_read(cache_folder, reads):
 def test_a_file_that_does_not_match_and_a_package_that_does_not_either_are_refused(
     cache_folder, reads, monkeypatch
 ):
-    path = encoder._weights_file()
+    path = extracted()
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
