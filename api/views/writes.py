@@ -42,6 +42,7 @@ from ..serializers import CaseDetailSerializer
 
 # `incidents.services` is imported by the views that write: it brings the search modules
 # (numpy, scipy), and this module is read with the URLs by every process at start-up.
+
 DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
 CASE_ID = OpenApiParameter(
     "case_id", str, OpenApiParameter.PATH, description="The exact id of the case, e.g. `IL-0428`."
