@@ -16,7 +16,7 @@ from rest_framework.request import Request
 
 from incidents.models import VOCAB_FACETS, Case, Facet, Term
 from incidents.rendering import snippet_html
-from incidents.search import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
+from incidents.search.results import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
 from incidents.selectors import CaseRecord, CaseStats, CodeDetail, TopicOverview
 from incidents.selectors.scale import SCALE_BANDS, band_of
 from incidents.selectors.summaries import case_summary_fields

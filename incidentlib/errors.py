@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views import defaults
 
 from api.errors import problem_response
-from incidents.search.logmatch import MAX_LOG_BYTES
+from incidents.search.log_lines import MAX_LOG_BYTES
 
 
 def is_api_request(request: HttpRequest) -> bool:

@@ -26,16 +26,20 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
-from . import duplicates, selectors, services, workflow
+from . import selectors, workflow
 from .admin_fields import ErrorCodesField, JsonListField, ReasonField, keep_order, problem_field
 from .document_model import case_model
 from .documents import case_document
 from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
-from .proposals import services as proposal_services
 from .proposals.models import Proposal
 from .vocabulary import term_problems
+
+# The write services (`services`, `duplicates`, `proposals.services`) are imported in the
+# methods that save: Django imports this module at start-up in every process, and they
+# bring the search modules (numpy, scipy) with them, half a second of every `manage.py`
+# command before it did anything.
 
 LIST_FIELDS = ("remediation", "action_items", "lessons", "checks")
 # Document fields the case form edits as JSON: lists of objects kept in one column each.
@@ -319,6 +323,8 @@ class SavesThroughService:
         super().save_model(request, obj, form, change)  # type: ignore[misc]
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        from . import duplicates, services
+
         super().save_related(request, form, formsets, change)  # type: ignore[misc]
         case = Case.objects.with_document().get(id=self.case_id_of(form.instance))
         document = form.edited_document(dict(case_document(case)))
@@ -426,6 +432,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         return obj.pk
 
     def save_model(self, request: HttpRequest, obj: Case, form: Any, change: bool) -> None:
+        from . import services
+
         if not change:
             obj.id = obj.id or services.next_case_id()
             obj.status = Case.Status.DRAFT
@@ -497,6 +505,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         return render(request, "admin/incidents/case/workflow_form.html", context)
 
     def retract_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        from . import services
+
         return self._workflow_form_view(
             request,
             object_id,
@@ -508,6 +518,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         )
 
     def merge_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        from . import services
+
         return self._workflow_form_view(
             request,
             object_id,
@@ -519,6 +531,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         )
 
     def _transition(self, request: HttpRequest, queryset: Any, target: str) -> None:
+        from . import services
+
         for case in queryset:
             try:
                 services.change_status(case.id, target, user=request.user)
@@ -664,6 +678,8 @@ class TermAdmin(admin.ModelAdmin):
         return queryset, distinct
 
     def save_model(self, request: HttpRequest, obj: Term, form: Any, change: bool) -> None:
+        from . import services
+
         services.save_term(obj, user=request.user)
 
 
@@ -710,6 +726,8 @@ class ProposalAdmin(admin.ModelAdmin):
     def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any) -> None:
         """Apply `step` to each selected proposal; `done`: the success message's end, or a
         function of the proposal giving it."""
+        from .proposals import services as proposal_services
+
         for proposal in queryset:
             try:
                 step(proposal)
@@ -721,6 +739,8 @@ class ProposalAdmin(admin.ModelAdmin):
 
     @admin.action(description="Start reviewing")
     def start_review(self, request: HttpRequest, queryset: Any) -> None:
+        from .proposals import services as proposal_services
+
         self._review(
             request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
         )
@@ -729,12 +749,16 @@ class ProposalAdmin(admin.ModelAdmin):
         description="Accept (reviewers): publish a new case, or record a correction in its case's history"
     )
     def accept(self, request: HttpRequest, queryset: Any) -> None:
+        from .proposals import services as proposal_services
+
         self._review(
             request, queryset, lambda p: proposal_services.accept(p, user=request.user), accepted_message
         )
 
     @admin.action(description="Decline (write the reason on the proposal first)")
     def decline(self, request: HttpRequest, queryset: Any) -> None:
+        from .proposals import services as proposal_services
+
         self._review(
             request,
             queryset,

@@ -32,7 +32,6 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from . import history as case_history
-from . import services
 from .exporting import export_to_directory, export_vocabulary
 from .models import Case, Facet, Term
 from .problems import CaseImportError, ImportProblem
@@ -256,6 +255,10 @@ def restore_backup(directory: Path) -> BackupSummary:
 
 @transaction.atomic
 def _write(items, definitions, editorial: dict[str, _Editorial], history) -> None:
+    # Imported by the restore that writes: `export_cases --backup` reads this module too and
+    # never needs the services' search modules (numpy, scipy).
+    from . import services
+
     services.write_documents(items, definitions, reason="restore")
     changed = []
     for case_id, state in editorial.items():

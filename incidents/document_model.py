@@ -17,13 +17,14 @@ import datetime
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal
 
 from .case_schema import JsonSchema, SchemaField, is_array, load_schema, schema_fields, spell_out, standalone
 from .durations import duration_seconds
 from .models import Case, Facet, Term
+
+if TYPE_CHECKING:
+    import jsonschema
 
 IndexColumn = Literal["title", "tags", "main", "rest"]
 INDEX_COLUMNS: tuple[IndexColumn, ...] = ("title", "tags", "main", "rest")
@@ -255,6 +256,10 @@ class CaseModel:
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
+        # Imported here: this module is read at start-up (the case document is built from it)
+        # and jsonschema costs about 50 ms to import, for validation only.
+        import jsonschema
+
         return jsonschema.Draft202012Validator(
             self.schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
         )

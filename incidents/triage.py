@@ -33,7 +33,7 @@ from django.db.models import Prefetch
 
 from . import search
 from .models import Case, Facet, Source, Term
-from .search.logmatch import shown_line
+from .search.log_lines import shown_line
 from .search.results import Confidence
 from .selectors.spelling import resolve_term, spelling_key
 

@@ -27,7 +27,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jsonschema
 from django.utils.text import slugify
 
 from .line_endings import unix_newlines
@@ -132,6 +131,10 @@ def term_problems(
     """Problems of one term definition (`name`, `slug`, `description`, `synonyms`,
     `patterns`; `vendor` and `family` for accelerators): its schema and its patterns, as a
     vocabulary file is checked."""
+    # jsonschema is imported by the two checks that use it: this module is read at start-up
+    # (the admin's term form, the affected-versions selectors) and the import is ~50 ms.
+    import jsonschema
+
     schema = FACET_SCHEMAS[Facet(facet)] if facet else _TERM_SCHEMA
     validator = jsonschema.Draft202012Validator(schema)
     problems = [
@@ -157,6 +160,8 @@ def load_vocabulary(path: Path) -> tuple[VocabularyDefinitions, list[ImportProbl
         return VocabularyDefinitions(), [ImportProblem(str(path), "$", message)]
     except ValueError as exc:
         return VocabularyDefinitions(), [ImportProblem(str(path), "$", f"invalid JSON: {exc}")]
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(VOCABULARY_SCHEMA)
     for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
         problems.append(ImportProblem(str(path), error.json_path, error.message))

@@ -14,12 +14,12 @@ from pydantic import Field
 
 from incidents import selectors
 from incidents.encodable import encodable
-from incidents.search.logmatch import shown_line
+from incidents.search.log_lines import shown_line
 from incidents.selectors.affected import MAX_ENTRIES, AffectedMatch, VersionProblem
 
 from .budget import fit_list, json_size
 from .links import case_links
-from .models import AffectedCase, AffectedResult
+from .outputs import AffectedCase, AffectedResult
 
 AFFECTED_BUDGET = 8_000
 WORKAROUND_CHARS = 300  # the case's first remediation step, ending in "…" when cut

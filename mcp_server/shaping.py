@@ -8,11 +8,11 @@ from collections.abc import Iterable
 
 from incidents import search
 from incidents.models import Case
-from incidents.search import FacetCount, Snippet
+from incidents.search.results import FacetCount, Snippet
 from incidents.selectors.summaries import case_summary_fields
 
 from .links import case_links
-from .models import CaseSummary, FacetValue, LogLine, MatchedLine
+from .outputs import CaseSummary, FacetValue, LogLine, MatchedLine
 
 SNIPPET_CHARS = 300
 FACET_VALUES = 8

@@ -49,7 +49,7 @@ from .filters import (
 )
 from .links import case_links
 from .lookup import find_case_id
-from .models import (
+from .outputs import (
     CaseRef,
     CodeExplanation,
     ErrorExplanation,

@@ -15,7 +15,7 @@ from incidents.selectors import MAX_QUERY_CHARS
 from .budget import fit_list
 from .filters import read_query
 from .links import case_links
-from .models import TriageResult
+from .outputs import TriageResult
 
 TRIAGE_BUDGET = 8_000
 

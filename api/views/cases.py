@@ -14,10 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from incidents import selectors
+from incidents import search, selectors
 from incidents.document_model import case_model
 from incidents.models import Case
-from incidents.search import search_cases, similar_cases
 from incidents.selectors import (
     MAX_QUERY_CHARS,
     SORTS,
@@ -240,7 +239,7 @@ class CaseListView(CaseCreateMixin, ApiView):
     )
     def get(self, request: Request) -> Response:
         reader = LIST_QUERY.reader(request.query_params)
-        search, problems = parse_search(request.query_params)
+        parsed, problems = parse_search(request.query_params)
         reader.report(problems)
         page = reader.value("page")
         page_size = reader.value("page_size")
@@ -249,9 +248,9 @@ class CaseListView(CaseCreateMixin, ApiView):
         reader.finish()
         return self.answer(
             request,
-            query=search.q,
-            filters=search.filters,
-            sort=search.effective_sort,
+            query=parsed.q,
+            filters=parsed.filters,
+            sort=parsed.effective_sort,
             page=page,
             page_size=page_size,
             fields=fields,
@@ -272,7 +271,7 @@ class CaseListView(CaseCreateMixin, ApiView):
         facets: bool,
     ) -> Response:
         offset = (page - 1) * page_size
-        results = search_cases(
+        results = search.search_cases(
             query=query, filters=filters, sort=sort, offset=offset, limit=page_size, facets=facets
         )
         if page > 1 and offset >= results.total:
@@ -397,7 +396,7 @@ class CaseSimilarView(ApiView):
                     "url": request.build_absolute_uri(reverse("api:case-detail", args=[case.id])),
                     "results": [
                         shapes.similar_case(s, request)
-                        for s in similar_cases(case, limit=limit, without_hand_linked=True)
+                        for s in search.similar_cases(case, limit=limit, without_hand_linked=True)
                     ],
                 }
             ).data

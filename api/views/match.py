@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents.search import read_log
+from incidents import search
 
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
@@ -113,7 +113,7 @@ class MatchView(ApiView):
         fields = MatchRequestSerializer().fields
         body = MatchRequestSerializer(data=without_blank_optionals(_clean_text(request.data), fields))
         body.is_valid(raise_exception=True)
-        reading = read_log(body.validated_data["text"], limit=body.validated_data["limit"])
+        reading = search.read_log(body.validated_data["text"], limit=body.validated_data["limit"])
         return Response(
             MatchResponseSerializer(
                 {

@@ -21,7 +21,7 @@ from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from incidents import selectors, services, workflow
+from incidents import selectors, workflow
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.problems import CaseImportError
@@ -39,6 +39,9 @@ from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializ
 from ..http import ApiView
 from ..params import reject_unknown_keys
 from ..serializers import CaseDetailSerializer
+
+# `incidents.services` is imported by the views that write: it brings the search modules
+# (numpy, scipy), and this module is read with the URLs by every process at start-up.
 
 DOCUMENT_REF = {"application/json": {"$ref": "#/components/schemas/CaseDocument"}}
 CASE_ID = OpenApiParameter(
@@ -116,6 +119,8 @@ def _saved(request: Request, case_id: str, status: int = 200) -> Response:
 
 
 def _save(request: Request, document: dict[str, Any], reason: str) -> None:
+    from incidents import services
+
     try:
         services.save_case_document(document, user=request.user, reason=reason, where="body")
     except CaseImportError as error:
@@ -151,6 +156,8 @@ class CaseCreateMixin(WriteAuthentication):
         responses=write_responses(201, AS_STORED),
     )
     def post(self, request: Request) -> Response:
+        from incidents import services
+
         document = _document_body(request)
         document.setdefault("id", services.next_case_id())
         document.setdefault("status", Case.Status.DRAFT)
@@ -168,6 +175,8 @@ class CaseUpdateMixin(WriteAuthentication):
     """`PUT` and `PATCH /api/cases/{id}`: replace or patch a case's document."""
 
     def _update(self, request: Request, case_id: str, build) -> Response:
+        from incidents import services
+
         with services.writing_cases():
             case = _editable_case(case_id)
             check_if_match(request, case)
@@ -230,6 +239,8 @@ class CaseStatusView(WriteAuthentication, ApiView):
         responses=write_responses(200, AS_STORED),
     )
     def post(self, request: Request, case_id: str) -> Response:
+        from incidents import services
+
         body = _document_body(request)
         reject_unknown_keys(body, StatusChangeSerializer().fields)
         target, reason = body.get("status"), body.get("reason") or ""
@@ -259,6 +270,8 @@ class CaseMergeView(WriteAuthentication, ApiView):
         responses=write_responses(200, f"The kept case. {AS_STORED}"),
     )
     def post(self, request: Request, case_id: str) -> Response:
+        from incidents import services
+
         body = _document_body(request)
         reject_unknown_keys(body, MergeRequestSerializer().fields)
         kept, reason = body.get("into"), body.get("reason") or ""

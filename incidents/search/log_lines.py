@@ -18,6 +18,19 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+# How much of a log is read and how a line is shown: here, not in `logmatch`, so the error
+# pages, the paste form and triage use them without importing the matcher (numpy) at start-up.
+# The most of a pasted log that is read (longer text is cut).
+MAX_LOG_BYTES = 1_000_000
+LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
+
+
+def shown_line(line: str, chars: int = LINE_CHARS) -> str:
+    """The line as a hit shows it: stripped, at most `chars` characters, ending in "…" when
+    it was cut, so that a cut figure ("Timeout(ms)=6…") is not read as the whole one."""
+    text = line.strip()
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
 
 class LineMatch:
     """A match found in the joined text, with offsets in its own line (as the same

@@ -48,7 +48,7 @@ from incidents.versions import range_verdict
 
 from . import encoder, errnos
 from .backends import Backend, get_backend
-from .log_lines import LineMatch, LogLines
+from .log_lines import MAX_LOG_BYTES, LineMatch, LogLines, shown_line
 from .patterns import (
     EXTRACTORS,
     GENERIC_TOKENS,
@@ -66,12 +66,10 @@ from .results import Confidence, FoundCode, LogHit, LogLine, LogReading
 from .semantic import candidate_scores, query_vector
 from .text import STOP_WORDS, words
 
-MAX_LOG_BYTES = 1_000_000
 MAX_TOKENS = 40
 MAX_ERROR_MESSAGES = 10  # of the MAX_TOKENS, messages read after `fatal:` / `error:` / `panic:`
 LINES_PER_EVIDENCE = 20
 MAX_LINES_PER_HIT = 50
-LINE_CHARS = 300  # a matched line as shown, "…" included when it was longer
 # Of a line, the characters searched for where each piece of evidence is (`Shared.places`):
 # evidence past them has no place, and counts as it did before places were read.
 PLACE_CHARS = 10_000
@@ -707,13 +705,6 @@ def confidence(
     if signature >= POSSIBLE_SIGNATURE:
         return "possible"
     return "weak"
-
-
-def shown_line(line: str, chars: int = LINE_CHARS) -> str:
-    """The line as a hit shows it: stripped, at most `chars` characters, ending in "…" when
-    it was cut, so that a cut figure ("Timeout(ms)=6…") is not read as the whole one."""
-    text = line.strip()
-    return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
 class _Spans:

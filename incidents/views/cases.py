@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from incidents import selectors
-from incidents.search import FacetCount, search_cases, similar_cases
+from incidents import search, selectors
+from incidents.search.results import FacetCount
 from incidents.selectors import (
     FILTER_FACETS,
     FILTER_PARAMS,
@@ -106,7 +106,7 @@ def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: s
             continue
         if len(suggestions) == MAX_SUGGESTIONS:
             break
-        total = search_cases(
+        total = search.search_cases(
             query=other.q, filters=other.filters(), sort=other.effective_sort, limit=0, facets=False
         ).total
         suggestions.append(Suggestion(text, url, total))
@@ -221,11 +221,11 @@ def case_list(request: HttpRequest) -> HttpResponse:
     out (each with its total). Data: `selectors.parse_search`, `search.search_cases`.
     """
     base = reverse("incidents:case-list")
-    search, problems = parse_search(request.GET)
+    parsed, problems = parse_search(request.GET)
     problems += _page_problem(given_page(request.GET))
     problems += _unknown_parameters(request.GET)
-    state = SearchState.from_query(request.GET).resolved(search)
-    results = search_cases(
+    state = SearchState.from_query(request.GET).resolved(parsed)
+    results = search.search_cases(
         query=state.q,
         filters=state.filters(),
         sort=state.effective_sort,
@@ -236,7 +236,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     if state.page > last_page:
         return redirect(state.with_page(last_page).url(base))
 
-    labels = search.filters.labels
+    labels = parsed.filters.labels
     suggestions = _suggestions(state, labels, base) if not results.total else []
 
     json_url = _api_twin(state)
@@ -306,7 +306,9 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
             "related_ids": {other.id for other in related},
             # A case linked by an editor is listed once, under Related cases.
             # (similar case, fallback reasons): the engine's reasons are in words already.
-            "similar": [(s, []) for s in similar_cases(case, limit=SIMILAR_SHOWN, without_hand_linked=True)],
+            "similar": [
+                (s, []) for s in search.similar_cases(case, limit=SIMILAR_SHOWN, without_hand_linked=True)
+            ],
             "tool_urls": {
                 "json": request.build_absolute_uri(json_url),
                 "similar": request.build_absolute_uri(reverse("api:case-similar", args=[case.id])),

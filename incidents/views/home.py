@@ -10,9 +10,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from api.throttling import HEAVY_SCOPE, count_request, rate_of
-from incidents import selectors
-from incidents.search import read_log
-from incidents.search.logmatch import MAX_LOG_BYTES
+from incidents import search, selectors
+from incidents.search.log_lines import MAX_LOG_BYTES
 
 from .common import render_page
 
@@ -105,7 +104,7 @@ def match(request: HttpRequest) -> HttpResponse:
             context["log"] = ""
             status = 400
         else:
-            reading = read_log(log, limit=LOG_HITS_SHOWN)
+            reading = search.read_log(log, limit=LOG_HITS_SHOWN)
             context["hits"] = reading.hits
             context["reading"] = reading
     # The JSON twin takes the log as a body: `POST /api/match`.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from incidents.models import Case
-from mcp_server.models import CaseSummary
+from mcp_server.outputs import CaseSummary
 from mcp_server.shaping import SUMMARY_KEYS, summary_fields
 
 pytestmark = pytest.mark.django_db

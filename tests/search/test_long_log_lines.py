@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from incidents.search import match_log
-from incidents.search.logmatch import LINE_CHARS, shown_line
+from incidents.search.log_lines import LINE_CHARS, shown_line
 
 pytestmark = pytest.mark.django_db
 

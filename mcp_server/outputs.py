@@ -3,6 +3,10 @@
 Lists carry `CaseSummary`-based entries, never whole documents: a summary is a few hundred
 bytes, so a page at the largest `limit` stays under `MAX_LIST_RESPONSE_BYTES`.
 `get_incident` returns the case document itself, whose schema is `case.schema.json`.
+
+Not `models.py`: Django imports an app's `models` module at start-up in every process, and
+building these pydantic models there (pydantic itself included) was about a tenth of a
+second of every `manage.py` command; the MCP tools import them when they are loaded.
 """
 
 from __future__ import annotations

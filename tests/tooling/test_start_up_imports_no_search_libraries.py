@@ -1,0 +1,79 @@
+"""Starting Django (the apps, the admin, every URL module and view) imports neither numpy,
+scipy nor jsonschema: only the code that searches, scores similar cases, writes cases or
+validates documents does. They were half a second of every `manage.py` command, `check` and
+`export_cases` included, before it did anything (issue #10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("numpy", "scipy", "jsonschema")
+
+
+def imported_by(*args: str) -> set[str]:
+    """The top-level packages a `python -X importtime ARGS` child imported."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {
+        line.rsplit("|", 1)[1].strip().split(".")[0]
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def test_manage_py_check_imports_no_search_library():
+    modules = imported_by("manage.py", "check")
+    assert "django" in modules and "rest_framework" in modules  # the apps and URLs were read
+    assert [name for name in HEAVY if name in modules] == []
+
+
+def test_commands_that_never_search_import_none():
+    script = (
+        "import django, importlib;"
+        "django.setup();"
+        "from django.urls import get_resolver;"
+        "get_resolver().url_patterns;"
+        "[importlib.import_module(f'incidents.management.commands.{name}') for name in"
+        " ('export_cases', 'library_summary', 'check_overlap', 'createeditor')]"
+    )
+    modules = imported_by("-c", script)
+    assert "incidents" in modules and "api" in modules
+    assert [name for name in HEAVY if name in modules] == []
+
+
+def test_the_search_functions_are_read_when_first_used():
+    script = (
+        "import django, json, sys;"
+        "django.setup();"
+        "from incidents import search;"
+        "before = 'numpy' in sys.modules;"
+        "function = search.search_cases;"
+        "print(json.dumps([before, 'numpy' in sys.modules, function.__module__,"
+        " search.similar_cases.__module__, search.FacetCount.__module__]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout.splitlines()[-1]) == [
+        False,
+        True,
+        "incidents.search.engine",
+        "incidents.search.similarity",
+        "incidents.search.results",
+    ]
