@@ -1127,6 +1127,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
         head = head and labelled == "strong"
         labels[case_id] = labelled
     hits = []
+    component_names = {t.name for t in terms if t.facet == Facet.COMPONENT}
     shared_lines: set[str] = set()  # every line a hit lists (the reading's context lines)
     for case_id in ranked:
         named = found_by[case_id][0]
@@ -1142,7 +1143,14 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                     per_line[line] = (number, names)
                 if name not in names:
                     names.append(name)
-        shown = sorted((number, (line, names)) for line, (number, names) in per_line.items())
+        # The lines that carry a signature first, then those sharing only a component's name
+        # (`NCCL INFO Bootstrap`), each in line order: a log's first lines are mostly
+        # such context, and listed by number they filled the hit's places (and MCP's first
+        # five) ahead of the watchdog line that was the evidence.
+        shown = sorted(
+            ((all(name in component_names for name in names), number), (line, names))
+            for line, (number, names) in per_line.items()
+        )
         shown = shown[:MAX_LINES_PER_HIT]
         hits.append(
             LogHit(
@@ -1156,7 +1164,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
                         terms=tuple(names),
                         spans=spans.of(shown_line(line), names),
                     )
-                    for number, (line, names) in shown
+                    for (_, number), (line, names) in shown
                 ],
                 confidence=labels[case_id],
             )

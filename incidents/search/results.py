@@ -84,7 +84,8 @@ class LogHit:
     case: Case
     score: float
     matched_terms: tuple[str, ...] = ()  # vocabulary terms and tokens shared with the case
-    # each distinct matched line once, at its first number, in line order
+    # each distinct matched line once, at its first number: the lines with a signature first,
+    # then those sharing only a component's name, each in line order
     lines: list[LogLine] = field(default_factory=list)
     confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)
 
