@@ -61,7 +61,9 @@ MAX_DELTAS = 64
 # Cached values outlive no generation; the timeout only bounds what an unused one occupies.
 VALUE_TIMEOUT = 3600
 _MISSING = object()
-_local: dict[str, tuple[str, Any]] = {}
+# name -> (generation, value, the uncommitted changes of the store the reading connection
+# saw: `_pending_changes`, checked by `_holds` before `update` starts from the value).
+_local: dict[str, tuple[str, Any, tuple[_AfterCommit, ...]]] = {}
 _local_lock = threading.Lock()
 _settled = [""]  # the generation whose values the last full `settle` kept
 # One lock a name: the threads of a worker asking for the same value at once (a burst after
@@ -143,7 +145,41 @@ def changed(case_ids: Iterable[str] | None = None) -> None:
         return
     named = None if case_ids is None else tuple(sorted(set(case_ids)))
     _replace(named)
-    transaction.on_commit(lambda: _replace(named))
+    transaction.on_commit(_AfterCommit(named))
+
+
+class _AfterCommit:
+    """`changed`'s second replacement, once its transaction committed (`on_commit`). Known by
+    its class among a connection's pending callbacks (`_pending_changes`); `done` once run."""
+
+    def __init__(self, case_ids: tuple[str, ...] | None):
+        self.case_ids = case_ids
+        self.done = False
+
+    def __call__(self) -> None:
+        self.done = True
+        _replace(self.case_ids)
+
+
+def _pending_changes() -> tuple[_AfterCommit, ...]:
+    """The changes of the store this thread's connection made in its open transaction (a
+    rolled-back savepoint's are dropped): what it reads now holds their rows."""
+    connection = transaction.get_connection()
+    if not connection.in_atomic_block:
+        return ()
+    return tuple(pending[1] for pending in connection.run_on_commit if isinstance(pending[1], _AfterCommit))
+
+
+def _holds(seen: tuple[_AfterCommit, ...]) -> bool:
+    """Whether a value read with the uncommitted changes `seen` (`_pending_changes`) still
+    holds: each committed since, or is still pending on this thread's connection. A change
+    rolled back leaves no link naming its cases, so a value holding its rows must be read
+    again whole (a rolled-back edit's passage vectors were kept through every later write's
+    re-read of only its own cases); so must one read by another thread's open transaction."""
+    if not seen:
+        return True
+    pending = _pending_changes()
+    return all(change.done or any(change is p for p in pending) for change in seen)
 
 
 def changed_between(held: str, token: str) -> frozenset[str] | None:
@@ -228,8 +264,9 @@ def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[st
     threads asking at the same time wait for the first (sixteen concurrent first searches
     at 10,000 cases each loaded every passage vector, and a worker went past 2 GB).
     `update(value, case_ids)`: the value of an older generation with the cases changed since
-    read again, when `changed_between` can name them (a few cache reads); it must return
-    what `compute()` would."""
+    read again, when `changed_between` can name them (a few cache reads) and no write the
+    value was read with was rolled back since (`_holds`); it must return what `compute()`
+    would."""
     if not settings.STORE_CACHE:
         return compute()
     token = generation()
@@ -250,11 +287,12 @@ def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[st
         held = _local.get(name)
         if held is not None and held[0] == token:
             return held[1]  # another thread computed it meanwhile
+        base = held if held is not None and update is not None and _holds(held[2]) else None
         with primary_reads():
-            since = changed_between(held[0], token) if held is not None and update else None
-            value = update(held[1], since) if held is not None and update and since is not None else compute()
+            since = changed_between(base[0], token) if base is not None else None
+            value = update(base[1], since) if base is not None and update and since is not None else compute()
         with _local_lock:
-            _local[name] = (token, value)
+            _local[name] = (token, value, _pending_changes())
             first_of_generation = _settled[0] != token
             _settled[0] = token
         # Kept for the generation: out of the collector's way. Up to six values are rebuilt

@@ -160,7 +160,9 @@ def encode_missing() -> list[str]:
     each batch is encoded first, which keeps its vectors in the encoder's memo, then written
     under the lock in a transaction of its own by `update_embeddings`, which reads the
     passages again and encodes only what an edit changed meanwhile. Queries per batch: the
-    passages twice, the digests twice, a delete and an insert."""
+    passages twice, the digests twice, a delete and an insert. Each batch names its cases to
+    the store cache (`store_cache.changed`), so a worker's passage vectors take them in as
+    they are written (only theirs read again), not at the next write that names no case."""
     ids = unencoded()
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
@@ -168,6 +170,7 @@ def encode_missing() -> list[str]:
         with transaction.atomic():
             serialize_case_writes()
             update_embeddings(batch)
+            store_cache.changed(batch)
     return ids
 
 

@@ -536,8 +536,8 @@ def _lists_that_may_change(
 # scoring 0.45 or more was judged similar (29 of 29), and 3 in 4 of those from 0.34. Since
 # the text part leaves out words on one case (higher text parts), of the 10 stored
 # neighbours of the 83 judged cases: 35 of 36 from 0.45, 151 of 227 from 0.34 to 0.45
-# (27 of 27 and 123 of 175 before): the labels still hold. With the facet weights of the
-# judgements (`FACET_WEIGHTS`): 42 of 44 from 0.45, 143 of 221 from 0.34 to 0.45.
+# (27 of 27 and 123 of 175 before): the labels still hold. (With the facet weights fitted to
+# the judgements, not kept, see `FACET_WEIGHTS`: 42 of 44 from 0.45, 143 of 221 from 0.34.)
 VERY_SIMILAR = 0.45
 SIMILAR = 0.34
 # Cosine of the mean passage embeddings from which "similar description" is a reason.

@@ -15,6 +15,7 @@ import pytest
 from incidents import store_cache
 from incidents.models import Case
 from incidents.search import semantic
+from incidents.search.models import CaseEmbedding
 from incidents.services import change_status, delete_cases, save_case_document
 from incidents.workflow import REVIEWER
 from tests.conftest import load_fixture
@@ -124,3 +125,19 @@ def test_the_changed_cases_are_gathered_along_the_chain(store_cache_on):
     assert store_cache.changed_between(held, now) == frozenset({"IL-0428", "IL-0429"})
     assert store_cache.changed_between(now, held) is None  # never reached: read everything
     assert store_cache.changed_between("a-token-nobody-filed", now) is None
+
+
+def test_cases_encoded_after_a_deferred_import_are_taken_in_as_each_batch_lands(
+    store_cache_on, vector_reads, django_capture_on_commit_callbacks
+):
+    # As a first bulk import leaves it (`deferred.py`): published, named, but no vectors yet.
+    CaseEmbedding.objects.filter(case_id__in=["IL-0428", "IL-0430"]).delete()
+    store_cache.changed(["IL-0428", "IL-0430"])
+    held = semantic.process_vectors()
+    assert "IL-0428" not in held.ids and "IL-0430" not in held.ids
+    with django_capture_on_commit_callbacks(execute=True):
+        assert semantic.encode_missing() == ["IL-0428", "IL-0430"]
+    now = semantic.process_vectors()
+    assert vector_reads == ["every", ["IL-0428", "IL-0430"]]
+    assert "IL-0428" in now.ids and "IL-0430" in now.ids
+    assert_same_vectors(now, semantic.load_vectors())
