@@ -182,6 +182,13 @@ class JSONBodyParser(JSONParser):
             raise ParseError("JSON parse error - the body is nested too deeply") from None
 
 
+class MergePatchParser(JSONBodyParser):
+    """RFC 7396's own media type for a JSON Merge Patch body (`PATCH /api/cases/<id>`),
+    read as any JSON body."""
+
+    media_type = "application/merge-patch+json"
+
+
 class PlainTextParser(BaseParser):
     """A raw `text/plain` body (`curl --data-binary @job.log`) read as `{"text": ...}`, in
     the charset `decode_body` finds: a declared one (undecodable bytes are a 400), a

@@ -38,6 +38,7 @@ from ..editing import (
 from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
 from ..http import ApiView
 from ..params import reject_unknown_keys
+from ..parsers import MergePatchParser
 from ..serializers import CaseDetailSerializer
 
 # `incidents.services` is imported by the views that write: it brings the search modules
@@ -173,6 +174,16 @@ class CaseCreateMixin(WriteAuthentication):
 
 class CaseUpdateMixin(WriteAuthentication):
     """`PUT` and `PATCH /api/cases/{id}`: replace or patch a case's document."""
+
+    def initialize_request(self, request: Any, *args: Any, **kwargs: Any) -> Request:
+        # A PATCH body may come as RFC 7396's `application/merge-patch+json` (the schema
+        # names it); no other method of the view takes that type.
+        self._patching = request.method == "PATCH"
+        return super().initialize_request(request, *args, **kwargs)  # type: ignore[misc]
+
+    def get_parsers(self) -> list[Any]:
+        parsers = list(super().get_parsers())  # type: ignore[misc]
+        return [*parsers, MergePatchParser()] if getattr(self, "_patching", False) else parsers
 
     def _update(self, request: Request, case_id: str, build) -> Response:
         from incidents import services
