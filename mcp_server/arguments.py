@@ -292,6 +292,16 @@ def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> s
             problems.append(f"{where} is too long: at most {context.get('max_length')} {unit}")
         elif kind in ("string_too_short", "too_short"):
             problems.append(f"{where} must not be empty")
+        elif kind == "list_type":
+            # `"fields": "title,summary"`, as the API's query string takes it: the list form.
+            given = error.get("input")
+            items = (
+                [part.strip() for part in given.split(",") if part.strip()] if isinstance(given, str) else []
+            )
+            example = json.dumps(items or ["..."])
+            values = _find(prop, "enum") or []
+            allowed = f"; values: {', '.join(map(str, values))}" if values else ""
+            problems.append(f"{where} must be a list such as {example} (got {got}){allowed}")
         else:
             problems.append(f"{where}: {error['msg']} (got {got})")
     return "Invalid arguments: " + "; ".join(problems) + "."
