@@ -54,6 +54,11 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     return result
 
 
+# A value of only blanks, as `selectors.is_blank` reads it (`str.strip`'s whitespace, which
+# is what `\s` matches in Python's regular expressions, the schema's reader here).
+BLANK = {"type": "string", "pattern": "^\\s*$"}
+
+
 def allow_empty_values(result: dict[str, Any], generator, request, public) -> dict:
     """drf-spectacular postprocessing hook: every optional query parameter whose schema does
     not admit `""` gets `allowEmptyValue: true`. A parameter given empty (`?sort=`,
@@ -75,6 +80,8 @@ def allow_empty_values(result: dict[str, Any], generator, request, public) -> di
                 optional = parameter.get("in") == "query" and not parameter.get("required")
                 if optional and not repeatable and not plain_text:
                     parameter["allowEmptyValue"] = True
+                    # Only blanks (`?page_size=%20`) is not given either (`is_blank` strips).
+                    parameter["schema"] = {"anyOf": [schema, BLANK]}
     return result
 
 
