@@ -1116,22 +1116,24 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     ranked = _ranked(scores)[:limit]
     # The hits' cases with their terms (how many symptoms each lists, `Shared.listed`), and
     # the first hit's stored similar cases with how alike they are (`_like_the_first`).
-    first = ranked[0]
+    best = ranked[0]
     cases = (
         Case.objects.filter(
             Q(id__in=ranked)
-            | Q(id__in=CaseNeighbour.objects.filter(case_id=first).values("neighbour_id"), status=PUBLISHED)
+            | Q(id__in=CaseNeighbour.objects.filter(case_id=best).values("neighbour_id"), status=PUBLISHED)
         )
         .annotate(
             like_first=Subquery(
-                CaseNeighbour.objects.filter(case_id=first, neighbour_id=OuterRef("pk")).values("score")[:1]
+                CaseNeighbour.objects.filter(case_id=best, neighbour_id=OuterRef("pk")).values("score")[:1]
             )
         )
         .with_summary()
         .in_bulk()
     )
-    like_first = {c: float(case.like_first) for c, case in cases.items() if case.like_first is not None}
-    for case_id, score in _like_the_first(scores, first, like_first).items():
+    alike = {
+        c: float(like) for c, case in cases.items() if (like := getattr(case, "like_first", None)) is not None
+    }
+    for case_id, score in _like_the_first(scores, best, alike).items():
         scores[case_id] = score
         evidence_scores.setdefault(case_id, 0.0)
     ranked = _ranked(scores)[:limit]
