@@ -16,6 +16,11 @@ are not relevant; and the settings to paste into logmatch.py (fewest no-match st
 fewest no-match strong at any rank, then most relevant strong, then fewest irrelevant
 strong, then the strictest).
 
+`--likeness` instead fits the order of partial matches (`fusion.by_likeness`): a logistic
+model over each partial match's log-odds of p and its semantic score against the first hit,
+on the tuning queries whose first hit is a match; prints the ratio of its two weights
+(`fusion.LIKENESS_WEIGHT`).
+
 `--facets` instead prints what sharing a term of each facet tells of two cases being alike
 on the similar-case judgements (eval/similar.json): over every pair of a judged case and
 another published case that both carry the facet, the share of pairs judged alike that
@@ -223,6 +228,28 @@ def calibrate_logs() -> None:
     print("THRESHOLDS =", scored[0][1])
 
 
+def calibrate_likeness() -> None:
+    from incidents.search import fusion
+    from incidents.search.ranking import likeness_to_first
+    from incidents.search.semantic import load_vectors
+
+    vectors = load_vectors()
+    data = []
+    for item, rows, semantic in signals(json.loads((HERE / "queries.json").read_text())["queries"]):
+        ranked = fusion.fuse(rows, semantic)
+        likeness = likeness_to_first(vectors, ranked)
+        weak = [c for c in ranked if not c.is_match][: fusion.LIKENESS_DEPTH]
+        if not likeness or not weak:
+            continue
+        x = np.array([[fusion.log_odds(c.fused), likeness.get(c.case_id, 0.0)] for c in weak])
+        relevant = np.array([c.case_id in item["relevant"] for c in weak], dtype=float)
+        data.append((item, [c.case_id for c in weak], x, relevant))
+    weights, bias = fit(data, l2=1.0)
+    print(f"{len(data)} queries with a matching first hit and partial matches")
+    print(f"weights {weights[0]:.3f} (log-odds), {weights[1]:.3f} (likeness), bias {bias:.3f}")
+    print(f"LIKENESS_WEIGHT = {weights[1] / weights[0]:.1f}")
+
+
 def facet_evidence(judged: Mapping[str, list[str]]) -> dict[str, tuple[int, float, float, float]]:
     """Facet -> (pairs judged alike carrying it on both sides, share of them sharing a term,
     share of the other pairs sharing one, log of the ratio of the two shares relative to the
@@ -270,6 +297,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true", help="import the fixtures into a test database")
     parser.add_argument("--logs", action="store_true", help="calibrate log matching's strong label instead")
+    parser.add_argument("--likeness", action="store_true", help="fit the order of partial matches instead")
     parser.add_argument(
         "--facets", action="store_true", help="weigh the similar-case facets by the judgements instead"
     )
@@ -292,6 +320,9 @@ def main() -> int:
         import_case_files(paths=[root / "fixtures" / "cases"], vocab_paths=[root / "fixtures" / "vocab.json"])
     if args.logs:
         calibrate_logs()
+        return 0
+    if args.likeness:
+        calibrate_likeness()
         return 0
     if args.facets:
         judged = json.loads((HERE / "similar.json").read_text())["similar"]

@@ -10,7 +10,8 @@ matches multiplies its score, so cases matching every word come first.
 That lexical ranking is fused with a semantic one (sentence embeddings of each case's
 passages, `semantic.py`) by `fusion.fuse`, which gives every candidate a calibrated
 probability and labels it strong / possible / weak: strong and possible ones are the
-matches, weak ones the partial matches (the relevance floor).
+matches, weak ones the partial matches (the relevance floor), those most like the first
+hit first (`fusion.by_likeness`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
-from .fusion import STRONG, Candidate, fuse
+from .fusion import LIKENESS_DEPTH, STRONG, Candidate, by_likeness, fuse
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
-from .semantic import load_vectors, process_vectors, query_vector
+from .semantic import Vectors, load_vectors, process_vectors, query_vector
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -73,7 +74,7 @@ def rank(plan: SearchPlan) -> Ranking:
     capped_at = LEXICAL_DEPTH if len(rows) > LEXICAL_DEPTH else None
     rows = rows[:LEXICAL_DEPTH]
     vector = query_vector(semantic_text(plan.query))
-    semantic = None
+    semantic, vectors = None, None
     if vector is not None:
         # Every search reads the same vectors: kept in this process per store generation
         # instead of read and decoded again. Filtered, the allowed cases' scores come from
@@ -82,13 +83,18 @@ def rank(plan: SearchPlan) -> Ranking:
         # again on every request (most of the store for a broad filter).
         every = not parsed.excluded and plan.whole
         if every:
-            semantic = process_vectors().case_scores(vector)
+            vectors = process_vectors()
+            semantic = vectors.case_scores(vector)
         elif settings.STORE_CACHE:
             ids = set(allowed.order_by().values_list("id", flat=True))
-            semantic = process_vectors().subset_scores(vector, ids)
+            vectors = process_vectors()
+            semantic = vectors.subset_scores(vector, ids)
         else:
-            semantic = load_vectors(allowed).case_scores(vector)
+            vectors = load_vectors(allowed)
+            semantic = vectors.case_scores(vector)
     ranked = fuse(rows, semantic)
+    if vectors is not None:
+        ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
     if plan.case_ids:
         # A case named by its id comes first, whatever its words: the reader asked for it.
         named = [
@@ -105,6 +111,17 @@ def rank(plan: SearchPlan) -> Ranking:
         matches = [by_id[i] for i in dated.values_list("id", flat=True)]
     rowids = {row.case_id: row.rowid for row in rows if row.rowid is not None}
     return Ranking(matches=matches, weak=weak, rowids=rowids, capped_at=capped_at)
+
+
+def likeness_to_first(vectors: Vectors, ranked: list[Candidate]) -> dict[str, float]:
+    """Case id -> semantic score against the first of `ranked` (its mean passage vector as
+    the query), for the partial matches `fusion.by_likeness` reorders; empty when the first
+    is no match. Scores only those cases' rows: no query."""
+    if not ranked or not ranked[0].is_match:
+        return {}
+    weak = [c.case_id for c in ranked if not c.is_match][:LIKENESS_DEPTH]
+    first = vectors.case_vector(ranked[0].case_id) if weak else None
+    return vectors.scores_of(first, weak) if first is not None else {}
 
 
 def lexical_rows(

@@ -284,6 +284,21 @@ class Vectors:
         at = np.fromiter((self._position[c] for c in wanted), dtype=np.int64, count=len(wanted))
         return dict(zip(wanted, self._gathered(query, at).tolist(), strict=True))
 
+    def case_vector(self, case_id: str) -> np.ndarray | None:
+        """The unit mean of `case_id`'s passage vectors (its row of `case_matrix`, float32,
+        384), read from its rows alone; None for a case without vectors here."""
+        at = self._position.get(case_id)
+        if at is None:
+            return None
+        starts, counts = self._starts
+        start, stop = int(starts[at]), int(starts[at] + counts[at])
+        rows = self.matrix[start:stop].astype(np.float32)
+        if self.scale is not None:
+            rows *= self.scale[start:stop, None]
+        total = rows.sum(axis=0)
+        norm = float(np.linalg.norm(total))
+        return total / norm if norm > 0 else None
+
     def subset_scores(self, query: np.ndarray, allowed: Collection[str]) -> CaseScores:
         """`case_scores(query).restricted(allowed)`: the scores of the allowed cases only, as
         a filtered search ranks them. When they are at most `SUBSET_SHARE` of a store of at
