@@ -43,13 +43,14 @@ def test_two_workers_reading_the_same_rows_map_one_file(folder):
     first = semantic.load_vectors(folder=folder)
     second = semantic.load_vectors(folder=folder)  # as the other worker reads them
     [name] = files(folder)  # no temporary file left, one file for both
+    assert in_memory.scale is not None
     digest = hashlib.sha256(np.ascontiguousarray(in_memory.matrix).tobytes()).hexdigest()
     assert name == f"rows-{digest}.bin"
     assert mappings(folder / name) == 2
     for loaded in (first, second):
         assert loaded.ids == in_memory.ids
         assert np.array_equal(loaded.owner, in_memory.owner)
-        assert np.array_equal(loaded.scale, in_memory.scale)
+        assert loaded.scale is not None and np.array_equal(loaded.scale, in_memory.scale)
         assert loaded.matrix.dtype == np.int8 and np.array_equal(loaded.matrix, in_memory.matrix)
         assert not loaded.matrix.flags.writeable
     query = in_memory.matrix[0].astype(np.float32) * in_memory.scale[0]
