@@ -110,7 +110,9 @@ class Workers:
 
     def start(self, index: int) -> None:
         fd = self.sockets[index].fileno()
-        child = self.children[index] = subprocess.Popen(self.command(fd), pass_fds=(fd,))
+        child = self.children[index] = subprocess.Popen(
+            self.command(fd), pass_fds=(fd,), env=worker_environment()
+        )
         self.started[index] = time.monotonic()
         if self.stopping:  # a stop signal arrived while it was starting: `stop` missed it
             child.send_signal(signal.SIGTERM)
@@ -227,6 +229,19 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_known_args(argv)
 
 
+# glibc's malloc arenas a worker may keep (`MALLOC_ARENA_MAX`), unless the environment says.
+# A worker runs each request in a thread, and glibc gives each thread an arena of its own (up
+# to 8 per core), each keeping what its requests freed: after searches and log matches from
+# 16 connections a worker held about 35 MB more anonymous memory than with 2 (173 cases,
+# 197-200 against 164-168 MiB), at the same throughput.
+MALLOC_ARENAS = "2"
+
+
+def worker_environment() -> dict[str, str]:
+    """The environment a worker starts with: this one, with `MALLOC_ARENA_MAX` set."""
+    return {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX") or MALLOC_ARENAS}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args, options = parse(sys.argv[1:] if argv is None else argv)
     if args.worker_fd is not None:
@@ -237,9 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.workers == 1 or not balanced() or reloading(options):
         plain = ["--host", args.host, "--port", str(args.port), "--backlog", str(args.backlog)]
-        os.execv(
+        os.execve(
             sys.executable,
             [sys.executable, "-m", "uvicorn", args.app, *plain, "--workers", str(args.workers), *options],
+            worker_environment(),
         )
     try:
         sockets = listening_sockets(args.host, args.port, args.workers, args.backlog)

@@ -67,13 +67,15 @@ def _weights() -> dict[str, np.ndarray]:
     """The model's tensors by name, checked against `WEIGHTS_SHA256`.
 
     From `model.safetensors` extracted once into the embedding cache folder
-    (`_weights_file`), memory-mapped: the embedding tables (the word table alone is
-    30,522 x 384 float32, 47 MB, half the weights) stay in the file and only the rows of the
-    tokens a worker encodes become resident; the linear layers are copied (transposed by
-    `_Model`). Reading the zip into memory and copying it into arrays took a worker from 304
-    to 490 MB at its peak and left it at 335 MB (10,000 cases on PostgreSQL, one search
-    whose query needed the model); this way 304 and 301 MB, and the first such search took
-    0.2 s instead of 0.75 s. Without a writable cache folder, read from the zip into memory.
+    (`_weights_file`), every tensor memory-mapped read-only: the embedding tables (the word
+    table alone is 30,522 x 384 float32, 47 MB, half the weights) stay in the file and only
+    the rows of the tokens a worker encodes become resident; the linear layers (42 MB) are
+    read in place too (`_Model` multiplies by their transposed views), so they are pages of
+    the file that every worker maps shares, not a copy in each worker. Reading the zip into
+    memory and copying it into arrays took a worker from 304 to 490 MB at its peak and left
+    it at 335 MB (10,000 cases on PostgreSQL, one search whose query needed the model); with
+    the tables mapped 304 and 301 MB, and the first such search took 0.2 s instead of 0.75 s.
+    Without a writable cache folder, read from the zip into memory.
     """
     path = _weights_file()
     if path is None:
@@ -95,10 +97,9 @@ def _weights() -> dict[str, np.ndarray]:
         if dtype is None:
             raise EncoderUnavailable(f"{path}: {name} is {spec['dtype']}, not one of {', '.join(_DTYPES)}")
         start, _end = spec["data_offsets"]
-        table = np.memmap(
+        tensors[name] = np.memmap(
             path, dtype=dtype, mode="r", offset=8 + header_size + start, shape=tuple(spec["shape"])
         )
-        tensors[name] = table if "embeddings" in name and table.ndim == 2 else np.array(table)
     return tensors
 
 
@@ -205,11 +206,12 @@ class _Model:
         self.tokenizer = Tokenizer.from_str(tokenizer)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        # Transposed once: x @ W.T for every linear layer. The embedding tables stay as
-        # read (memory-mapped when the weights file is on disk: `_weights`).
+        # x @ W.T for every linear layer, through a transposed view: BLAS reads the stored
+        # (memory-mapped) matrix as it is, with the same results as a transposed copy (the
+        # 154 tuning queries' vectors bit for bit), and no worker holds a copy of its own.
         for key in list(self.w):
             if key.endswith(".weight") and self.w[key].ndim == 2 and "embeddings" not in key:
-                self.w[key] = np.ascontiguousarray(self.w[key].T)
+                self.w[key] = self.w[key].T
 
     @staticmethod
     def _norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:

@@ -25,10 +25,12 @@ float32: similar cases' mean embeddings are computed from them as they are
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import hashlib
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -336,11 +338,12 @@ class Vectors:
                 sims[start : start + len(block)] = values * self.scale[block]
         return _combined(sims, first, own)
 
-    def replacing(self, case_ids: frozenset[str], fresh: Vectors) -> Vectors:
+    def replacing(self, case_ids: frozenset[str], fresh: Vectors, *, folder: Path | None = None) -> Vectors:
         """These vectors without the cases of `case_ids`, with `fresh`'s cases (each in
         `case_ids`) put in their place in id order: the arrays `load_vectors` builds from the
-        same rows. The rows are copied by runs of consecutive kept cases (a slice each, no
-        index arrays the size of the matrix)."""
+        same rows (with `folder`, filed there as `load_vectors` files them). The rows are
+        copied by runs of consecutive kept cases (a slice each, no index arrays the size of
+        the matrix)."""
         starts, counts = self._starts
         fresh_starts, fresh_counts = fresh._starts
         keep = np.ones(len(self.ids), dtype=bool)
@@ -369,18 +372,16 @@ class Vectors:
             ids.extend(kept_ids[low:high])
             case_counts.append(counts[run])
         rows = sum(end - first for _, first, end in pieces)
-        matrix = large_arrays.empty((rows, self.matrix.shape[1]), self.matrix.dtype)
         scale = None if self.scale is None else np.empty(rows, dtype=self.scale.dtype)
-        at = 0
-        for source, first, end in pieces:
-            matrix[at : at + end - first] = source.matrix[first:end]
-            if scale is not None:
-                assert source.scale is not None  # both read by `load_vectors`
-                scale[at : at + end - first] = source.scale[first:end]
-            at += end - first
-        per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
-        owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
-        return Vectors(ids, owner, matrix, scale)
+        with large_arrays.Rows(rows, self.matrix.shape[1], self.matrix.dtype, folder) as matrix:
+            for source, first, end in pieces:
+                if scale is not None:
+                    assert source.scale is not None  # both read by `load_vectors`
+                    scale[matrix.count : matrix.count + end - first] = source.scale[first:end]
+                matrix.append(source.matrix[first:end])
+            per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
+            owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
+            return Vectors(ids, owner, matrix.finish(), scale)
 
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""
@@ -449,7 +450,7 @@ def _combined(sims: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.nd
 FIRST_ROWS = 1024  # rows a subset's matrix starts with (it doubles when full)
 
 
-def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
+def load_vectors(cases: QuerySet[Case] | None = None, *, folder: Path | None = None) -> Vectors:
     """The stored vectors of published cases (of the `cases` queryset only, when given),
     quantised to int8 (`quantised`): one query, its rows streamed.
 
@@ -464,7 +465,11 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
     second time: its matrix grows by doubling, as does the whole store's should a row hold
     more passages than `PASSAGES` (one not written by `_update_batch`). (Summing the rows'
     passage counts instead read every embedding row twice: 1.8 s at 100,000 cases on
-    SQLite, where each row fills a page.)"""
+    SQLite, where each row fills a page.)
+
+    `folder`: the int8 rows are written to a file there and mapped read-only, shared with
+    every process that reads the same rows (`large_arrays.Rows`), instead of held in this
+    process's own memory."""
     rows = CaseEmbedding.objects.filter(case__status=Case.Status.PUBLISHED, model=encoder.MODEL_NAME)
     if cases is not None:
         rows = rows.filter(case_id__in=cases.order_by().values("id"))
@@ -474,59 +479,53 @@ def load_vectors(cases: QuerySet[Case] | None = None) -> Vectors:
         values = rows.order_by("case_id").annotate(
             cases=Subquery(published.annotate(n=Count("id")).values("n"))
         )
-    matrix = np.empty((0, encoder.DIMENSIONS), dtype=np.int8)
+    matrix: large_arrays.Rows | None = None
     scale = np.empty(0, dtype=np.float32)
     owner = np.empty(0, dtype=np.int64)
     ids: list[str] = []
     at = 0
-    # float32 blocks not yet quantised, from row `written` on: quantised many rows at a time
-    # (a few numpy calls per case cost more than reading it).
+    # float32 blocks not yet quantised: quantised many rows at a time (a few numpy calls per
+    # case cost more than reading it).
     pending: list[np.ndarray] = []
-    written = 0
-    for case_id, passages_count, data, cases_count in values.values_list(
-        "case_id", "passages", "vectors", "cases"
-    ).iterator(chunk_size=1000):
-        if not ids and cases_count:
-            room = len(PASSAGES) * cases_count
-            matrix = large_arrays.empty((room, encoder.DIMENSIONS), np.int8)
-            scale, owner = np.empty(room, dtype=np.float32), np.empty(room, dtype=np.int64)
-        if at + passages_count > len(matrix):
-            rows_wanted = max(at + passages_count, 2 * len(matrix), FIRST_ROWS)
-            matrix, scale, owner = _grown(matrix, scale, owner, at, rows_wanted)
-        pending.append(np.frombuffer(data, dtype=np.float32).reshape(passages_count, encoder.DIMENSIONS))
-        owner[at : at + passages_count] = len(ids)
-        ids.append(case_id)
-        at += passages_count
-        if at - written >= QUANTISED_ROWS:
-            written = _flush(pending, matrix, scale, written)
-    _flush(pending, matrix, scale, written)
-    # Views: a copy would hold both for a moment.
-    return Vectors(ids, owner[:at], matrix[:at], scale[:at])
+    with contextlib.ExitStack() as stack:
+        for case_id, passages_count, data, cases_count in values.values_list(
+            "case_id", "passages", "vectors", "cases"
+        ).iterator(chunk_size=1000):
+            if matrix is None:
+                room = len(PASSAGES) * cases_count if cases_count else FIRST_ROWS
+                matrix = stack.enter_context(large_arrays.Rows(room, encoder.DIMENSIONS, np.int8, folder))
+                scale, owner = np.empty(room, dtype=np.float32), np.empty(room, dtype=np.int64)
+            if at + passages_count > len(owner):
+                scale, owner = _grown((scale, owner), at, max(at + passages_count, 2 * len(owner)))
+            pending.append(np.frombuffer(data, dtype=np.float32).reshape(passages_count, encoder.DIMENSIONS))
+            owner[at : at + passages_count] = len(ids)
+            ids.append(case_id)
+            at += passages_count
+            if at - matrix.count >= QUANTISED_ROWS:
+                _flush(pending, matrix, scale)
+        if matrix is None:
+            return Vectors([], owner, np.empty((0, encoder.DIMENSIONS), dtype=np.int8), scale)
+        _flush(pending, matrix, scale)
+        # Views: a copy would hold both for a moment.
+        return Vectors(ids, owner[:at], matrix.finish(), scale[:at])
 
 
-def _flush(pending: list[np.ndarray], matrix: np.ndarray, scale: np.ndarray, written: int) -> int:
-    """Quantise the `pending` float32 blocks into `matrix` and `scale` from row `written`;
-    empties `pending` and returns the next row to write."""
+def _flush(pending: list[np.ndarray], matrix: large_arrays.Rows, scale: np.ndarray) -> None:
+    """Quantise the `pending` float32 blocks into `matrix` (after its rows) and `scale`
+    (from the same row); empties `pending`."""
     if not pending:
-        return written
+        return
     rows, scales = quantised(np.concatenate(pending))
-    matrix[written : written + len(rows)] = rows
-    scale[written : written + len(rows)] = scales
+    scale[matrix.count : matrix.count + len(rows)] = scales
+    matrix.append(rows)
     pending.clear()
-    return written + len(rows)
 
 
-def _grown(
-    matrix: np.ndarray, scale: np.ndarray, owner: np.ndarray, filled: int, rows: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`matrix`, `scale` and `owner` with room for `rows` rows, their first `filled` copied;
-    the rest left unwritten, so never resident until filled (`np.resize` would write it all)."""
-    grown = (
-        large_arrays.empty((rows, matrix.shape[1]), matrix.dtype),
-        np.empty(rows, dtype=scale.dtype),
-        np.empty(rows, dtype=owner.dtype),
-    )
-    for new, old in zip(grown, (matrix, scale, owner), strict=True):
+def _grown(arrays: tuple[np.ndarray, ...], filled: int, rows: int) -> tuple[np.ndarray, ...]:
+    """`arrays` with room for `rows` rows, their first `filled` copied; the rest left
+    unwritten (`np.resize` would write it all)."""
+    grown = tuple(np.empty(rows, dtype=old.dtype) for old in arrays)
+    for new, old in zip(grown, arrays, strict=True):
         new[:filled] = old[:filled]
     return grown
 
@@ -536,7 +535,26 @@ def process_vectors() -> Vectors:
     (`store_cache.local`: one cache read checks they are current); read each time, one query,
     with the store cache off. What search and log matching score a query against. After a
     write that names its cases, only theirs are read again (`with_cases_read_again`)."""
-    return store_cache.local("vectors", load_vectors, update=with_cases_read_again)
+    return store_cache.local(
+        "vectors", lambda: load_vectors(folder=shared_folder()), update=with_cases_read_again
+    )
+
+
+def shared_folder() -> Path | None:
+    """Where the vectors a process keeps per store generation are filed, so that the workers
+    holding the same rows share one copy (`large_arrays.Rows`): `vectors/` in the encoder's
+    cache folder. None (each process holds its own) without a writable cache folder, or
+    with the store cache off, when nothing is kept and a file per search would only cost."""
+    if not settings.STORE_CACHE:
+        return None
+    folder = encoder._cache_dir()
+    if folder is None:
+        return None
+    try:
+        (folder / "vectors").mkdir(exist_ok=True)
+    except OSError:
+        return None
+    return folder / "vectors"
 
 
 # Above this share of the held cases changed, reading everything again costs about as much.
@@ -550,10 +568,11 @@ def with_cases_read_again(vectors: Vectors, case_ids: Collection[str]) -> Vector
     Every published case's vectors read again when more than `REREAD_SHARE` changed."""
     if not case_ids:
         return vectors
+    folder = shared_folder()
     if len(case_ids) > REREAD_SHARE * max(len(vectors.ids), 1):
-        return load_vectors()
+        return load_vectors(folder=folder)
     fresh = load_vectors(Case.objects.filter(id__in=ids_subquery(sorted(case_ids))))
-    return vectors.replacing(frozenset(case_ids), fresh)
+    return vectors.replacing(frozenset(case_ids), fresh, folder=folder)
 
 
 def candidate_scores(query: np.ndarray, candidates: list[str]) -> dict[str, float]:

