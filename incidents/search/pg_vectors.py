@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
 from django.db import connection
+
+if TYPE_CHECKING:
+    import psycopg
 
 # Index rows written at once from which the vectors are computed on a second connection.
 PARALLEL_FROM = 2000
@@ -58,6 +60,8 @@ class Vectors:
 
     def _compute(self, columns: list[list[str]]) -> list[str]:
         if self._connection is None:
+            import psycopg  # here: a process on SQLite does not load it (start-up time)
+
             self._connection = psycopg.connect(**self._parameters, autocommit=True)
         with self._connection.cursor() as cursor:
             cursor.execute(self._sql, columns)
