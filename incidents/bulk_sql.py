@@ -103,9 +103,7 @@ def _chunks(
         yield chunk
 
 
-def _converted(
-    row: Sequence[Any], convert: list[tuple[int, _Converter]], integers: list[int]
-) -> list[Any]:
+def _converted(row: Sequence[Any], convert: list[tuple[int, _Converter]], integers: list[int]) -> list[Any]:
     values = list(row)
     for i, field in convert:
         values[i] = field.get_db_prep_save(values[i], connection)
