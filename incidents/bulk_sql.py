@@ -17,6 +17,7 @@ Rows are written `CHUNK` at a time; on PostgreSQL through `COPY ... FROM STDIN` 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -68,12 +69,12 @@ def _plain_json(field: models.Field[Any, Any]) -> bool:
 
 
 class _AsJsonText:
-    """A JSONField without an encoder, its values written as JSON text by orjson: the same
-    value as Django's `json.dumps` stores (both backends parse or store the text; readers
-    decode it), in C rather than Python's encoder, which was a tenth of a first import
-    (history documents, profile word counts). A value orjson cannot write as `json.dumps`
-    would (an integer past 64 bits, a date, any other object) goes to the field itself,
-    which writes it or raises as it did."""
+    """A JSONField without an encoder, its values written as JSON text without Django's
+    layers per value (a tenth of a first import: history documents, profile word counts).
+    SQLite stores the text: `json.dumps`'s, as Django writes it. PostgreSQL parses it into
+    jsonb: orjson's, in C, the same value (jsonb keeps no spacing or escapes). A value
+    orjson cannot write as `json.dumps` would (an integer past 64 bits, a date, any other
+    object) goes to the field itself, which writes it or raises as it did."""
 
     def __init__(self, field: models.Field[Any, Any]):
         self.field = field
@@ -82,7 +83,9 @@ class _AsJsonText:
         if value is None:
             return self.field.get_db_prep_save(value, connection)
         try:
-            return orjson.dumps(value, option=_PASS_THROUGH).decode()
+            if connection.vendor == "postgresql":
+                return orjson.dumps(value, option=_PASS_THROUGH).decode()
+            return json.dumps(value)
         except TypeError:
             return self.field.get_db_prep_save(value, connection)
 
