@@ -16,13 +16,15 @@ Rows are written by `index.py` when cases are imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connection
 
 from incidents.id_lists import ids_subquery
 
+from . import pg_vectors
 from .query import Atom, ParsedQuery
 from .snippets import balance_code_spans
 from .text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
@@ -210,6 +212,12 @@ class Backend:
     # -- writing -------------------------------------------------------------------
     def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
         raise NotImplementedError
+
+    @contextmanager
+    def writer(self, expected: int) -> Iterator[Callable[[list[tuple[str, IndexColumns]]], None]]:
+        """A function writing batches of rows (as `write`), about `expected` rows in all; all
+        of them are written when the block ends."""
+        yield self.write
 
     def delete(self, case_ids: list[str]) -> None:
         raise NotImplementedError
@@ -602,29 +610,58 @@ class SqliteBackend(Backend):
         return passages
 
 
+# Each index row's vector from its four column texts (SQL expressions): title and tags
+# weigh A, main B, rest C.
+def _vector(columns: list[str]) -> str:
+    return " || ".join(
+        f"setweight(to_tsvector('{POSTGRES_CONFIG}', {column}), '{weight}')"
+        for column, weight in zip(columns, "AABC", strict=True)
+    )
+
+
+_UPSERT = " ON CONFLICT (case_id) DO UPDATE SET body = EXCLUDED.body, vector = EXCLUDED.vector"
+
+
+def _postgres_rows(rows: list[tuple[str, IndexColumns]]) -> pg_vectors.Rows:
+    """(case id, body, the four column texts) of each index row, as PostgreSQL indexes them."""
+    return [
+        # A zero-width space after each `<` keeps ts_headline's parser from taking text
+        # such as `<script>` for markup and dropping it from snippets.
+        (case_id, columns.body().replace("<", "<" + ZWSP), *map(flatten_punctuation, columns.as_tuple()))  # type: ignore[misc]
+        for case_id, columns in rows
+    ]
+
+
+def _write_computed(rows: pg_vectors.Rows, vectors: list[str]) -> None:
+    """Write index rows whose vectors were computed already (`pg_vectors`), in one statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector)"
+            f" SELECT * FROM unnest(%s::text[], %s::text[], %s::tsvector[]){_UPSERT}",
+            [[row[0] for row in rows], [row[1] for row in rows], vectors],
+        )
+
+
 class PostgresBackend(Backend):
     vendor = "postgresql"
 
     def write(self, rows: list[tuple[str, IndexColumns]]) -> None:
-        vector = " || ".join(
-            f"setweight(to_tsvector('{POSTGRES_CONFIG}', %s), '{weight}')" for weight in "AABC"
-        )
+        vector = _vector(["%s"] * 4)
         with connection.cursor() as cursor:
             cursor.executemany(
-                f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector) VALUES (%s, %s, {vector})"
-                " ON CONFLICT (case_id) DO UPDATE"
-                " SET body = EXCLUDED.body, vector = EXCLUDED.vector",
-                [
-                    # A zero-width space after each `<` keeps ts_headline's parser from
-                    # taking text such as `<script>` for markup and dropping it from snippets.
-                    (
-                        case_id,
-                        columns.body().replace("<", "<" + ZWSP),
-                        *map(flatten_punctuation, columns.as_tuple()),
-                    )
-                    for case_id, columns in rows
-                ],
+                f"INSERT INTO {POSTGRES_TABLE} (case_id, body, vector) VALUES (%s, %s, {vector}){_UPSERT}",
+                _postgres_rows(rows),
             )
+
+    @contextmanager
+    def writer(self, expected: int) -> Iterator[Callable[[list[tuple[str, IndexColumns]]], None]]:
+        """As `Backend.writer`; from `pg_vectors.PARALLEL_FROM` rows the vectors are computed
+        on a second connection while the caller goes on (`pg_vectors.parallel_writer`)."""
+        if expected < pg_vectors.PARALLEL_FROM:
+            yield self.write
+            return
+        with pg_vectors.parallel_writer(pg_vectors.vectors_sql(_vector), _write_computed) as add:
+            yield lambda rows: add(_postgres_rows(rows))
 
     def after_bulk_write(self, count: int) -> None:
         if count >= ANALYZE_AFTER:

@@ -30,11 +30,12 @@ def reindex_cases(case_ids: Iterable[str], each_batch: Callable[[list[Case]], No
     backend = get_backend()
     backend.delete(ids)
     terms = Term.objects.in_bulk()
-    for start in range(0, len(ids), 500):
-        batch = cases_for_index(ids[start : start + 500], terms)
-        backend.write([(case.id, index_columns(case)) for case in batch])
-        if each_batch is not None:
-            each_batch(batch)
+    with backend.writer(len(ids)) as write:
+        for start in range(0, len(ids), 500):
+            batch = cases_for_index(ids[start : start + 500], terms)
+            write([(case.id, index_columns(case)) for case in batch])
+            if each_batch is not None:
+                each_batch(batch)
     backend.after_bulk_write(len(ids))
     return len(ids)
 

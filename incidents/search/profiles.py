@@ -27,7 +27,6 @@ one computed from its text on the fly, so reads stay right before the first refr
 from __future__ import annotations
 
 import functools
-import operator
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -92,13 +91,27 @@ def _counted(word: str) -> tuple[str, str] | None:
     return stem(word), word
 
 
-_stem_of = operator.itemgetter(0)  # a (stem, word) pair's stem, counted in C
+def _stem_counts(text: str, surface: dict[str, str]) -> Counter[str]:
+    """Stemmed word -> occurrences in `text`, stems in the order they first occur (as
+    counting `text_words` gives them); each stem's first spelling is added to `surface`
+    unless it holds one. The words are counted in C first and each distinct word stemmed
+    once: a case's text repeats most of its words, and a Python step per occurrence was
+    most of tokenising an import."""
+    counts: Counter[str] = Counter()
+    for word, n in Counter(WORD_RE.findall(text.lower())).items():
+        pair = _counted(word)
+        if pair is not None:
+            stemmed = pair[0]
+            counts[stemmed] = counts.get(stemmed, 0) + n
+            if stemmed not in surface:
+                surface[stemmed] = word
+    return counts
 
 
 def word_counts(text: str) -> Counter[str]:
     """Stemmed word -> occurrences in `text`: `text_profile([text]).counts` without the rest
     of a profile (a duplicate check probes every new document's account with it)."""
-    return Counter(map(_stem_of, text_words(text)))
+    return _stem_counts(text, {})
 
 
 def text_profile(
@@ -110,18 +123,15 @@ def text_profile(
     """The profile of the account `texts` and the `context` texts (no embedding). Only
     spellings that differ from their stem are kept in `surface` (readers fall back to the
     stem)."""
-    pairs = text_words("\n".join(t for t in texts if t))
-    more = text_words("\n".join(t for t in context if t))
     surface: dict[str, str] = {}
-    for stemmed, word in (*pairs, *more):
-        surface.setdefault(stemmed, word)
-    surface = {s: w for s, w in surface.items() if s != w}
+    counts = _stem_counts("\n".join(t for t in texts if t), surface)
+    more = _stem_counts("\n".join(t for t in context if t), surface)
     return Profile(
         id=case_id,
         terms=terms,
-        counts=Counter(map(_stem_of, pairs)),
-        surface=surface,
-        context=Counter(map(_stem_of, more)),
+        counts=counts,
+        surface={s: w for s, w in surface.items() if s != w},
+        context=more,
     )
 
 
