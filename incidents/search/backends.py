@@ -507,10 +507,13 @@ class SqliteBackend(Backend):
         literal=(),
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
-        # Each distinct group's matches are read once, as a table `g<n>`, and each match
-        # tested against it once, as a column `f.h<n>` (1 or 0): the shares name a group up
-        # to four times (score and column, coordinate and literal), and each `IN g<n>` in
-        # an expression built its own lookup table of the group's matches again.
+        # Each distinct group's matches are read once, into the lookup table of an `IN`
+        # subquery, and each match tested against it once, as a column `f.h<n>` (1 or 0):
+        # the shares name a group up to four times (score and column, coordinate and
+        # literal), and each `IN` in an expression built its own lookup table again. The
+        # subquery is written in place, not as a MATERIALIZED table `g<n>`, which SQLite
+        # copied into the lookup table (a second copy of every match of a common word: the
+        # bench's long query 190 -> 160 ms CPU at 20,000 cases, the same rows).
         matched: dict[str, int] = {}
 
         def shared(groups: list[list[Atom]]) -> str:
@@ -530,11 +533,10 @@ class SqliteBackend(Backend):
         # word groups of 10,000 matches took 250 ms). CROSS JOIN keeps SQLite's join order
         # (matches, their keys, their cases): without statistics it read every published
         # case for each match otherwise.
-        groups = "".join(
-            f", g{n} AS MATERIALIZED (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)"
+        hits = "".join(
+            f", (m.r IN (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)) AS h{n}"
             for n in range(len(matched))
         )
-        hits = "".join(f", (m.r IN g{n}) AS h{n}" for n in range(len(matched)))
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         if candidates is None:
             allowed, allowed_params = "c.status = %s", [PUBLISHED]
@@ -556,7 +558,7 @@ class SqliteBackend(Backend):
         # bm25() only works in the query that has the MATCH: rank there, join outside.
         sql = (
             f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
-            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s){groups},"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s),"
             f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share, f.r"
