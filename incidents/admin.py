@@ -18,6 +18,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.http import HttpRequest, HttpResponse
@@ -184,11 +185,27 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         import's validation and normalisation (`services.Preparer`) see them as a file's."""
         edited = dict(document)
         for name in JSON_FIELDS:
-            if name in self.fields:
+            if name in self.fields and name in self.cleaned_data:
                 edited[name] = self.cleaned_data[name]
-        if "error_codes" in self.fields:
+        if "error_codes" in self.fields and "error_codes" in self.cleaned_data:
             edited["symptoms"] = {**edited["symptoms"], "error_codes": self.cleaned_data["error_codes"]}
         return edited
+
+
+def add_import_problems(form: CaseAdminForm) -> None:
+    """Add to a refused case form the problems import's validation finds in the stored case
+    with the form's valid fields put in (rows as stored): each as an error of the field it
+    is about, unless that field has an error already. Writes nothing."""
+    from . import services
+
+    case = Case.objects.with_document().get(pk=form.instance.pk)
+    valid = [name for name in form.cleaned_data if name not in form.errors]
+    forms.models.construct_instance(form, case, fields=valid)
+    document = form.edited_document(dict(case_document(case)))
+    for problem in services.validate_document(document, where=f"case {case.pk}"):
+        field = problem_field(problem.path, form.fields)
+        if field is not None and field not in form.errors:
+            form.add_error(field, f"{problem.path.removeprefix('$.')}: {problem.message}")
 
 
 class EditorInline(admin.TabularInline):
@@ -296,6 +313,15 @@ class SavesThroughService:
     def case_id_of(self, obj: Any) -> str:
         raise NotImplementedError
 
+    def message_user(
+        self, request: HttpRequest, message: Any, level: int = messages.INFO, *args: Any, **kwargs: Any
+    ) -> None:
+        """The admin's messages, less its success message after a save that changed nothing
+        (`save_related` said so instead)."""
+        if level == messages.SUCCESS and getattr(request, "_case_unchanged", False):
+            return
+        super().message_user(request, message, level, *args, **kwargs)  # type: ignore[misc]
+
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
         problems = getattr(request, "_case_problems", None)
@@ -318,6 +344,30 @@ class SavesThroughService:
             request._case_problems = [(p.path, p.message) for p in error.problems]  # type: ignore[attr-defined]
             return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
 
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> Any:
+        form = context.get("adminform") and context["adminform"].form
+        if (
+            request.method == "POST"
+            and isinstance(form, CaseAdminForm)
+            and form.instance.pk
+            and not form.problems
+            and context.get("errors")
+        ):
+            # Refused before the import validation ran: check the fields that did validate
+            # now, so the editor sees every problem of this save at once, not one group a save.
+            formsets = [inline.formset for inline in context.get("inline_admin_formsets", [])]
+            add_import_problems(form)
+            context["errors"] = helpers.AdminErrorList(form, formsets)
+        return super().render_change_form(request, context, add, change, form_url, obj)  # type: ignore[misc]
+
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         request._case_savepoint = transaction.savepoint()  # type: ignore[attr-defined]
         super().save_model(request, obj, form, change)  # type: ignore[misc]
@@ -334,12 +384,17 @@ class SavesThroughService:
         saved = services.save_case_document(
             document, user=request.user, reason=reason, where=f"case {case.id}"
         )
-        if not saved.changed and reason != ADMIN_EDIT:
-            self.message_user(  # type: ignore[attr-defined]
-                request,
-                "Nothing changed, so no history entry was recorded for your reason.",
-                messages.WARNING,
-            )
+        if not saved.changed:
+            # Said instead of the admin's "was changed successfully", which would contradict it.
+            request._case_unchanged = True  # type: ignore[attr-defined]
+            if reason != ADMIN_EDIT:
+                self.message_user(  # type: ignore[attr-defined]
+                    request,
+                    "Nothing changed, so no history entry was recorded for your reason.",
+                    messages.WARNING,
+                )
+            else:
+                self.message_user(request, "Nothing changed.", messages.INFO)  # type: ignore[attr-defined]
         for duplicate in duplicates.find_duplicates(document):
             self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)  # type: ignore[attr-defined]
 
