@@ -137,6 +137,18 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         label="Error codes",
         help_text="Error codes the case states (vocabulary terms), in the order stated; new ones go last.",
     )
+    accepts_correction = forms.ModelChoiceField(
+        queryset=Proposal.objects.none(),
+        required=False,
+        label="Accepts correction",
+        help_text=(
+            "The correction proposal this save makes (reviewers): its history entry names the "
+            "proposal beside the fields changed, and the proposal is accepted. A save that "
+            "changes nothing accepts nothing."
+        ),
+    )
+    # Set by `CaseAdmin.get_form`: whether this editor may accept corrections (reviewers).
+    may_accept_corrections = False
 
     class Meta:
         model = Case
@@ -161,6 +173,10 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         case = self.instance
         if case.pk is None:
             return
+        if "accepts_correction" in self.fields and self.may_accept_corrections:
+            field = self.fields["accepts_correction"]
+            field.queryset = open_corrections(case.pk)  # type: ignore[attr-defined]
+            field.label_from_instance = lambda p: f"{p.title} (proposal {p.pk}, {p.status})"  # type: ignore[attr-defined]
         for name in JSON_FIELDS:
             # As the document has them: every key, in schema order (jsonb reorders keys).
             self.initial.setdefault(name, case_model().binding(name).read(case))
@@ -190,6 +206,15 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         if "error_codes" in self.fields and "error_codes" in self.cleaned_data:
             edited["symptoms"] = {**edited["symptoms"], "error_codes": self.cleaned_data["error_codes"]}
         return edited
+
+
+def open_corrections(case_id: str) -> Any:
+    """The correction proposals of a case still waiting for a decision, oldest first."""
+    return Proposal.objects.filter(
+        kind=Proposal.Kind.CORRECTION,
+        case_id=case_id,
+        status__in=(Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW),
+    ).order_by("created", "pk")
 
 
 def add_import_problems(form: CaseAdminForm) -> None:
@@ -374,6 +399,7 @@ class SavesThroughService:
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         from . import duplicates, services
+        from .proposals import services as proposal_services
 
         super().save_related(request, form, formsets, change)  # type: ignore[misc]
         case = Case.objects.with_document().get(id=self.case_id_of(form.instance))
@@ -381,13 +407,31 @@ class SavesThroughService:
         # The rows were written only to build the document: the service writes it for real.
         transaction.savepoint_rollback(request._case_savepoint)  # type: ignore[attr-defined]
         reason = form.reason()
+        correction = form.cleaned_data.get("accepts_correction")
+        if correction is not None:
+            typed = "" if reason == ADMIN_EDIT else reason
+            reason = proposal_services.correction_note(correction) + (f": {typed}" if typed else "")
         saved = services.save_case_document(
             document, user=request.user, reason=reason, where=f"case {case.id}"
         )
+        if correction is not None and saved.changed:
+            proposal_services.accept_correction(correction, user=request.user)
+            self.message_user(  # type: ignore[attr-defined]
+                request,
+                f"{correction.title}: accepted; this change is its entry in the history of {case.id}.",
+                messages.SUCCESS,
+            )
         if not saved.changed:
             # Said instead of the admin's "was changed successfully", which would contradict it.
             request._case_unchanged = True  # type: ignore[attr-defined]
-            if reason != ADMIN_EDIT:
+            if correction is not None:
+                self.message_user(  # type: ignore[attr-defined]
+                    request,
+                    f"Nothing changed, so “{correction.title}” was not accepted: make its "
+                    "correction in the case, then save with it chosen again.",
+                    messages.WARNING,
+                )
+            elif reason != ADMIN_EDIT:
                 self.message_user(  # type: ignore[attr-defined]
                     request,
                     "Nothing changed, so no history entry was recorded for your reason.",
@@ -453,6 +497,19 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         ("Error codes, affected versions and upstream references", {"fields": ("error_codes", *JSON_FIELDS)}),
         (None, {"fields": ("change_reason",)}),
     )
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None and workflow.is_reviewer(request.user) and open_corrections(obj.pk).exists():
+            *edited, reason = fieldsets
+            return (*edited, ("Correction proposals", {"fields": ("accepts_correction",)}), reason)
+        return fieldsets
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if workflow.is_reviewer(request.user):
+            return type(form.__name__, (form,), {"may_accept_corrections": True})
+        return form
 
     # --- permissions: editors edit, nobody deletes (ids are never reused) ---
 
@@ -741,8 +798,9 @@ class TermAdmin(admin.ModelAdmin):
 @admin.register(Proposal)
 class ProposalAdmin(admin.ModelAdmin):
     """The review queue of public proposals. Accepting (reviewers) publishes a new case's
-    draft, or notes a correction, which an editor makes in the case first, in that case's
-    history; declining needs the reason written on the proposal first."""
+    draft; a correction is accepted on the case's own page, by the save that makes it
+    (`CaseAdminForm.accepts_correction`); declining needs the reason written on the proposal
+    first."""
 
     formfield_overrides = MULTILINE
     list_display = ("title", "kind", "status", "case", "created")
@@ -801,7 +859,9 @@ class ProposalAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Accept (reviewers): publish a new case, or record a correction in its case's history"
+        description=(
+            "Accept (reviewers): publish a new case (a correction is accepted by saving it in its case)"
+        )
     )
     def accept(self, request: HttpRequest, queryset: Any) -> None:
         from .proposals import services as proposal_services
@@ -823,7 +883,5 @@ class ProposalAdmin(admin.ModelAdmin):
 
 
 def accepted_message(proposal: Proposal) -> str:
-    """What accepting did, in the words of the proposal's kind."""
-    if proposal.kind == Proposal.Kind.CORRECTION:
-        return f"accepted; the correction is recorded in the history of {proposal.case_id}"
+    """What accepting a new case's proposal did."""
     return f"accepted; {proposal.case_id} is published"
