@@ -65,15 +65,28 @@ def propose_case(data: NewCase) -> Proposal:
     )
 
 
+CORRECTION_TITLE_CHARS = 80  # of the text's first line, in an untitled correction's title
+
+
+def correction_title(case: Case, text: str) -> str:
+    """The title of a correction sent without one: the case and the start of what is wrong
+    (`Correction to IL-0428: The postmortem says 64 nodes, not 32.`), cut at a word."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) > CORRECTION_TITLE_CHARS:
+        first = first[:CORRECTION_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+    return f"Correction to {case.pk}: {first}" if first else f"Correction to {case.pk}"
+
+
 def propose_correction(
     *, case: Case, title: str, text: str, source_urls: list[str], contact: str = ""
 ) -> Proposal:
     """Queue a correction of a published case (an editor applies it in the admin). `title`
-    is the proposer's own (what is wrong); `case` says which case it corrects."""
+    is the proposer's own (what is wrong), `correction_title` when blank; `case` says which
+    case it corrects; `source_urls` may be empty."""
     return Proposal.objects.create(
         kind=Proposal.Kind.CORRECTION,
         case=case,
-        title=title,
+        title=title.strip() or correction_title(case, text),
         text=text,
         source_urls=source_urls,
         contact=contact,
