@@ -87,6 +87,14 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
     return groups
 
 
+def _notes(results: search.SearchResults) -> list[str]:
+    """The search's notes but the one saying a corrected query was searched: the page says
+    that once, with the corrected query as a link (`results.suggestion`), not as a "Did you
+    mean" beside a note that it was already searched."""
+    corrected = f"searched for “{results.suggestion}” instead."
+    return [note for note in results.notes if not (results.suggestion and note.endswith(corrected))]
+
+
 def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:
     """Ways out of an empty result: drop one filter, the filters, or the query; each with its
     total, those that still find nothing left out, most results first."""
@@ -248,6 +256,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
             "query_box": _query_box(state, request.GET, problems),
             "notices": [_notice(problem, state, base) for problem in problems],
             "results": results,
+            "notes": _notes(results),
             "hits": results.hits,
             "facet_groups": _facet_groups(state, results.facets, base),
             "bounds_form": _bounds_form(state),
