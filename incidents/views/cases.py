@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from incidents import search, selectors
+from incidents import limits, search, selectors
 from incidents.search.results import FacetCount
 from incidents.selectors import (
     FILTER_FACETS,
@@ -28,7 +28,7 @@ from .citation import bibtex
 from .common import not_found_page, render_page
 from .state import DATE_PARAMS, SearchState, given_page
 
-CASES_PER_PAGE = 20
+CASES_PER_PAGE = limits.PAGE_CASES
 FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
 MAX_SUGGESTIONS = 5  # each costs a count: keep an empty page cheap
 SIMILAR_SHOWN = 5

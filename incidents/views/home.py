@@ -10,7 +10,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from api.throttling import HEAVY_SCOPE, count_request, rate_of
-from incidents import search, selectors
+from incidents import limits, search, selectors
 from incidents.search.log_lines import MAX_LOG_BYTES
 
 from .common import render_page
@@ -29,7 +29,7 @@ EXAMPLE_QUERIES = (
     "garbled tokens on TPU",
 )
 LATEST_SHOWN = 5
-LOG_HITS_SHOWN = 10
+LOG_HITS_SHOWN = limits.PAGE_LOG_HITS
 
 
 def home(request: HttpRequest) -> HttpResponse:
