@@ -339,13 +339,18 @@ class SavesThroughService:
         raise NotImplementedError
 
     def message_user(
-        self, request: HttpRequest, message: Any, level: int = messages.INFO, *args: Any, **kwargs: Any
+        self,
+        request: HttpRequest,
+        message: Any,
+        level: int | str = messages.INFO,
+        extra_tags: str = "",
+        fail_silently: bool = False,
     ) -> None:
         """The admin's messages, less its success message after a save that changed nothing
         (`save_related` said so instead)."""
         if level == messages.SUCCESS and getattr(request, "_case_unchanged", False):
             return
-        super().message_user(request, message, level, *args, **kwargs)  # type: ignore[misc]
+        super().message_user(request, message, level, extra_tags, fail_silently)  # type: ignore[misc]
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
@@ -416,7 +421,7 @@ class SavesThroughService:
         )
         if correction is not None and saved.changed:
             proposal_services.accept_correction(correction, user=request.user)
-            self.message_user(  # type: ignore[attr-defined]
+            self.message_user(
                 request,
                 f"{correction.title}: accepted; this change is its entry in the history of {case.id}.",
                 messages.SUCCESS,
@@ -425,22 +430,22 @@ class SavesThroughService:
             # Said instead of the admin's "was changed successfully", which would contradict it.
             request._case_unchanged = True  # type: ignore[attr-defined]
             if correction is not None:
-                self.message_user(  # type: ignore[attr-defined]
+                self.message_user(
                     request,
                     f"Nothing changed, so “{correction.title}” was not accepted: make its "
                     "correction in the case, then save with it chosen again.",
                     messages.WARNING,
                 )
             elif reason != ADMIN_EDIT:
-                self.message_user(  # type: ignore[attr-defined]
+                self.message_user(
                     request,
                     "Nothing changed, so no history entry was recorded for your reason.",
                     messages.WARNING,
                 )
             else:
-                self.message_user(request, "Nothing changed.", messages.INFO)  # type: ignore[attr-defined]
+                self.message_user(request, "Nothing changed.", messages.INFO)
         for duplicate in duplicates.find_duplicates(document):
-            self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)  # type: ignore[attr-defined]
+            self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)
 
 
 @admin.register(Case)

@@ -86,7 +86,9 @@ def test_an_untouched_save_says_nothing_changed(client, editor):
     response = edit_severity(client, "IL-0428", None, None)
     assert response.status_code == 302
     assert len(case_history("IL-0428")) == 1
-    assert [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)] == [("info", "Nothing changed.")]
+    assert [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)] == [
+        ("info", "Nothing changed.")
+    ]
 
 
 def test_a_save_that_changes_something_says_it_was_changed(client, editor):
