@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.schemas.inspectors import ViewInspector
 
 from incidents import workflow
+from incidents.line_endings import unix_newlines
 from incidents.models import Case
 from incidents.problems import CaseImportError
 
@@ -51,6 +54,56 @@ class WriteAuthentication:
     schema: ViewInspector | None = ReadsNeedNoToken()
     authentication_classes: Sequence[type[BaseAuthentication]] = [TokenAuthentication]
     permission_classes: Sequence[Any] = [IsEditorForWrites]
+
+
+# Why an editor made a write, for the history row (as the admin's "Reason for this change"
+# field). A header because PUT and PATCH bodies are the case document itself, which has no
+# room for it; percent-encoded UTF-8 (as Discord's `X-Audit-Log-Reason`) because a header
+# holds only ASCII, so any text, line breaks included, fits.
+REASON_HEADER = "X-Change-Reason"
+REASON_MAX_CHARS = 2000
+CHANGE_REASON = OpenApiParameter(
+    REASON_HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Why you make this change, stored on the case's history entry and shown by "
+        "`GET /api/cases/{id}/history` and the history page; percent-encoded UTF-8 "
+        "(`Fix%20the%20date%0Aper%20the%20source` for two lines), at most "
+        f"{REASON_MAX_CHARS} characters once decoded. Without it the entry names the "
+        "method (`PATCH through the API`). A write that changes nothing records no entry."
+    ),
+)
+
+
+def change_reason(request: Any, body_reason: Any = None) -> str:
+    """The editor's reason for a write: the `X-Change-Reason` header, percent-decoded as
+    UTF-8, or `body_reason` (the `reason` of a status change or merge body); stripped, line
+    breaks as LF; "" when neither is given. Raises InvalidParameters (400 naming the header
+    or `reason`) for bytes that are not UTF-8, a reason over `REASON_MAX_CHARS`, a body
+    reason that is not text, or two different reasons given at once."""
+    errors: list[ParameterError] = []
+    header = request.META.get("HTTP_X_CHANGE_REASON", "")
+    try:
+        from_header = unquote(header, errors="strict").strip()
+    except UnicodeDecodeError:
+        errors.append(ParameterError(REASON_HEADER, "not percent-encoded UTF-8 text", header[:200]))
+        from_header = ""
+    if body_reason is not None and not isinstance(body_reason, str):
+        errors.append(ParameterError("reason", "must be text"))
+    from_body = body_reason.strip() if isinstance(body_reason, str) else ""
+    if from_header and from_body and unix_newlines(from_header) != unix_newlines(from_body):
+        errors.append(
+            ParameterError(REASON_HEADER, "gives another reason than the body's `reason`: send one")
+        )
+    reason = unix_newlines(from_header or from_body)
+    if len(reason) > REASON_MAX_CHARS:
+        where = REASON_HEADER if from_header else "reason"
+        errors.append(ParameterError(where, f"at most {REASON_MAX_CHARS} characters, got {len(reason)}"))
+    if errors:
+        raise InvalidParameters(errors)
+    return reason
 
 
 class PreconditionFailed(APIException):

@@ -17,13 +17,14 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
+from incidents import limits
 from incidents.models import VOCAB_FACETS
 from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS, json_whole_number, whole_number_wanted
 from incidents.selectors.numbers import OPTIONAL_WHOLE_NUMBER_PATTERN, WHOLE_NUMBER_PATTERN
 from incidents.selectors.params import query_too_long
 
 MAX_LOG_CHARS = 1_000_000
-MAX_MATCH_LIMIT = 50
+MAX_MATCH_LIMIT = limits.API_MATCH  # why it differs from MCP match_log: incidents/limits.py
 
 
 class ResponseSerializer(serializers.Serializer):

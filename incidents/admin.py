@@ -18,6 +18,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.http import HttpRequest, HttpResponse
@@ -136,6 +137,18 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         label="Error codes",
         help_text="Error codes the case states (vocabulary terms), in the order stated; new ones go last.",
     )
+    accepts_correction = forms.ModelChoiceField(
+        queryset=Proposal.objects.none(),
+        required=False,
+        label="Accepts correction",
+        help_text=(
+            "The correction proposal this save makes (reviewers): its history entry names the "
+            "proposal beside the fields changed, and the proposal is accepted. A save that "
+            "changes nothing accepts nothing."
+        ),
+    )
+    # Set by `CaseAdmin.get_form`: whether this editor may accept corrections (reviewers).
+    may_accept_corrections = False
 
     class Meta:
         model = Case
@@ -160,6 +173,10 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         case = self.instance
         if case.pk is None:
             return
+        if "accepts_correction" in self.fields and self.may_accept_corrections:
+            field = self.fields["accepts_correction"]
+            field.queryset = open_corrections(case.pk)  # type: ignore[attr-defined]
+            field.label_from_instance = lambda p: f"{p.title} (proposal {p.pk}, {p.status})"  # type: ignore[attr-defined]
         for name in JSON_FIELDS:
             # As the document has them: every key, in schema order (jsonb reorders keys).
             self.initial.setdefault(name, case_model().binding(name).read(case))
@@ -184,11 +201,36 @@ class CaseAdminForm(NullBlanksForm, ReasonForm):
         import's validation and normalisation (`services.Preparer`) see them as a file's."""
         edited = dict(document)
         for name in JSON_FIELDS:
-            if name in self.fields:
+            if name in self.fields and name in self.cleaned_data:
                 edited[name] = self.cleaned_data[name]
-        if "error_codes" in self.fields:
+        if "error_codes" in self.fields and "error_codes" in self.cleaned_data:
             edited["symptoms"] = {**edited["symptoms"], "error_codes": self.cleaned_data["error_codes"]}
         return edited
+
+
+def open_corrections(case_id: str) -> Any:
+    """The correction proposals of a case still waiting for a decision, oldest first."""
+    return Proposal.objects.filter(
+        kind=Proposal.Kind.CORRECTION,
+        case_id=case_id,
+        status__in=(Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW),
+    ).order_by("created", "pk")
+
+
+def add_import_problems(form: CaseAdminForm) -> None:
+    """Add to a refused case form the problems import's validation finds in the stored case
+    with the form's valid fields put in (rows as stored): each as an error of the field it
+    is about, unless that field has an error already. Writes nothing."""
+    from . import services
+
+    case = Case.objects.with_document().get(pk=form.instance.pk)
+    valid = [name for name in form.cleaned_data if name not in form.errors]
+    forms.models.construct_instance(form, case, fields=valid)
+    document = form.edited_document(dict(case_document(case)))
+    for problem in services.validate_document(document, where=f"case {case.pk}"):
+        field = problem_field(problem.path, form.fields)
+        if field is not None and field not in form.errors:
+            form.add_error(field, f"{problem.path.removeprefix('$.')}: {problem.message}")
 
 
 class EditorInline(admin.TabularInline):
@@ -296,6 +338,20 @@ class SavesThroughService:
     def case_id_of(self, obj: Any) -> str:
         raise NotImplementedError
 
+    def message_user(
+        self,
+        request: HttpRequest,
+        message: Any,
+        level: int | str = messages.INFO,
+        extra_tags: str = "",
+        fail_silently: bool = False,
+    ) -> None:
+        """The admin's messages, less its success message after a save that changed nothing
+        (`save_related` said so instead)."""
+        if level == messages.SUCCESS and getattr(request, "_case_unchanged", False):
+            return
+        super().message_user(request, message, level, extra_tags, fail_silently)  # type: ignore[misc]
+
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
         problems = getattr(request, "_case_problems", None)
@@ -318,12 +374,37 @@ class SavesThroughService:
             request._case_problems = [(p.path, p.message) for p in error.problems]  # type: ignore[attr-defined]
             return super().changeform_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
 
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> Any:
+        form = context.get("adminform") and context["adminform"].form
+        if (
+            request.method == "POST"
+            and isinstance(form, CaseAdminForm)
+            and form.instance.pk
+            and not form.problems
+            and context.get("errors")
+        ):
+            # Refused before the import validation ran: check the fields that did validate
+            # now, so the editor sees every problem of this save at once, not one group a save.
+            formsets = [inline.formset for inline in context.get("inline_admin_formsets", [])]
+            add_import_problems(form)
+            context["errors"] = helpers.AdminErrorList(form, formsets)
+        return super().render_change_form(request, context, add, change, form_url, obj)  # type: ignore[misc]
+
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         request._case_savepoint = transaction.savepoint()  # type: ignore[attr-defined]
         super().save_model(request, obj, form, change)  # type: ignore[misc]
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         from . import duplicates, services
+        from .proposals import services as proposal_services
 
         super().save_related(request, form, formsets, change)  # type: ignore[misc]
         case = Case.objects.with_document().get(id=self.case_id_of(form.instance))
@@ -331,17 +412,40 @@ class SavesThroughService:
         # The rows were written only to build the document: the service writes it for real.
         transaction.savepoint_rollback(request._case_savepoint)  # type: ignore[attr-defined]
         reason = form.reason()
+        correction = form.cleaned_data.get("accepts_correction")
+        if correction is not None:
+            typed = "" if reason == ADMIN_EDIT else reason
+            reason = proposal_services.correction_note(correction) + (f": {typed}" if typed else "")
         saved = services.save_case_document(
             document, user=request.user, reason=reason, where=f"case {case.id}"
         )
-        if not saved.changed and reason != ADMIN_EDIT:
-            self.message_user(  # type: ignore[attr-defined]
+        if correction is not None and saved.changed:
+            proposal_services.accept_correction(correction, user=request.user)
+            self.message_user(
                 request,
-                "Nothing changed, so no history entry was recorded for your reason.",
-                messages.WARNING,
+                f"{correction.title}: accepted; this change is its entry in the history of {case.id}.",
+                messages.SUCCESS,
             )
+        if not saved.changed:
+            # Said instead of the admin's "was changed successfully", which would contradict it.
+            request._case_unchanged = True  # type: ignore[attr-defined]
+            if correction is not None:
+                self.message_user(
+                    request,
+                    f"Nothing changed, so “{correction.title}” was not accepted: make its "
+                    "correction in the case, then save with it chosen again.",
+                    messages.WARNING,
+                )
+            elif reason != ADMIN_EDIT:
+                self.message_user(
+                    request,
+                    "Nothing changed, so no history entry was recorded for your reason.",
+                    messages.WARNING,
+                )
+            else:
+                self.message_user(request, "Nothing changed.", messages.INFO)
         for duplicate in duplicates.find_duplicates(document):
-            self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)  # type: ignore[attr-defined]
+            self.message_user(request, f"Possible duplicate: {duplicate}", messages.WARNING)
 
 
 @admin.register(Case)
@@ -398,6 +502,19 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         ("Error codes, affected versions and upstream references", {"fields": ("error_codes", *JSON_FIELDS)}),
         (None, {"fields": ("change_reason",)}),
     )
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None and workflow.is_reviewer(request.user) and open_corrections(obj.pk).exists():
+            *edited, reason = fieldsets
+            return (*edited, ("Correction proposals", {"fields": ("accepts_correction",)}), reason)
+        return fieldsets
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if workflow.is_reviewer(request.user):
+            return type(form.__name__, (form,), {"may_accept_corrections": True})
+        return form
 
     # --- permissions: editors edit, nobody deletes (ids are never reused) ---
 
@@ -686,8 +803,9 @@ class TermAdmin(admin.ModelAdmin):
 @admin.register(Proposal)
 class ProposalAdmin(admin.ModelAdmin):
     """The review queue of public proposals. Accepting (reviewers) publishes a new case's
-    draft, or notes a correction, which an editor makes in the case first, in that case's
-    history; declining needs the reason written on the proposal first."""
+    draft; a correction is accepted on the case's own page, by the save that makes it
+    (`CaseAdminForm.accepts_correction`); declining needs the reason written on the proposal
+    first."""
 
     formfield_overrides = MULTILINE
     list_display = ("title", "kind", "status", "case", "created")
@@ -746,7 +864,9 @@ class ProposalAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Accept (reviewers): publish a new case, or record a correction in its case's history"
+        description=(
+            "Accept (reviewers): publish a new case (a correction is accepted by saving it in its case)"
+        )
     )
     def accept(self, request: HttpRequest, queryset: Any) -> None:
         from .proposals import services as proposal_services
@@ -768,7 +888,5 @@ class ProposalAdmin(admin.ModelAdmin):
 
 
 def accepted_message(proposal: Proposal) -> str:
-    """What accepting did, in the words of the proposal's kind."""
-    if proposal.kind == Proposal.Kind.CORRECTION:
-        return f"accepted; the correction is recorded in the history of {proposal.case_id}"
+    """What accepting a new case's proposal did."""
     return f"accepted; {proposal.case_id} is published"

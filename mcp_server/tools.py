@@ -16,7 +16,7 @@ from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from incidents import search, selectors
+from incidents import limits, search, selectors
 from incidents.document_model import case_model
 from incidents.models import Case, Facet
 from incidents.models import Term as VocabularyTerm
@@ -167,7 +167,7 @@ def search_incidents(
     max_accelerators: Count = None,
     min_nodes: Count = None,
     max_nodes: Count = None,
-    limit: Annotated[int, Field(ge=1, le=25)] = 10,
+    limit: Annotated[int, Field(ge=1, le=limits.MCP_SEARCH)] = 10,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
@@ -262,7 +262,7 @@ def list_incidents(
     min_nodes: Count = None,
     max_nodes: Count = None,
     sort: Literal["newest", "oldest"] = "newest",  # by publication date, as the docstring says
-    limit: Annotated[int, Field(ge=1, le=50)] = 20,
+    limit: Annotated[int, Field(ge=1, le=limits.MCP_LIST)] = 20,
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> IncidentList:
@@ -482,7 +482,7 @@ def _fit_vocabulary(result: Vocabulary) -> Vocabulary:
 
 def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
-    limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    limit: Annotated[int, Field(ge=1, le=limits.SIMILAR)] = 5,
 ) -> SimilarIncidents:
     """Cases similar to one case, closest first, with why; hand-linked apart.
 
@@ -525,7 +525,7 @@ def match_log(
             description="A traceback, NCCL or kernel log, dmesg, Slurm output.",
         ),
     ],
-    limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    limit: Annotated[int, Field(ge=1, le=limits.MCP_MATCH)] = 5,
 ) -> LogMatchResult:
     """Cases ranked by failure signatures in a pasted log; `lines`: each matched line once;
     `error_codes`: see explain_error.

@@ -13,7 +13,7 @@ from incidents import search
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
 from ..http import ApiView
-from ..params import reject_all, reject_unknown_keys, without_blank_optionals
+from ..params import ParamReader, reject_all, reject_unknown_keys, without_blank_optionals
 from ..parsers import JSONBodyParser, PlainTextParser
 from ..serializers import MAX_LOG_CHARS, MatchRequestSerializer, MatchResponseSerializer
 
@@ -28,12 +28,30 @@ def _clean_text(data: object) -> object:
     return data
 
 
+def _is_plain(request: Request) -> bool:
+    return request.content_type.split(";")[0].strip().lower() == PlainTextParser.media_type
+
+
+def _query_limit(request: Request) -> str | None:
+    """A `text/plain` body is the log alone, so its `limit` comes in the query string
+    (`?limit=5`), read as the JSON body's `limit` is (the same checks and wording: a blank
+    value is not given); any other parameter, or `limit` twice, is a 400. A JSON body takes
+    no query parameter: its `limit` is a field of the body."""
+    if not _is_plain(request):
+        reject_all(request.query_params)
+        return None
+    reader = ParamReader(request.query_params, allowed=("limit",))
+    limit = reader.single("limit")
+    reader.finish()
+    return limit
+
+
 def _check_plain_body(request: Request) -> None:
     """A `text/plain` body is the log itself: over `MAX_LOG_CHARS` characters it is too large
     (413, saying the limit and the length received, as a body over the byte limit is told),
     not a 400 on a `text` field the client never sent. In JSON the limit is the `text`
     field's, which the 400 names."""
-    if request.content_type.split(";")[0].strip().lower() != PlainTextParser.media_type:
+    if not _is_plain(request):
         return
     text = request.data.get("text")
     if isinstance(text, str) and len(text) > MAX_LOG_CHARS:
@@ -50,8 +68,8 @@ class MatchView(ApiView):
     field and what would work (a key it does not read included), 413 over
     `DATA_UPLOAD_MAX_MEMORY_SIZE` or for a plain body over `MAX_LOG_CHARS` characters, 415 for
     a body neither JSON nor `text/plain` or in a charset that is no text encoding (a plain
-    body is the log itself, with the default limit; both are decoded by
-    `api.parsers.decode_body`)."""
+    body is the log itself, its `limit` in the query string: `_query_limit`; both are decoded
+    by `api.parsers.decode_body`)."""
 
     throttle_scope = "api-heavy"
     parser_classes = [JSONBodyParser, PlainTextParser]
@@ -63,7 +81,8 @@ class MatchView(ApiView):
             "Send pasted log text (a traceback, NCCL or kernel log, dmesg, Slurm output) as "
             '`{"text": "...", "limit": 10}` (`limit` a whole number, or its digits as text, `"10"`, '
             'as MCP\'s match_log takes it; `""` is no limit given), or as a raw `text/plain` body '
-            "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`), in the charset its "
+            "(`curl --data-binary @job.log -H 'Content-Type: text/plain'`), its `limit` then in the "
+            "query string (`/api/match?limit=5`, checked as the JSON field is), in the charset its "
             "`Content-Type` names, else its byte-order mark's (UTF-16 and UTF-32 have one), else "
             "UTF-8 (undecodable bytes of a plain body without a charset read as U+FFFD); get published "
             "cases ranked by the failure "
@@ -85,7 +104,8 @@ class MatchView(ApiView):
             ),
             **schema.error_responses(
                 bad_request="Malformed JSON, bytes that are not text in the charset named, a missing "
-                "or empty `text`, `limit` out of range, an unknown key, or a query parameter."
+                "or empty `text`, `limit` out of range, an unknown key, or a query parameter other "
+                "than a `text/plain` body's `limit`."
             ),
         },
         examples=[
@@ -101,7 +121,7 @@ class MatchView(ApiView):
         ],
     )
     def post(self, request: Request) -> Response:
-        reject_all(request.query_params)
+        query_limit = _query_limit(request)
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isascii() and length.isdigit() and int(length) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             raise PayloadTooLarge(
@@ -111,7 +131,10 @@ class MatchView(ApiView):
         reject_unknown_keys(request.data, MatchRequestSerializer().fields)  # a plain body is {"text": ...}
         _check_plain_body(request)
         fields = MatchRequestSerializer().fields
-        body = MatchRequestSerializer(data=without_blank_optionals(_clean_text(request.data), fields))
+        data = _clean_text(request.data)
+        if query_limit is not None and isinstance(data, dict):
+            data = {**data, "limit": query_limit}
+        body = MatchRequestSerializer(data=without_blank_optionals(data, fields))
         body.is_valid(raise_exception=True)
         reading = search.read_log(body.validated_data["text"], limit=body.validated_data["limit"])
         return Response(

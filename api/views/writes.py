@@ -28,9 +28,11 @@ from incidents.problems import CaseImportError
 
 from .. import schema, shapes
 from ..editing import (
+    CHANGE_REASON,
     Conflict,
     WriteAuthentication,
     case_etag,
+    change_reason,
     check_if_match,
     invalid_document,
     workflow_error,
@@ -154,6 +156,7 @@ class CaseCreateMixin(WriteAuthentication):
             "`ETag` that later writes send in `If-Match`."
         ),
         request=DOCUMENT_REF,
+        parameters=[CHANGE_REASON],
         responses=write_responses(201, AS_STORED),
     )
     def post(self, request: Request) -> Response:
@@ -168,7 +171,7 @@ class CaseCreateMixin(WriteAuthentication):
             raise workflow_error(error) from None
         if Case.objects.filter(id=document["id"]).exists():
             raise Conflict(f"{document['id']} exists already: PUT or PATCH it, or leave `id` out")
-        _save(request, document, reason="created through the API")
+        _save(request, document, reason=change_reason(request) or "created through the API")
         return _saved(request, document["id"], status=201)
 
 
@@ -188,6 +191,7 @@ class CaseUpdateMixin(WriteAuthentication):
     def _update(self, request: Request, case_id: str, build) -> Response:
         from incidents import services
 
+        reason = change_reason(request) or f"{request.method} through the API"
         with services.writing_cases():
             case = _editable_case(case_id)
             check_if_match(request, case)
@@ -205,7 +209,7 @@ class CaseUpdateMixin(WriteAuthentication):
             if isinstance(sent, list) and all(isinstance(item, str) for item in sent):
                 # Built from GET, which shows published links only: keep the ones it hides.
                 document["related"] = selectors.related_to_store(case, sent)
-            _save(request, document, reason=f"{request.method} through the API")
+            _save(request, document, reason=reason)
         return _saved(request, case_id)
 
     @extend_schema(
@@ -213,7 +217,7 @@ class CaseUpdateMixin(WriteAuthentication):
         summary="Replace a case (editors)",
         description="The whole new document; `status` must stay as it is (see `/status`).",
         request=DOCUMENT_REF,
-        parameters=[CASE_ID, IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
         responses=write_responses(200, AS_STORED),
     )
     def put(self, request: Request, case_id: str) -> Response:
@@ -227,7 +231,7 @@ class CaseUpdateMixin(WriteAuthentication):
             "A JSON Merge Patch (RFC 7396) over the case document: objects merge, `null` removes a key."
         ),
         request={"application/merge-patch+json": {"type": "object"}, "application/json": {"type": "object"}},
-        parameters=[CASE_ID, IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
         responses=write_responses(200, AS_STORED),
     )
     def patch(self, request: Request, case_id: str) -> Response:
@@ -246,7 +250,7 @@ class CaseStatusView(WriteAuthentication, ApiView):
             "retracted with a `reason` (reviewers). Other moves are 409."
         ),
         request=StatusChangeSerializer,
-        parameters=[CASE_ID, IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
         responses=write_responses(200, AS_STORED),
     )
     def post(self, request: Request, case_id: str) -> Response:
@@ -254,9 +258,10 @@ class CaseStatusView(WriteAuthentication, ApiView):
 
         body = _document_body(request)
         reject_unknown_keys(body, StatusChangeSerializer().fields)
-        target, reason = body.get("status"), body.get("reason") or ""
-        if target not in Case.Status.values or not isinstance(reason, str):
+        target = body.get("status")
+        if target not in Case.Status.values or not isinstance(body.get("reason") or "", str):
             raise ParseError("`status` must be one of draft, in_review, published, retracted; `reason` text")
+        reason = change_reason(request, body.get("reason"))
         with services.writing_cases():
             case = _editable_case(case_id)
             check_if_match(request, case)
@@ -277,7 +282,7 @@ class CaseMergeView(WriteAuthentication, ApiView):
         summary="Merge a duplicate into another case (reviewers)",
         description="This case's id redirects to `into` from then on and is never reused.",
         request=MergeRequestSerializer,
-        parameters=[CASE_ID, IF_MATCH],
+        parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
         responses=write_responses(200, f"The kept case. {AS_STORED}"),
     )
     def post(self, request: Request, case_id: str) -> Response:
@@ -285,9 +290,10 @@ class CaseMergeView(WriteAuthentication, ApiView):
 
         body = _document_body(request)
         reject_unknown_keys(body, MergeRequestSerializer().fields)
-        kept, reason = body.get("into"), body.get("reason") or ""
-        if not isinstance(kept, str) or not isinstance(reason, str):
+        kept = body.get("into")
+        if not isinstance(kept, str) or not isinstance(body.get("reason") or "", str):
             raise ParseError("`into` must be the id of the case to keep")
+        reason = change_reason(request, body.get("reason"))
         with services.writing_cases():
             case = _editable_case(case_id)
             check_if_match(request, case)

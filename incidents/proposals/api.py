@@ -43,14 +43,20 @@ REQUEST_SCHEMA = {
     "type": "object",
     "properties": {
         "kind": {"type": "string", "enum": list(Proposal.Kind.values), "description": "new or correction."},
-        "title": {"type": "string", "maxLength": 300, "description": "What broke (10 to 300 characters)."},
+        "title": {
+            "type": "string",
+            "maxLength": 300,
+            "description": "What broke (10 to 300 characters); a correction may leave it out.",
+        },
         "text": {"type": "string", "maxLength": MAX_TEXT, "description": "What happened / what is wrong."},
         "source_urls": {
             "oneOf": [
                 {"type": "string", "description": "One http(s) URL per line."},
                 {"type": "array", "items": {"type": "string"}, "maxItems": MAX_URLS},
             ],
-            "description": f"Public sources, at most {MAX_URLS}.",
+            "description": (
+                f"Public sources, at most {MAX_URLS}; needed for a new case, optional for a correction."
+            ),
         },
         "case_id": {"type": "string", "maxLength": 12, "description": "Correction: the case, e.g. IL-0428."},
         "organization": {"type": "string", "maxLength": 200, "description": "New case: from the vocabulary."},
@@ -59,7 +65,9 @@ REQUEST_SCHEMA = {
         "root_cause": {"type": "string", "description": "New case, optional: a root cause slug."},
         "contact": {"type": "string", "maxLength": 200, "description": "Optional e-mail address."},
     },
-    "required": ["kind", "title", "text", "source_urls"],
+    # A new case's other fields are checked by the form (`ProposalForm.clean`), which says
+    # which are needed for it; a correction needs only `case_id` and `text`.
+    "required": ["kind", "text"],
 }
 
 
@@ -87,10 +95,11 @@ class ProposalCreateView(ApiView):
         operation_id="proposals_create",
         summary="Propose a new case or a correction",
         description=(
-            "Anyone may propose. Fields: `kind` (`new` or `correction`), `title`, `text`, "
-            "`source_urls` (one per line or a list), and for a new case `organization`, "
-            "`published`, `topic` (slug) and optionally `root_cause` (slug); for a correction "
-            "`case_id`. Every value is a string (`source_urls` may be a list of strings). Plain "
+            "Anyone may propose. A new case: `kind: new`, `title`, `text`, `source_urls` (one per "
+            "line or a list), `organization`, `published`, `topic` (slug) and optionally "
+            "`root_cause` (slug). A correction: `kind: correction`, `case_id` and `text` (what is "
+            "wrong), optionally `title` and `source_urls`. Every value is a string (`source_urls` "
+            "may be a list of strings). Plain "
             "text only (no HTML), bounded sizes. A key not listed here is refused (400 naming it, "
             "with the closest accepted key), never ignored. Per client address, only proposals "
             "received count against the proposal rate (`PROPOSAL_THROTTLE_RATE`, 10/hour); refused "

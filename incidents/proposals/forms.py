@@ -94,7 +94,8 @@ def initial_from_link(query: Any) -> dict[str, str]:
 
 
 class ProposalForm(forms.Form):
-    """A new case or a correction of an existing one, with its public sources."""
+    """A new case (title, text, organization, date, topic and sources needed) or a correction
+    of an existing one (the case and what is wrong needed; title and sources optional)."""
 
     kind = forms.ChoiceField(
         choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW
@@ -108,8 +109,9 @@ class ProposalForm(forms.Form):
     title = forms.CharField(
         max_length=300,
         min_length=10,
+        required=False,
         validators=[no_html],
-        help_text="What broke, at what scale, with what effect.",
+        help_text="What broke, at what scale, with what effect. A correction may leave it out.",
     )
     organization = forms.CharField(
         max_length=200,
@@ -139,8 +141,12 @@ class ProposalForm(forms.Form):
     source_urls = forms.CharField(
         label="Source URLs",
         max_length=MAX_URLS * 2001,
+        required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}.",
+        help_text=(
+            f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}; "
+            "a correction needs one only if it rests on a source the case does not cite."
+        ),
     )
     contact = forms.EmailField(
         required=False, max_length=200, help_text="Optional, only for questions about it."
@@ -165,8 +171,6 @@ class ProposalForm(forms.Form):
 
     def clean_source_urls(self) -> list[str]:
         lines = [line.strip() for line in self.cleaned_data["source_urls"].splitlines() if line.strip()]
-        if not lines:
-            raise ValidationError("Give at least one public source URL.")
         if len(lines) > MAX_URLS:
             raise ValidationError(f"At most {MAX_URLS} URLs.")
         check = URLValidator(schemes=["http", "https"])
@@ -184,8 +188,14 @@ class ProposalForm(forms.Form):
         if cleaned.get(HONEYPOT):
             raise ValidationError("This proposal looks automated.", code="honeypot")
         if cleaned.get("kind") == Proposal.Kind.CORRECTION:
+            # A correction needs only the case it corrects and what is wrong (`text`): its
+            # title and sources are optional (`services.correction_title` names it when untitled).
             cleaned["case"] = self._case_to_correct((cleaned.get("case_id") or "").strip())
         elif cleaned.get("kind") == Proposal.Kind.NEW:
+            if not cleaned.get("title") and "title" not in self.errors:
+                self.add_error("title", "Needed for a new case.")
+            if not cleaned.get("source_urls") and "source_urls" not in self.errors:
+                self.add_error("source_urls", "Give at least one public source URL.")
             for name in ("organization", "published", "topic"):
                 # A value given but refused already says why (`2025-02-30 is not a date`);
                 # "needed" is for a value left out.

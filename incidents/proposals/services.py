@@ -65,15 +65,28 @@ def propose_case(data: NewCase) -> Proposal:
     )
 
 
+CORRECTION_TITLE_CHARS = 80  # of the text's first line, in an untitled correction's title
+
+
+def correction_title(case: Case, text: str) -> str:
+    """The title of a correction sent without one: the case and the start of what is wrong
+    (`Correction to IL-0428: The postmortem says 64 nodes, not 32.`), cut at a word."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) > CORRECTION_TITLE_CHARS:
+        first = first[:CORRECTION_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+    return f"Correction to {case.pk}: {first}" if first else f"Correction to {case.pk}"
+
+
 def propose_correction(
     *, case: Case, title: str, text: str, source_urls: list[str], contact: str = ""
 ) -> Proposal:
     """Queue a correction of a published case (an editor applies it in the admin). `title`
-    is the proposer's own (what is wrong); `case` says which case it corrects."""
+    is the proposer's own (what is wrong), `correction_title` when blank; `case` says which
+    case it corrects; `source_urls` may be empty."""
     return Proposal.objects.create(
         kind=Proposal.Kind.CORRECTION,
         case=case,
-        title=title,
+        title=title.strip() or correction_title(case, text),
         text=text,
         source_urls=source_urls,
         contact=contact,
@@ -104,22 +117,41 @@ def start_review(proposal: Proposal, *, user: User) -> Proposal:
     return proposal
 
 
-@transaction.atomic
-def accept(proposal: Proposal, *, user: User) -> Proposal:
-    """Accept (reviewers): a new case's draft is published (it goes through review first); a
-    correction, which an editor made in the case, is noted in the case's history (who
-    accepted it, from which proposal)."""
+def _check_acceptable(proposal: Proposal, user: User) -> None:
     if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
         raise ReviewError(f"the proposal is already {proposal.status}")
     if not is_reviewer(user):
         raise ReviewError("accepting proposals needs the reviewer role")
-    if proposal.kind == Proposal.Kind.NEW and proposal.case_id:
+
+
+@transaction.atomic
+def accept(proposal: Proposal, *, user: User) -> Proposal:
+    """Accept a new case's proposal (reviewers): its draft is published (through review
+    first). A correction is refused with where to accept it (`accept_correction`): an
+    acceptance apart from the edit would be a history entry that changes nothing."""
+    _check_acceptable(proposal, user)
+    if proposal.kind == Proposal.Kind.CORRECTION:
+        raise ReviewError(
+            f"a correction is accepted with the edit that makes it: open {proposal.case_id} in the "
+            "admin, make the correction and choose this proposal under “Accepts correction” as you save"
+        )
+    if proposal.case_id:
         draft = Case.objects.get(pk=proposal.case_id)
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
         services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
-    elif proposal.kind == Proposal.Kind.CORRECTION and proposal.case_id:
-        services.note_in_history(proposal.case_id, user=user, reason=correction_note(proposal))
+    proposal.status = Proposal.Status.ACCEPTED
+    proposal.save(update_fields=["status", "updated"])
+    return proposal
+
+
+@transaction.atomic
+def accept_correction(proposal: Proposal, *, user: User) -> Proposal:
+    """Mark a correction accepted (reviewers) by the save that made it: the caller wrote that
+    save's history entry with `correction_note` as its reason. Raises ReviewError."""
+    _check_acceptable(proposal, user)
+    if proposal.kind != Proposal.Kind.CORRECTION:
+        raise ReviewError("only a correction is accepted with an edit of its case")
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal

@@ -53,14 +53,14 @@ from .models import CaseNeighbour
 from .patterns import (
     EXTRACTORS,
     GENERIC_TOKENS,
-    SOURCE_FILE,
+    NOT_WORDS,
     Extractor,
     blanked,
     compile_pattern,
     inside,
+    not_word_spans,
     options,
     pattern_problem,
-    source_file_spans,
 )
 from .query import Atom, keeps_meaning
 from .results import Confidence, FoundCode, LogHit, LogLine, LogReading
@@ -285,10 +285,10 @@ def _form_pattern(form: str) -> tuple[str, bool]:
 
 
 def _source_files(scanned: LogLines) -> dict[str, list[tuple[int, int]]]:
-    """Line -> the spans of the source-file names in it (`patterns.SOURCE_FILE`), for the
-    lines that name one: one scan of the joined lines (`log_lines.py`)."""
+    """Line -> the spans of the source-file and host names in it (`patterns.NOT_WORDS`), for
+    the lines that name one: one scan of the joined lines (`log_lines.py`)."""
     found: dict[str, list[tuple[int, int]]] = {}
-    for index, match in scanned.matches(SOURCE_FILE):
+    for index, match in scanned.matches(NOT_WORDS):
         found.setdefault(scanned.lines[index], []).append(match.span())
     return found
 
@@ -297,8 +297,9 @@ def _term_forms_in(
     line: str, matcher: Any, entries: list[_TermForm], source_files: list[tuple[int, int]] | None
 ) -> list[int]:
     """The indexes of `entries` (`_term_matcher`) found in `line`. A name or synonym counts
-    only outside the source-file names of the line (`source_files`, its spans): `proxy.cc`
-    is where NCCL's code is, not the word `proxy` (a synonym of Load balancer). A term's
+    only outside the source-file and host names of the line (`source_files`, its spans):
+    `proxy.cc` is where NCCL's code is, and `gpu-node-023` a machine, not the word `GPU` (a
+    synonym of NVIDIA GPU). A term's
     own patterns are read in the whole line, since they may name a file on purpose
     (Megatron-LM's, for `pretrain_gpt.py`)."""
     found = matcher.Match(line) or []
@@ -755,8 +756,9 @@ class _Spans:
                 continue
             spans = [m.span() for m in compiled.finditer(line)]
             if form and spans:
-                # A name is not read inside a source-file name (`_term_forms_in`): not shown there.
-                files = source_file_spans(line) if files is None else files
+                # A name is not read inside a source-file or host name (`_term_forms_in`):
+                # not shown there.
+                files = not_word_spans(line) if files is None else files
                 spans = [span for span in spans if not inside(span, files)]
             found.extend(spans)
         return found

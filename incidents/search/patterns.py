@@ -131,15 +131,31 @@ EXTRACTORS: tuple[Extractor, ...] = (
 # names. Only the file's own name: the directories before it (`torch/`, `megatron/`) name the
 # package that ran. Lower-case extensions of the languages these programs are written in;
 # it cannot match a line break (`log_lines.py`).
-SOURCE_FILE = compile_pattern(
-    r"\b[\w-]+(?:\.[\w-]+)*\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|py|pyx|go|rs|java|sh)\b(?::\d+)*",
-    ignore_case=False,
+SOURCE_FILE_PATTERN = (
+    r"\b[\w-]+(?:\.[\w-]+)*\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh|py|pyx|go|rs|java|sh)\b(?::\d+)*"
 )
+SOURCE_FILE = compile_pattern(SOURCE_FILE_PATTERN, ignore_case=False)
+# A host name a line prints (`host : gpu-node-023`, `ip-10-0-1-23.ec2.internal`): lower-case
+# labels joined by hyphens, ending in a node number of two digits or more, then its domain.
+# It names a machine, not a component: the `gpu` of `gpu-node-023` is no NVIDIA GPU. A
+# version is not one (`cuda-12.1` is CUDA 12.1, `nccl-2.18.1` NCCL): RE2 has no look-ahead,
+# so the character after the name is part of the match (never a line break, `log_lines.py`),
+# and blanked with it, which reads no name out of a space, colon or bracket.
+HOST_NAME_PATTERN = r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[0-9]{2,}(?:\.[a-z][a-z0-9-]*)*(?:[^\w.\-\n]|(?m:$))"
+HOST_NAME = compile_pattern(HOST_NAME_PATTERN, ignore_case=False)
+# Names in a line that are no words it says: source files and host names.
+NOT_WORDS = compile_pattern(f"{SOURCE_FILE_PATTERN}|{HOST_NAME_PATTERN}", ignore_case=False)
 
 
 def source_file_spans(line: str) -> list[tuple[int, int]]:
     """The [start, end) spans of the source-file names (`SOURCE_FILE`) in `line`."""
     return [match.span() for match in SOURCE_FILE.finditer(line)]
+
+
+def not_word_spans(line: str) -> list[tuple[int, int]]:
+    """The [start, end) spans of the names in `line` that are no words it says
+    (`NOT_WORDS`: source files and host names), where no term's name or synonym is read."""
+    return [match.span() for match in NOT_WORDS.finditer(line)]
 
 
 def blanked(line: str, spans: list[tuple[int, int]]) -> str:

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from incidents import search, selectors
+from incidents import limits, search, selectors
 from incidents.search.results import FacetCount
 from incidents.selectors import (
     FILTER_FACETS,
@@ -28,7 +28,7 @@ from .citation import bibtex
 from .common import not_found_page, render_page
 from .state import DATE_PARAMS, SearchState, given_page
 
-CASES_PER_PAGE = 20
+CASES_PER_PAGE = limits.PAGE_CASES
 FACET_VALUES_SHOWN = 8  # more values of a facet fold into a "more" disclosure
 MAX_SUGGESTIONS = 5  # each costs a count: keep an empty page cheap
 SIMILAR_SHOWN = 5
@@ -85,6 +85,14 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
         folded = [v for v in values if v not in shown]
         groups.append(FacetGroup(facet, facet_label(facet), values, shown, folded))
     return groups
+
+
+def _notes(results: search.SearchResults) -> list[str]:
+    """The search's notes but the one saying a corrected query was searched: the page says
+    that once, with the corrected query as a link (`results.suggestion`), not as a "Did you
+    mean" beside a note that it was already searched."""
+    corrected = f"searched for “{results.suggestion}” instead."
+    return [note for note in results.notes if not (results.suggestion and note.endswith(corrected))]
 
 
 def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:
@@ -248,6 +256,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
             "query_box": _query_box(state, request.GET, problems),
             "notices": [_notice(problem, state, base) for problem in problems],
             "results": results,
+            "notes": _notes(results),
             "hits": results.hits,
             "facet_groups": _facet_groups(state, results.facets, base),
             "bounds_form": _bounds_form(state),

@@ -10,22 +10,26 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from api.throttling import HEAVY_SCOPE, count_request, rate_of
-from incidents import search, selectors
+from incidents import limits, search, selectors
 from incidents.search.log_lines import MAX_LOG_BYTES
 
 from .common import render_page
 
-# Written the way engineers type them: error tokens, symptoms, components.
+# Written the way engineers type them (error tokens, symptoms, components), one per kind of
+# failure, each chosen because its first hit is plainly the case it is about: an example that
+# opens on a loose match teaches a new user that the search guesses.
+# tests/web/test_example_queries_lead_to_their_cases.py pins each one's first hit.
 EXAMPLE_QUERIES = (
-    "NCCL timeout",
-    "training hang after adding nodes",
-    "ECC error",
-    "loss spike",
+    "vLLM hangs in NCCL all-reduce",
+    "training hangs at first checkpoint save",
+    "Xid 79",
+    "ECC error crashed training",
+    "loss spikes despite gradient clipping",
     "Kubernetes DNS",
-    "corrupted output on TPU",
+    "garbled tokens on TPU",
 )
 LATEST_SHOWN = 5
-LOG_HITS_SHOWN = 10
+LOG_HITS_SHOWN = limits.PAGE_LOG_HITS
 
 
 def home(request: HttpRequest) -> HttpResponse:

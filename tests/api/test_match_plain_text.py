@@ -51,3 +51,32 @@ def test_in_json_the_limit_is_the_text_fields_which_the_400_names(client):
     assert response.json()["errors"] == [
         {"parameter": "text", "detail": "Ensure this field has no more than 1000000 characters."}
     ]
+
+
+def test_a_plain_body_takes_its_limit_in_the_query_string(client):
+    # `curl --data-binary @job.log 'http://.../api/match?limit=1'`: the body is the log alone.
+    plain = client.post("/api/match?limit=1", data=LOG.encode(), content_type="text/plain")
+    as_json = client.post("/api/match", data={"text": LOG, "limit": 1}, content_type="application/json")
+    assert plain.status_code == as_json.status_code == 200
+    assert plain.json() == as_json.json()
+    assert len(plain.json()["results"]) == 1
+    blank = client.post("/api/match?limit=", data=LOG.encode(), content_type="text/plain")
+    assert blank.json() == client.post("/api/match", data=LOG.encode(), content_type="text/plain").json()
+
+
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("limit=0", "Must be between 1 and 50 (got 0)."),
+        ("limit=51", "Must be between 1 and 50 (got 51)."),
+        ("limit=ten", 'Must be a whole number from 1 to 50, such as 10 or "10" (got "ten").'),
+        ("limit=2.5", 'Must be a whole number from 1 to 50, such as 10 or "10" (got "2.5").'),
+        ("limit=1&limit=2", "given more than once; give it once"),
+        ("top=3", "unknown parameter; this endpoint accepts limit"),
+    ],
+)
+def test_a_bad_query_limit_is_worded_as_the_json_limit(client, query, detail):
+    response = client.post(f"/api/match?{query}", data=LOG.encode(), content_type="text/plain")
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert (error["parameter"], error["detail"]) == (query.split("=")[0], detail)

@@ -1,7 +1,7 @@
 """An editor corrects a case in the admin with a browser: chooses an error code in the
 vocabulary chooser (the admin's script, under the site's Content-Security-Policy), adds an
 affected range, says why, is told on the field when a reference is not JSON, and the
-reason then reads on the case's public history page."""
+reason then reads on the case's public history page, line breaks and all."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tests.editorial.conftest import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-REASON = "The driver log in the second source shows Xid 79 too; NCCL 2.18.1 was the version run."
+# Two lines, as an editor types them: the history page shows them as two lines.
+REASON = "The driver log in the second source shows Xid 79 too;\nNCCL 2.18.1 was the version run."
 
 
 def test_an_editor_chooses_a_code_adds_a_range_and_says_why(open_page):

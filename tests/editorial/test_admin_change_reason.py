@@ -74,10 +74,28 @@ def test_a_reason_alone_changes_nothing_and_says_so(client, editor):
     assert response.status_code == 302
     assert Case.objects.get(id="IL-0428").modified == modified
     assert len(case_history("IL-0428")) == 1
-    [warning, done] = [str(m) for m in get_messages(response.wsgi_request)]
-    assert warning == "Nothing changed, so no history entry was recorded for your reason."
-    assert done.endswith("” was changed successfully.")
+    # One message, the warning: "was changed successfully" beside it would contradict it.
+    assert [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)] == [
+        ("warning", "Nothing changed, so no history entry was recorded for your reason.")
+    ]
     assert LogEntry.objects.get(object_id="IL-0428").get_change_message() == "No fields changed."
+
+
+def test_an_untouched_save_says_nothing_changed(client, editor):
+    client.force_login(editor)
+    response = edit_severity(client, "IL-0428", None, None)
+    assert response.status_code == 302
+    assert len(case_history("IL-0428")) == 1
+    assert [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)] == [
+        ("info", "Nothing changed.")
+    ]
+
+
+def test_a_save_that_changes_something_says_it_was_changed(client, editor):
+    client.force_login(editor)
+    response = edit_severity(client, "IL-0428", "low", None)
+    [(level, message)] = [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)]
+    assert level == "success" and message.endswith("” was changed successfully.")
 
 
 def test_a_reason_too_long_is_an_error_on_its_field(client, editor):
