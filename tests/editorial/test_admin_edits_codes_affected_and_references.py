@@ -170,6 +170,7 @@ def test_a_code_the_text_shows_is_kept_as_import_keeps_it(client, editor):
     assert Case.objects.get(id="IL-0497").modified == modified
 
 
+DEEP = "[" * 400 + "]" * 400
 BAD_VALUES = [
     ("affected", '[{"component": "NCCL",}]', "affected", "not valid JSON: Expecting property name"),
     (
@@ -209,6 +210,16 @@ BAD_VALUES = [
         "references[0].id: id 'NVIDIA/nccl#2' names another record than its url ('NVIDIA/nccl#1')",
     ),
     ("references", "[1e999]", "references", "not valid JSON: 1e999 is too large for a number"),
+    # Deep values the JSON reader takes: import's validation compared the two versions item
+    # by item, recursively, and raised RecursionError (a 500) past about 300 levels.
+    ("affected", f'[{{"component": "NCCL", "versions": [{DEEP}, {DEEP}]}}]', "affected", "nested too deeply"),
+    (
+        "references",
+        f'[{{"kind": "issue", "url": "https://example.org/b/1", "id": {DEEP}}}]',
+        "references",
+        "nested too deeply",
+    ),
+    ("affected", "[" * 100_000 + "]" * 100_000, "affected", "not valid JSON: nested too deeply"),
     ("error_codes", ["Xid 7900"], "error_codes", "symptoms.error_codes[0]: unknown error code 'Xid 7900'"),
 ]
 
