@@ -54,6 +54,7 @@ from django.db import transaction
 
 from incidentlib.db_router import primary_reads
 from incidents.collector import settle
+from incidents.models import Case
 
 T = TypeVar("T")
 
@@ -63,6 +64,12 @@ GENERATION_KEY = "incidentlib:store-generation"
 DELTA_PREFIX = "incidentlib:store-delta:"
 # Links followed from a value's generation to the current one before reading everything.
 MAX_DELTAS = 64
+# A write naming more than this share of the library files a full read (a link naming no
+# case): re-reading that many costs about what reading everything does, and every reader
+# would fetch the whole list (100,000 ids after a large import). Lists of at most
+# FULL_READ_FLOOR ids are filed without counting the library (a query).
+FULL_READ_SHARE = 0.25
+FULL_READ_FLOOR = 64
 # Cached values outlive no generation; the timeout only bounds what an unused one occupies.
 VALUE_TIMEOUT = 3600
 _MISSING = object()
@@ -145,12 +152,21 @@ def changed(case_ids: Iterable[str] | None = None) -> None:
     inside its transaction. Cached reads are recomputed from now on and again after commit.
     `case_ids`: every case whose own text, passages or status the write may have changed (a
     superset is fine), so that `local` values with an `update` re-read only those; None when
-    the write cannot say (every such value is read again)."""
+    the write cannot say (every such value is read again), as when they are more than
+    `FULL_READ_SHARE` of the library (one count of the cases, for more than
+    `FULL_READ_FLOOR`)."""
     if not settings.STORE_CACHE:
         return
     named = None if case_ids is None else tuple(sorted(set(case_ids)))
+    if named is not None and len(named) > FULL_READ_FLOOR and len(named) > FULL_READ_SHARE * _library_size():
+        named = None
     _replace(named)
     transaction.on_commit(_AfterCommit(named))
+
+
+def _library_size() -> int:
+    """How many cases the store holds, as this connection reads it (one query)."""
+    return Case.objects.count()
 
 
 class _AfterCommit:
