@@ -289,8 +289,9 @@ def change(row: dict[str, Any], request: Request) -> dict[str, Any]:
     }
 
 
-def error_code(term: Term, request: Request, *, case_count: int | None = None) -> dict[str, Any]:
-    """An error code's entry (`ErrorCodeSerializer`): no queries."""
+def error_code_fields(term: Term, *, case_count: int | None = None) -> dict[str, Any]:
+    """An error code's entry without its links, as the API and MCP's `vocab` give it (no
+    queries). `case_count`: the published cases stating it, when not `term.case_count`."""
     return {
         "slug": term.slug,
         "name": term.name,
@@ -300,6 +301,13 @@ def error_code(term: Term, request: Request, *, case_count: int | None = None) -
         "synonyms": list(term.synonyms),
         "patterns": list(term.patterns),
         "case_count": term.case_count if case_count is None else case_count,
+    }
+
+
+def error_code(term: Term, request: Request, *, case_count: int | None = None) -> dict[str, Any]:
+    """An error code's entry (`ErrorCodeSerializer`): no queries."""
+    return {
+        **error_code_fields(term, case_count=case_count),
         "url": absolute(request, reverse("api:code-detail", args=[term.slug])),
         "html_url": absolute(request, term.get_absolute_url()),
     }

@@ -11,6 +11,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
 from incidentlib.asgi_handler import OneHopASGIHandler  # noqa: E402
+from incidentlib.logs import format_server_logs  # noqa: E402
+
+format_server_logs()  # uvicorn's start-up and access lines as the app's (JSON)
 
 django_application = OneHopASGIHandler()
 

@@ -25,12 +25,35 @@ from .line_endings import MultilineField
 from .models import Facet, Term
 from .strict_json import NumberTooLong, parse_json
 
+# Lists and objects a JSON field's value may nest, itself included: a case file's `affected`
+# nests 3 (ranges, each with a list of versions). Import's validation walks a value
+# recursively, a few frames a level (`uniqueItems` compares items so), and raised
+# RecursionError, a 500, on a value of a few hundred levels that the JSON reader took.
+MAX_DEPTH = 32
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How many lists and objects `value` nests (0 for a string or number), counted up to
+    `limit + 1` and no further; without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, (list, dict)):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+        stack.extend((item, depth + 1) for item in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
 
 class JsonListField(forms.JSONField):
     """A JSON array edited as text, shown indented (empty text: an empty list).
 
-    Read with import's strict JSON reader (`strict_json.parse_json`); what the array holds
-    is left to the import's validation, which names the item and key that are wrong."""
+    Read with import's strict JSON reader (`strict_json.parse_json`), at most `MAX_DEPTH`
+    levels deep; what the array holds is left to the import's validation, which names the
+    item and key that are wrong."""
 
     widget = forms.Textarea(attrs={"rows": 8, "cols": 80, "spellcheck": "false"})
 
@@ -41,7 +64,7 @@ class JsonListField(forms.JSONField):
         if not text:
             return []
         try:
-            return parse_json(text)
+            value = parse_json(text)
         except NumberTooLong as error:
             raise ValidationError(f"not valid JSON: {error}", code="invalid") from None
         except json.JSONDecodeError as error:
@@ -50,6 +73,13 @@ class JsonListField(forms.JSONField):
             ) from None
         except ValueError as error:
             raise ValidationError(f"not valid JSON: {error}", code="invalid") from None
+        if nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
+            raise ValidationError(
+                f"nested too deeply: lists and objects more than {MAX_DEPTH} levels deep "
+                "(a case file's nest at most 3)",
+                code="invalid",
+            )
+        return value
 
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, forms.fields.InvalidJSONInput):

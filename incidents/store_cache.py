@@ -15,6 +15,11 @@ commits (so a value another process computed from the not yet committed data, un
 first new token, is never read again). Readers take the token *before* reading the
 database, so a value is never filed under a newer token than the data it was read from.
 
+A connection that has written the store in its open transaction (a `changed()` not yet
+committed) reads rows nobody else sees, and may yet roll back, leaving the generation its
+write made current: `cached`, `cached_many` and `answer` compute for it without reading or
+filing anything in the shared cache, and `local` keeps its value for it alone (`_as_read_now`).
+
 `answer()` keeps a whole answer (a page body, an API response's data) when its outcome may be
 kept (a 200, no cookie), and rebuilds it from what was kept.
 
@@ -49,6 +54,7 @@ from django.db import transaction
 
 from incidentlib.db_router import primary_reads
 from incidents.collector import settle
+from incidents.models import Case
 
 T = TypeVar("T")
 
@@ -58,6 +64,12 @@ GENERATION_KEY = "incidentlib:store-generation"
 DELTA_PREFIX = "incidentlib:store-delta:"
 # Links followed from a value's generation to the current one before reading everything.
 MAX_DELTAS = 64
+# A write naming more than this share of the library files a full read (a link naming no
+# case): re-reading that many costs about what reading everything does, and every reader
+# would fetch the whole list (100,000 ids after a large import). Lists of at most
+# FULL_READ_FLOOR ids are filed without counting the library (a query).
+FULL_READ_SHARE = 0.25
+FULL_READ_FLOOR = 64
 # Cached values outlive no generation; the timeout only bounds what an unused one occupies.
 VALUE_TIMEOUT = 3600
 _MISSING = object()
@@ -140,12 +152,21 @@ def changed(case_ids: Iterable[str] | None = None) -> None:
     inside its transaction. Cached reads are recomputed from now on and again after commit.
     `case_ids`: every case whose own text, passages or status the write may have changed (a
     superset is fine), so that `local` values with an `update` re-read only those; None when
-    the write cannot say (every such value is read again)."""
+    the write cannot say (every such value is read again), as when they are more than
+    `FULL_READ_SHARE` of the library (one count of the cases, for more than
+    `FULL_READ_FLOOR`)."""
     if not settings.STORE_CACHE:
         return
     named = None if case_ids is None else tuple(sorted(set(case_ids)))
+    if named is not None and len(named) > FULL_READ_FLOOR and len(named) > FULL_READ_SHARE * _library_size():
+        named = None
     _replace(named)
     transaction.on_commit(_AfterCommit(named))
+
+
+def _library_size() -> int:
+    """How many cases the store holds, as this connection reads it (one query)."""
+    return Case.objects.count()
 
 
 class _AfterCommit:
@@ -167,7 +188,27 @@ def _pending_changes() -> tuple[_AfterCommit, ...]:
     connection = transaction.get_connection()
     if not connection.in_atomic_block:
         return ()
-    return tuple(pending[1] for pending in connection.run_on_commit if isinstance(pending[1], _AfterCommit))
+    return tuple(
+        pending[1]
+        for pending in connection.run_on_commit
+        if isinstance(pending[1], _AfterCommit) and not pending[1].done  # done: run as if committed
+    )
+
+
+def _writing() -> bool:
+    """Whether this thread's connection has written the store in its open transaction (a
+    `changed()` not yet committed): what it reads then is not to be kept for others, nor
+    read from what others kept (their values lack its rows)."""
+    return bool(_pending_changes())
+
+
+def _as_read_now(seen: tuple[_AfterCommit, ...]) -> bool:
+    """Whether a value read with the uncommitted changes `seen` (`_pending_changes`) is what
+    this thread reads now: each committed since or pending here, and nothing pending here
+    that it lacks. A value the writer read is not served to another thread, nor after a
+    rollback (which leaves the generation its write made current)."""
+    pending = _pending_changes()
+    return _holds(seen) and all(any(change is s for s in seen) for change in pending)
 
 
 def _holds(seen: tuple[_AfterCommit, ...]) -> bool:
@@ -206,8 +247,9 @@ def _key(name: str, token: str | None = None) -> str:
 def cached(name: str, compute: Callable[[], T]) -> T:
     """`compute()`'s value for the current generation, from the shared cache when present
     (two cache reads), else computed and stored. `name` must say everything the value
-    depends on besides the store (arguments included)."""
-    if not settings.STORE_CACHE:
+    depends on besides the store (arguments included). Computed, and not stored, inside a
+    transaction that has written the store and not yet committed (`_writing`)."""
+    if not settings.STORE_CACHE or _writing():
         return compute()
     key = _key(name)
     value = cache.get(key, _MISSING)
@@ -221,8 +263,9 @@ def cached(name: str, compute: Callable[[], T]) -> T:
 def cached_many(names: Sequence[str], compute: Callable[[list[str]], dict[str, T]]) -> dict[str, T]:
     """Like `cached`, for several values at once: name -> value for each of `names`, those
     not held for the current generation computed by one `compute(missing names)` call
-    (which returns them by name). One cache read for all, one write for those computed."""
-    if not settings.STORE_CACHE:
+    (which returns them by name). One cache read for all, one write for those computed;
+    neither inside a transaction that has written the store (`_writing`)."""
+    if not settings.STORE_CACHE or _writing():
         return compute(list(names))
     token = generation()  # once for all, before the database is read
     keys = {name: _key(name, token) for name in names}
@@ -243,8 +286,9 @@ def answer(
     """Like `cached`, for a whole answer (a page, an API response) that only some outcomes
     may be kept of: `restore(kept)` when an answer of this generation was kept, else
     `compute()`, whose `keep(answer)` is the picklable form to keep, or None for an answer
-    not to keep (an error, a redirect, one that sets a cookie)."""
-    if not settings.STORE_CACHE:
+    not to keep (an error, a redirect, one that sets a cookie). Computed, and not kept,
+    inside a transaction that has written the store and not yet committed (`_writing`)."""
+    if not settings.STORE_CACHE or _writing():
         return compute()
     key = _key(name)
     held = cache.get(key)
@@ -266,12 +310,13 @@ def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[st
     `update(value, case_ids)`: the value of an older generation with the cases changed since
     read again, when `changed_between` can name them (a few cache reads) and no write the
     value was read with was rolled back since (`_holds`); it must return what `compute()`
-    would."""
+    would. A value read inside a transaction that wrote the store serves that transaction
+    only (`_as_read_now`)."""
     if not settings.STORE_CACHE:
         return compute()
     token = generation()
     held = _local.get(name)
-    if held is not None and held[0] == token:
+    if held is not None and held[0] == token and _as_read_now(held[2]):
         return held[1]
     if _request_generation.get():
         # A request that began before the last write remembers the generation before it;
@@ -279,15 +324,19 @@ def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[st
         # shared token, a long request neither rebuilds the value nor files it under its
         # older token. (Outside a request `generation()` has just read the shared token.)
         token = _shared_generation()
-        if held is not None and held[0] == token:
+        if held is not None and held[0] == token and _as_read_now(held[2]):
             return held[1]
     with _local_lock:
         building = _building.setdefault(name, threading.RLock())
     with building:
         held = _local.get(name)
-        if held is not None and held[0] == token:
+        if held is not None and held[0] == token and _as_read_now(held[2]):
             return held[1]  # another thread computed it meanwhile
-        base = held if held is not None and update is not None and _holds(held[2]) else None
+        # One of this generation read with other uncommitted changes: no link names what
+        # differs, so it is read whole.
+        base = (
+            held if held is not None and held[0] != token and update is not None and _holds(held[2]) else None
+        )
         with primary_reads():
             since = changed_between(base[0], token) if base is not None else None
             value = update(base[1], since) if base is not None and update and since is not None else compute()

@@ -16,10 +16,10 @@ from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from api.shapes import error_code_fields
 from incidents import limits, search, selectors
 from incidents.document_model import case_model
 from incidents.models import Case, Facet
-from incidents.models import Term as VocabularyTerm
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
 from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
 
@@ -423,7 +423,9 @@ def vocab(
     """
     if facet == Facet.ERROR_CODE:
         return _fit_vocabulary(
-            Vocabulary(terms={facet: [_code_term(code) for code in selectors.error_codes()]})
+            Vocabulary(
+                terms={facet: [VocabTerm(**error_code_fields(code)) for code in selectors.error_codes()]}
+            )
         )
     grouped: dict[Any, list[VocabTerm]] = {}
     terms = selectors.vocabulary(facet)
@@ -444,20 +446,6 @@ def vocab(
             )
         )
     return _fit_vocabulary(Vocabulary(terms=grouped))
-
-
-def _code_term(code: VocabularyTerm) -> VocabTerm:
-    """An error code as /api/codes/ lists it (`api.shapes.error_code`), without the API's links."""
-    return VocabTerm(
-        slug=code.slug,
-        name=code.name,
-        description=code.description,
-        synonyms=list(code.synonyms),
-        case_count=code.case_count,
-        vendor=code.vendor,
-        source_url=code.source_url,
-        patterns=list(code.patterns),
-    )
 
 
 def _fit_vocabulary(result: Vocabulary) -> Vocabulary:

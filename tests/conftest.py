@@ -25,6 +25,33 @@ VOCAB_FILE = FIXTURES / "vocab.json"
 CASES_DIR = FIXTURES / "cases"
 
 
+# Lines of a training job's log that the log-reading tests paste: the NCCL watchdog line
+# every rank prints (so a log repeats it), two lines naming components' versions, a step
+# line naming nothing the cases know, and an Xid 79.
+WATCHDOG = (
+    "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) "
+    "ran for 1800000 milliseconds before timing out."
+)
+VERSION_LINES = ["NCCL INFO NCCL version 2.18.1+cuda12.1", "Using PyTorch 2.1.0 on NVIDIA GPU"]
+STEP_LINE = "step 1200 loss 2.31"
+XID_79_LINE = "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus."
+
+# Every rate scope off: for tests that send many requests from one address.
+NO_RATE_LIMITS: dict[str, str | None] = {"api": None, "api-heavy": None, "proposals": None}
+
+
+def set_throttle_rates(settings, rates: dict[str, str | None]) -> None:
+    """Use `rates` (scope -> "N/period", None: not limited) for this test (`settings`: the
+    pytest-django fixture, restored afterwards)."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+
+
+@pytest.fixture
+def no_rate_limits(settings) -> None:
+    """No rate limit at any door (API, heavy work, proposals) for this test."""
+    set_throttle_rates(settings, NO_RATE_LIMITS)
+
+
 def import_real_cases() -> None:
     import_case_files(paths=[CASES_DIR], vocab_paths=[VOCAB_FILE])
 

@@ -17,21 +17,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .engine import search_cases
-    from .logmatch import match_log, read_log
-    from .results import (
-        FacetCount,
-        FoundCode,
-        LogHit,
-        LogLine,
-        LogReading,
-        SearchHit,
-        SearchResults,
-        SimilarCase,
-        Snippet,
-        SnippetSegment,
-    )
-    from .similarity import similar_cases
+    # For type checkers, which do not run `__getattr__` (`name as name`: re-exported).
+    from .engine import search_cases as search_cases
+    from .logmatch import match_log as match_log
+    from .logmatch import read_log as read_log
+    from .results import FacetCount as FacetCount
+    from .results import FoundCode as FoundCode
+    from .results import LogHit as LogHit
+    from .results import LogLine as LogLine
+    from .results import LogReading as LogReading
+    from .results import SearchHit as SearchHit
+    from .results import SearchResults as SearchResults
+    from .results import SimilarCase as SimilarCase
+    from .results import Snippet as Snippet
+    from .results import SnippetSegment as SnippetSegment
+    from .similarity import similar_cases as similar_cases
 
 # Each public name and the submodule that defines it.
 _HOMES = {
@@ -56,22 +56,7 @@ _HOMES = {
     },
 }
 
-__all__ = [
-    "FacetCount",
-    "FoundCode",
-    "LogHit",
-    "LogLine",
-    "LogReading",
-    "SearchHit",
-    "SearchResults",
-    "SimilarCase",
-    "Snippet",
-    "SnippetSegment",
-    "match_log",
-    "read_log",
-    "search_cases",
-    "similar_cases",
-]
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:

@@ -13,12 +13,9 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 
 from incidents.models import Case
+from tests.conftest import set_throttle_rates
 
 NO_LIMITS: dict[str, str | None] = {"api": None, "api-heavy": None}
-
-
-def set_throttle_rates(settings, rates: dict[str, str | None]) -> None:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
 
 
 @pytest.fixture(autouse=True)

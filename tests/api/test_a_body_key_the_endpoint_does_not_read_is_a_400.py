@@ -68,15 +68,7 @@ PROPOSALS_ACCEPT = (
 )
 
 
-@pytest.fixture
-def proposals_unthrottled(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": None},
-    }
-
-
-def test_a_proposal_with_a_misspelled_key_is_refused_and_not_stored(client, proposals_unthrottled):
+def test_a_proposal_with_a_misspelled_key_is_refused_and_not_stored(client, no_rate_limits):
     body = {**NEW_PROPOSAL, "sources": NEW_PROPOSAL["source_urls"], "topics": "checkpoint-storage"}
     response = client.post("/api/proposals/", body, content_type="application/json")
     assert response.status_code == 400
@@ -88,7 +80,7 @@ def test_a_proposal_with_a_misspelled_key_is_refused_and_not_stored(client, prop
     assert not Proposal.objects.exists()
 
 
-def test_a_correction_with_a_misspelled_case_key_is_refused(client, proposals_unthrottled):
+def test_a_correction_with_a_misspelled_case_key_is_refused(client, no_rate_limits):
     correction = {
         "kind": "correction",
         "caseid": "IL-0428",
@@ -104,7 +96,7 @@ def test_a_correction_with_a_misspelled_case_key_is_refused(client, proposals_un
     assert not Proposal.objects.exists()
 
 
-def test_the_html_forms_honeypot_is_no_key_of_the_api(client, proposals_unthrottled):
+def test_the_html_forms_honeypot_is_no_key_of_the_api(client, no_rate_limits):
     response = client.post(
         "/api/proposals/", {**NEW_PROPOSAL, "website": ""}, content_type="application/json"
     )
@@ -112,7 +104,7 @@ def test_the_html_forms_honeypot_is_no_key_of_the_api(client, proposals_unthrott
     assert response.json()["errors"] == [{"parameter": "website", "detail": PROPOSALS_ACCEPT}]
 
 
-def test_the_proposal_keys_are_the_schemas_and_still_answer(client, proposals_unthrottled):
+def test_the_proposal_keys_are_the_schemas_and_still_answer(client, no_rate_limits):
     properties = client.get("/api/schema/?format=json").json()["paths"]["/api/proposals/"]["post"][
         "requestBody"
     ]["content"]["application/json"]["schema"]["properties"]

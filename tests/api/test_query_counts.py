@@ -20,9 +20,8 @@ from incidents.models import Case
 from incidents.search import search_cases, similar_cases
 from incidents.selectors import CaseFilters
 from incidents.services import import_case_files
+from tests.conftest import set_throttle_rates
 from tests.factories import synthetic_case, write_cases
-
-from .conftest import set_throttle_rates
 
 pytestmark = pytest.mark.django_db
 

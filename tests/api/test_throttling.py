@@ -10,8 +10,9 @@ from django.core.cache import cache
 from django.db import connection, connections
 
 from incidentlib.db_router import cache_alias
+from tests.conftest import set_throttle_rates
 
-from .conftest import assert_matches_schema, set_throttle_rates
+from .conftest import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 

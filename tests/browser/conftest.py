@@ -97,6 +97,15 @@ def open_page(browser, site) -> Iterator:
     assert outside == [], f"pages requested other hosts: {outside}"
 
 
+def sign_in(page, user: str, path: str) -> None:
+    """On the admin's login page (`/admin/login/?next=<path>`), sign `user` in with the
+    password `make_user` gives it (`pw-<user>`); returns once the browser is at `path`."""
+    page.get_by_label("Username").fill(user)
+    page.get_by_label("Password").fill(f"pw-{user}")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: urlsplit(url).path == urlsplit(path).path)
+
+
 def run_axe(page) -> list[dict]:
     """axe-core's violations on the page, as dicts with id, impact, help and node targets."""
     if not AXE_JS.exists():

@@ -14,6 +14,8 @@ from incidents.history import case_history
 from incidents.models import Case
 from tests.editorial.conftest import make_user
 
+from .conftest import sign_in
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Two lines, as an editor types them: the history page shows them as two lines.
@@ -23,10 +25,7 @@ REASON = "The driver log in the second source shows Xid 79 too;\nNCCL 2.18.1 was
 def test_an_editor_chooses_a_code_adds_a_range_and_says_why(open_page):
     make_user("edna", "editor")
     page = open_page("/admin/login/?next=/admin/incidents/case/IL-0601/change/")
-    page.get_by_label("Username").fill("edna")
-    page.get_by_label("Password").fill("pw-edna")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/admin/incidents/case/IL-0601/change/")
+    sign_in(page, "edna", "/admin/incidents/case/IL-0601/change/")
 
     # The chooser is the admin's script: the plain select became two lists and a filter.
     page.locator("#id_error_codes_input").fill("Xid 79")

@@ -9,22 +9,11 @@ import re
 
 import pytest
 
+from tests.conftest import STEP_LINE, VERSION_LINES, WATCHDOG, XID_79_LINE
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WATCHDOG = (
-    "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) "
-    "ran for 1800000 milliseconds before timing out."
-)
-LOG = "\n".join(
-    [
-        "NCCL INFO NCCL version 2.18.1+cuda12.1",
-        "Using PyTorch 2.1.0 on NVIDIA GPU",
-        WATCHDOG,
-        WATCHDOG,
-        "step 1200 loss 2.31",
-        "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus.",
-    ]
-)
+LOG = "\n".join([*VERSION_LINES, WATCHDOG, WATCHDOG, STEP_LINE, XID_79_LINE])
 
 
 def test_empty_form_fields_are_not_given(open_page):

@@ -17,7 +17,6 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 import pytest
@@ -27,6 +26,8 @@ from incidents.workflow import EDITOR
 from tests.conftest import fixture_ids, load_fixture
 from tests.editorial.conftest import make_user
 from tests.factories import write_cases
+
+from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -187,11 +188,7 @@ def visit(
     page.on("dialog", on_dialog)
     if login is not None:
         page.goto(f"{site}/admin/login/?next={path}")
-        page.fill("#id_username", login)
-        page.fill("#id_password", "pw-" + login)
-        page.click("input[type=submit]")
-        page.wait_for_load_state()
-        assert urlsplit(page.url).path == urlsplit(path).path, f"login as {login} did not reach {path}"
+        sign_in(page, login, path)
     else:
         page.goto(site + path)
     if log is not None:

@@ -12,7 +12,7 @@ from incidents.models import Case, Source
 from incidents.proposals.models import Proposal
 from tests.editorial.conftest import make_user
 
-from .conftest import run_axe
+from .conftest import run_axe, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,10 +56,7 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     # A reviewer signs in to the admin and accepts it from the review queue.
     make_user("rita", "reviewer")
     admin = open_page("/admin/login/?next=/admin/incidents/proposal/")
-    admin.get_by_label("Username").fill("rita")
-    admin.get_by_label("Password").fill("pw-rita")
-    admin.get_by_role("button", name="Log in").click()
-    admin.wait_for_url(re.compile(r"/admin/incidents/proposal/$"))
+    sign_in(admin, "rita", "/admin/incidents/proposal/")
     admin.locator("input[name=_selected_action]").first.check()
     admin.locator("select[name=action]").select_option("accept")
     admin.get_by_role("button", name="Go").click()

@@ -157,3 +157,25 @@ def test_cases_encoded_after_a_deferred_import_are_taken_in_as_each_batch_lands(
     assert vector_reads == ["every", ["IL-0428", "IL-0430"]]
     assert "IL-0428" in now.ids and "IL-0430" in now.ids
     assert_same_vectors(now, semantic.load_vectors())
+
+
+def test_a_write_naming_over_a_quarter_of_the_library_files_a_full_read(store_cache_on, vector_reads):
+    # Reading that many again costs about what reading everything does, and every reader
+    # would fetch the whole list (100,000 ids after a large import) from the shared cache.
+    ids = sorted(Case.objects.values_list("id", flat=True))
+    many = ids[: store_cache.FULL_READ_FLOOR + 1]
+    assert len(many) > store_cache.FULL_READ_SHARE * len(ids)
+    semantic.process_vectors()
+    held = store_cache.generation()
+    store_cache.changed(many)
+    assert store_cache.changed_between(held, store_cache.generation()) is None
+    assert_same_vectors(semantic.process_vectors(), semantic.load_vectors())
+    assert vector_reads[:2] == ["every", "every"]
+
+
+def test_a_write_naming_few_cases_files_them_whatever_the_librarys_size(store_cache_on):
+    ids = sorted(Case.objects.values_list("id", flat=True))
+    few = ids[: store_cache.FULL_READ_FLOOR]  # over a quarter of 173, but a short list: no count
+    held = store_cache.generation()
+    store_cache.changed(few)
+    assert store_cache.changed_between(held, store_cache.generation()) == frozenset(few)

@@ -6,6 +6,7 @@ import shlex
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -60,6 +61,35 @@ def etag_of(client: APIClient, case_id: str) -> str:
     response = client.get(reverse("api:case-detail", args=[case_id]))
     assert response.status_code == 200
     return response["ETag"]
+
+
+def write_case(user, method: str, route: str, case_id: str, body: dict) -> Any:
+    """The API's answer to `method` ("patch", "post") of `body` at `route` ("api:case-detail",
+    "api:case-status", "api:case-merge") for `case_id`, sent by `user` with the case's current
+    ETag in If-Match, as a writer sends it."""
+    client = api(user)
+    send = getattr(client, method)
+    return send(reverse(route, args=[case_id]), body, format="json", HTTP_IF_MATCH=etag_of(client, case_id))
+
+
+def edit_action_items(editor, case_id: str, items: list[str]) -> None:
+    """`editor` replaces the case's action items through the API (a PATCH), as an editor would."""
+    edited = write_case(editor, "patch", "api:case-detail", case_id, {"action_items": items})
+    assert edited.status_code == 200, edited.json()
+
+
+def retract(reviewer, case_id: str, reason: str) -> None:
+    """`reviewer` retracts the case through the API, saying `reason`."""
+    retracted = write_case(
+        reviewer, "post", "api:case-status", case_id, {"status": "retracted", "reason": reason}
+    )
+    assert retracted.status_code == 200, retracted.json()
+
+
+def merge(reviewer, case_id: str, into: str) -> None:
+    """`reviewer` merges the case into `into` through the API (no reason given)."""
+    merged = write_case(reviewer, "post", "api:case-merge", case_id, {"into": into})
+    assert merged.status_code == 200, merged.json()
 
 
 def make_data_import_arguments() -> list[str]:
@@ -136,3 +166,14 @@ def form_data(html: str, form_id: str | None = None) -> dict[str, list[str]]:
     reader = _FormReader(form_id)
     reader.feed(html)
     return reader.data
+
+
+CASE_CHANGE = "admin:incidents_case_change"
+
+
+def case_change_form(client, case_id: str) -> dict[str, list[str]]:
+    """What the admin's change form of the case sends when saved untouched (`client` signed
+    in as an editor)."""
+    response = client.get(reverse(CASE_CHANGE, args=[case_id]))
+    assert response.status_code == 200
+    return form_data(response.content.decode(), "case_form")

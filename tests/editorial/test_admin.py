@@ -9,17 +9,9 @@ from incidents.history import case_history
 from incidents.models import Case, Term
 from incidents.search import search_cases
 
-from .conftest import form_data
+from .conftest import CASE_CHANGE, case_change_form, form_data
 
 pytestmark = pytest.mark.django_db
-
-CHANGE = "admin:incidents_case_change"
-
-
-def open_change_form(client, case_id: str) -> dict[str, list[str]]:
-    response = client.get(reverse(CHANGE, args=[case_id]))
-    assert response.status_code == 200
-    return form_data(response.content.decode(), "case_form")
 
 
 def post(client, url: str, data: dict[str, list[str]]):
@@ -35,7 +27,7 @@ def test_anonymous_is_sent_to_the_login_page(client):
 def test_a_user_without_the_editor_role_cannot_open_cases(client, outsider):
     client.force_login(outsider)
     assert client.get(reverse("admin:incidents_case_changelist")).status_code == 403
-    assert client.get(reverse(CHANGE, args=["IL-0428"])).status_code == 403
+    assert client.get(reverse(CASE_CHANGE, args=["IL-0428"])).status_code == 403
 
 
 @pytest.mark.parametrize(
@@ -60,9 +52,9 @@ def test_the_case_search_finds_by_title_word(client, editor):
 
 def test_saving_in_the_admin_updates_search_and_history(client, editor):
     client.force_login(editor)
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     data["lessons"] = [data["lessons"][0] + "\nKeep a spare zyxwvutsplines counter."]
-    response = post(client, reverse(CHANGE, args=["IL-0428"]), data)
+    response = post(client, reverse(CASE_CHANGE, args=["IL-0428"]), data)
     assert response.status_code == 302, response.content.decode()[:2000]
     case = Case.objects.get(id="IL-0428")
     assert case.lessons[-1] == "Keep a spare zyxwvutsplines counter."
@@ -76,10 +68,10 @@ def test_saving_in_the_admin_updates_search_and_history(client, editor):
 def test_an_invalid_edit_is_refused_with_the_import_message_and_nothing_changes(client, editor):
     client.force_login(editor)
     before = Case.objects.get(id="IL-0428")
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     data["title"] = ["Too short"]  # the schema wants at least 10 characters
     data["time_to_detect"] = ["about an hour"]
-    response = post(client, reverse(CHANGE, args=["IL-0428"]), data)
+    response = post(client, reverse(CASE_CHANGE, args=["IL-0428"]), data)
     assert response.status_code == 200
     page = response.content.decode()
     assert "title: &#x27;Too short&#x27; is too short" in page
@@ -91,14 +83,14 @@ def test_an_invalid_edit_is_refused_with_the_import_message_and_nothing_changes(
 
 def test_sources_edited_inline_are_validated_and_saved_in_order(client, editor):
     client.force_login(editor)
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     total = int(data["sources-TOTAL_FORMS"][0])
     data[f"sources-{total}-position"] = ["9"]
     data[f"sources-{total}-title"] = ["A second account"]
     data[f"sources-{total}-url"] = ["https://example.org/postmortem"]
     data[f"sources-{total}-case"] = ["IL-0428"]
     data["sources-TOTAL_FORMS"] = [str(total + 1)]
-    assert post(client, reverse(CHANGE, args=["IL-0428"]), data).status_code == 302
+    assert post(client, reverse(CASE_CHANGE, args=["IL-0428"]), data).status_code == 302
     urls = list(Case.objects.get(id="IL-0428").sources.order_by("position").values_list("url", flat=True))
     assert urls[-1] == "https://example.org/postmortem"
     [latest, *_] = case_history("IL-0428")

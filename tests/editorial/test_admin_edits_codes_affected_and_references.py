@@ -17,21 +17,13 @@ from incidents.history import case_history
 from incidents.models import Case, CaseKey, CaseTerm
 from tests.conftest import CASES_DIR, load_fixture
 
-from .conftest import form_data
+from .conftest import CASE_CHANGE, case_change_form, form_data
 
 pytestmark = pytest.mark.django_db
 
-CHANGE = "admin:incidents_case_change"
-
-
-def change_form(client, case_id: str) -> dict[str, list[str]]:
-    response = client.get(reverse(CHANGE, args=[case_id]))
-    assert response.status_code == 200
-    return form_data(response.content.decode(), "case_form")
-
 
 def save(client, case_id: str, data: dict[str, list[str]]):
-    return client.post(reverse(CHANGE, args=[case_id]), data)
+    return client.post(reverse(CASE_CHANGE, args=[case_id]), data)
 
 
 def document_of(case_id: str) -> dict:
@@ -45,7 +37,7 @@ def field_errors(response) -> dict[str, list[str]]:
 
 def test_the_change_form_shows_the_three_as_the_case_document_has_them(client, editor):
     client.force_login(editor)
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     fixture = load_fixture("IL-0601")
     assert json.loads(data["affected"][0]) == fixture["affected"]
     assert json.loads(data["references"][0]) == fixture["references"]
@@ -60,7 +52,7 @@ def test_an_untouched_save_records_nothing_and_exports_the_file_again(client, ed
     # vocabulary's (the order a browser sends them in); IL-0497 has none.
     before = Case.objects.get(id=case_id)
     client.force_login(editor)
-    data = change_form(client, case_id)
+    data = case_change_form(client, case_id)
     data["error_codes"] = sorted(data.get("error_codes", []))  # as a browser may send them
     data["_continue"] = ["Save and continue editing"]
     response = save(client, case_id, data)
@@ -74,7 +66,7 @@ def test_an_untouched_save_records_nothing_and_exports_the_file_again(client, ed
 
 def test_affected_is_stored_as_import_stores_it(client, editor):
     client.force_login(editor)
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     typed = [
         *json.loads(data["affected"][0]),
         {"component": "nccl", "versions": ["2.18.1", "2.18.3"], "fixed": "2.19.3"},
@@ -101,7 +93,7 @@ def test_affected_is_stored_as_import_stores_it(client, editor):
 
 def test_references_are_stored_as_import_stores_them_and_looked_up(client, editor):
     client.force_login(editor)
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     typed = [
         *json.loads(data["references"][0]),
         {"kind": "pull_request", "url": "https://github.com/NVIDIA/nccl/pull/1405", "state": "open"},
@@ -127,7 +119,7 @@ def test_references_are_stored_as_import_stores_them_and_looked_up(client, edito
 
 def test_error_codes_are_chosen_from_the_vocabulary_kept_in_order_and_removed(client, editor):
     client.force_login(editor)
-    page = client.get(reverse(CHANGE, args=["IL-0601"])).content.decode()
+    page = client.get(reverse(CASE_CHANGE, args=["IL-0601"])).content.decode()
     assert '<option value="Xid 79">Xid 79 (NVIDIA driver)</option>' in page
     data = form_data(page, "case_form")
     data["error_codes"] = ["NODE_FAIL", "Xid 79", "Xid 94"]  # option order, not the case's
@@ -145,7 +137,7 @@ def test_error_codes_are_chosen_from_the_vocabulary_kept_in_order_and_removed(cl
 
     # Unchosen, NODE_FAIL goes; Xid 94 stays, as the case's text shows it: an import of the
     # same document derives it from the text the same way.
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     data["error_codes"] = ["Xid 79"]
     assert save(client, "IL-0601", data).status_code == 302
     assert document_of("IL-0601")["symptoms"]["error_codes"] == ["Xid 79", "Xid 94"]
@@ -154,13 +146,13 @@ def test_error_codes_are_chosen_from_the_vocabulary_kept_in_order_and_removed(cl
 
 def test_a_code_the_text_shows_is_kept_as_import_keeps_it(client, editor):
     client.force_login(editor)
-    data = change_form(client, "IL-0497")
+    data = case_change_form(client, "IL-0497")
     data["summary"] = [data["summary"][0] + "\n\nThe kernel log showed Xid 79 on one node."]
     assert save(client, "IL-0497", data).status_code == 302
     assert document_of("IL-0497")["symptoms"]["error_codes"] == ["Xid 79"]
     assert CaseTerm.objects.get(case_id="IL-0497", term__slug="xid-79").derived is True
     # The form lists only the codes the case states, and says which the text adds.
-    page = client.get(reverse(CHANGE, args=["IL-0497"])).content.decode()
+    page = client.get(reverse(CASE_CHANGE, args=["IL-0497"])).content.decode()
     data = form_data(page, "case_form")
     assert data["error_codes"] == []
     assert "need not be chosen; now: Xid 79." in page
@@ -170,6 +162,7 @@ def test_a_code_the_text_shows_is_kept_as_import_keeps_it(client, editor):
     assert Case.objects.get(id="IL-0497").modified == modified
 
 
+DEEP = "[" * 400 + "]" * 400
 BAD_VALUES = [
     ("affected", '[{"component": "NCCL",}]', "affected", "not valid JSON: Expecting property name"),
     (
@@ -209,6 +202,16 @@ BAD_VALUES = [
         "references[0].id: id 'NVIDIA/nccl#2' names another record than its url ('NVIDIA/nccl#1')",
     ),
     ("references", "[1e999]", "references", "not valid JSON: 1e999 is too large for a number"),
+    # Deep values the JSON reader takes: import's validation compared the two versions item
+    # by item, recursively, and raised RecursionError (a 500) past about 300 levels.
+    ("affected", f'[{{"component": "NCCL", "versions": [{DEEP}, {DEEP}]}}]', "affected", "nested too deeply"),
+    (
+        "references",
+        f'[{{"kind": "issue", "url": "https://example.org/b/1", "id": {DEEP}}}]',
+        "references",
+        "nested too deeply",
+    ),
+    ("affected", "[" * 100_000 + "]" * 100_000, "affected", "not valid JSON: nested too deeply"),
     ("error_codes", ["Xid 7900"], "error_codes", "symptoms.error_codes[0]: unknown error code 'Xid 7900'"),
 ]
 
@@ -220,7 +223,7 @@ def test_a_bad_value_is_an_error_on_its_field_and_nothing_changes(
     before = copy.deepcopy(document_of("IL-0601"))
     modified = Case.objects.get(id="IL-0601").modified
     client.force_login(editor)
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     data[name] = value if isinstance(value, list) else [value]
     response = save(client, "IL-0601", data)
     assert response.status_code == 200
@@ -237,7 +240,7 @@ def test_a_bad_value_is_an_error_on_its_field_and_nothing_changes(
 
 def test_other_problems_of_the_document_stay_on_their_fields(client, editor):
     client.force_login(editor)
-    data = change_form(client, "IL-0601")
+    data = case_change_form(client, "IL-0601")
     data["time_to_detect"] = ["about an hour"]
     data["affected"] = ['[{"component": "NCCL", "fixd": "2.19"}]']
     response = save(client, "IL-0601", data)
@@ -250,7 +253,7 @@ def test_other_problems_of_the_document_stay_on_their_fields(client, editor):
 
 def test_the_term_rows_leave_error_codes_to_their_field(client, editor):
     client.force_login(editor)
-    page = client.get(reverse(CHANGE, args=["IL-0601"])).content.decode()
+    page = client.get(reverse(CASE_CHANGE, args=["IL-0601"])).content.decode()
     assert "Error code: Xid 94" not in page  # no term row for it
     autocomplete = client.get(
         reverse("admin:autocomplete"),

@@ -22,18 +22,10 @@ from tests.factories import NEW_PROPOSAL
 from .conftest import api, etag_of
 from .test_related_links_follow_retractions_and_merges import SHOWN, STORED, retract_and_merge
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits")]
 
 CASE = "IL-0428"
 OTHER = "IL-0429"
-
-
-@pytest.fixture(autouse=True)
-def no_rate_limits(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": None},
-    }
 
 
 def url(case_id: str) -> str:

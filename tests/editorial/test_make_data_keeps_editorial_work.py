@@ -12,7 +12,6 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.urls import reverse
 
 from incidents import services
 from incidents.history import case_history
@@ -20,28 +19,14 @@ from incidents.models import Case, Facet, Term
 from tests.conftest import CASES_DIR, VOCAB_FILE, fixture_ids, load_fixture
 from tests.factories import write_cases
 
-from .conftest import api, etag_of, run_make_data_import
+from .conftest import edit_action_items, merge, retract, run_make_data_import
 
 pytestmark = pytest.mark.django_db
 
 
 def test_make_data_keeps_an_editors_change_and_a_retraction(editor, reviewer, capsys):
-    client = api(editor)
-    edited = client.patch(
-        reverse("api:case-detail", args=["IL-0429"]),
-        {"action_items": ["Alert on a rank that stops logging."]},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0429"),
-    )
-    assert edited.status_code == 200, edited.json()
-    client = api(reviewer)
-    retracted = client.post(
-        reverse("api:case-status", args=["IL-0430"]),
-        {"status": "retracted", "reason": "Source withdrawn."},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0430"),
-    )
-    assert retracted.status_code == 200, retracted.json()
+    edit_action_items(editor, "IL-0429", ["Alert on a rank that stops logging."])
+    retract(reviewer, "IL-0430", "Source withdrawn.")
 
     out = run_make_data_import(capsys)
 
@@ -60,14 +45,7 @@ def test_make_data_keeps_an_editors_change_and_a_retraction(editor, reviewer, ca
 
 
 def test_make_data_still_starts_after_a_merge_and_says_it_skipped_the_merged_id(reviewer, capsys):
-    client = api(reviewer)
-    merged = client.post(
-        reverse("api:case-merge", args=["IL-0432"]),
-        {"into": "IL-0431"},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0432"),
-    )
-    assert merged.status_code == 200, merged.json()
+    merge(reviewer, "IL-0432", "IL-0431")
 
     out = run_make_data_import(capsys)
 

@@ -11,7 +11,6 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.urls import reverse
 
 from incidents import services
 from incidents.documents import case_document
@@ -20,7 +19,7 @@ from incidents.models import Case, CaseTerm, Facet, Term
 from incidents.services import import_case_files
 from tests.conftest import CASES_DIR, fixture_ids, load_fixture
 
-from .conftest import api, etag_of, run_make_data_import
+from .conftest import edit_action_items, merge, retract, run_make_data_import
 
 pytestmark = pytest.mark.django_db
 
@@ -102,14 +101,7 @@ def test_seeding_twice_changes_nothing_the_second_time(tmp_path, capsys):
 
 def test_an_edited_case_is_kept_and_named_with_the_import_that_takes_its_file(tmp_path, editor, capsys):
     import_earlier_version(tmp_path, "IL-0429", earlier_lessons)
-    client = api(editor)
-    edited = client.patch(
-        reverse("api:case-detail", args=["IL-0429"]),
-        {"action_items": ["Alert on a rank that stops logging."]},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0429"),
-    )
-    assert edited.status_code == 200, edited.json()
+    edit_action_items(editor, "IL-0429", ["Alert on a rank that stops logging."])
 
     out = run_make_data_import(capsys)
 
@@ -140,14 +132,7 @@ def test_an_edited_case_is_kept_and_named_with_the_import_that_takes_its_file(tm
 
 def test_a_retracted_case_stays_retracted_and_is_named(tmp_path, reviewer, capsys):
     import_earlier_version(tmp_path, "IL-0430", earlier_lessons)
-    client = api(reviewer)
-    retracted = client.post(
-        reverse("api:case-status", args=["IL-0430"]),
-        {"status": "retracted", "reason": "Source withdrawn."},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0430"),
-    )
-    assert retracted.status_code == 200, retracted.json()
+    retract(reviewer, "IL-0430", "Source withdrawn.")
 
     out = run_make_data_import(capsys)
 
@@ -177,14 +162,7 @@ def test_an_accepted_correction_keeps_the_case(tmp_path, reviewer, capsys):
 
 def test_a_merged_away_id_is_not_recreated_even_when_its_file_changed(tmp_path, reviewer, capsys):
     import_earlier_version(tmp_path, "IL-0432", earlier_lessons)
-    client = api(reviewer)
-    merged = client.post(
-        reverse("api:case-merge", args=["IL-0432"]),
-        {"into": "IL-0431"},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0432"),
-    )
-    assert merged.status_code == 200, merged.json()
+    merge(reviewer, "IL-0432", "IL-0431")
 
     out = run_make_data_import(capsys)
 

@@ -14,18 +14,10 @@ from incidents.workflow import EDITOR
 
 from .conftest import api, etag_of, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits")]
 
 CASE = "IL-0428"
 MERGE_PATCH = "application/merge-patch+json"
-
-
-@pytest.fixture(autouse=True)
-def no_rate_limits(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": None},
-    }
 
 
 def test_a_patch_in_the_rfcs_media_type_is_applied():

@@ -12,7 +12,7 @@ from incidents.history import case_history
 from incidents.models import Case
 from tests.conftest import load_fixture
 
-from .conftest import api, etag_of
+from .conftest import api, etag_of, write_case
 
 pytestmark = pytest.mark.django_db
 
@@ -202,12 +202,8 @@ def test_a_write_without_if_match_is_428(editor):
 
 
 def test_a_reviewer_retracts_with_a_reason_through_the_api(reviewer):
-    client = api(reviewer)
-    response = client.post(
-        reverse("api:case-status", args=["IL-0428"]),
-        {"status": "retracted", "reason": "Source withdrawn."},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
+    response = write_case(
+        reviewer, "post", "api:case-status", "IL-0428", {"status": "retracted", "reason": "Source withdrawn."}
     )
     assert response.status_code == 200, response.json()
     assert (response.json()["status"], response.json()["retraction_reason"]) == (
@@ -217,24 +213,15 @@ def test_a_reviewer_retracts_with_a_reason_through_the_api(reviewer):
 
 
 def test_a_refused_transition_is_409(reviewer):
-    client = api(reviewer)
-    response = client.post(
-        reverse("api:case-status", args=["IL-0428"]),
-        {"status": "draft"},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
-    )
+    response = write_case(reviewer, "post", "api:case-status", "IL-0428", {"status": "draft"})
     assert response.status_code == 409
     assert "a case that is published cannot become draft" in response.json()["detail"]
 
 
 def test_a_reviewer_merges_through_the_api(reviewer):
     client = api(reviewer)
-    response = client.post(
-        reverse("api:case-merge", args=["IL-0429"]),
-        {"into": "IL-0428", "reason": "same outage"},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0429"),
+    response = write_case(
+        reviewer, "post", "api:case-merge", "IL-0429", {"into": "IL-0428", "reason": "same outage"}
     )
     assert response.status_code == 200, response.json()
     assert response.json()["id"] == "IL-0428"

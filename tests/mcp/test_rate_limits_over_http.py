@@ -18,7 +18,7 @@ from django.test import override_settings
 from starlette.testclient import TestClient
 
 from mcp_server.http_app import build_asgi_app
-from tests.api.conftest import set_throttle_rates
+from tests.conftest import set_throttle_rates
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -27,7 +27,9 @@ from tests.reliability.hostile import (
     store_state,
 )
 
-pytestmark = pytest.mark.django_db
+# Hundreds of requests from one address: with the limits on, most would be 429s that test
+# nothing (tests/api/test_throttling.py and the load test cover the limits).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits")]
 
 # Every filter a case list reads, from the registry itself: a facet added later is covered.
 FILTER_PARAMS = [
@@ -86,17 +88,9 @@ GET_TARGETS = [
 ALL_VALUES = [
     (kind, quote(value, safe="", errors="surrogatepass")) for kind, value in HOSTILE_TEXT
 ] + RAW_QUERY_VALUES
-NO_LIMITS = {"api": None, "api-heavy": None, "proposals": None}
 
 # `PROPOSAL` is accepted as it is; each test puts the hostile value into some of these fields.
 PROPOSAL_FIELDS = [("title", "text"), ("organization",), ("published",), ("source_urls",), ("topic",)]
-
-
-@pytest.fixture(autouse=True)
-def no_throttling(settings):
-    """Hundreds of requests from one address: with the limits on, most would be 429s that
-    test nothing (tests/api/test_throttling.py and the load test cover the limits)."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": NO_LIMITS}
 
 
 def assert_clean(response, where: str) -> None:

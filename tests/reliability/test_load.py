@@ -24,7 +24,6 @@ measured by `make bench`, not here."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import signal
 import subprocess
@@ -61,7 +60,6 @@ API_WORK = {
     "similar": "GET /api/cases/IL-0430/similar",
     "match": "POST /api/match",
 }
-ACCESS_LINE = re.compile(r'"(?P<request>(GET|POST) \S+) HTTP/1\.1" (?P<status>\d{3})')
 
 
 @pytest.fixture
@@ -94,12 +92,19 @@ def request_as_noisy_client(base: str, path: str, body: bytes | None = None) -> 
 
 
 def access_statuses(log: str) -> dict[str, dict[int, int]]:
-    """{kind of API work: {status: count}} from uvicorn's access log."""
+    """{kind of API work: {status: count}} from uvicorn's access log (a JSON object a line,
+    `incidentlib.logs.format_server_logs`, with the request's method, path and status)."""
     found: dict[str, dict[int, int]] = {kind: {} for kind in API_WORK}
-    for match in ACCESS_LINE.finditer(log):
+    for line in log.splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut where the load's offset fell
+        if record.get("logger") != "uvicorn.access":
+            continue
         for kind, prefix in API_WORK.items():
-            if match["request"].startswith(prefix):
-                status = int(match["status"])
+            if f"{record['method']} {record['path']}".startswith(prefix):
+                status = int(record["status_code"])
                 found[kind][status] = found[kind].get(status, 0) + 1
     return found
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.cache import cache
 
-from tests.api.conftest import set_throttle_rates
+from tests.conftest import set_throttle_rates
 
 from .html import element, text_of
 

@@ -14,6 +14,7 @@ import re
 import pytest
 
 from incidents.search import read_log
+from tests.conftest import STEP_LINE, VERSION_LINES, WATCHDOG, XID_79_LINE
 from tests.mcp.conftest import InMemoryMcp
 
 from .html import element, text_of
@@ -21,22 +22,7 @@ from .html import element, text_of
 pytestmark = pytest.mark.django_db
 
 # Every rank prints the watchdog line: the log repeats it, each copy read once.
-WATCHDOG = (
-    "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) "
-    "ran for 1800000 milliseconds before timing out."
-)
-LOG = "\n".join(
-    [
-        "NCCL INFO NCCL version 2.18.1+cuda12.1",
-        "Using PyTorch 2.1.0 on NVIDIA GPU",
-        WATCHDOG,
-        "",
-        WATCHDOG,
-        "step 1200 loss 2.31",
-        WATCHDOG,
-        "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus.",
-    ]
-)
+LOG = "\n".join([*VERSION_LINES, WATCHDOG, "", WATCHDOG, STEP_LINE, WATCHDOG, XID_79_LINE])
 
 
 def test_the_counts_add_up_and_cover_every_line_a_hit_lists():
