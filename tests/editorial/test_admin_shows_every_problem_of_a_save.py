@@ -13,7 +13,8 @@ from django.urls import reverse
 from incidents.history import case_history
 from incidents.models import Case
 
-from .test_admin import open_change_form, post
+from .conftest import case_change_form
+from .test_admin import post
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def errors_shown(page: str) -> list[str]:
 def test_a_form_error_and_import_problems_are_shown_together(client, editor):
     client.force_login(editor)
     before = Case.objects.get(id="IL-0428")
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     data["title"] = ["Too short"]  # the schema wants at least 10 characters
     data["time_to_detect"] = ["about an hour"]  # an ISO 8601 duration
     data["affected"] = ["not json"]  # the form's own error
@@ -49,7 +50,7 @@ def test_a_form_error_and_import_problems_are_shown_together(client, editor):
 
 def test_a_row_error_and_an_import_problem_are_shown_together(client, editor):
     client.force_login(editor)
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     data["title"] = ["Too short"]
     data["sources-0-url"] = ["not a url"]
     shown = errors_shown(post(client, reverse(CHANGE, args=["IL-0428"]), data).content.decode())
@@ -59,7 +60,7 @@ def test_a_row_error_and_an_import_problem_are_shown_together(client, editor):
 
 def test_a_field_with_an_error_of_its_own_is_not_checked_again(client, editor):
     client.force_login(editor)
-    data = open_change_form(client, "IL-0428")
+    data = case_change_form(client, "IL-0428")
     data["accelerator_count"] = ["many"]
     shown = errors_shown(post(client, reverse(CHANGE, args=["IL-0428"]), data).content.decode())
     assert shown == ["Enter a whole number."]
