@@ -81,18 +81,21 @@ def change_reason(request: Any, body_reason: Any = None) -> str:
     """The editor's reason for a write: the `X-Change-Reason` header, percent-decoded as
     UTF-8, or `body_reason` (the `reason` of a status change or merge body); stripped, line
     breaks as LF; "" when neither is given. Raises InvalidParameters (400 naming the header
-    or `reason`) for bytes that are not UTF-8, a reason over `REASON_MAX_CHARS`, a body
-    reason that is not text, or two different reasons given at once."""
+    or `reason`) for a header that is not percent-encoded UTF-8, a NUL (which PostgreSQL's
+    text cannot hold: the write would fail), a reason over `REASON_MAX_CHARS`, a body reason
+    that is not text, or two different reasons given at once."""
     errors: list[ParameterError] = []
     header = request.META.get("HTTP_X_CHANGE_REASON", "")
-    try:
-        from_header = unquote(header, errors="strict").strip()
-    except UnicodeDecodeError:
+    from_header = _percent_decoded(header)
+    if from_header is None:
         errors.append(ParameterError(REASON_HEADER, "not percent-encoded UTF-8 text", header[:200]))
         from_header = ""
     if body_reason is not None and not isinstance(body_reason, str):
         errors.append(ParameterError("reason", "must be text"))
     from_body = body_reason.strip() if isinstance(body_reason, str) else ""
+    for where, text in ((REASON_HEADER, from_header), ("reason", from_body)):
+        if "\x00" in text:
+            errors.append(ParameterError(where, "holds a NUL character (U+0000), which is not stored"))
     if from_header and from_body and unix_newlines(from_header) != unix_newlines(from_body):
         errors.append(
             ParameterError(REASON_HEADER, "gives another reason than the body's `reason`: send one")
@@ -104,6 +107,18 @@ def change_reason(request: Any, body_reason: Any = None) -> str:
     if errors:
         raise InvalidParameters(errors)
     return reason
+
+
+def _percent_decoded(header: str) -> str | None:
+    """A header's percent-encoded UTF-8 text, stripped; None when it is not that. A header
+    arrives read as Latin-1, so a character past ASCII is a raw byte sent unescaped (UTF-8
+    sent raw would be stored as mojibake)."""
+    if not header.isascii():
+        return None
+    try:
+        return unquote(header, errors="strict").strip()
+    except UnicodeDecodeError:
+        return None
 
 
 class PreconditionFailed(APIException):

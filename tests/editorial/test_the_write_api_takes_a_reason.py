@@ -103,6 +103,10 @@ def test_status_and_merge_take_the_reason_from_the_header_too(reviewer):
     [
         ("%FF%FE", "not percent-encoded UTF-8 text"),
         ("x" * 2001, "at most 2000 characters, got 2001"),
+        # PostgreSQL's text holds no NUL: the write failed there with a 500.
+        ("a%00b", "holds a NUL character (U+0000), which is not stored"),
+        # UTF-8 sent unescaped, as the server reads it (Latin-1): stored as mojibake before.
+        ("caf\u00c3\u00a9", "not percent-encoded UTF-8 text"),
     ],
 )
 def test_a_reason_that_cannot_be_stored_is_a_400_naming_the_header(editor, header, detail):
@@ -119,17 +123,25 @@ def test_a_reason_that_cannot_be_stored_is_a_400_naming_the_header(editor, heade
     assert len(case_history("IL-0428")) == 1
 
 
-def test_two_different_reasons_are_a_400(reviewer):
+@pytest.mark.parametrize(
+    ("body_reason", "header", "error"),
+    [
+        ("one", "another", ("X-Change-Reason", "gives another reason than the body's `reason`: send one")),
+        # PostgreSQL's text holds no NUL: the retraction failed there with a 500.
+        ("withdrawn\u0000", "", ("reason", "holds a NUL character (U+0000), which is not stored")),
+    ],
+)
+def test_a_status_change_whose_reason_cannot_be_stored_is_a_400(reviewer, body_reason, header, error):
     client = api(reviewer)
     response = client.post(
         reverse("api:case-status", args=["IL-0428"]),
-        {"status": "retracted", "reason": "one"},
+        {"status": "retracted", "reason": body_reason},
         format="json",
         HTTP_IF_MATCH=etag_of(client, "IL-0428"),
-        HTTP_X_CHANGE_REASON="another",
+        HTTP_X_CHANGE_REASON=header,
     )
     assert response.status_code == 400
-    assert response.json()["errors"][0]["parameter"] == "X-Change-Reason"
+    assert [(e["parameter"], e["detail"]) for e in response.json()["errors"]] == [error]
     assert Case.objects.get(id="IL-0428").status == "published"
 
 
