@@ -142,6 +142,12 @@ class _Draft:
             except FileNotFoundError:
                 continue  # swept between the link and the open: link again
             fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.fstat(fd).st_size != math.prod(shape) * dtype.itemsize:
+                # Not the bytes its name says (cut short by a crash before its pages reached
+                # the disk): mapped, it would fail every load; this process files it again.
+                os.close(fd)
+                target.unlink(missing_ok=True)
+                continue
             return _mapped(fd, target, shape, dtype)
         raise OSError(f"{target}: removed as soon as filed")
 
