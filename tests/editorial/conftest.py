@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from incidents.roles import ensure_roles
 from incidents.workflow import EDITOR, REVIEWER
+from tests.conftest import set_throttle_rates
 
 
 def make_user(username: str, *roles: str, staff: bool = True):
@@ -177,3 +178,9 @@ def case_change_form(client, case_id: str) -> dict[str, list[str]]:
     response = client.get(reverse(CASE_CHANGE, args=[case_id]))
     assert response.status_code == 200
     return form_data(response.content.decode(), "case_form")
+
+
+@pytest.fixture
+def proposal_rate(settings) -> None:
+    """Proposals limited to 100 a minute, the API unlimited (a test may set its own after)."""
+    set_throttle_rates(settings, {"api": None, "api-heavy": None, "proposals": "100/minute"})

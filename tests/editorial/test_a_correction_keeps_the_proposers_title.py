@@ -12,7 +12,7 @@ from incidents.proposals.models import Proposal
 
 from .test_proposals import form_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 TITLE = "Wrong node count in the summary"
 CORRECTION = {
@@ -22,14 +22,6 @@ CORRECTION = {
     "text": "The postmortem says 64 nodes, not 32.",
     "source_urls": ["https://example.org/postmortem"],
 }
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
 
 
 def test_the_form_stores_the_proposers_title_and_the_status_page_names_the_case(client):

@@ -14,7 +14,7 @@ from incidents.selectors import find_case
 
 from .test_proposals import form_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 CORRECTION = {
     "kind": "correction",
@@ -22,14 +22,6 @@ CORRECTION = {
     "text": "The TTR is 3 hours, not 2.",
     "source_urls": "https://example.org/postmortem",
 }
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
 
 
 def api_post(case_id: str):

@@ -12,17 +12,9 @@ from incidents.proposals.models import Proposal
 
 from .test_proposals import form_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 TEXT = "The postmortem says 64 nodes, not 32, in its second paragraph."
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
 
 
 def test_the_form_takes_a_correction_with_only_its_case_and_text(client):

@@ -14,15 +14,7 @@ from incidents.proposals.models import Proposal
 
 from .test_proposals import NEW, form_post
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 
 @pytest.mark.parametrize("published", ["2030-01-01", "9999-12-31"])

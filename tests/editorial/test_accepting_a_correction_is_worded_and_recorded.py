@@ -17,17 +17,9 @@ from incidents.proposals.models import Proposal
 from .conftest import form_data
 from .test_proposals import form_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 CHANGE = "admin:incidents_case_change"
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
 
 
 @pytest.fixture

@@ -13,16 +13,7 @@ from tests.factories import NEW_PROPOSAL as NEW
 
 from .conftest import form_data
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    """A generous limit unless a test sets its own."""
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 
 def form_post(client, **changes):

@@ -10,18 +10,10 @@ from rest_framework.test import APIClient
 from incidents.proposals.models import Proposal
 from tests.editorial.test_proposals import NEW as PROPOSAL
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
 # The proposal of test_proposals.py, its source URLs as a JSON list.
 NEW = {**PROPOSAL, "source_urls": [PROPOSAL["source_urls"]]}
-
-
-@pytest.fixture(autouse=True)
-def proposal_rate(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"api": None, "api-heavy": None, "proposals": "100/minute"},
-    }
 
 
 def post(**changes):
