@@ -23,29 +23,7 @@ from django.core.exceptions import ValidationError
 from .codes import natural_key
 from .line_endings import MultilineField
 from .models import Facet, Term
-from .strict_json import NumberTooLong, parse_json
-
-# Lists and objects a JSON field's value may nest, itself included: a case file's `affected`
-# nests 3 (ranges, each with a list of versions). Import's validation walks a value
-# recursively, a few frames a level (`uniqueItems` compares items so), and raised
-# RecursionError, a 500, on a value of a few hundred levels that the JSON reader took.
-MAX_DEPTH = 32
-
-
-def nesting_depth(value: Any, limit: int) -> int:
-    """How many lists and objects `value` nests (0 for a string or number), counted up to
-    `limit + 1` and no further; without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, (list, dict)):
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            break
-        stack.extend((item, depth + 1) for item in (node.values() if isinstance(node, dict) else node))
-    return deepest
+from .strict_json import MAX_DEPTH, NESTED_TOO_DEEPLY, NumberTooLong, nesting_depth, parse_json
 
 
 class JsonListField(forms.JSONField):
@@ -75,8 +53,7 @@ class JsonListField(forms.JSONField):
             raise ValidationError(f"not valid JSON: {error}", code="invalid") from None
         if nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
             raise ValidationError(
-                f"nested too deeply: lists and objects more than {MAX_DEPTH} levels deep "
-                "(a case file's nest at most 3)",
+                f"{NESTED_TOO_DEEPLY} (a case file's nest at most 3)",
                 code="invalid",
             )
         return value

@@ -32,7 +32,7 @@ from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
 from .references import alias_of_url, reference_key
 from .selectors.spelling import spelling_key
-from .strict_json import NumberTooLong, parse_json
+from .strict_json import MAX_DEPTH, NESTED_TOO_DEEPLY, NumberTooLong, nesting_depth, parse_json
 from .vocabulary import VocabularyDefinitions, reference_of
 
 
@@ -86,7 +86,8 @@ def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[Im
 
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
     """The schema's complaints, then text no database stores and counts past the columns'
-    range, each with its JSON path."""
+    range, each with its JSON path; for a field nested more than `strict_json.MAX_DEPTH`
+    levels, that alone (the API, the admin and import all validate through here)."""
     model = case_model()
     # The compiled validator answers for the (usual) valid document; jsonschema words the
     # problems of the others.
@@ -94,10 +95,26 @@ def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
         valid = model.fast_validator.is_valid(item.document)
     except ValueError:  # text it cannot take as UTF-8 (a lone surrogate): jsonschema decides
         valid = False
+    if not valid:
+        # A document the (closed) schema accepts nests at most 6 levels, so only a refused one
+        # is counted: jsonschema and the walk below recurse, a few frames a level.
+        too_deep = _depth_problems(item.document)
+        if too_deep:
+            return [ImportProblem(item.file, path, NESTED_TOO_DEEPLY) for path in too_deep]
     errors = [] if valid else sorted(model.validator.iter_errors(item.document), key=lambda e: e.json_path)
     problems = [ImportProblem(item.file, e.json_path, e.message) for e in errors]
     storable = [] if _plainly_storable(item.document) else _storable_problems(item.document)
     return problems + [ImportProblem(item.file, path, message) for path, message in storable]
+
+
+def _depth_problems(document: Any) -> list[str]:
+    """The JSON path of each top-level field whose value nests more than `MAX_DEPTH` lists
+    and objects (`$` for a document that is no object), as the admin counts a field's."""
+    if nesting_depth(document, MAX_DEPTH + 1) <= MAX_DEPTH + 1:
+        return []
+    if not isinstance(document, dict):
+        return ["$"]
+    return [f"$.{key}" for key, value in document.items() if nesting_depth(value, MAX_DEPTH) > MAX_DEPTH]
 
 
 # The count columns (the schema's integer fields) are 32-bit on every backend
