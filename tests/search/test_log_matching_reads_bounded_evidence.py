@@ -106,7 +106,9 @@ def test_the_capped_look_up_reads_at_most_one_more_than_the_cap_and_counts_exact
     assert {c for c, atom in hits if atom == 1} == with_rare & set(some)
 
 
-def test_common_tokens_are_counted_once_a_store_generation(store_cache_on, monkeypatch, import_synthetic):
+def test_common_tokens_are_counted_once_a_store_generation(
+    store_cache_on, monkeypatch, import_synthetic, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases
     counted: list[set[tuple[str, ...]]] = []  # the atoms of each count
     count = type(get_backend()).atom_counts
@@ -134,7 +136,9 @@ def test_common_tokens_are_counted_once_a_store_generation(store_cache_on, monke
     backend = get_backend()
     before = logmatch._cases_containing(backend, [Atom(xid_79)])
     assert len(counted) == 2  # kept
-    import_synthetic(synthetic_case(1, summary="The driver logged Xid 79: the GPU fell off the bus."))
+    # As committed between requests: nothing read inside an uncommitted write is kept.
+    with django_capture_on_commit_callbacks(execute=True):
+        import_synthetic(synthetic_case(1, summary="The driver logged Xid 79: the GPU fell off the bus."))
     assert logmatch._cases_containing(backend, [Atom(xid_79)]) == {0: before[0] + 1}
     assert len(counted) == 3 and counted[2] == {xid_79}
     _top(LOG)
