@@ -74,7 +74,8 @@ class _AsJsonText:
     SQLite stores the text: `json.dumps`'s, as Django writes it. PostgreSQL parses it into
     jsonb: orjson's, in C, the same value (jsonb keeps no spacing or escapes). A value
     orjson cannot write as `json.dumps` would (an integer past 64 bits, a date, any other
-    object) goes to the field itself, which writes it or raises as it did."""
+    object) goes to the field itself, which writes it or raises as it did. The exception is a
+    float NaN or infinity: orjson writes null on PostgreSQL where Django would raise."""
 
     def __init__(self, field: models.Field[Any, Any]):
         self.field = field

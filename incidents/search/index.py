@@ -25,7 +25,8 @@ from .text import cases_for_index, index_columns
 def reindex_cases(case_ids: Iterable[str], each_batch: Callable[[list[Case]], None] | None = None) -> int:
     """Rewrite the index rows of `case_ids` (every status; search filters). Returns rows.
     `each_batch` is given every batch of cases read (`text.cases_for_index`) once its rows
-    are written, for a caller that needs the same text."""
+    are handed to the writer (PostgreSQL's parallel writer stores them with the next batch;
+    all are stored when the writer closes), for a caller that needs the same text."""
     ids = sorted(set(case_ids))
     backend = get_backend()
     backend.delete(ids)
