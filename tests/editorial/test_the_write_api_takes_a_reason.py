@@ -22,6 +22,17 @@ TWO_LINES = "Date corrected per the postmortem\nsecond source read – café"
 TWO_LINES_SENT = "Date%20corrected%20per%20the%20postmortem%0Asecond%20source%20read%20%E2%80%93%20caf%C3%A9"
 
 
+def patch_lessons(client, lessons: list[str], **headers):
+    """PATCH IL-0428's lessons with its current ETag and `headers`."""
+    return client.patch(
+        reverse(DETAIL, args=["IL-0428"]),
+        {"lessons": lessons},
+        format="json",
+        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
+        **headers,
+    )
+
+
 def latest_reason_in_the_api(client, case_id: str) -> str:
     response = client.get(reverse("api:case-history", args=[case_id]))
     assert response.status_code == 200
@@ -30,13 +41,7 @@ def latest_reason_in_the_api(client, case_id: str) -> str:
 
 def test_a_patch_with_a_reason_records_it_and_the_history_api_returns_it(editor):
     client = api(editor)
-    response = client.patch(
-        reverse(DETAIL, args=["IL-0428"]),
-        {"lessons": ["Say why."]},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
-        HTTP_X_CHANGE_REASON=TWO_LINES_SENT,
-    )
+    response = patch_lessons(client, ["Say why."], HTTP_X_CHANGE_REASON=TWO_LINES_SENT)
     assert response.status_code == 200, response.json()
     latest = case_history("IL-0428")[0]
     assert (latest.user, latest.reason) == ("edna", TWO_LINES)
@@ -65,12 +70,7 @@ def test_a_put_and_a_create_take_a_reason(editor):
 
 def test_without_a_reason_the_entry_names_the_method(editor):
     client = api(editor)
-    response = client.patch(
-        reverse(DETAIL, args=["IL-0428"]),
-        {"lessons": ["No reason."]},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
-    )
+    response = patch_lessons(client, ["No reason."])
     assert response.status_code == 200
     assert case_history("IL-0428")[0].reason == "PATCH through the API"
 
@@ -111,13 +111,7 @@ def test_status_and_merge_take_the_reason_from_the_header_too(reviewer):
 )
 def test_a_reason_that_cannot_be_stored_is_a_400_naming_the_header(editor, header, detail):
     client = api(editor)
-    response = client.patch(
-        reverse(DETAIL, args=["IL-0428"]),
-        {"lessons": ["Refused."]},
-        format="json",
-        HTTP_IF_MATCH=etag_of(client, "IL-0428"),
-        HTTP_X_CHANGE_REASON=header,
-    )
+    response = patch_lessons(client, ["Refused."], HTTP_X_CHANGE_REASON=header)
     assert response.status_code == 400
     assert [(e["parameter"], e["detail"]) for e in response.json()["errors"]] == [("X-Change-Reason", detail)]
     assert len(case_history("IL-0428")) == 1
