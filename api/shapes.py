@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from rest_framework.request import Request
 
+from incidents.codes import error_code_fields
 from incidents.models import VOCAB_FACETS, Case, Facet, Term
 from incidents.rendering import snippet_html
 from incidents.search.results import FacetCount, FoundCode, LogHit, LogReading, SearchHit, SimilarCase
@@ -286,21 +287,6 @@ def change(row: dict[str, Any], request: Request) -> dict[str, Any]:
         "modified": row["modified"].isoformat().replace("+00:00", "Z"),
         "url": case_url(request, row["id"]),
         "merged_into": row["merged_into"],
-    }
-
-
-def error_code_fields(term: Term, *, case_count: int | None = None) -> dict[str, Any]:
-    """An error code's entry without its links, as the API and MCP's `vocab` give it (no
-    queries). `case_count`: the published cases stating it, when not `term.case_count`."""
-    return {
-        "slug": term.slug,
-        "name": term.name,
-        "vendor": term.vendor,
-        "description": term.description,
-        "source_url": term.source_url,
-        "synonyms": list(term.synonyms),
-        "patterns": list(term.patterns),
-        "case_count": term.case_count if case_count is None else case_count,
     }
 
 

@@ -149,3 +149,18 @@ def case_text(document: dict[str, Any]) -> str:
         document.get("detection"),
     ]
     return "\n".join(p for p in parts if p)
+
+
+def error_code_fields(term: Term, *, case_count: int | None = None) -> dict[str, Any]:
+    """An error code's entry without its links, as the API and MCP's `vocab` give it (no
+    queries). `case_count`: the published cases stating it, when not `term.case_count`."""
+    return {
+        "slug": term.slug,
+        "name": term.name,
+        "vendor": term.vendor,
+        "description": term.description,
+        "source_url": term.source_url,
+        "synonyms": list(term.synonyms),
+        "patterns": list(term.patterns),
+        "case_count": term.case_count if case_count is None else case_count,
+    }

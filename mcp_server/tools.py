@@ -16,8 +16,8 @@ from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from api.shapes import error_code_fields
 from incidents import limits, search, selectors
+from incidents.codes import error_code_fields
 from incidents.document_model import case_model
 from incidents.models import Case, Facet
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of

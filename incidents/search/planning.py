@@ -208,7 +208,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         parsed = expand_with_vocabulary(parsed, vocab.lexicon)
     notes.extend(parsed.notes)
     if suggestion:
-        notes.append(f"Some words are in no case: searched for “{suggestion}” instead.")
+        notes.append(corrected_note(suggestion))
     kind: PlanKind = "ranked"
     if parsed.is_empty:
         kind = "nothing"
@@ -226,6 +226,12 @@ def plan(request: SearchRequest) -> SearchPlan:
         # the other cases; a case asked for by its id is listed whatever its words).
         return _only_named(dataclasses.replace(ranked, kind="browse"))
     return ranked
+
+
+def corrected_note(suggestion: str) -> str:
+    """The note of a search run with its misspelt words corrected to `suggestion` (pages
+    that show the correction as a link leave this note out)."""
+    return f"Some words are in no case: searched for “{suggestion}” instead."
 
 
 def _only_named(plan: SearchPlan) -> SearchPlan:

@@ -11,6 +11,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import limits, search, selectors
+from incidents.search.planning import corrected_note
 from incidents.search.results import FacetCount
 from incidents.selectors import (
     FILTER_FACETS,
@@ -91,8 +92,10 @@ def _notes(results: search.SearchResults) -> list[str]:
     """The search's notes but the one saying a corrected query was searched: the page says
     that once, with the corrected query as a link (`results.suggestion`), not as a "Did you
     mean" beside a note that it was already searched."""
-    corrected = f"searched for “{results.suggestion}” instead."
-    return [note for note in results.notes if not (results.suggestion and note.endswith(corrected))]
+    if not results.suggestion:
+        return list(results.notes)
+    corrected = corrected_note(results.suggestion)
+    return [note for note in results.notes if note != corrected]
 
 
 def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:
