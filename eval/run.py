@@ -270,7 +270,8 @@ def first_cases(queries: list[str]) -> dict[str, str | None]:
 
 def run_first_cases() -> dict[str, str | None]:
     """`first_cases` of `agreement_queries` in a throw-away database of the configured backend
-    (named `<name>_agree`, so it never meets a test run's own test database)."""
+    (named `<name>_agree_<pid>`, so it never meets a test run's own test database nor that
+    of another run comparing the backends at the same time)."""
     import django
 
     django.setup()
@@ -281,7 +282,7 @@ def run_first_cases() -> dict[str, str | None]:
     old_name = connection.settings_dict["NAME"]
     if connection.vendor == "postgresql":
         connection.settings_dict["TEST"] = {**connection.settings_dict.get("TEST", {}), "NAME": None}
-        connection.settings_dict["NAME"] = f"{old_name}_agree"
+        connection.settings_dict["NAME"] = f"{old_name}_agree_{os.getpid()}"
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         import_all()
