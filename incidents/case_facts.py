@@ -29,6 +29,14 @@ class CaseFacts:
     unknown: list[str] = field(default_factory=list)  # labels, in page order, lower case
 
 
+def grouped(value: Any) -> Any:
+    """An integer with thousands separators as titles write them ("10,000"); anything else
+    (None, text, a float, a bool) as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return value
+
+
 def case_facts(case: Case) -> CaseFacts:
     """Known facts of `case` by section, and the labels of the unknown ones (in page order:
     incident facts, environment, then the date it occurred, trigger and detection)."""
@@ -43,8 +51,8 @@ def case_facts(case: Case) -> CaseFacts:
     environment = [
         Fact("Cluster", case.cluster),
         Fact("Accelerator", case.accelerator, url=_term_url(case.accelerator_term)),
-        Fact("Accelerator count", case.accelerator_count),
-        Fact("Nodes", case.node_count),
+        Fact("Accelerator count", grouped(case.accelerator_count)),
+        Fact("Nodes", grouped(case.node_count)),
     ]
     unknown = [_lower(f.label) for f in (*incident, *environment) if f.value in (None, "")]
     if case.workload is not None:

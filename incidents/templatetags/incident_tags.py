@@ -6,7 +6,7 @@ from django import template
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from incidents.case_facts import CaseFacts, case_facts
+from incidents.case_facts import CaseFacts, case_facts, grouped
 from incidents.rendering import render_markdown, snippet_html, wrap_inline_code
 
 if TYPE_CHECKING:
@@ -67,6 +67,16 @@ def headline(title: str) -> tuple[str, str]:
     return title[:at], title[at:]
 
 
+@register.filter
+def short_title(title: str) -> str:
+    """A case title short enough for a browser tab or a bookmark: its headline, cut at the
+    last space within `HEADLINE_MAX` characters with an ellipsis when even that is longer."""
+    short = headline(title)[0]
+    if len(short) <= HEADLINE_MAX:
+        return short
+    return short[: short.rfind(" ", 0, HEADLINE_MAX)].rstrip(",;:") + "…"
+
+
 # What a reader sees for the similarity level the search engine gives a neighbour (its
 # thresholds live in incidents.search): a bare "28% similar" reads as a weak match.
 SIMILARITY_WORDS = {
@@ -91,6 +101,9 @@ def similarity_label(similar: object) -> str:
         if isinstance(level, str) and level.lower() in SIMILARITY_WORDS:
             return SIMILARITY_WORDS[level.lower()]
     return ""
+
+
+register.filter("grouped", grouped)
 
 
 @register.filter

@@ -103,7 +103,7 @@ def test_the_page_lists_the_codes_with_links(client):
     html = client.post("/match/", {"log": LOG}).content.decode()
     assert "Error codes in this log" in html
     assert '<a href="/codes/xid-79">Xid 79</a> (NVIDIA driver), lines 1, 4:' in html
-    assert "2 cases showed it; they rank higher." in html
+    assert "2 cases showed it; it adds to their score below." in html
 
 
 def test_mcp_match_log_reports_the_codes(mcp):
