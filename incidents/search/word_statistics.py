@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
+from incidents.id_lists import ids_subquery
 from incidents.models import Case
 
 from .models import CaseProfile, WordStatistic
@@ -144,13 +145,15 @@ def recount() -> int:
 
 
 def read(words: Iterable[str]) -> Statistics:
-    """N and the document frequencies of `words`. Queries: one per `BATCH` words."""
+    """N and the document frequencies of `words`. Queries: one per `BATCH` words (each list
+    one parameter, `id_lists.ids_subquery`: a placeholder per word made Django prepare each
+    of thousands of words, a fifth of an increment's reading at 100,000 cases)."""
     wanted = sorted({*words, TOTAL})
     accounts: dict[str, int] = {}
     texts: dict[str, int] = {}
     for start in range(0, len(wanted), BATCH):
         for word, in_accounts, in_texts in WordStatistic.objects.filter(
-            word__in=wanted[start : start + BATCH]
+            word__in=ids_subquery(wanted[start : start + BATCH])
         ).values_list("word", "accounts", "texts"):
             accounts[word], texts[word] = in_accounts, in_texts
     total = texts.pop(TOTAL, 0)

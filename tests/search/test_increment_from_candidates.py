@@ -261,3 +261,49 @@ def test_a_new_text_is_matched_by_the_words_only_one_case_holds(settings):
     whole = TextIndex().matches(text, limit=3)
     assert whole and whole[0][0] == "IL-0489"
     assert TextIndex.for_texts([text]).matches(text, limit=3) == whole
+
+
+def test_a_new_cases_list_from_its_candidates_is_the_one_a_full_rebuild_stores(settings, tmp_path):
+    """With the candidates as the library's size asks (no word forced), the new case's own
+    list, scored against its candidates under the stored statistics, is the list that
+    scoring every pair again gives it: same neighbours, ranks, scores and reasons."""
+    settings.WORD_STATISTICS_FROM = 0
+    import_documents(tmp_path, a_new_case_like("IL-0463", "IL-9804"))
+    increment = list(CaseNeighbour.objects.filter(case_id="IL-9804").values_list(*NEIGHBOUR_COLUMNS))
+    similarity.rebuild_neighbours()
+    rebuilt = list(CaseNeighbour.objects.filter(case_id="IL-9804").values_list(*NEIGHBOUR_COLUMNS))
+    assert increment == rebuilt
+    assert len(rebuilt) == similarity.NEIGHBOURS and rebuilt[0][1] == "IL-0463"
+
+
+def test_each_term_is_counted_once_per_increment(settings, tmp_path, monkeypatch):
+    """Counting a term's links reads every link of it (O(N) for a common topic): the terms of
+    the searched cases are counted once, and the rest of the corpus's terms after them."""
+    settings.WORD_STATISTICS_FROM = 0
+    asked: list[set[tuple[str, str]]] = []
+    counting = candidate_cases.term_frequencies
+
+    def recorded(keys):
+        asked.append(set(keys))
+        return counting(keys)
+
+    monkeypatch.setattr(candidate_cases, "term_frequencies", recorded)
+    import_documents(tmp_path, a_new_case_like("IL-0463", "IL-9805"))
+    assert len(asked) == 2
+    searched, rest = asked
+    assert searched and rest and not searched & rest
+    assert ("symptom", "nccl-timeout") in searched | rest
+
+
+def test_a_duplicate_checks_candidates_are_read_as_accounts(django_assert_num_queries):
+    """The duplicate check compares accounts: its candidates' profiles are read without their
+    term links, context or embedding, in 2 queries (published ids with root causes, stored rows)."""
+    ids = ["IL-0428", "IL-0463", "IL-0489", "IL-9999"]  # the last is no case
+    whole = {p.id: p for p in profiles.published_among(ids)}
+    with django_assert_num_queries(2):
+        accounts = profiles.published_among(ids, account_only=True)
+    assert [p.id for p in accounts] == ["IL-0428", "IL-0463", "IL-0489"] == sorted(whole)
+    for profile in accounts:
+        assert profile.counts == whole[profile.id].counts and profile.counts
+        assert profile.context == {} and whole[profile.id].context
+        assert profile.embedding is None

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from incidents.backup import restore_backup
 from incidents.models import Case
 from incidents.problems import CaseImportError
 from incidents.search import deferred
@@ -164,6 +163,8 @@ class Command(BaseCommand):
         if len(paths) != 1 or vocab or dry_run or strict or new_only:
             raise CommandError("--restore takes one backup folder and no other option")
         try:
+            from incidents.backup import restore_backup  # only here: its exports are a start-up cost
+
             summary = restore_backup(Path(paths[0]))
         except CaseImportError as exc:
             for problem in exc.problems:
