@@ -119,14 +119,13 @@ def test_the_cases_holding_the_versions_come_with_why_fix_and_workaround(client)
     assert found == [
         ("IL-0605", "NVIDIA driver", "580.126.20 is listed as affected", None),
         ("IL-0615", "PyTorch", "2.10 is listed as affected", None),
-        ("IL-0497", "NCCL", "introduced 0 <= 2.19.3 < fixed 2.29.3", "2.29.3"),
         ("IL-0604", "NCCL", "introduced 0 <= 2.19.3 < fixed 2.23.4", "2.23.4"),
         ("IL-0518", "NCCL", "2.19.3 is listed as affected", None),
         ("IL-0602", "NCCL", "2.19.3 is listed as affected", "2.20.3"),
         ("IL-0567", "NCCL", "2.19.3 is listed as affected", None),  # NVLS hang seen on 2.19.3
     ]
-    assert body["count"] == 7 and body["unknown"] == []
-    a2a = body["affected"][5]
+    assert body["count"] == 6 and body["unknown"] == []
+    a2a = body["affected"][4]
     assert a2a["range"] == NCCL_A2A
     assert a2a["workaround"]
 
@@ -143,6 +142,18 @@ def test_a_fixed_version_is_not_affected(client):
 def affected_ids(client, versions) -> tuple[list[str], list[str]]:
     body = post(client, versions).json()
     return [m["case"]["id"] for m in body["affected"]], [m["case"]["id"] for m in body["unknown"]]
+
+
+@pytest.mark.django_db
+def test_a_range_starts_where_the_source_says_the_bug_came_in(client):
+    # IL-0497's weak compare-and-swap loop arrived with NCCL 2.28.9 (2.28.7 used a strong
+    # one), so an older NCCL is neither affected nor "possibly affected" by that case.
+    assert "IL-0497" not in [case for ids in affected_ids(client, {"NCCL": "2.28.7"}) for case in ids]
+    body = post(client, {"NCCL": "2.29.0"}).json()
+    [match] = [m for m in body["affected"] if m["case"]["id"] == "IL-0497"]
+    assert (match["why"], match["fixed"]) == ("introduced 2.28.9 <= 2.29.0 < fixed 2.29.3", "2.29.3")
+    assert "IL-0497" in affected_ids(client, {"NCCL": "2.29.2"})[0]
+    assert "IL-0497" not in [case for ids in affected_ids(client, {"NCCL": "2.29.3"}) for case in ids]
 
 
 @pytest.mark.django_db
@@ -250,7 +261,7 @@ def test_the_answer_runs_a_fixed_number_of_queries(client, django_assert_num_que
 @pytest.mark.django_db
 def test_the_form_answers_the_same(client):
     html = client.get("/affected/", {"versions": "NCCL 2.19.3\nNVIDIA driver: 580.126.20"}).content.decode()
-    assert "6 cases with these versions" in html
+    assert "5 cases with these versions" in html
     assert "2.19.3 &lt; fixed 2.23.4" in html
     assert 'href="/cases/IL-0602"' in html
     html = client.get("/affected/", {"versions": "NCCL 2.9.9"}).content.decode()

@@ -46,10 +46,10 @@ def test_the_change_form_shows_the_three_as_the_case_document_has_them(client, e
     assert list(json.loads(data["references"][0])[0]) == ["kind", "id", "url", "state", "fixed_in"]
 
 
-@pytest.mark.parametrize("case_id", ["IL-0601", "IL-0603", "IL-0497"])
+@pytest.mark.parametrize("case_id", ["IL-0601", "IL-0603", "IL-0579"])
 def test_an_untouched_save_records_nothing_and_exports_the_file_again(client, editor, case_id):
     # IL-0601 has all three; IL-0603 states four codes in an order that is not the
-    # vocabulary's (the order a browser sends them in); IL-0497 has none.
+    # vocabulary's (the order a browser sends them in); IL-0579 has none.
     before = Case.objects.get(id=case_id)
     client.force_login(editor)
     data = case_change_form(client, case_id)
