@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from incidents.id_lists import ids_subquery
+from incidents.models import Case
 
 from . import pg_vectors
 from .query import Atom, ParsedQuery
@@ -542,10 +543,14 @@ class SqliteBackend(Backend):
             allowed, allowed_params = "c.status = %s", [PUBLISHED]
             only, only_params = "", []
         else:
-            allowed, allowed_params = f"k.c0 IN ({candidates[0]})", list(candidates[1])
             # The filter before the bound, which must be read among the allowed rows.
-            only = f" CROSS JOIN {SQLITE_KEYS} ON k.id = m.r WHERE {allowed}"
-            only_params = allowed_params
+            only = f" CROSS JOIN {SQLITE_KEYS} ON k.id = m.r WHERE k.c0 IN ({candidates[0]})"
+            only_params = list(candidates[1])
+            # `f` holds the allowed rows only. Naming every status lets each kept row's case
+            # be read from the (status, id, published, root cause) index alone, instead of
+            # its row, which holds the whole document.
+            allowed_params = list(Case.Status.values)
+            allowed = f"c.status IN ({', '.join(['%s'] * len(allowed_params))})"
         kept, kept_params = _pruned(
             f"f.base * {coord}",
             "f",
