@@ -8,11 +8,13 @@ them; elsewhere the advice is ignored and nothing changes. A page still becomes 
 only when written, and the memory goes back to the system when the array is freed.
 
 `Rows` builds a matrix row block by row block. Given a folder, it writes the rows to a file
-there instead and maps the finished file read-only, named by the SHA-256 of its bytes
-(`_Draft.finish`): every worker that builds the same rows maps the same file, whose pages are the
-kernel's page cache, held once on the machine however many workers map it. A worker's
-resident set (VmRSS) still counts each page of the file it has read (as RssFile, not
-RssAnon), and its proportional set size (Pss) a share of it: a half with two workers.
+there instead, named by the SHA-256 of its bytes (`_Draft.finish`): every worker that builds
+the same rows reads the same file, whose pages are the kernel's page cache, held once on the
+machine however many workers read it. The file is not mapped: its rows are read with
+`os.preadv` when asked for (`FileRows`), into arrays of the reader's own that live as long as
+it uses them. A mapped file counts in a worker's resident set (VmRSS, VmHWM) for every page
+it ever touched (RssFile): at 100,000 cases the mapped rows were 192 MB of each worker's
+410 to 466 MB peak, where search now reads a few thousand rows a query (`semantic.py`).
 """
 
 from __future__ import annotations
@@ -54,9 +56,9 @@ class Rows:
 
     `room`: the rows expected (an array of that many is allocated at once; more are taken,
     the array doubling). With `folder` (and a room of at least `SHARED_FROM` bytes), the rows
-    go to a temporary file there instead and `finish` returns the read-only mapping of a
-    file named by their digest (`_Draft.finish`). Use as a context manager: a build that fails
-    leaves no temporary file."""
+    go to a temporary file there instead and `finish` returns the rows of a file named by
+    their digest (`_Draft.finish`), read from it when asked for (`FileRows`). Use as a
+    context manager: a build that fails leaves no temporary file."""
 
     def __init__(self, room: int, width: int, dtype: type | np.dtype, folder: Path | None = None):
         self.width, self.dtype = width, np.dtype(dtype)
@@ -89,8 +91,8 @@ class Rows:
             self.array[self.count : self.count + len(block)] = block
         self.count += len(block)
 
-    def finish(self) -> np.ndarray:
-        """The rows added (count x width): a view of the array, or read-only from the file."""
+    def finish(self) -> np.ndarray | FileRows:
+        """The rows added (count x width): a view of the array, or the file's (`FileRows`)."""
         if self._file is None:
             assert self.array is not None
             return self.array[: self.count]  # a view: a copy would hold both for a moment
@@ -116,17 +118,17 @@ class _Draft:
             written = os.write(self.fd, data)
             data = data[written:]
 
-    def finish(self, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
-        """The rows written, as the read-only mapping of `rows-<digest>.bin`, shared with every
+    def finish(self, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray | FileRows:
+        """The rows written, read from `rows-<digest>.bin` (`FileRows`), the file of every
         process that filed the same bytes."""
         try:
             return self._shared(shape, dtype)
         finally:
             self.discard()
 
-    def _shared(self, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
-        # Locked shared from now on, as a mapped file is: the name linked below is this
-        # file's too, and an exclusive lock kept here would hold off our own mapping.
+    def _shared(self, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray | FileRows:
+        # Locked shared from now on, as a file in use is: the name linked below is this
+        # file's too, and an exclusive lock kept here would hold off our own reader.
         fcntl.flock(self.fd, fcntl.LOCK_SH)
         target = self.folder / f"rows-{self.digest.hexdigest()}.bin"
         for _attempt in range(3):
@@ -135,8 +137,8 @@ class _Draft:
             except FileExistsError:
                 pass  # another process filed the same bytes: map its file
             else:
-                fd, self.fd = self.fd, -1  # the mapping's now
-                return _mapped(fd, target, shape, dtype)
+                fd, self.fd = self.fd, -1  # the reader's now
+                return _opened(fd, target, shape, dtype)
             try:
                 fd = os.open(target, os.O_RDONLY)
             except FileNotFoundError:
@@ -144,11 +146,11 @@ class _Draft:
             fcntl.flock(fd, fcntl.LOCK_SH)
             if os.fstat(fd).st_size != math.prod(shape) * dtype.itemsize:
                 # Not the bytes its name says (cut short by a crash before its pages reached
-                # the disk): mapped, it would fail every load; this process files it again.
+                # the disk): read, it would fail every load; this process files it again.
                 os.close(fd)
                 target.unlink(missing_ok=True)
                 continue
-            return _mapped(fd, target, shape, dtype)
+            return _opened(fd, target, shape, dtype)
         raise OSError(f"{target}: removed as soon as filed")
 
     def discard(self) -> None:
@@ -159,27 +161,101 @@ class _Draft:
             self.fd = -1
 
 
-def _mapped(fd: int, path: Path, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
-    """The array of `shape` and `dtype` at the start of the open file `fd` (locked shared),
-    mapped read-only; `fd` stays open (and the file locked) as long as the mapping lives.
-    Files of `path`'s folder that nobody maps any more are removed (`_sweep`)."""
+def _opened(fd: int, path: Path, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray | FileRows:
+    """The rows of `shape` and `dtype` at the start of the open file `fd` (locked shared), read
+    from it when asked for (`FileRows`); `fd` stays open (and the file locked) as long as
+    they are used. Files of `path`'s folder that nobody reads any more are removed
+    (`_sweep`)."""
     try:
         size = math.prod(shape) * dtype.itemsize
         if os.fstat(fd).st_size < size:
             raise OSError(f"{path}: {os.fstat(fd).st_size} bytes, {size} expected")
-        if not size:
-            os.close(fd)
-            return np.empty(shape, dtype=dtype)
-        # Populated at once: the first search does not fault each page in.
-        buffer = mmap.mmap(
-            fd, size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), prot=mmap.PROT_READ
-        )
     except BaseException:
         os.close(fd)
         raise
-    weakref.finalize(buffer, os.close, fd)  # the shared lock goes with the last view
+    if not size:
+        os.close(fd)
+        return np.empty(shape, dtype=dtype)
+    rows = FileRows(fd, path, shape, dtype)
     _sweep(path.parent, keep=path)
-    return np.frombuffer(buffer, dtype=dtype).reshape(shape)
+    return rows
+
+
+class FileRows:
+    """Read-only rows (`shape`: count x width, of `dtype`) at the start of the open file `fd`,
+    read with `os.preadv` when asked for: each read is a fresh array of the reader's own, and
+    the file's pages stay the kernel's page cache (shared by the workers reading the same
+    file, and not counted in any worker's resident set). Indexed as a 2-D array is: a slice
+    or a row by number, an array of row numbers or a boolean mask of rows (`take`), and
+    `np.asarray` reads every row. `fd` (locked shared: `_sweep` leaves the file alone) is
+    closed when the object is collected."""
+
+    ndim = 2
+
+    def __init__(self, fd: int, path: Path, shape: tuple[int, int], dtype: np.dtype):
+        self.path = path
+        self.shape = shape
+        self.dtype = np.dtype(dtype)
+        self._fd = fd
+        self._row_bytes = shape[1] * self.dtype.itemsize
+        weakref.finalize(self, os.close, fd)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        return self.shape[0] * self._row_bytes
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        """Rows `start` to `stop` (cut to the rows there are), as a new array."""
+        start, stop = max(start, 0), min(stop, len(self))
+        out = np.empty((max(stop - start, 0), self.shape[1]), dtype=self.dtype)
+        self._fill(out, start)
+        return out
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The rows numbered `rows` (int array, in that order, repeats allowed), as a new
+        array: one read per run of consecutive row numbers. IndexError for a number out of
+        range."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        out = np.empty((len(rows), self.shape[1]), dtype=self.dtype)
+        if not len(rows):
+            return out
+        if int(rows.min()) < 0 or int(rows.max()) >= len(self):
+            raise IndexError(f"rows {int(rows.min())}..{int(rows.max())} of {len(self)}")
+        breaks = (np.flatnonzero(np.diff(rows) != 1) + 1).tolist()
+        for low, high in zip([0, *breaks], [*breaks, len(rows)], strict=True):
+            self._fill(out[low:high], int(rows[low]))
+        return out
+
+    def _fill(self, out: np.ndarray, start: int) -> None:
+        """Read `len(out)` rows from row `start` into the C-contiguous array `out`."""
+        view = memoryview(out.reshape(-1).view(np.uint8).data)
+        offset = start * self._row_bytes
+        while view:
+            got = os.preadv(self._fd, [view], offset)
+            if got <= 0:
+                raise OSError(f"{self.path}: ends before byte {offset}")
+            view, offset = view[got:], offset + got
+
+    def __getitem__(self, key: object) -> np.ndarray:
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            return self.read(start, stop) if step == 1 else self.take(np.arange(start, stop, step))
+        if isinstance(key, int | np.integer):
+            at = int(key) + (len(self) if key < 0 else 0)
+            return self.take(np.array([at]))[0]
+        index = np.asarray(key)
+        if index.dtype == bool:
+            if index.shape != (len(self),):
+                raise IndexError(f"a mask of {index.shape} for {len(self)} rows")
+            index = np.flatnonzero(index)
+        return self.take(index)
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        rows = self.read(0, len(self))
+        return rows if dtype is None else rows.astype(dtype)
 
 
 # A temporary file is removed by another process's sweep only past this age (seconds), and
@@ -188,10 +264,10 @@ DRAFT_AGE = 3600
 
 
 def _sweep(folder: Path, keep: Path) -> None:
-    """Remove the files of `folder` that no process maps or writes any more: each mapping
-    holds a shared lock on its file and each writer an exclusive one on its draft, so a
-    file this process can lock exclusively at once is nobody's (a draft, only once older
-    than `DRAFT_AGE`)."""
+    """Remove the files of `folder` that no process reads or writes any more: each reader
+    (`FileRows`) holds a shared lock on its file and each writer an exclusive one on its
+    draft, so a file this process can lock exclusively at once is nobody's (a draft, only
+    once older than `DRAFT_AGE`)."""
     for path in [*folder.glob(SHARED_GLOB), *folder.glob("part-*.tmp")]:
         if path == keep:
             continue

@@ -78,20 +78,22 @@ def rank(plan: SearchPlan) -> Ranking:
     if vector is not None:
         # Every search reads the same vectors: kept in this process per store generation
         # instead of read and decoded again. Filtered, the allowed cases' scores come from
-        # the process's vectors (one query for their ids; only their rows are scored when
-        # they are few in a large store), rather than reading the allowed cases' vectors
-        # again on every request (most of the store for a broad filter).
+        # the process's vectors (one query for their ids), rather than reading the allowed
+        # cases' vectors again on every request (most of the store for a broad filter). In
+        # a large store the cases scored are the nearest by sign codes and the lexical
+        # ranking's (`Vectors.search_scores`).
         every = not parsed.excluded and plan.whole
+        lexical = [row.case_id for row in rows]
         if every:
             vectors = process_vectors()
-            semantic = vectors.case_scores(vector)
+            semantic = vectors.search_scores(vector, also=lexical)
         elif settings.STORE_CACHE:
             ids = set(allowed.order_by().values_list("id", flat=True))
             vectors = process_vectors()
-            semantic = vectors.subset_scores(vector, ids)
+            semantic = vectors.search_scores(vector, allowed=ids, also=lexical)
         else:
             vectors = load_vectors(allowed)
-            semantic = vectors.case_scores(vector)
+            semantic = vectors.search_scores(vector, also=lexical)
     ranked = fuse(rows, semantic)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))

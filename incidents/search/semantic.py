@@ -9,17 +9,22 @@ costs one query and no model call. A first bulk import only drops the vectors of
 it changed; the step after it encodes the published cases that have none
 (`encode_missing`, see `deferred.py`).
 
-Reading is one query whatever the number of cases (`load_vectors`); a query is scored by
-numpy against every passage and a case scores its best passage plus a little of its mean
-(`case_scores`).
+Reading is one query whatever the number of cases (`load_vectors`); a case scores its
+best passage plus a little of its mean (`case_scores`).
 
-What search reads is held in memory as int8 with one scale per passage (`quantised`): a
-quarter of the float32 matrix (at 100,000 cases 192 MB in place of 768 MB in every
-worker). A product reads the int8 rows a block at a time as float32, which costs more than
-the float32 product (100,000 cases: 61-63 against 45-46 ms a search, the conversion being
-most of it), and a passage's cosine moves by at most about 0.002. The stored vectors stay
-float32: similar cases' mean embeddings are computed from them as they are
-(`profiles.py`).
+What search reads is held as int8 with one scale per passage (`quantised`): a quarter of the
+float32 matrix (at 100,000 cases 192 MB in place of 768 MB), in a file shared by the workers
+and read where needed (`large_arrays.FileRows`), and a passage's cosine moves by at most
+about 0.002. The stored vectors stay float32: similar cases' mean embeddings are computed
+from them as they are (`profiles.py`).
+
+A search scores every case exactly (numpy against every passage) in a store of at most
+`SEARCH_DEPTH` cases (the bundled library, the evaluation's). In a larger one it ranks them
+in two stages (`Vectors.search_scores`): every passage's sketch (`sketch.py`: its
+coordinates along the store's 96 main directions, 96 bytes, held in memory) approximates
+each case's score, and the `SEARCH_DEPTH` cases best by that, with the lexical ranking's,
+are scored exactly from their rows alone. At 100,000 cases the int8 product over every
+passage cost 55 to 63 ms a search and kept the whole 192 MB resident in every worker.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import bisect
 import contextlib
 import functools
 import hashlib
+import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +49,7 @@ from incidents.id_lists import ids_subquery
 from incidents.locking import serialize_case_writes
 from incidents.models import Case
 
-from . import encoder, large_arrays
+from . import encoder, large_arrays, sketch
 from .models import CaseEmbedding
 
 PASSAGES = ("title", "summary", "symptoms", "root cause", "remediation")
@@ -231,12 +237,39 @@ def quantised(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class Vectors:
     """Every published case's passage vectors: `matrix[i]` belongs to `ids[owner[i]]`; a
     case's passages are consecutive rows (`owner` never decreases). `matrix` is float32,
-    or int8 with `scale` (row i is `matrix[i] * scale[i]`, see `quantised`)."""
+    or int8 with `scale` (row i is `matrix[i] * scale[i]`, see `quantised`), in memory or
+    read from a file (`large_arrays.FileRows`). `sketched`: the rows' sketch and its
+    projection (`sketch.py`, row i of the int8 array row i's), computed when first needed
+    (`sketched_rows`) if not given."""
 
     ids: list[str]
     owner: np.ndarray
-    matrix: np.ndarray
+    matrix: np.ndarray | large_arrays.FileRows
     scale: np.ndarray | None = None
+    sketched: tuple[sketch.Projection, np.ndarray] | None = None
+    _sketching: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def sketched_rows(self) -> tuple[sketch.Projection, np.ndarray]:
+        """`sketched`, computed the first time it is asked for (once, whatever the threads
+        asking): the projection fitted on up to `sketch.SAMPLE` rows at even intervals, then
+        every row projected, `sketch.BLOCK_ROWS` at a time (at 100,000 cases about 2 CPU s)."""
+        with self._sketching:
+            if self.sketched is None:
+                stride = max(1, -(-len(self.matrix) // sketch.SAMPLE))
+                projection = sketch.Projection.fitted(self._floats(np.arange(0, len(self.matrix), stride)))
+                rows = np.empty((len(self.matrix), len(projection.basis)), dtype=np.int8)
+                for start in range(0, len(self.matrix), sketch.BLOCK_ROWS):
+                    at = np.arange(start, min(start + sketch.BLOCK_ROWS, len(self.matrix)))
+                    rows[start : start + len(at)] = projection.rows(self._floats(at))
+                self.sketched = (projection, rows)
+            return self.sketched
+
+    def _floats(self, rows: np.ndarray) -> np.ndarray:
+        """Rows `rows` (sorted numbers) as float32 vectors (int8 rows times their scale)."""
+        block = self.matrix[rows].astype(np.float32)
+        if self.scale is not None:
+            block *= self.scale[rows, None]
+        return block
 
     @functools.cached_property
     def _position(self) -> dict[str, int]:
@@ -261,7 +294,7 @@ class Vectors:
     def _similarities(self, query: np.ndarray) -> np.ndarray:
         """Every row's dot product with `query` (float64 array)."""
         if self.scale is None:
-            return (self.matrix @ query).astype(np.float64)
+            return (np.asarray(self.matrix) @ query).astype(np.float64)
         # int8 rows read as float32 a block at a time (a whole float32 copy is what
         # quantising saves); blocks are multiples of `PRODUCT_BLOCK`, so a row gets the
         # value it gets when gathered (`_gathered`).
@@ -300,6 +333,60 @@ class Vectors:
         total = rows.sum(axis=0)
         norm = float(np.linalg.norm(total))
         return total / norm if norm > 0 else None
+
+    def search_scores(
+        self, query: np.ndarray, *, allowed: Collection[str] | None = None, also: Iterable[str] = ()
+    ) -> CaseScores:
+        """The semantic scores a search fuses with its lexical ranking (`fusion.fuse`), of the
+        unit vector `query`: for every case (of `allowed` only, when given) when there are at
+        most `SEARCH_DEPTH` of them, exactly `case_scores(query)` (`subset_scores`); otherwise
+        for the `SEARCH_DEPTH` cases best by their sketches (`_approximate`) and the cases of
+        `also` (the lexical ranking's, so that each of its cases has its semantic score),
+        each with the value `scores_of` gives it. What this leaves out are cases that more
+        than `SEARCH_DEPTH` others beat by their sketches: semantic candidates of fusion only
+        as weak partial matches, after every match, if at all. A case of `also` beyond them
+        is ranked among the cases scored, so above the cases left out (its reciprocal rank
+        weighs a few thousandths of the relevance model's log-odds there)."""
+        if allowed is None:
+            if len(self.ids) <= SEARCH_DEPTH:
+                return self.case_scores(query)
+            hidden = None
+        else:
+            keep = np.fromiter((self._position[c] for c in allowed if c in self._position), dtype=np.int64)
+            if len(keep) <= SEARCH_DEPTH:
+                return self.subset_scores(query, allowed)
+            hidden = np.ones(len(self.ids), dtype=bool)
+            hidden[keep] = False
+        nearness = self._approximate(query)
+        if hidden is not None:
+            nearness[hidden] = -np.inf
+        nearest = np.argpartition(-nearness, SEARCH_DEPTH - 1)[:SEARCH_DEPTH]
+        nearest = nearest[np.isfinite(nearness[nearest])]
+        named = np.fromiter((self._position[c] for c in also if c in self._position), dtype=np.int64)
+        if hidden is not None:
+            named = named[~hidden[named]]
+        at = np.union1d(nearest, named)
+        ids = [self.ids[i] for i in at.tolist()]
+        return CaseScores(ids, dict(zip(ids, range(len(ids)), strict=True)), self._gathered(query, at))
+
+    def _approximate(self, query: np.ndarray) -> np.ndarray:
+        """Each case's approximate score for `query` from its passages' sketches (float32,
+        higher is nearer; -inf for a case without passages): `case_scores`' combination of
+        each passage's similarity as the sketch gives it (`sketch.similarities`, lower than
+        the exact one by the same amount for every passage, so the same order)."""
+        starts, counts = self._starts
+        if not len(self.matrix):
+            return np.full(len(self.ids), -np.inf, dtype=np.float32)
+        projection, rows = self.sketched_rows()
+        similarities = sketch.similarities(rows, projection.weights(query))
+        out = np.full(len(self.ids), -np.inf, dtype=np.float32)
+        has = counts > 0
+        if has.any():
+            firsts = starts[has]
+            best = np.maximum.reduceat(similarities, firsts)
+            total = np.add.reduceat(similarities, firsts)
+            out[has] = best + MEAN_SHARE * (total / counts[has])
+        return out
 
     def subset_scores(self, query: np.ndarray, allowed: Collection[str]) -> CaseScores:
         """`case_scores(query).restricted(allowed)`: the scores of the allowed cases only, as
@@ -373,22 +460,37 @@ class Vectors:
             case_counts.append(counts[run])
         rows = sum(end - first for _, first, end in pieces)
         scale = None if self.scale is None else np.empty(rows, dtype=self.scale.dtype)
+        # The sketch, when this store has one, follows: the rows kept keep theirs, the fresh
+        # ones are projected on the same directions.
+        sketched = self.sketched
+        sketches = None if sketched is None else np.empty((rows, sketched[1].shape[1]), dtype=np.int8)
         with large_arrays.Rows(rows, self.matrix.shape[1], self.matrix.dtype, folder) as matrix:
             for source, first, end in pieces:
                 if scale is not None:
                     assert source.scale is not None  # both read by `load_vectors`
                     scale[matrix.count : matrix.count + end - first] = source.scale[first:end]
-                matrix.append(source.matrix[first:end])
+                if sketched is not None and sketches is not None:
+                    projection, held = sketched
+                    rows_of = (
+                        held[first:end]
+                        if source is self
+                        else projection.rows(source._floats(np.arange(first, end)))
+                    )
+                    sketches[matrix.count : matrix.count + end - first] = rows_of
+                # A run at a time from a file would read it whole into memory.
+                for start in range(first, end, COPY_ROWS):
+                    matrix.append(source.matrix[start : min(start + COPY_ROWS, end)])
             per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
             owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
-            return Vectors(ids, owner, matrix.finish(), scale)
+            sketch_of = None if sketched is None or sketches is None else (sketched[0], sketches)
+            return Vectors(ids, owner, matrix.finish(), scale, sketch_of)
 
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""
         n = len(self.ids)
         sums = np.zeros((n, encoder.DIMENSIONS), dtype=np.float32)
         if self.scale is None:
-            np.add.at(sums, self.owner, self.matrix)
+            np.add.at(sums, self.owner, np.asarray(self.matrix))
         else:
             for start in range(0, len(self.matrix), QUANTISED_ROWS):
                 stop = start + QUANTISED_ROWS
@@ -408,6 +510,11 @@ QUANTISED_ROWS = 512
 # they are at most this share of it.
 SUBSET_FROM = 20_000
 SUBSET_SHARE = 0.25
+# Above this many (allowed) cases a search scores exactly only this many, the nearest by
+# their sketches, and the lexical ranking's (`Vectors.search_scores`).
+SEARCH_DEPTH = 2000
+# Rows copied (or sketched) at a time from one matrix to another: 3 MB of int8 rows.
+COPY_ROWS = 8192
 
 
 # BLAS computes a product's last rows (fewer than its block of rows) with another kernel,
