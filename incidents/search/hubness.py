@@ -76,10 +76,9 @@ class Pool:
             self.matrix[:] = np.stack([p.embedding for p in held if p.embedding is not None])
 
     def cosines(self, vectors: np.ndarray) -> np.ndarray:
-        """Cosines (len(vectors) x n, float32) of unit `vectors` with every pooled case."""
-        # One BLAS thread, as the pair scores: an import runs beside the server's workers.
-        with threadpool_limits(limits=1, user_api="blas"):
-            return np.asarray(vectors, dtype=np.float32) @ self.matrix.T
+        """Cosines (len(vectors) x n, float32) of unit `vectors` with every pooled case. The
+        callers hold one BLAS thread (`one_thread`) around all their products."""
+        return np.asarray(vectors, dtype=np.float32) @ self.matrix.T
 
     def nearest(self, row: np.ndarray, skip: Collection[int] = ()) -> Nearest:
         """The `NEAREST` best of one row of cosines (its columns the pooled cases), leaving
@@ -97,6 +96,13 @@ class Pool:
         return [(case_id, -negative) for negative, case_id in ranked]
 
 
+def one_thread() -> threadpool_limits:
+    """One BLAS thread, as the pair scores hold: an import runs beside the server's workers,
+    and OpenBLAS's spinning threads starve them on a small machine. Entered once per call
+    of `update` or `every_case`: entering it reads the process's libraries (10 to 25 ms)."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def mean(nearest: Nearest | None) -> float | None:
     """The hubness of a case whose nearest are `nearest`: their mean cosine (None for none)."""
     return sum(c for _, c in nearest) / len(nearest) if nearest else None
@@ -109,11 +115,12 @@ def every_case(profiles: Sequence[Profile]) -> dict[str, Nearest]:
     found: dict[str, Nearest] = {}
     n = len(pool.ids)
     step = max(1, min(1024, BLOCK_CELLS // max(n, 1)))
-    for start in range(0, n, step):
-        block = list(range(start, min(start + step, n)))
-        rows = pool.cosines(pool.matrix[block])
-        for row, i in zip(rows, block, strict=True):
-            found[pool.ids[i]] = pool.nearest(row, (i,))
+    with one_thread():
+        for start in range(0, n, step):
+            block = list(range(start, min(start + step, n)))
+            rows = pool.cosines(pool.matrix[block])
+            for row, i in zip(rows, block, strict=True):
+                found[pool.ids[i]] = pool.nearest(row, (i,))
     return found
 
 
@@ -128,6 +135,13 @@ def update(
     the new value). Cost: one matrix-vector product over the pool per changed case and per
     list a case leaves; the other lists merge a few cosines or are not touched.
     """
+    with one_thread():
+        return _update(profiles, changed, gone)
+
+
+def _update(
+    profiles: Sequence[Profile], changed: Collection[str], gone: Collection[str]
+) -> dict[str, Nearest | None]:
     left = set(gone) | set(changed)
     pool = Pool(p for p in profiles if p.id not in gone)
     by_id = {p.id: p for p in profiles}
@@ -139,20 +153,35 @@ def update(
     rows = pool.cosines(pool.matrix[[pool.index[c] for c in live]]) if live else np.zeros((0, len(pool.ids)))
     for case_id, row in zip(live, rows, strict=True):
         updates[case_id] = pool.nearest(row, (pool.index[case_id],))
+    # Which lists a changed case may enter: its cosine reaches their k-th (a list short of k,
+    # or none stored, takes any), found by array operations, not a Python step per case.
+    floors = np.full(len(pool.ids), -np.inf)
+    for j, case_id in enumerate(pool.ids):
+        stored = by_id[case_id].hub
+        if stored is not None and len(stored) >= NEAREST:
+            floors[j] = stored[-1][1]
+    reached: np.ndarray = np.zeros(len(pool.ids), dtype=bool)
+    if live:
+        reached = np.asarray((rows >= floors - MARGIN).any(axis=0))
+    refill: list[int] = []
     for j, case_id in enumerate(pool.ids):
         if case_id in left:
             continue
         stored = by_id[case_id].hub
-        column = rows[:, j] if live else np.zeros(0, dtype=np.float32)
         if stored is None or any(other in left for other, _ in stored):
-            # None stored yet, or a changed case left its list (or moved in it).
-            found = _refilled(pool, j, [s for s in stored or [] if s[0] not in left])
-        else:
-            floor = stored[-1][1] if len(stored) >= NEAREST else -np.inf
-            entering = [(live[i], float(c)) for i, c in enumerate(column.tolist()) if c >= floor - MARGIN]
-            if not entering:
-                continue
+            refill.append(j)  # none stored yet, or a changed case left its list (or moved in it)
+        elif reached[j]:
+            column = rows[:, j].tolist()
+            entering = [(live[i], float(c)) for i, c in enumerate(column) if c >= floors[j] - MARGIN]
             found = sorted([*stored, *entering], key=lambda s: (-s[1], s[0]))[:NEAREST]
+            if found != stored:
+                updates[case_id] = found
+    # The lists a changed case left, computed again over the pool: one product for them all.
+    again = pool.cosines(pool.matrix[refill]) if refill else np.zeros((0, len(pool.ids)))
+    for j, row in zip(refill, again, strict=True):
+        case_id = pool.ids[j]
+        stored = by_id[case_id].hub
+        found = _refilled(pool, j, row, [s for s in stored or [] if s[0] not in left])
         if found != stored:
             updates[case_id] = found
     for case_id, new in updates.items():
@@ -161,11 +190,11 @@ def update(
     return updates
 
 
-def _refilled(pool: Pool, j: int, kept: Nearest) -> Nearest:
-    """The nearest of pooled case `j` computed again over the pool, with those of its `kept`
-    stored nearest that the pool lacks (a candidate corpus holds only some of the library;
-    over every published case the pool holds them all and this is the exact value)."""
-    found = pool.nearest(pool.cosines(pool.matrix[[j]])[0], (j,))
+def _refilled(pool: Pool, j: int, row: np.ndarray, kept: Nearest) -> Nearest:
+    """The nearest of pooled case `j` from its `row` of cosines over the pool, with those of
+    its `kept` stored nearest that the pool lacks (a candidate corpus holds only some of the
+    library; over every published case the pool holds them all and this is the exact value)."""
+    found = pool.nearest(row, (j,))
     outside = [s for s in kept if s[0] not in pool.index]
     return sorted([*found, *outside], key=lambda s: (-s[1], s[0]))[:NEAREST]
 
