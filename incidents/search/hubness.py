@@ -35,8 +35,10 @@ case's h can only be lower than the exact one); `manage.py rebuild_search` recom
 everything.
 
 What is not redone: the stored similar-case scores of pairs with a case whose h moved keep
-the old h (each pair score moves by `SEMANTIC_WEIGHT` / 2 times that change, or less),
-as they keep the term rarities of the time they were computed (`similarity.py`).
+the old h (each pair score moves by `SEMANTIC_WEIGHT` / 2 times that change, or less), and
+every untouched pair the centre of its time (the mean of N values, moved by a changed case's
+share of it), as they keep the term rarities of the time they were computed
+(`similarity.py`); a list a changed case enters is merged from scores of both times.
 """
 
 from __future__ import annotations
