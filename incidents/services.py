@@ -973,6 +973,7 @@ def delete_cases(case_ids: Iterable[str]) -> int:
     deleted = Case.objects.filter(id__in=ids).count()
     serialize_case_writes()  # the word statistics are read, added to and written back
     word_statistics.forget(ids)  # their profile rows go with them
+    index.cases_deleting(ids)  # the hubness of the cases whose nearest hold them
     Case.objects.filter(id__in=ids).delete()
     index.cases_deleted(ids)
     return deleted

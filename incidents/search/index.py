@@ -18,7 +18,7 @@ from incidents.models import Case, Term
 from . import deferred, profiles, word_statistics
 from .backends import get_backend
 from .semantic import encode_missing, update_embeddings
-from .similarity import rebuild_neighbours, update_neighbours
+from .similarity import hubness_before_delete, rebuild_neighbours, update_neighbours
 from .text import cases_for_index, index_columns
 
 
@@ -75,6 +75,12 @@ def finish_pending() -> int:
     Returns the neighbour rows written."""
     encode_missing()
     return rebuild_neighbours(refresh_profiles=False)
+
+
+def cases_deleting(case_ids: Iterable[str]) -> None:
+    """Before cases are deleted (under the write lock): the stored hubness of the cases
+    whose nearest by embedding hold one of them (`similarity.hubness_before_delete`)."""
+    hubness_before_delete(sorted(set(case_ids)))
 
 
 def cases_deleted(case_ids: Iterable[str]) -> None:

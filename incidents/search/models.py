@@ -80,6 +80,11 @@ class CaseProfile(models.Model):
     neighbours_pending = models.BooleanField(default=False)
     # Its words are counted in `WordStatistic` (it was published when this row was stored).
     counted = models.BooleanField(default=False)
+    # Its `hubness.NEAREST` nearest published cases by `embedding`, [[case id, cosine], ...]
+    # best first, and the mean of those cosines (`hubness.py`); null for a case that is not
+    # published or has no embedding, and until the lists are first computed.
+    hub_nearest = models.JSONField(null=True)
+    hubness = models.FloatField(null=True)
 
     class Meta:
         app_label = "incidents"
@@ -90,6 +95,13 @@ class CaseProfile(models.Model):
                 fields=["neighbours_pending"],
                 condition=models.Q(neighbours_pending=True),
                 name="caseprofile_pending",
+            ),
+            # The library's mean hubness (`hubness.library_centre`) is read from this index
+            # alone: the rows themselves hold kilobytes of word counts each.
+            models.Index(
+                fields=["hubness"],
+                condition=models.Q(hubness__isnull=False),
+                name="caseprofile_hubness",
             ),
         ]
 

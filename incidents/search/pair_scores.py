@@ -7,7 +7,8 @@ the same three parts are computed for a block of B cases against all N at once:
 - vocabulary: shared term weight = (terms of the block, weighted) · (terms of all)ᵀ, dense
   (the vocabulary has a few hundred terms), then the weighted Jaccard;
 - text: the cosine of TF-IDF vectors = (all vectors, sparse CSR) · (block vectors)ᵀ;
-- semantic: the cosine of the mean passage embeddings, one float32 matrix product.
+- semantic: the cosine of the mean passage embeddings, one float32 matrix product, less
+  half of each case's hubness plus the centre (`hubness.py`), clipped to 0..1.
 
 The products are only used to find candidates: for each case, the pairs whose matrix score
 is within `MARGIN` of its `NEIGHBOURS`-th best are scored again by `compare` (so stored
@@ -64,6 +65,12 @@ class PairScores:
             stored = [(i, p.embedding) for i, p in enumerate(ordered) if p.embedding is not None]
             if stored:
                 self.embeddings[[i for i, _ in stored]] = np.stack([vector for _, vector in stored])
+        # Half of each case's hubness, a case without one counted at the centre, and which
+        # cases have an embedding (a pair lacking one has no semantic part at all).
+        hub = [corpus.centre if p.hubness is None else p.hubness for p in ordered]
+        self.half_hub = np.array(hub, dtype=np.float32) / 2
+        self.centre = np.float32(corpus.centre)
+        self.embedded = np.array([p.embedding is not None for p in ordered], dtype=bool)
         shape_t = (n, max(len(term_index), 1))
         # Weighted terms, dense: the vocabulary is small (hundreds of terms).
         self.term_weights = (
@@ -103,7 +110,12 @@ class PairScores:
         scores += text
         if self.embeddings.shape[1]:
             semantic = self.embeddings[idx] @ self.embeddings.T
+            semantic -= self.half_hub[idx, None]
+            semantic -= self.half_hub[None, :]
+            semantic += self.centre
             np.clip(semantic, 0.0, 1.0, out=semantic)
+            semantic[~self.embedded[idx]] = 0.0
+            semantic[:, ~self.embedded] = 0.0
             semantic *= s_w
             scores += semantic
         scores[np.arange(len(idx)), idx] = -np.inf

@@ -75,6 +75,14 @@ class Profile:
     context: Mapping[str, int] = field(default_factory=dict)  # the same over the rest of the case
     term_total: float = 0.0  # summed weights of its terms, set by `_Corpus`
     embedding: np.ndarray | None = None  # unit mean of its passage embeddings, if stored
+    # Its nearest published cases by `embedding`, [(case id, cosine)] best first, as stored
+    # (`hubness.py`); None when none is stored.
+    hub: list[tuple[str, float]] | None = None
+
+    @property
+    def hubness(self) -> float | None:
+        """The mean cosine of its `hub` (None without one, or with an empty one)."""
+        return sum(c for _, c in self.hub) / len(self.hub) if self.hub else None
 
 
 def text_words(text: str) -> list[tuple[str, str]]:
@@ -337,11 +345,14 @@ def _stored(reads: Iterable[QuerySet[CaseProfile]], *, account_only: bool = Fals
         f"{name}_text": Cast(name, TextField())
         for name in ("counts", "surface", *(() if account_only else ("context_counts",)))
     }
+    if not account_only:
+        as_text["hub_nearest_text"] = Cast("hub_nearest", TextField())
     columns = ("case_id", *(() if account_only else ("embedding",)), *as_text)
     found: dict[str, Profile] = {}
     for rows in reads:
         for case_id, *values in rows.annotate(**as_text).values_list(*columns):
             vector = None if account_only else values.pop(0)
+            hub = None if account_only else values.pop()
             counts, surface, *context = values
             if context and context[0] is None:
                 continue  # stored before the context counts: computed again from the text
@@ -353,6 +364,7 @@ def _stored(reads: Iterable[QuerySet[CaseProfile]], *, account_only: bool = Fals
                 surface=orjson.loads(surface),
                 embedding=embedding,
                 context=orjson.loads(context[0]) if context else {},
+                hub=None if hub is None else [(other, cosine) for other, cosine in orjson.loads(hub)],
             )
     return found
 

@@ -15,7 +15,10 @@ Score of a pair (symmetric, 0..1):
   added nothing to any pair yet, as the rarest, weighed most in that case's norm and took
   places among its `VECTOR_WORDS` (precision@3 on the tuning judgements 0.757 -> 0.769);
 - semantic: cosine of the two cases' mean passage embeddings (`semantic.py`), which finds
-  cases told in other words (0 when a case has no stored embedding).
+  cases told in other words, less half of each case's hubness and plus the library's mean
+  hubness (`hubness.py`: a case near everybody, told in the library's common words, no
+  longer takes places among the neighbours of cases told in specific ones), clipped to
+  0..1 (0 when a case has no stored embedding).
 Weights chosen on the tuning judgements (eval/similar.json).
 The reasons kept with each neighbour: the shared terms by facet, the distinctive shared
 words, and each weighted part (the parts add up to the score).
@@ -79,8 +82,8 @@ from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseTerm, Facet
 from incidents.selectors.cases import related_case_ids
 
-from . import candidate_cases, deferred, profiles, semantic, word_statistics
-from .models import CaseNeighbour
+from . import candidate_cases, deferred, hubness, profiles, semantic, word_statistics
+from .models import CaseNeighbour, CaseProfile
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
 from .profiles import Profile, text_profile, word_counts
 from .results import SimilarCase
@@ -147,10 +150,16 @@ class _Corpus:
     whole text (`counts` and `context`, `VECTOR_WORDS`)."""
 
     def __init__(
-        self, profiles: list[Profile], *, account_only: bool = False, rarities: Rarities | None = None
+        self,
+        profiles: list[Profile],
+        *,
+        account_only: bool = False,
+        rarities: Rarities | None = None,
+        centre: float | None = None,
     ):
         """`rarities`: the profiles are some of a larger library (`candidate_cases.py`), whose N
-        and document frequencies weigh their words and terms."""
+        and document frequencies weigh their words and terms. `centre`: the library's mean
+        hubness (`hubness.py`), by default that of `profiles`' stored values."""
         with collector_paused():  # a dict or tuple per case and per (case, word): no cycles
             self.profiles = {p.id: p for p in profiles}
             self.total = rarities.total if rarities else max(len(profiles), 1)
@@ -173,6 +182,7 @@ class _Corpus:
                 shared=not account_only,
             )
             self.row = {p.id: i for i, p in enumerate(profiles)}  # profile id -> row of `words`
+        self.centre = hubness.centre(profiles) if centre is None else centre
         self._vectors: dict[str, dict[str, float]] = {}
 
     def vector(self, p: Profile) -> dict[str, float]:
@@ -196,7 +206,8 @@ class _Corpus:
         v_part, t_part = VOCABULARY_WEIGHT * vocabulary, TEXT_WEIGHT * min(text, 1.0)
         s_part = 0.0
         if a.embedding is not None and b.embedding is not None:
-            s_part = SEMANTIC_WEIGHT * min(max(float(a.embedding @ b.embedding), 0.0), 1.0)
+            cosine = hubness.adjusted(float(a.embedding @ b.embedding), a.hubness, b.hubness, self.centre)
+            s_part = SEMANTIC_WEIGHT * min(max(cosine, 0.0), 1.0)
         return v_part + t_part + s_part, v_part, t_part, s_part
 
     def distinctive(self, key: tuple[str, str]) -> bool:
@@ -328,7 +339,7 @@ def rebuild_neighbours(*, refresh_profiles: bool = True, texts: Mapping[str, Pro
     else:
         fresh = {}
         profiles.store_missing_embeddings()  # encoded since a bulk import stored them
-    corpus = _Corpus(profiles.published(fresh))
+    corpus = _with_hubness_of_every_case(_Corpus(profiles.published(fresh)))
     CaseNeighbour.objects.all().delete()
     written = _write_rows(
         row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
@@ -356,6 +367,9 @@ def update_neighbours(
     Incremental: see the module docstring for what is recomputed and its cost.
     """
     changed = set(case_ids)
+    # Their nearest by embedding as stored before (the refresh clears them): over a large
+    # library these cases are read too, as the likeliest to hold a changed case in theirs.
+    nearest_before = hubness.stored_nearest(changed)
     refreshed = profiles.refresh(changed, texts)
     if deferred.pending():
         # A full rebuild is waiting and will include these; until then their lists are
@@ -367,18 +381,23 @@ def update_neighbours(
         return
     partial = word_statistics.in_use(len(changed), candidate_cases.KEPT)
     if partial:
-        corpus = _candidate_corpus(changed, refreshed)
+        corpus = _candidate_corpus(changed, refreshed, nearest_before)
     else:
         corpus = _Corpus(profiles.published(refreshed, before=published_before))
     if not partial and len(changed & corpus.profiles.keys()) * 2 > len(corpus.profiles):
         # Most cases changed (a first import that did not leave this to its own step,
         # `deferred.py`): scoring each pair once is cheaper.
+        corpus = _with_hubness_of_every_case(corpus)
         CaseNeighbour.objects.all().delete()
         _write_rows(
             row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
         )
         return
     live_changed = [cid for cid in sorted(changed) if cid in corpus.profiles]
+    # The hubness of the changed cases, and of those whose nearest they enter or leave, before
+    # any pair is scored (`corpus.pairs` reads it).
+    hubness.store(hubness.update(list(corpus.profiles.values()), live_changed, changed - set(live_changed)))
+    corpus.centre = hubness.library_centre() if partial else hubness.centre(corpus.profiles.values())
     # Unpublished changed cases lose their lists and leave everybody else's.
     CaseNeighbour.objects.filter(case_id__in=changed).delete()
     new_rows: list[tuple] = []
@@ -426,14 +445,59 @@ def update_neighbours(
     _write_rows(new_rows)
 
 
-def _candidate_corpus(changed: set[str], refreshed: Mapping[str, Profile]) -> _Corpus:
+def _with_hubness_of_every_case(corpus: _Corpus) -> _Corpus:
+    """`corpus` (every published profile, before any pair is scored) with every case's
+    hubness computed (`hubness.every_case`, O(N²) products) and stored, and its centre;
+    profiles no longer published lose theirs."""
+    found = hubness.every_case(list(corpus.profiles.values()))
+    for profile in corpus.profiles.values():
+        profile.hub = found.get(profile.id)
+    hubness.store({case_id: profile.hub for case_id, profile in corpus.profiles.items()})
+    stale = CaseProfile.objects.filter(hubness__isnull=False).exclude(
+        case_id__in=Case.objects.published().values("id")
+    )
+    hubness.forget(stale.values_list("case_id", flat=True))
+    corpus.centre = hubness.centre(corpus.profiles.values())
+    return corpus
+
+
+def hubness_before_delete(case_ids: Iterable[str]) -> None:
+    """Before `case_ids` are deleted: the stored hubness of the cases whose nearest hold one
+    of them, computed again without them (`hubness.update`). Over a library below
+    `settings.WORD_STATISTICS_FROM` every published profile is read (as an increment reads
+    them); above it, the cases whose similar lists hold a deleted case or that its lists
+    hold, and their nearest by embedding (`hubness.py` says what that misses). Nothing when
+    every list waits for a rebuild (`deferred.py`), which computes every case's."""
+    gone = set(case_ids)
+    # A case storing no hubness (not published, or no embedding) is in nobody's nearest.
+    if not CaseProfile.objects.filter(case_id__in=sorted(gone), hubness__isnull=False).exists():
+        return
+    if deferred.pending():
+        return
+    if not word_statistics.in_use(len(gone), candidate_cases.KEPT):
+        pool = profiles.published()
+    else:
+        near = CaseNeighbour.objects.filter(Q(case_id__in=gone) | Q(neighbour_id__in=gone)).order_by()
+        involved = {c for pair in near.values_list("case_id", "neighbour_id") for c in pair}
+        stored = CaseProfile.objects.filter(case_id__in=sorted(gone | involved), hub_nearest__isnull=False)
+        for hub in stored.values_list("hub_nearest", flat=True):
+            involved.update(other for other, _ in hub or [])
+        pool = profiles.published_among(gone | involved)
+    hubness.store({k: v for k, v in hubness.update(pool, (), gone).items() if k not in gone})
+
+
+def _candidate_corpus(
+    changed: set[str], refreshed: Mapping[str, Profile], nearest_before: Iterable[str] = ()
+) -> _Corpus:
     """The part of a large library an increment scores (`candidate_cases.py`): the published
     changed cases and their candidates, the cases whose stored lists hold a changed case
     (with candidates of their own when that case is no longer published), and the stored
     neighbours of all these (what a list losing a neighbour is recomputed from, beside the
-    candidates), weighed by the whole library's rarities (`word_statistics.py`, term links).
-    Reads O(changed + holders) profiles: at most `candidate_cases.KEPT` candidates a case
-    searched, ten stored neighbours a case."""
+    candidates), and the nearest by embedding the changed cases stored before
+    (`nearest_before`: likely to hold them in theirs, `hubness.py`), weighed by the whole
+    library's rarities (`word_statistics.py`, term links). Reads O(changed + holders)
+    profiles: at most `candidate_cases.KEPT` candidates a case searched, ten stored
+    neighbours a case."""
     held = (
         CaseNeighbour.objects.filter(neighbour_id__in=changed)
         .order_by()
@@ -460,6 +524,7 @@ def _candidate_corpus(changed: set[str], refreshed: Mapping[str, Profile]) -> _C
     stored = CaseNeighbour.objects.filter(case_id__in=sorted(changed | holders.keys())).order_by()
     others = {c for ids in found.values() for c in ids} | holders.keys()
     others.update(stored.values_list("neighbour_id", flat=True))
+    others.update(nearest_before)
     involved = searched + profiles.published_among(others - {p.id for p in searched})
     statistics = word_statistics.read(_words_of(involved))
     terms = {

@@ -59,7 +59,13 @@ def test_a_training_log_ranks_training_cases_before_the_vllm_hang():
     assert VLLM_CASE in [h.case.id for h in alone[:3]]
     hits = read_log(TORCHRUN_LOG).hits
     assert hits[0].case.id != VLLM_CASE
-    assert VLLM_CASE not in [h.case.id for h in hits[:5]]
+    # Every case above the vLLM one is a training case, four of them at least. (It is 5th
+    # since similar cases correct for hubness: IL-0579, 4th before as one of the first hit's
+    # similar cases, left that list; the vLLM case's own score fell, 15.83 -> 15.66.)
+    ranked = [h.case.id for h in hits]
+    above = ranked[: ranked.index(VLLM_CASE)] if VLLM_CASE in ranked else ranked
+    assert len(above) >= 4
+    assert all(load_fixture(case_id)["environment"]["workload"] == "training" for case_id in above), above
     first = load_fixture(hits[0].case.id)
     assert first["environment"]["workload"] == "training"
     assert "NCCL timeout" in hits[0].matched_terms

@@ -9,7 +9,13 @@ import pytest
 from incidents.models import Case
 from incidents.search import profiles
 from incidents.search.models import CaseNeighbour, CaseProfile
-from incidents.search.similarity import NEIGHBOUR_COLUMNS, _Corpus, _rows_for, update_neighbours
+from incidents.search.similarity import (
+    NEIGHBOUR_COLUMNS,
+    _Corpus,
+    _rows_for,
+    _with_hubness_of_every_case,
+    update_neighbours,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +46,8 @@ def test_stored_profiles_equal_the_profiles_of_the_text():
 
 def test_stored_neighbours_equal_every_pair_scored_from_the_text():
     stored = sorted(CaseNeighbour.objects.values_list(*NEIGHBOUR_COLUMNS))
-    corpus = _Corpus(from_text())
+    # The hubness is computed again too, from the embeddings (`hubness.every_case`).
+    corpus = _with_hubness_of_every_case(_Corpus(from_text()))
     exact = sorted(
         row for owner, ranked in corpus.best_all().items() for row in _rows_for(corpus, owner, ranked)
     )
