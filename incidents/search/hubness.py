@@ -24,15 +24,18 @@ Stored per profile (`CaseProfile.hub_nearest`, `CaseProfile.hubness`): the k nea
   enters its k nearest (its cosine reaches the k-th stored one: the lists merge, exactly)
   or leaves them (it was one of them: its k nearest are computed again over the pool, one
   matrix-vector product);
-- a case deleted (`cases_deleted`) leaves the lists holding it the same way.
+- a case deleted (`similarity.hubness_before_delete`, called by `index.cases_deleting`)
+  leaves the lists holding it the same way.
 Over a library below `settings.WORD_STATISTICS_FROM` the pool is every published case and
 the stored values equal a full recompute. Above it an increment reads only its candidate
 corpus (`similarity._candidate_corpus`), and the pool is that corpus: a changed case's
 nearest are those among its candidates (cases sharing its strongest words and terms, and
 the stored neighbours of those involved), a list losing a case is refilled from the pool,
-and a case outside the pool is not looked at. Each is a bound, not the exact value (a
-case's h can only be lower than the exact one); `manage.py rebuild_search` recomputes
-everything.
+and a case outside the pool is not looked at. Such values are approximations, not the
+exact ones: a case's nearest outside the pool are not seen (its h too low), and a case
+outside the pool keeps in its list a case retracted or deleted since (its h too high; a
+deleted case that stored no h of its own, being retracted first, is not looked for in
+others' lists). `manage.py rebuild_search` recomputes everything.
 
 What is not redone: the stored similar-case scores of pairs with a case whose h moved keep
 the old h (each pair score moves by `SEMANTIC_WEIGHT` / 2 times that change, or less), and
@@ -156,7 +159,8 @@ def _update(
     for case_id, row in zip(live, rows, strict=True):
         updates[case_id] = pool.nearest(row, (pool.index[case_id],))
     # Which lists a changed case may enter: its cosine reaches their k-th (a list short of k,
-    # or none stored, takes any), found by array operations, not a Python step per case.
+    # or none stored, takes any), compared by array operations; the floors are gathered and
+    # the lists merged by a Python step per pooled case.
     floors = np.full(len(pool.ids), -np.inf)
     for j, case_id in enumerate(pool.ids):
         stored = by_id[case_id].hub

@@ -135,7 +135,7 @@ class _Draft:
             try:
                 os.link(self.path, target)
             except FileExistsError:
-                pass  # another process filed the same bytes: map its file
+                pass  # another process filed the same bytes: read its file
             else:
                 fd, self.fd = self.fd, -1  # the reader's now
                 return _opened(fd, target, shape, dtype)
@@ -240,6 +240,8 @@ class FileRows:
             view, offset = view[got:], offset + got
 
     def __getitem__(self, key: object) -> np.ndarray:
+        if isinstance(key, tuple):
+            raise TypeError("rows are taken whole: index by a row number, a slice, numbers or a mask")
         if isinstance(key, slice):
             start, stop, step = key.indices(len(self))
             return self.read(start, stop) if step == 1 else self.take(np.arange(start, stop, step))

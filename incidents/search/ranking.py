@@ -80,20 +80,22 @@ def rank(plan: SearchPlan) -> Ranking:
         # instead of read and decoded again. Filtered, the allowed cases' scores come from
         # the process's vectors (one query for their ids), rather than reading the allowed
         # cases' vectors again on every request (most of the store for a broad filter). In
-        # a large store the cases scored are the nearest by sign codes and the lexical
-        # ranking's (`Vectors.search_scores`).
+        # a large store kept by the process the cases scored are the nearest by their
+        # passages' sketches and the lexical ranking's (`Vectors.search_scores`); vectors
+        # read for this request alone (the store cache off) are scored exactly.
         every = not parsed.excluded and plan.whole
         lexical = [row.case_id for row in rows]
+        kept = settings.STORE_CACHE
         if every:
             vectors = process_vectors()
-            semantic = vectors.search_scores(vector, also=lexical)
-        elif settings.STORE_CACHE:
+            semantic = vectors.search_scores(vector, also=lexical, two_stages=kept)
+        elif kept:
             ids = set(allowed.order_by().values_list("id", flat=True))
             vectors = process_vectors()
             semantic = vectors.search_scores(vector, allowed=ids, also=lexical)
         else:
             vectors = load_vectors(allowed)
-            semantic = vectors.search_scores(vector, also=lexical)
+            semantic = vectors.search_scores(vector, also=lexical, two_stages=False)
     ranked = fuse(rows, semantic)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))

@@ -335,7 +335,12 @@ class Vectors:
         return total / norm if norm > 0 else None
 
     def search_scores(
-        self, query: np.ndarray, *, allowed: Collection[str] | None = None, also: Iterable[str] = ()
+        self,
+        query: np.ndarray,
+        *,
+        allowed: Collection[str] | None = None,
+        also: Iterable[str] = (),
+        two_stages: bool = True,
     ) -> CaseScores:
         """The semantic scores a search fuses with its lexical ranking (`fusion.fuse`), of the
         unit vector `query`: for every case (of `allowed` only, when given) when there are at
@@ -346,14 +351,18 @@ class Vectors:
         than `SEARCH_DEPTH` others beat by their sketches: semantic candidates of fusion only
         as weak partial matches, after every match, if at all. A case of `also` beyond them
         is ranked among the cases scored, so above the cases left out (its reciprocal rank
-        weighs a few thousandths of the relevance model's log-odds there)."""
+        weighs a few thousandths of the relevance model's log-odds there).
+
+        `two_stages=False` scores every (allowed) case exactly whatever their number: for
+        vectors read for one request (the store cache off), whose sketch would be built, at
+        about 2 CPU s at 100,000 cases, for that one search and thrown away."""
         if allowed is None:
-            if len(self.ids) <= SEARCH_DEPTH:
+            if len(self.ids) <= SEARCH_DEPTH or not two_stages:
                 return self.case_scores(query)
             hidden = None
         else:
             keep = np.fromiter((self._position[c] for c in allowed if c in self._position), dtype=np.int64)
-            if len(keep) <= SEARCH_DEPTH:
+            if len(keep) <= SEARCH_DEPTH or not two_stages:
                 return self.subset_scores(query, allowed)
             hidden = np.ones(len(self.ids), dtype=bool)
             hidden[keep] = False
@@ -574,9 +583,9 @@ def load_vectors(cases: QuerySet[Case] | None = None, *, folder: Path | None = N
     passage counts instead read every embedding row twice: 1.8 s at 100,000 cases on
     SQLite, where each row fills a page.)
 
-    `folder`: the int8 rows are written to a file there and mapped read-only, shared with
-    every process that reads the same rows (`large_arrays.Rows`), instead of held in this
-    process's own memory."""
+    `folder`: the int8 rows are written to a file there and read from it where needed
+    (`large_arrays.FileRows`: the page cache, shared with every process that reads the same
+    rows, `large_arrays.Rows`), instead of held in this process's own memory."""
     rows = CaseEmbedding.objects.filter(case__status=Case.Status.PUBLISHED, model=encoder.MODEL_NAME)
     if cases is not None:
         rows = rows.filter(case_id__in=cases.order_by().values("id"))

@@ -851,7 +851,9 @@ def similar_cases(case: Case, *, limit: int = 5, without_hand_linked: bool = Fal
 def _on_the_fly(case: Case) -> list[CaseNeighbour]:
     """`case`'s neighbour rows (unsaved, best first) while its stored list is pending
     (`deferred.py`): scored against every published profile as `rebuild_neighbours` will
-    score it. The corpus is built once per store generation in each process (O(N) rows)."""
+    score it, with the hubness the profiles store (none right after migration 0028 until
+    the rebuild: then every case counts at the centre and the semantic part is the plain
+    cosine). The corpus is built once per store generation in each process (O(N) rows)."""
     corpus = store_cache.local("similarity-corpus", lambda: _Corpus(profiles.published()))
     profile = corpus.profiles.get(case.id)
     if profile is None:

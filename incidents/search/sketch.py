@@ -13,8 +13,14 @@ quarter of its int8 row, and scoring every row costs about a quarter of the exac
 where the exact int8 product over every passage took 55 to 63 ms.
 
 The directions are fitted on the store itself (`Projection.fitted`, on up to `SAMPLE` of its
-rows taken at even intervals), so the same rows always give the same sketch; rows added
-later (a write) are projected on the directions of the store they join.
+rows taken at even intervals), so rows read whole always give the same sketch; rows added
+later (a write) are projected on the directions of the store they join, which are not
+fitted again. So two workers at the same store generation, one that followed the writes and
+one that read the store whole (restarted, or more than a quarter changed), may hold
+different directions, and in a store past `semantic.SEARCH_DEPTH` cases choose a slightly
+different set of cases to score exactly: the scores of the cases both score are the same,
+what may differ is which far semantic candidates (weak partial matches at most) are scored.
+Measured on 100,000 synthetic cases, the first stage keeps 99.7% of the exact top 100.
 """
 
 from __future__ import annotations

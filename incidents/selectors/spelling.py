@@ -141,7 +141,8 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
             alike = matcher.real_quick_ratio() >= bound and matcher.quick_ratio() >= bound
             score = matcher.ratio() if alike else 0.0
             # Containment counts, but less than a near-identical spelling: "nccl-timeouts"
-            # contains the synonym "timeouts" of another term, yet means "nccl-timeout".
+            # contains a generic synonym such as "timeouts" of another term, yet means
+            # "nccl-timeout".
             if wanted and wanted in candidate:
                 score = max(score, 0.9)
             elif wanted and len(candidate) >= 4 and candidate in wanted:

@@ -74,7 +74,8 @@ def short_title(title: str) -> str:
     short = headline(title)[0]
     if len(short) <= HEADLINE_MAX:
         return short
-    return short[: short.rfind(" ", 0, HEADLINE_MAX)].rstrip(",;:") + "…"
+    cut = short.rfind(" ", 0, HEADLINE_MAX)
+    return short[: cut if cut > 0 else HEADLINE_MAX].rstrip(",;:") + "…"
 
 
 # What a reader sees for the similarity level the search engine gives a neighbour (its

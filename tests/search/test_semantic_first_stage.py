@@ -76,7 +76,7 @@ def test_a_store_within_the_depth_is_scored_exactly_as_before(monkeypatch, int8)
     subset = store.search_scores(query, allowed=allowed)
     expected = store.subset_scores(query, allowed)
     assert subset.ids == expected.ids and subset.array.tolist() == expected.array.tolist()
-    # Past the depth the first stage chooses, and a case the lexical ranking names is kept.
+    # Past the depth the first stage chooses the depth's number of cases.
     monkeypatch.setattr(semantic, "SEARCH_DEPTH", 299)
     assert len(store.search_scores(query)) == 299
 
@@ -167,7 +167,7 @@ def test_the_sketch_follows_the_rows_in_memory_and_in_a_file(monkeypatch, tmp_pa
     assert np.array_equal(recomputed.sketched_rows()[1], rows)
 
 
-def test_a_search_gives_every_lexical_case_its_exact_semantic_score(monkeypatch, db):
+def test_a_search_gives_every_lexical_case_its_exact_semantic_score(monkeypatch, db, store_cache_on):
     """In a store past the depth (the fixture library with a depth of 10), the scores fused
     are the first stage's cases and every case of the lexical ranking, each with the value
     the exact product gives it."""
@@ -194,3 +194,35 @@ def test_a_search_gives_every_lexical_case_its_exact_semantic_score(monkeypatch,
     assert len(scores) < len(exact)
     for case_id in scores:
         assert scores[case_id] == pytest.approx(exact[case_id], abs=1e-6)
+
+
+def test_vectors_read_for_one_search_are_scored_exactly_without_a_sketch(monkeypatch, db, settings):
+    """With the store cache off each search reads its vectors afresh: a sketch built for it
+    would cost more than the exact product it saves (about 2 CPU s at 100,000 cases), so every
+    case is scored exactly, past the depth too, filtered or not."""
+    from incidents.search import fusion, ranking, search_cases
+    from incidents.selectors import CaseFilters
+
+    settings.STORE_CACHE = False
+    seen: list[semantic.CaseScores] = []
+    real = fusion.fuse
+
+    def spy(lexical, scores):
+        seen.append(scores)
+        return real(lexical, scores)
+
+    def no_sketch(self):
+        raise AssertionError("a sketch was built for vectors read for one search")
+
+    monkeypatch.setattr(ranking, "fuse", spy)
+    monkeypatch.setattr(semantic.Vectors, "sketched_rows", no_sketch)
+    monkeypatch.setattr(semantic, "SEARCH_DEPTH", 10)
+    assert search_cases(query="nccl watchdog timeout", limit=20).hits
+    hangs = CaseFilters(include={"topic": ("training-hang",)})
+    assert search_cases(query="nccl watchdog timeout", filters=hangs, limit=20).hits
+    everything, filtered = seen
+    exact = semantic.load_vectors().case_scores(semantic.query_vector("nccl watchdog timeout"))
+    assert len(exact) > 100 and list(everything) == list(exact)
+    assert 10 < len(filtered) < len(exact)
+    for case_id in filtered:
+        assert filtered[case_id] == pytest.approx(exact[case_id], abs=1e-6)

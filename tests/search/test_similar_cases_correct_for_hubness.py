@@ -9,7 +9,7 @@ import pytest
 
 from incidents import services
 from incidents.models import Case
-from incidents.search import hubness, profiles, similarity
+from incidents.search import hubness, profiles
 from incidents.search.models import CaseNeighbour, CaseProfile
 from incidents.search.similarity import SEMANTIC_WEIGHT, _Corpus
 from tests.conftest import load_fixture
@@ -118,13 +118,3 @@ def test_a_hub_case_is_demoted():
             with_correction = corpus.compare(hub, other)[3]
             without = plain.compare(plain.profiles[hub.id], plain.profiles[other.id])[3]
             assert with_correction <= without, other.id
-
-
-def test_a_rebuild_stores_what_the_increments_stored():
-    after_increments = stored()
-    similarity.rebuild_neighbours()
-    rebuilt = stored()
-    assert sorted(rebuilt) == sorted(after_increments)
-    for case_id, (nearest, value) in rebuilt.items():
-        assert [o for o, _ in nearest] == [o for o, _ in after_increments[case_id][0]], case_id
-        assert value == pytest.approx(after_increments[case_id][1], abs=1e-6), case_id

@@ -93,6 +93,8 @@ def test_rows_read_from_a_file_are_those_of_the_array(folder):
     assert np.array_equal(rows[mask], matrix[mask])
     with pytest.raises(IndexError):
         rows.take(np.array([len(matrix)]))
+    with pytest.raises(TypeError, match="taken whole"):
+        rows[3, 4]  # an element, as an array would give: refused, not rows 3 and 4
 
 
 def test_a_file_is_removed_once_nobody_maps_it(folder):

@@ -1,5 +1,7 @@
-"""A case page's tab title is the title's headline, and large counts are grouped as the
-titles write them ("10,000-GPU jobs", so "Accelerator count 10,000", not 10000)."""
+"""A case page's tab title is the title's headline, and the accelerator and node counts are
+grouped as the titles write them ("10,000-GPU jobs", so "Accelerator count 10,000", not
+10000). Scale-table cells stay as written: an iteration or step number is searched for as
+a log prints it."""
 
 from __future__ import annotations
 
@@ -35,15 +37,20 @@ def test_a_headline_longer_than_a_tab_is_cut_at_a_word_with_an_ellipsis():
     short = short_title(title.strip())
     assert short.endswith("word…") and len(short) <= HEADLINE_MAX + 1
     assert short_title("Short title, then the rest") == "Short title"
+    # No space to cut at: cut at the limit.
+    assert short_title("x" * 150) == "x" * HEADLINE_MAX + "…"
 
 
-def test_large_counts_are_grouped_on_the_case_page(client):
+def test_large_counts_are_grouped_on_the_case_page_but_not_in_scale_tables(client):
     assert load_fixture("IL-0579")["environment"]["accelerator_count"] == 10000
     env = section(client.get("/cases/IL-0579").content.decode(), "env-h")
     assert "Accelerator count 10,000" in env
+    rows = load_fixture("IL-0467")["scale_tables"][0]["rows"]
+    iteration = next(row["values"]["iteration"] for row in rows if row["values"].get("iteration", 0) >= 1000)
+    assert f">{iteration}</td>" in client.get("/cases/IL-0467").content.decode()
 
 
-def test_scale_table_cells_group_integers_only():
+def test_only_integers_are_grouped():
     assert [grouped(v) for v in (1024, 384, 2.5, "2023-01", True, None)] == [
         "1,024",
         "384",
