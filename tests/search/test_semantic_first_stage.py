@@ -221,7 +221,9 @@ def test_vectors_read_for_one_search_are_scored_exactly_without_a_sketch(monkeyp
     hangs = CaseFilters(include={"topic": ("training-hang",)})
     assert search_cases(query="nccl watchdog timeout", filters=hangs, limit=20).hits
     everything, filtered = seen
-    exact = semantic.load_vectors().case_scores(semantic.query_vector("nccl watchdog timeout"))
+    query = semantic.query_vector("nccl watchdog timeout")
+    assert query is not None
+    exact = semantic.load_vectors().case_scores(query)
     assert len(exact) > 100 and list(everything) == list(exact)
     assert 10 < len(filtered) < len(exact)
     for case_id in filtered:
