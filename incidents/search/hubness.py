@@ -25,17 +25,19 @@ Stored per profile (`CaseProfile.hub_nearest`, `CaseProfile.hubness`): the k nea
   or leaves them (it was one of them: its k nearest are computed again over the pool, one
   matrix-vector product);
 - a case deleted (`similarity.hubness_before_delete`, called by `index.cases_deleting`)
-  leaves the lists holding it the same way.
+  leaves every list naming it the same way: those lists are found by their text
+  (`holders`, whatever the pool), so no stored list names a deleted case.
 Over a library below `settings.WORD_STATISTICS_FROM` the pool is every published case and
 the stored values equal a full recompute. Above it an increment reads only its candidate
 corpus (`similarity._candidate_corpus`), and the pool is that corpus: a changed case's
 nearest are those among its candidates (cases sharing its strongest words and terms, and
-the stored neighbours of those involved), a list losing a case is refilled from the pool,
-and a case outside the pool is not looked at. Such values are approximations, not the
-exact ones: a case's nearest outside the pool are not seen (its h too low), and a case
-outside the pool keeps in its list a case retracted or deleted since (its h too high; a
-deleted case that stored no h of its own, being retracted first, is not looked for in
-others' lists). `manage.py rebuild_search` recomputes everything.
+the stored neighbours of those involved), a list losing a case is refilled from the pool
+and its stored nearest outside the pool that are still published, and a case outside the
+pool is not looked at. Such values are approximations, not the exact ones: a case's
+nearest outside the pool are not seen (its h too low), and a case outside the pool keeps
+in its list a case retracted or merged away since (its h too high) until an increment
+pools it (a pooled list loses every case no longer published, `unpublished`, and is
+refilled) or that case is deleted. `manage.py rebuild_search` recomputes everything.
 
 What is not redone: the stored similar-case scores of pairs with a case whose h moved keep
 the old h (each pair score moves by `SEMANTIC_WEIGHT` / 2 times that change, or less), and
@@ -46,12 +48,18 @@ share of it), as they keep the term rarities of the time they were computed
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
+import orjson
 from django.db import connection
-from django.db.models import Avg
+from django.db.models import Avg, Q, TextField
+from django.db.models.functions import Cast
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+from incidents.id_lists import ids_subquery
+from incidents.models import Case
 
 from .models import CaseProfile
 from .profiles import Profile
@@ -137,8 +145,11 @@ def update(
     any, its embedding gone). `changed`: the new or changed cases among them (their
     embeddings are those stored now); `gone`: cases no longer published (retracted,
     deleted), left out of the pool. Each profile's `hub` is what is stored (set in place to
-    the new value). Cost: one matrix-vector product over the pool per changed case and per
-    list a case leaves; the other lists merge a few cosines or are not touched.
+    the new value). A stored list naming a case the pool lacks and no longer published
+    loses it as a list loses a gone case. Cost: one matrix-vector product over the pool per
+    changed case and per list a case leaves; the other lists merge a few cosines or are not
+    touched. Queries: one when a pooled case's list names a case the pool lacks (which of
+    them are published), else none: none over every published case, which holds them all.
     """
     with one_thread():
         return _update(profiles, changed, gone)
@@ -150,6 +161,11 @@ def _update(
     left = set(gone) | set(changed)
     pool = Pool(p for p in profiles if p.id not in gone)
     by_id = {p.id: p for p in profiles}
+    # A stored list may name a case the pool lacks that is no longer published (retracted,
+    # merged away or deleted while that list was outside an increment's pool): it leaves the
+    # list as a retracted case does, so neither a merge nor a refill keeps it.
+    named = {o for case_id in pool.ids for o, _ in by_id[case_id].hub or []}
+    left |= unpublished(named - left - pool.index.keys())
     updates: dict[str, Nearest | None] = {}
     live = [case_id for case_id in sorted(changed) if case_id in pool.index]
     for case_id in sorted(set(changed) - set(live)):
@@ -196,10 +212,20 @@ def _update(
     return updates
 
 
+def unpublished(case_ids: Collection[str]) -> set[str]:
+    """Those of `case_ids` that are not published cases (retracted, merged away, deleted or
+    never published). One query, none for no ids."""
+    if not case_ids:
+        return set()
+    published = Case.objects.published().filter(id__in=ids_subquery(sorted(case_ids)))
+    return set(case_ids) - set(published.order_by().values_list("id", flat=True))
+
+
 def _refilled(pool: Pool, j: int, row: np.ndarray, kept: Nearest) -> Nearest:
     """The nearest of pooled case `j` from its `row` of cosines over the pool, with those of
     its `kept` stored nearest that the pool lacks (a candidate corpus holds only some of the
-    library; over every published case the pool holds them all and this is the exact value)."""
+    library; over every published case the pool holds them all and this is the exact value).
+    `kept` names published cases only (`_update` leaves the others out)."""
     found = pool.nearest(row, (j,))
     outside = [s for s in kept if s[0] not in pool.index]
     return sorted([*found, *outside], key=lambda s: (-s[1], s[0]))[:NEAREST]
@@ -229,6 +255,33 @@ def stored_nearest(case_ids: Collection[str]) -> set[str]:
     """The cases the stored nearest of `case_ids` name (one query)."""
     rows = CaseProfile.objects.filter(case_id__in=sorted(case_ids), hub_nearest__isnull=False)
     return {other for nearest in rows.values_list("hub_nearest", flat=True) for other, _ in nearest or []}
+
+
+# Up to this many ids `holders` asks for the lists naming one by a LIKE per id, each a scan
+# of every list (100,000 synthetic lists: SQLite 24 CPU ms for one id, 160 for 10;
+# PostgreSQL 150 ms for one, 670 for 8, on a loaded machine); for more, reading every list
+# once and looking in Python costs less (SQLite 180 CPU ms, PostgreSQL 240 client CPU ms,
+# whatever the ids).
+HOLDERS_BY_TEXT = 8
+
+
+def holders(case_ids: Collection[str]) -> set[str]:
+    """The cases whose stored nearest name one of `case_ids`. Up to `HOLDERS_BY_TEXT` ids, by
+    the JSON text of the lists holding an id in quotes (a LIKE, alike on SQLite and
+    PostgreSQL, where a JSON containment lookup is PostgreSQL's only; case ids are `IL-` and
+    digits, case.schema.json, so nothing but a list's own ids matches); for more, every
+    stored list read and looked into. One query, reading every stored list."""
+    ids = set(case_ids)
+    if not ids:
+        return set()
+    lists = CaseProfile.objects.annotate(hub_text=Cast("hub_nearest", TextField())).order_by()
+    if len(ids) <= HOLDERS_BY_TEXT:
+        naming = Q()
+        for case_id in sorted(ids):
+            naming |= Q(hub_text__contains=json.dumps(case_id))
+        return set(lists.filter(naming).values_list("case_id", flat=True))
+    rows = lists.filter(hub_nearest__isnull=False).values_list("case_id", "hub_text")
+    return {owner for owner, text in rows if any(other in ids for other, _ in orjson.loads(text))}
 
 
 def forget(case_ids: Iterable[str]) -> None:

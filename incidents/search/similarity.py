@@ -466,13 +466,16 @@ def hubness_before_delete(case_ids: Iterable[str]) -> None:
     of them, computed again without them (`hubness.update`). Over a library below
     `settings.WORD_STATISTICS_FROM` every published profile is read (as an increment reads
     them); above it, the cases whose similar lists hold a deleted case or that its lists
-    hold, and their nearest by embedding (`hubness.py` says what that misses). Nothing when
-    every list waits for a rebuild (`deferred.py`), which computes every case's."""
+    hold, their nearest by embedding, and the cases whose stored nearest name a deleted case
+    (`hubness.holders`: read by the text of every list, as a case retracted before its
+    deletion stores no hubness of its own, and lists outside the pool of its retraction may
+    still name it). Nothing when no list names one, or when every list waits for a rebuild
+    (`deferred.py`), which computes every case's."""
     gone = set(case_ids)
-    # A case storing no hubness (not published, or no embedding) is in nobody's nearest.
-    if not CaseProfile.objects.filter(case_id__in=sorted(gone), hubness__isnull=False).exists():
-        return
     if deferred.pending():
+        return
+    holding = hubness.holders(gone) - gone
+    if not holding:
         return
     if not word_statistics.in_use(len(gone), candidate_cases.KEPT):
         pool = profiles.published()
@@ -482,7 +485,7 @@ def hubness_before_delete(case_ids: Iterable[str]) -> None:
         stored = CaseProfile.objects.filter(case_id__in=sorted(gone | involved), hub_nearest__isnull=False)
         for hub in stored.values_list("hub_nearest", flat=True):
             involved.update(other for other, _ in hub or [])
-        pool = profiles.published_among(gone | involved)
+        pool = profiles.published_among(gone | involved | holding)
     hubness.store({k: v for k, v in hubness.update(pool, (), gone).items() if k not in gone})
 
 

@@ -1,15 +1,19 @@
 """Similar cases correct the semantic part for hubness (`hubness.py`): each published case
 stores the mean cosine to its k nearest cases by embedding, kept equal to a full recompute
-through imports, edits, retractions and deletions, and a case near everybody is demoted."""
+through imports, edits, retractions and deletions, and a case near everybody is demoted.
+Above `WORD_STATISTICS_FROM` (an increment's pool its candidates) a deleted case leaves every
+list, and a list an increment reads loses a case no longer published."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from incidents import services
 from incidents.models import Case
-from incidents.search import hubness, profiles
+from incidents.search import candidate_cases, hubness, profiles
 from incidents.search.models import CaseNeighbour, CaseProfile
 from incidents.search.similarity import SEMANTIC_WEIGHT, _Corpus
 from tests.conftest import load_fixture
@@ -77,6 +81,96 @@ def test_stored_values_equal_a_full_recompute_after_an_import_an_edit_a_retracti
     services.delete_cases(["IL-9801"])
     assert_equal_to_a_full_recompute()
     assert not any("IL-9801" in {o for o, _ in nearest} for nearest, _ in stored().values())
+
+
+def holding(case_id: str) -> set[str]:
+    """The cases whose stored nearest name `case_id`."""
+    return {owner for owner, (nearest, _) in stored().items() if case_id in {o for o, _ in nearest}}
+
+
+def assert_real_cosines(case_ids) -> None:
+    """The stored nearest of `case_ids` are k cases with their real cosines, best first, and
+    their stored hubness is the mean."""
+    vectors = {p.id: p.embedding.astype(np.float64) for p in profiles.published() if p.embedding is not None}
+    for case_id in case_ids:
+        nearest, value = stored()[case_id]
+        assert len(nearest) == hubness.NEAREST, case_id
+        cosines = [float(vectors[case_id] @ vectors[o]) for o, _ in nearest]
+        assert [c for _, c in nearest] == pytest.approx(cosines, abs=1e-5), case_id
+        assert cosines == sorted(cosines, reverse=True), case_id
+        assert value == pytest.approx(sum(cosines) / len(cosines), abs=1e-5), case_id
+
+
+def retract(tmp_path, case_id: str) -> None:
+    document = load_fixture(case_id)
+    document["status"] = "retracted"
+    import_documents(tmp_path, document)
+
+
+def a_case_in_many_lists() -> str:
+    """The case whose id the most stored nearest name (ties by id)."""
+    counts = Counter(o for nearest, _ in stored().values() for o, _ in nearest)
+    return min(counts, key=lambda case_id: (-counts[case_id], case_id))
+
+
+def test_the_holders_of_cases_are_the_lists_naming_them_asked_by_text_or_read_whole():
+    """`hubness.holders` finds the lists naming a case by their JSON text for a few ids and
+    by reading every list for more: both give the lists that name one, and no other."""
+    counts = Counter(o for nearest, _ in stored().values() for o, _ in nearest)
+    some = sorted(counts)[: hubness.HOLDERS_BY_TEXT + 4]
+    assert len(some) > hubness.HOLDERS_BY_TEXT
+    for case_id in some[:3]:
+        assert hubness.holders([case_id]) == holding(case_id)
+        assert len(holding(case_id)) == counts[case_id]
+    few = some[: hubness.HOLDERS_BY_TEXT]
+    assert hubness.holders(few) == set().union(*(holding(c) for c in few))
+    assert hubness.holders(some) == set().union(*(holding(c) for c in some))
+    assert hubness.holders(["IL-043"]) == set()  # the start of ten ids is none of them
+    assert hubness.holders([]) == set()
+
+
+def test_over_a_large_library_a_case_retracted_then_deleted_leaves_every_list(
+    settings, tmp_path, monkeypatch
+):
+    """Above `WORD_STATISTICS_FROM` a retraction refills only the lists of its candidate
+    corpus; the case, storing no hubness once retracted, is still found in the others' lists
+    when it is deleted, and leaves them."""
+    settings.WORD_STATISTICS_FROM = 0
+    monkeypatch.setattr(candidate_cases, "KEPT", 7)
+    gone = a_case_in_many_lists()
+    before = {owner: stored()[owner][0] for owner in holding(gone)}
+    assert len(before) >= 10
+    retract(tmp_path, gone)
+    assert gone not in stored()
+    outside = holding(gone)
+    assert outside and outside < before.keys()  # lists outside the retraction's pool keep it
+    services.delete_cases([gone])
+    assert not holding(gone)
+    assert not CaseProfile.objects.filter(hub_nearest__isnull=False, case_id=gone).exists()
+    for owner in outside:
+        # Its other nearest stay (still the best of the library), one more comes in.
+        kept = {o for o, _ in before[owner]} - {gone}
+        assert kept < {o for o, _ in stored()[owner][0]}, owner
+    assert_real_cosines(outside)
+
+
+def test_over_a_large_library_a_list_naming_a_retracted_case_drops_it_when_next_pooled(
+    settings, tmp_path, monkeypatch
+):
+    """A case outside the pool of a retraction keeps the retracted case in its nearest; the
+    next increment that pools it (a new case telling its story, entering its list) drops it
+    and refills the list, where merging the new case in would have kept it."""
+    settings.WORD_STATISTICS_FROM = 0
+    monkeypatch.setattr(candidate_cases, "KEPT", 7)
+    gone = a_case_in_many_lists()
+    retract(tmp_path, gone)
+    owner = sorted(holding(gone))[0]
+    before = stored()[owner][0]
+    import_documents(tmp_path, a_new_case_like(owner, "IL-9806"))
+    after = stored()[owner][0]
+    assert gone not in {o for o, _ in after}
+    assert [o for o, _ in after] == ["IL-9806", *(o for o, _ in before if o != gone)]
+    assert_real_cosines([owner])
 
 
 def test_the_semantic_part_is_the_cosine_less_half_of_each_hubness_centred_and_never_negative():
