@@ -62,7 +62,7 @@ from incidents.id_lists import ids_subquery
 from incidents.models import Case
 
 from .models import CaseProfile
-from .profiles import Profile
+from .profiles import Profile, mean_cosine
 
 # How many nearest cases a case's hubness is the mean cosine of. Chosen on the tuning
 # judgements: precision@3 0.769 without the correction, k 5 0.793, k 10 0.773.
@@ -116,9 +116,9 @@ def one_thread() -> threadpool_limits:
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def mean(nearest: Nearest | None) -> float | None:
-    """The hubness of a case whose nearest are `nearest`: their mean cosine (None for none)."""
-    return sum(c for _, c in nearest) / len(nearest) if nearest else None
+def _best(entries: Iterable[tuple[str, float]]) -> Nearest:
+    """The `NEAREST` best of `entries`, best first, ties by id (as `Pool.nearest` orders)."""
+    return sorted(entries, key=lambda s: (-s[1], s[0]))[:NEAREST]
 
 
 def every_case(profiles: Sequence[Profile]) -> dict[str, Nearest]:
@@ -195,7 +195,7 @@ def _update(
         elif reached[j]:
             column = rows[:, j].tolist()
             entering = [(live[i], float(c)) for i, c in enumerate(column) if c >= floors[j] - MARGIN]
-            found = sorted([*stored, *entering], key=lambda s: (-s[1], s[0]))[:NEAREST]
+            found = _best([*stored, *entering])
             if found != stored:
                 updates[case_id] = found
     # The lists a changed case left, computed again over the pool: one product for them all.
@@ -228,7 +228,7 @@ def _refilled(pool: Pool, j: int, row: np.ndarray, kept: Nearest) -> Nearest:
     `kept` names published cases only (`_update` leaves the others out)."""
     found = pool.nearest(row, (j,))
     outside = [s for s in kept if s[0] not in pool.index]
-    return sorted([*found, *outside], key=lambda s: (-s[1], s[0]))[:NEAREST]
+    return _best([*found, *outside])
 
 
 def store(values: Mapping[str, Nearest | None]) -> int:
@@ -241,7 +241,7 @@ def store(values: Mapping[str, Nearest | None]) -> int:
     rows = [
         (
             None if found is None else field.get_db_prep_value([[o, c] for o, c in found], connection),
-            mean(found),
+            mean_cosine(found),
             case_id,
         )
         for case_id, found in sorted(values.items())

@@ -82,7 +82,13 @@ class Profile:
     @property
     def hubness(self) -> float | None:
         """The mean cosine of its `hub` (None without one, or with an empty one)."""
-        return sum(c for _, c in self.hub) / len(self.hub) if self.hub else None
+        return mean_cosine(self.hub)
+
+
+def mean_cosine(nearest: list[tuple[str, float]] | None) -> float | None:
+    """The hubness of a case whose nearest are `nearest`, [(case id, cosine)]: their mean
+    cosine (None for none)."""
+    return sum(c for _, c in nearest) / len(nearest) if nearest else None
 
 
 def text_words(text: str) -> list[tuple[str, str]]:

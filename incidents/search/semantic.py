@@ -379,22 +379,16 @@ class Vectors:
         return CaseScores(ids, dict(zip(ids, range(len(ids)), strict=True)), self._gathered(query, at))
 
     def _approximate(self, query: np.ndarray) -> np.ndarray:
-        """Each case's approximate score for `query` from its passages' sketches (float32,
+        """Each case's approximate score for `query` from its passages' sketches (float64,
         higher is nearer; -inf for a case without passages): `case_scores`' combination of
         each passage's similarity as the sketch gives it (`sketch.similarities`, lower than
         the exact one by the same amount for every passage, so the same order)."""
         starts, counts = self._starts
         if not len(self.matrix):
-            return np.full(len(self.ids), -np.inf, dtype=np.float32)
+            return np.full(len(self.ids), -np.inf)
         projection, rows = self.sketched_rows()
-        similarities = sketch.similarities(rows, projection.weights(query))
-        out = np.full(len(self.ids), -np.inf, dtype=np.float32)
-        has = counts > 0
-        if has.any():
-            firsts = starts[has]
-            best = np.maximum.reduceat(similarities, firsts)
-            total = np.add.reduceat(similarities, firsts)
-            out[has] = best + MEAN_SHARE * (total / counts[has])
+        out = _combined(sketch.similarities(rows, projection.weights(query)), starts, counts)
+        out[counts == 0] = -np.inf  # never chosen (`_combined` gives such a case -1)
         return out
 
     def subset_scores(self, query: np.ndarray, allowed: Collection[str]) -> CaseScores:
