@@ -43,7 +43,8 @@ What is not redone: the stored similar-case scores of pairs with a case whose h 
 the old h (each pair score moves by `SEMANTIC_WEIGHT` / 2 times that change, or less), and
 every untouched pair the centre of its time (the mean of N values, moved by a changed case's
 share of it), as they keep the term rarities of the time they were computed
-(`similarity.py`); a list a changed case enters is merged from scores of both times.
+(`similarity.py`), except in a list a changed case enters: its kept neighbours are scored
+again beside it (`similarity.update_neighbours`).
 """
 
 from __future__ import annotations
