@@ -265,7 +265,8 @@ def calibrate_likeness() -> None:
         ("the others", [g for g in groups if not g[0]]),
     ):
         a, b = softmax_fit([(x, y) for _, x, y in chosen])
-        print(f"{name}: {len(chosen)} queries, weights {a:.3f} (log-odds), {b:.3f} (likeness), ratio {b / a:.1f}")
+        print(f"{name}: {len(chosen)} queries, weights {a:.3f} (log-odds), {b:.3f} (likeness)")
+        print(f"  LIKENESS_WEIGHT = {b / a:.1f}")
     for weight in LIKENESS_GRID:
         fusion.LIKENESS_WEIGHT = float(weight)
         found = [
