@@ -16,10 +16,11 @@ are not relevant; and the settings to paste into logmatch.py (fewest no-match st
 fewest no-match strong at any rank, then most relevant strong, then fewest irrelevant
 strong, then the strictest).
 
-`--likeness` instead fits the order of partial matches (`fusion.by_likeness`): a logistic
-model over each partial match's log-odds of p and its semantic score against the first hit,
-on the tuning queries whose first hit is a match; prints the ratio of its two weights
-(`fusion.LIKENESS_WEIGHT`).
+`--likeness` instead fits the order of partial matches (`fusion.by_likeness`): a softmax
+over each query's partial matches of their log-odds of p and their semantic score against
+the first hit, on the tuning queries whose first hit is a match (all of them, and apart
+those the relevance model was fitted on and the others); prints the ratio of its two weights
+(`fusion.LIKENESS_WEIGHT`) and the tuning recall@5 at a grid of weights.
 
 `--facets` instead prints what sharing a term of each facet tells of two cases being alike
 on the similar-case judgements (eval/similar.json): over every pair of a judged case and
@@ -228,26 +229,70 @@ def calibrate_logs() -> None:
     print("THRESHOLDS =", scored[0][1])
 
 
+# The relevance model (`fusion.WEIGHTS`) was fitted on the first this many tuning queries
+# (eval/README.md, 3 December); the others are new to it.
+RELEVANCE_FITTED = 74
+LIKENESS_GRID = (14, 20, 25, 30, 35, 38, 40, 42, 45, 50, 60)
+
+
 def calibrate_likeness() -> None:
+    """The order of partial matches (`fusion.by_likeness`): a softmax over each query's
+    partial matches of a * log-odds(p) + b * likeness (the order within a query is what
+    counts, not how probable a partial match of one query is against another's), fitted on
+    the tuning queries whose first hit is a match: all of them, those the relevance model was
+    fitted on and the others, where p is as informative as on a new query. Prints b / a of
+    each (`fusion.LIKENESS_WEIGHT`) and the tuning recall@5 at each weight of a grid."""
+    from eval.run import recall
     from incidents.search import fusion
     from incidents.search.ranking import likeness_to_first
     from incidents.search.semantic import load_vectors
 
     vectors = load_vectors()
-    data = []
-    for item, rows, semantic in signals(json.loads((HERE / "queries.json").read_text())["queries"]):
+    queries = json.loads((HERE / "queries.json").read_text())["queries"]
+    lists, groups = [], []
+    for index, (item, rows, semantic) in enumerate(signals(queries)):
         ranked = fusion.fuse(rows, semantic)
         likeness = likeness_to_first(vectors, ranked)
+        lists.append((item, ranked, likeness))
         weak = [c for c in ranked if not c.is_match][: fusion.LIKENESS_DEPTH]
-        if not likeness or not weak:
-            continue
-        x = np.array([[fusion.log_odds(c.fused), likeness.get(c.case_id, 0.0)] for c in weak])
         relevant = np.array([c.case_id in item["relevant"] for c in weak], dtype=float)
-        data.append((item, [c.case_id for c in weak], x, relevant))
-    weights, bias = fit(data, l2=1.0)
-    print(f"{len(data)} queries with a matching first hit and partial matches")
-    print(f"weights {weights[0]:.3f} (log-odds), {weights[1]:.3f} (likeness), bias {bias:.3f}")
-    print(f"LIKENESS_WEIGHT = {weights[1] / weights[0]:.1f}")
+        if likeness and relevant.any():
+            x = np.array([[fusion.log_odds(c.fused), likeness.get(c.case_id, 0.0)] for c in weak])
+            groups.append((index < RELEVANCE_FITTED, x, relevant))
+    for name, chosen in (
+        ("all", groups),
+        (f"the first {RELEVANCE_FITTED} (relevance model fitted on them)", [g for g in groups if g[0]]),
+        ("the others", [g for g in groups if not g[0]]),
+    ):
+        a, b = softmax_fit([(x, y) for _, x, y in chosen])
+        print(f"{name}: {len(chosen)} queries, weights {a:.3f} (log-odds), {b:.3f} (likeness)")
+        print(f"  LIKENESS_WEIGHT = {b / a:.1f}")
+    for weight in LIKENESS_GRID:
+        fusion.LIKENESS_WEIGHT = float(weight)
+        found = [
+            recall([c.case_id for c in fusion.by_likeness(ranked, likeness)], item["relevant"], 5)
+            for item, ranked, likeness in lists
+        ]
+        print(f"LIKENESS_WEIGHT = {weight}: tuning recall@5 {sum(found) / len(found):.4f}")
+
+
+def softmax_fit(groups: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Weights w maximising the sum over groups (x: n x k features, y: n relevance 0/1) of
+    each relevant row's log softmax of x @ w within its group (a conditional logit)."""
+    from scipy.optimize import minimize
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = 0.0, np.zeros_like(w)
+        for x, y in groups:
+            s = x @ w
+            top = s.max()
+            e = np.exp(s - top)
+            p = e / e.sum()
+            value -= y @ s - y.sum() * (top + np.log(e.sum()))
+            gradient -= x.T @ y - y.sum() * (x.T @ p)
+        return value, gradient
+
+    return minimize(loss, np.ones(groups[0][0].shape[1]), jac=True, method="L-BFGS-B").x
 
 
 def facet_evidence(judged: Mapping[str, list[str]]) -> dict[str, tuple[int, float, float, float]]:

@@ -112,6 +112,7 @@ class Candidate:
     labels: list[Confidence] = field(default_factory=list)  # the engine's, one per source
     sources: list[str] = field(default_factory=list)  # URLs
     log_score: float = 0.0
+    context_weight: float = 1.0  # the context's factor on `fused` (`_context_weight`)
 
     @property
     def confidence(self) -> Confidence:
@@ -319,15 +320,17 @@ def triage(
     partial = [c for c in partial if c.case.id not in candidates]
     chips = Chips() if (context.accelerator or "").strip() and (candidates or partial) else None
     for candidate in [*candidates.values(), *partial]:
-        candidate.fused *= _context_weight(candidate.case, context, candidate, chips)
+        candidate.context_weight = _context_weight(candidate.case, context, candidate, chips)
+        candidate.fused *= candidate.context_weight
     # Confidence first: the parts and the context order cases of one label, never a possible
     # case above a strong one (the context lifted training cases that shared a common
     # signature above the two the log's Xid 79 made strong, and cut them off the list).
     ranked = sorted(candidates.values(), key=lambda c: (RANK[c.confidence], -c.fused, c.case.id))[:limit]
     matched = len(ranked)
-    # A partial match only fills the promised minimum, after every match: the context may
-    # order the partial matches among themselves, never above a match.
-    ranked += sorted(partial, key=lambda c: (-c.fused, c.case.id))[: max(0, MIN_CASES - matched)]
+    # A partial match only fills the promised minimum, after every match, in the word
+    # search's order (which weighs how like the first hit each is, not its score alone): the
+    # context may order the partial matches among themselves, never above a match.
+    ranked += sorted(partial, key=lambda c: -c.context_weight)[: max(0, MIN_CASES - matched)]
     for candidate in ranked:
         candidate.line_numbers.sort()
     _load_sources(ranked)

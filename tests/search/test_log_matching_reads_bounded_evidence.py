@@ -63,7 +63,7 @@ def test_capped_evidence_gives_every_tuning_log_the_same_best_hit_and_as_many_hi
         text = (EVAL / item["file"]).read_text(encoding="utf-8")
         hits = read_log(text).hits
         # A best hit sharing only evidence more than SMALL_CAP cases carry (the soft-lockup
-        # log's `Training hang` and CPU, once its kernel code names weigh half in the ranking,
+        # log's `Training hang` and CPU, once its kernel code names weigh less in the ranking,
         # `logmatch.NAMING_WEIGHT`) is, under the cap, one of the first cases carrying that
         # evidence by id, as the test after this one shows.
         if not hits or _rarest(hits[0].matched_terms) > SMALL_CAP:
