@@ -10,11 +10,12 @@ whole documents; only get_incident returns a document.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from incidents import limits, search, selectors
 from incidents.codes import error_code_fields
@@ -45,6 +46,7 @@ from .filters import (
     YearNumber,
     build_filters,
     filter_arguments,
+    problem_message,
     read_query,
 )
 from .links import case_links
@@ -96,11 +98,47 @@ BUDGETS = {
     "am_i_affected": AFFECTED_BUDGET,
 }
 
-if TYPE_CHECKING:
-    DocumentField = str
-else:
-    # The document's top-level fields, in schema order (the tool's `fields` enum).
-    DocumentField = Literal[case_model().top_level]
+# The document's top-level fields, in schema order: what `fields` takes.
+DOCUMENT_FIELDS: tuple[str, ...] = tuple(case_model().top_level)
+# `fields` as the API's query string takes it too (`"root_cause,checks"`), or a list, read by
+# the parser of both doors (`selectors.parse_field_list`), which names the fields that would
+# work when one is unknown: so the names are plain text here and the enum is the schema's
+# only (pydantic's Literal error named the list item, `fields[0]`, in words of its own).
+MAX_FIELD_NAMES, MAX_FIELDS_TEXT = 50, 1000
+
+
+def _field_names(value: Any) -> Any:
+    """`fields` as the parser takes it (None, a text, a list of texts), in bounds that keep a
+    pasted page out of the error quoting an unknown name; one error for any other shape
+    (a union's errors named each branch: `fields[constrained-str]`)."""
+    if value is None:
+        return value
+    texts = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if (
+        texts is None
+        or not all(isinstance(text, str) for text in texts)
+        or len(texts) > MAX_FIELD_NAMES
+        or sum(len(text) for text in texts) > MAX_FIELDS_TEXT
+    ):
+        raise PydanticCustomError(
+            "field_names",
+            f"must be field names, a list or comma-separated text (at most {MAX_FIELD_NAMES} names, "
+            f"{MAX_FIELDS_TEXT} characters)",
+        )
+    return value
+
+
+FieldNames = Annotated[
+    str | list[str] | None,
+    BeforeValidator(_field_names),
+    WithJsonSchema(
+        {
+            "type": ["array", "string", "null"],
+            "items": {"enum": list(DOCUMENT_FIELDS), "type": "string"},
+            "description": 'Only these top-level fields (id, links always): a list or "a,b".',
+        }
+    ),
+]
 CaseId = Annotated[
     str,
     Field(min_length=1, max_length=MAX_CASE_ID_CHARS, description="Case id, e.g. IL-0428 (or 428)."),
@@ -314,13 +352,7 @@ def list_incidents(
 
 def get_incident(
     id: CaseId,  # noqa: A002 - the name clients expect
-    fields: Annotated[
-        list[DocumentField] | None,
-        Field(
-            min_length=1,
-            description="Only these top-level fields (id and links always).",
-        ),
-    ] = None,
+    fields: FieldNames = None,
 ) -> IncidentDocument:
     """One case document (as GET /api/cases/{id}) or the `fields` asked; TTD/TTR are ISO
     8601 durations.
@@ -330,14 +362,17 @@ def get_incident(
     Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`).
     A merged id gives the kept case and a `notice`.
     """
+    wanted_fields, problems = selectors.parse_field_list(fields, DOCUMENT_FIELDS)
+    if problems:
+        raise ToolError(" ".join(problem_message(p) for p in problems))
     record, merged_from = case_record(id), None
     if record is None:
         lookup = _lookup_or_error(id)
         assert lookup.case is not None
         record, merged_from = record_of(lookup.case), lookup.merged_from
     document = {**record.document, **case_links(record.id)}
-    if fields:
-        wanted = {"id", "url", "html_url", *fields}  # a trimmed case keeps its links
+    if wanted_fields is not None:
+        wanted = {"id", "url", "html_url", *wanted_fields}  # a trimmed case keeps its links
         document = {key: value for key, value in document.items() if key in wanted}
     # A merged id answers with the kept case, a retracted case with its reason: said in words.
     if merged_from:
