@@ -278,6 +278,7 @@ def _search_hit(hit: search.SearchHit) -> SearchHit:
         confidence=hit.confidence,  # the engine's calibrated label: weak for a partial match
         snippet=snippet_text(hit.snippet),
         matched_terms=list(hit.matched_terms),
+        why=hit.why,
     )
 
 

@@ -25,7 +25,7 @@ from .fusion import STRONG, Candidate
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
-from .results import FacetCount, SearchHit, SearchResults
+from .results import MEANING_ONLY, FacetCount, SearchHit, SearchResults
 from .snippets import parse_snippet
 
 # Partial matches (weak hits) listed after the last page of matches.
@@ -154,6 +154,8 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
                 snippet=parse_snippet(snippets.get(candidate.case_id)),
                 matched_terms=tuple(carried),
                 confidence=candidate.confidence,
+                # Found by the semantic part alone (a case named by its id has no score).
+                why=MEANING_ONLY if candidate.lexical_rank is None and candidate.semantic is not None else None,
             )
         )
     return hits
