@@ -147,6 +147,8 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
             ]
             if t.id in named
         ]
+        # Found by the semantic part alone (a case named by its id has no score): say so.
+        meaning_only = candidate.lexical_rank is None and candidate.semantic is not None
         hits.append(
             SearchHit(
                 case=case,
@@ -154,8 +156,7 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
                 snippet=parse_snippet(snippets.get(candidate.case_id)),
                 matched_terms=tuple(carried),
                 confidence=candidate.confidence,
-                # Found by the semantic part alone (a case named by its id has no score).
-                why=MEANING_ONLY if candidate.lexical_rank is None and candidate.semantic is not None else None,
+                why=MEANING_ONLY if meaning_only else None,
             )
         )
     return hits

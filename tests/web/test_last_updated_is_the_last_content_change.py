@@ -24,7 +24,9 @@ pytestmark = pytest.mark.django_db
 def last_updated(client, case_id: str) -> tuple[str, str]:
     """The page's "Last updated" as (machine time, the words shown)."""
     page = client.get(f"/cases/{case_id}").content.decode()
-    return re.search(r'Last updated <time datetime="([^"]+)">([^<]+)</time>', page).groups()
+    found = re.search(r'Last updated <time datetime="([^"]+)">([^<]+)</time>', page)
+    assert found, "no Last updated"
+    return found.group(1), found.group(2)
 
 
 def history_times(case_id: str) -> list[str]:
