@@ -14,12 +14,10 @@ from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BeforeValidator, Field, WithJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic import Field
 
 from incidents import limits, search, selectors
 from incidents.codes import error_code_fields
-from incidents.document_model import case_model
 from incidents.models import Case, Facet
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
 from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
@@ -27,6 +25,7 @@ from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
 from .affected_tool import AFFECTED_BUDGET, am_i_affected
 from .budget import fit_fields, fit_list, json_size
 from .cursors import decode_cursor, encode_cursor, query_key
+from .field_names import DOCUMENT_FIELDS, FieldNames
 from .filters import (
     Accelerator,
     Component,
@@ -98,47 +97,6 @@ BUDGETS = {
     "am_i_affected": AFFECTED_BUDGET,
 }
 
-# The document's top-level fields, in schema order: what `fields` takes.
-DOCUMENT_FIELDS: tuple[str, ...] = tuple(case_model().top_level)
-# `fields` as the API's query string takes it too (`"root_cause,checks"`), or a list, read by
-# the parser of both doors (`selectors.parse_field_list`), which names the fields that would
-# work when one is unknown: so the names are plain text here and the enum is the schema's
-# only (pydantic's Literal error named the list item, `fields[0]`, in words of its own).
-MAX_FIELD_NAMES, MAX_FIELDS_TEXT = 50, 1000
-
-
-def _field_names(value: Any) -> Any:
-    """`fields` as the parser takes it (None, a text, a list of texts), in bounds that keep a
-    pasted page out of the error quoting an unknown name; one error for any other shape
-    (a union's errors named each branch: `fields[constrained-str]`)."""
-    if value is None:
-        return value
-    texts = [value] if isinstance(value, str) else value if isinstance(value, list) else None
-    if (
-        texts is None
-        or not all(isinstance(text, str) for text in texts)
-        or len(texts) > MAX_FIELD_NAMES
-        or sum(len(text) for text in texts) > MAX_FIELDS_TEXT
-    ):
-        raise PydanticCustomError(
-            "field_names",
-            f"must be field names, a list or comma-separated text (at most {MAX_FIELD_NAMES} names, "
-            f"{MAX_FIELDS_TEXT} characters)",
-        )
-    return value
-
-
-FieldNames = Annotated[
-    str | list[str] | None,
-    BeforeValidator(_field_names),
-    WithJsonSchema(
-        {
-            "type": ["array", "string", "null"],
-            "items": {"enum": list(DOCUMENT_FIELDS), "type": "string"},
-            "description": 'Only these top-level fields (id, links always): a list or "a,b".',
-        }
-    ),
-]
 CaseId = Annotated[
     str,
     Field(min_length=1, max_length=MAX_CASE_ID_CHARS, description="Case id, e.g. IL-0428 (or 428)."),

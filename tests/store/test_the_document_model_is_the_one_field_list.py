@@ -19,7 +19,7 @@ from incidents.models import Case
 from incidents.problems import CaseImportError
 from incidents.search import search_cases
 from incidents.search.text import index_columns
-from mcp_server import resources, tools
+from mcp_server import field_names, resources, tools
 from tests.factories import synthetic_case
 
 WORD = "Quokkaland"  # in no case of the library
@@ -114,5 +114,5 @@ def test_every_binding_is_a_schema_field_in_the_real_model():
 
 
 def test_get_incident_offers_the_model_fields():
-    offered = pydantic.TypeAdapter(tools.FieldNames).json_schema()["items"]["enum"]
+    offered = pydantic.TypeAdapter(field_names.FieldNames).json_schema()["items"]["enum"]
     assert tuple(offered) == tuple(case_model().top_level)
