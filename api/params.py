@@ -20,7 +20,7 @@ from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
 from rest_framework.fields import Field
 
-from incidents.selectors import Problem, is_blank, number_detail, whole_number
+from incidents.selectors import Problem, is_blank, number_detail, parse_field_list, whole_number
 from incidents.selectors.spelling import nearest_strings
 
 from .errors import InvalidParameters, ParameterError
@@ -139,19 +139,13 @@ class ParamReader:
         return raw
 
     def field_list(self, name: str, choices: Sequence[str]) -> list[str] | None:
-        """Comma-separated (or repeated) names out of `choices`; None when absent or blank
-        (`is_blank`: every field). Only commas (`fields=,`) names no field: an error."""
-        given = [raw for raw in self.query.getlist(name) if not is_blank(raw)]
-        if not given:
-            return None
-        values = [part.strip() for raw in given for part in raw.split(",")]
-        values = [v for v in values if v]
-        unknown = [v for v in values if v not in choices]
-        for value in unknown:
-            self.error(name, f"unknown field; choose from {', '.join(choices)}", value)
-        if not values:
-            self.error(name, f"name at least one field out of {', '.join(choices)}")
-        return [c for c in choices if c in values]
+        """Comma-separated (or repeated) names out of `choices`, read by the parser of every
+        door (`selectors.parse_field_list`, as MCP's `get_incident` reads its `fields`);
+        None when absent or blank (`is_blank`: every field). Only commas (`fields=,`) names
+        no field: an error, as an unknown name is (with the nearest one)."""
+        values, problems = parse_field_list(self.query.getlist(name) or None, choices, parameter=name)
+        self.report(problems)
+        return values
 
     def finish(self) -> None:
         """Raise `InvalidParameters` (400) if anything was wrong."""

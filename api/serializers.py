@@ -116,6 +116,12 @@ class SearchHitSerializer(CaseSummarySerializer):
     matched_terms = serializers.ListField(
         child=serializers.CharField(), help_text="Vocabulary terms the query named or was widened to."
     )
+    why = serializers.CharField(
+        allow_null=True,
+        help_text="Why the case is listed, in words, when its snippet and terms cannot say: "
+        '"Similar in meaning; no query word in this case." for a case found by meaning alone '
+        "(always a `weak` partial match); null otherwise.",
+    )
 
     def get_fields(self):
         fields = super().get_fields()

@@ -47,7 +47,7 @@ def case_summary(case: Case, request: Request) -> dict[str, Any]:
 
 
 def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
-    """A summary plus `score`, `confidence`, `snippet`, `matched_terms`; only `fields` (and
+    """A summary plus `score`, `confidence`, `snippet`, `matched_terms`, `why`; only `fields` (and
     `id`) if given. `SearchHitSerializer` describes these keys, and `fields` accepts its
     fields (`api.views.cases.HIT_FIELDS`): a key added here needs its field there."""
     entry = case_summary(hit.case, request)
@@ -55,6 +55,7 @@ def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -
     entry["confidence"] = hit.confidence
     entry["snippet"] = snippet_html(hit.snippet)
     entry["matched_terms"] = list(hit.matched_terms)
+    entry["why"] = hit.why
     return only_fields(entry, fields)
 
 

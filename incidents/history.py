@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import F, JSONField, OuterRef, Q, QuerySet, Subquery
 
 from .bulk_sql import insert_rows
 from .document_model import case_model
@@ -176,6 +176,38 @@ def first_published() -> Subquery:
     the history (a restored backup, whose history holds it)."""
     rows = Case.history.filter(id=OuterRef("id"), status=Case.Status.PUBLISHED)
     return Subquery(rows.order_by("history_date", "history_id").values("history_date")[:1])
+
+
+def content_changed() -> Subquery:
+    """When a case's content last changed, as an expression for `Case.objects.annotate`: the
+    time of its newest history row whose document differs from the row before it (its first
+    row counts as a change); None without history.
+
+    `Case.modified` moves on every write, and some change no content: an accepted correction
+    noted in the history (`services.note_in_history`), the kept case of a merge, a restore
+    (`backup.py`), which writes every case anew at the restore's time while its history keeps
+    the times of its changes. A status change is one: the document holds the status. One
+    correlated subquery in the query that reads the case (no query of its own); documents
+    compare as JSON values (jsonb on PostgreSQL, the stored text on SQLite, which each write
+    produces from the one document function in the schema's order)."""
+    History = Case.history.model
+    row_before = (
+        History.objects.filter(id=OuterRef("id"))
+        .filter(
+            Q(history_date__lt=OuterRef("history_date"))
+            | Q(history_date=OuterRef("history_date"), history_id__lt=OuterRef("history_id"))
+        )
+        .order_by("-history_date", "-history_id")
+        .values("document")[:1]
+    )
+    changes = (
+        History.objects.filter(id=OuterRef("id"))
+        .annotate(document_before=Subquery(row_before, output_field=JSONField()))
+        .filter(Q(document_before__isnull=True) | ~Q(document_before=F("document")))
+        .order_by("-history_date", "-history_id")
+        .values("history_date")[:1]
+    )
+    return Subquery(changes)
 
 
 def history_rows(case_id: str) -> QuerySet:

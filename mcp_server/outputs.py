@@ -65,6 +65,9 @@ class SearchHit(CaseSummary):
     matched_terms: list[str] = Field(
         description="Vocabulary terms the query named or was widened to (why it matched)."
     )
+    why: str | None = Field(
+        default=None, description="Why it is listed when no query word is in the case (as the API's)."
+    )
 
 
 class SearchResult(BaseModel):

@@ -7,6 +7,8 @@ import inspect
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
 TRIAGE_STEPS = """\
@@ -33,20 +35,30 @@ def triage(
     symptoms: Annotated[
         str, Field(description="What is failing, in words: the error text, what hung, at what scale.")
     ],
-    log_excerpt: Annotated[str, Field(description="Log lines around the failure (optional).")] = "",
+    log: Annotated[str, Field(description="Log lines around the failure (optional).")] = "",
     environment: Annotated[
         str,
         Field(description="Training or inference, framework, accelerator and scale (optional)."),
     ] = "",
+    log_excerpt: Annotated[str, Field(description="Former name of log, still read.")] = "",
 ) -> str:
     """Turn a symptom description (optionally with log lines and the environment) into a
     triage plan grounded in past incidents: the triage tool first, then get_incident and
-    similar_incidents on its best matches."""
+    similar_incidents on its best matches.
+
+    The log lines are `log`, as the triage tool names them; `log_excerpt`, this prompt's
+    former name for them, is still read for clients that send it (one or the other)."""
+    if log.strip() and log_excerpt.strip() and log.strip() != log_excerpt.strip():
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message="Give the log lines once, as log (log_excerpt is its former name), not both.",
+        )
+    lines = (log if log.strip() else log_excerpt).strip()
     parts = [TRIAGE_STEPS, "", "Symptoms:", symptoms.strip()]
     if environment.strip():
         parts += ["", "Environment:", environment.strip()]
-    if log_excerpt.strip():
-        parts += ["", "Log excerpt:", "```", log_excerpt.strip(), "```"]
+    if lines:
+        parts += ["", "Log excerpt:", "```", lines, "```"]
     return "\n".join(parts)
 
 

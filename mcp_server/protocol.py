@@ -1,8 +1,9 @@
 """Protocol-level behaviour the SDK leaves to the server, as one `Server.middleware` callable
 (the SDK's public hook for observing, refusing or rewriting messages):
 
-- `prompts/get` with an unknown prompt or a missing argument is a -32602 error naming it
-  (the SDK answers -32603 "Internal server error" and logs a traceback);
+- `prompts/get` with an unknown prompt, a missing argument or one the prompt does not take
+  is a -32602 error naming it (the SDK answers -32603 "Internal server error" and logs a
+  traceback, or "Error rendering prompt" for an unknown argument);
 - `logging/setLevel` (handshake-era protocol versions) sets the level of this server's
   loggers, and `initialize` advertises the `logging` capability;
 - `resources/list` lists every topic and published case, 100 per page with `nextCursor`;
@@ -25,6 +26,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from incidents.selectors.spelling import nearest_strings
 
 from .resource_list import resource_page
 from .toolkit import with_database
@@ -181,6 +184,16 @@ class ProtocolMiddleware:
                 message=f"Unknown prompt {name!r}. Prompts: {', '.join(prompts)}.",
             )
         given = params.get("arguments") or {}
+        known = [argument.name for argument in prompt.arguments or []]
+        unknown = [str(key) for key in given if key not in known] if isinstance(given, dict) else []
+        if unknown:
+            near = nearest_strings(unknown[0], known, limit=1)
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Prompt {name!r} has no argument {unknown[0]!r}"
+                + (f" (did you mean {near[0]!r}?)" if near else "")
+                + f"; it takes: {', '.join(known)}.",
+            )
         for argument in prompt.arguments or []:
             value = given.get(argument.name)
             if argument.required and (not isinstance(value, str) or not value.strip()):

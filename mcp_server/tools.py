@@ -10,7 +10,7 @@ whole documents; only get_incident returns a document.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from mcp.server.mcpserver.exceptions import ToolError
@@ -18,7 +18,6 @@ from pydantic import Field
 
 from incidents import limits, search, selectors
 from incidents.codes import error_code_fields
-from incidents.document_model import case_model
 from incidents.models import Case, Facet
 from incidents.selectors import MAX_QUERY_CHARS, CaseLookup, case_record, find_topic, record_of
 from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
@@ -26,6 +25,7 @@ from incidents.selectors.spelling import MAX_CASE_ID_CHARS, looks_like_case_id
 from .affected_tool import AFFECTED_BUDGET, am_i_affected
 from .budget import fit_fields, fit_list, json_size
 from .cursors import decode_cursor, encode_cursor, query_key
+from .field_names import DOCUMENT_FIELDS, FieldNames
 from .filters import (
     Accelerator,
     Component,
@@ -45,6 +45,7 @@ from .filters import (
     YearNumber,
     build_filters,
     filter_arguments,
+    problem_message,
     read_query,
 )
 from .links import case_links
@@ -96,11 +97,6 @@ BUDGETS = {
     "am_i_affected": AFFECTED_BUDGET,
 }
 
-if TYPE_CHECKING:
-    DocumentField = str
-else:
-    # The document's top-level fields, in schema order (the tool's `fields` enum).
-    DocumentField = Literal[case_model().top_level]
 CaseId = Annotated[
     str,
     Field(min_length=1, max_length=MAX_CASE_ID_CHARS, description="Case id, e.g. IL-0428 (or 428)."),
@@ -240,6 +236,7 @@ def _search_hit(hit: search.SearchHit) -> SearchHit:
         confidence=hit.confidence,  # the engine's calibrated label: weak for a partial match
         snippet=snippet_text(hit.snippet),
         matched_terms=list(hit.matched_terms),
+        why=hit.why,
     )
 
 
@@ -314,13 +311,7 @@ def list_incidents(
 
 def get_incident(
     id: CaseId,  # noqa: A002 - the name clients expect
-    fields: Annotated[
-        list[DocumentField] | None,
-        Field(
-            min_length=1,
-            description="Only these top-level fields (id and links always).",
-        ),
-    ] = None,
+    fields: FieldNames = None,
 ) -> IncidentDocument:
     """One case document (as GET /api/cases/{id}) or the `fields` asked; TTD/TTR are ISO
     8601 durations.
@@ -330,14 +321,17 @@ def get_incident(
     Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`).
     A merged id gives the kept case and a `notice`.
     """
+    wanted_fields, problems = selectors.parse_field_list(fields, DOCUMENT_FIELDS)
+    if problems:
+        raise ToolError(" ".join(problem_message(p) for p in problems))
     record, merged_from = case_record(id), None
     if record is None:
         lookup = _lookup_or_error(id)
         assert lookup.case is not None
         record, merged_from = record_of(lookup.case), lookup.merged_from
     document = {**record.document, **case_links(record.id)}
-    if fields:
-        wanted = {"id", "url", "html_url", *fields}  # a trimmed case keeps its links
+    if wanted_fields is not None:
+        wanted = {"id", "url", "html_url", *wanted_fields}  # a trimmed case keeps its links
         document = {key: value for key, value in document.items() if key in wanted}
     # A merged id answers with the kept case, a retracted case with its reason: said in words.
     if merged_from:

@@ -102,6 +102,12 @@ def _group_score(n: int) -> str:
     return f"x.h{n} * {idf} * x.r{n} / (x.r{n} + {SATURATION})"
 
 
+def any_word_of(parsed: ParsedQuery) -> ParsedQuery:
+    """The positive words of `parsed` (synonyms included) as one group: a text holding any
+    of them matches. For snippets, which show the words a case shares with the query."""
+    return ParsedQuery(groups=[parsed.positive_atoms()])
+
+
 def postgres_rank(vector: str) -> str:
     """The ranking expression of the tsvector `vector` against the query `q.query`."""
     return f"ts_rank('{POSTGRES_WEIGHTS}', {vector}, q.query, 1)"
@@ -597,8 +603,11 @@ class SqliteBackend(Backend):
         by_rowid = all(c in rowid_of for c in case_ids)
         keys: list = [rowid_of[c] for c in case_ids] if by_rowid else case_ids
         key = "rowid" if by_rowid else "case_id"
-        # Only the positive part: snippet() would otherwise look for excluded words too.
-        positive = ParsedQuery(groups=parsed.groups)
+        # Any of the positive words, not all: a case holding only some of them (a partial
+        # match, or a possible one) matched no row of the whole query and showed no words.
+        # The phrases are the query's either way, so a case holding all of them gets the
+        # same fragment as before. Excluded words stay out: snippet() would mark them too.
+        positive = any_word_of(parsed)
         # A fragment of the symptoms/cause column, else of the rest, else the best column;
         # the columns too, for `balance_code_spans` to see where a fragment was cut.
         snippet = f"snippet({SQLITE_TABLE}, %s, %s, %s, '…', 24)"
@@ -859,17 +868,24 @@ class PostgresBackend(Backend):
         if not case_ids or not parsed.groups:
             return {}
         tsquery, params = self.tsquery(parsed, positive_only=True)
+        # A case holding only some of the words: ts_headline finds no fragment covering the
+        # whole query and marks nothing, so its passage is read with any of the words (a case
+        # holding all of them keeps the passage of the whole query).
+        loose, loose_params = self.tsquery(any_word_of(parsed), positive_only=True)
         options = (
             f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
             f' ShortWord=2, MaxFragments=2, FragmentDelimiter="{HEADLINE_DELIMITER}"'
         )
         # The body too, for `balance_code_spans` to see where each fragment was cut.
         sql = (
-            f"SELECT s.case_id, ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s), s.body"
-            f" FROM (SELECT {tsquery} AS query) q, {POSTGRES_TABLE} s WHERE s.case_id = ANY(%s)"
+            f"SELECT s.case_id, CASE WHEN s.vector @@ q.query"
+            f" THEN ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s)"
+            f" ELSE ts_headline('{POSTGRES_CONFIG}', s.body, q.loose, %s) END, s.body"
+            f" FROM (SELECT {tsquery} AS query, {loose} AS loose) q, {POSTGRES_TABLE} s"
+            " WHERE s.case_id = ANY(%s)"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [options, *params, case_ids])
+            cursor.execute(sql, [options, options, *params, *loose_params, case_ids])
             return {
                 case_id: balance_code_spans(passage, [body], delimiter=HEADLINE_DELIMITER)
                 if passage

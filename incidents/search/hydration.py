@@ -25,7 +25,7 @@ from .fusion import STRONG, Candidate
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
-from .results import FacetCount, SearchHit, SearchResults
+from .results import MEANING_ONLY, FacetCount, SearchHit, SearchResults
 from .snippets import parse_snippet
 
 # Partial matches (weak hits) listed after the last page of matches.
@@ -147,6 +147,8 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
             ]
             if t.id in named
         ]
+        # Found by the semantic part alone (a case named by its id has no score): say so.
+        meaning_only = candidate.lexical_rank is None and candidate.semantic is not None
         hits.append(
             SearchHit(
                 case=case,
@@ -154,6 +156,7 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
                 snippet=parse_snippet(snippets.get(candidate.case_id)),
                 matched_terms=tuple(carried),
                 confidence=candidate.confidence,
+                why=MEANING_ONLY if meaning_only else None,
             )
         )
     return hits

@@ -42,6 +42,13 @@ class Snippet:
     segments: tuple[SnippetSegment, ...]
 
 
+# Why a hit found by the semantic part alone is listed: no word of the query is in the case,
+# so neither its snippet nor its matched terms can say. Calibration labels such hits weak
+# (a partial match): with the fitted weights (`fusion.WEIGHTS`) a case with no lexical match
+# reaches at most p = 0.008, far below `fusion.POSSIBLE_P`.
+MEANING_ONLY = "Similar in meaning; no query word in this case."
+
+
 @dataclass(frozen=True)
 class SearchHit:
     case: Case  # prefetched with `with_summary()`
@@ -50,6 +57,8 @@ class SearchHit:
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
     # strong / possible (a match) or weak (a partial match); None when browsing.
     confidence: Confidence | None = None
+    # Why it is listed, in words, when its snippet and terms cannot say (`MEANING_ONLY`).
+    why: str | None = None
 
     @property
     def is_partial(self) -> bool:

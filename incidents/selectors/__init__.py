@@ -3,6 +3,7 @@ make goes through here; none of them builds its own queries.
 
 - `facets`: the facet registry (`FACETS`), `CaseFilters` and applying them;
 - `params`: `parse_filters` / `parse_search`, the one parser of list parameters;
+- `field_lists`: `parse_field_list`, the one parser of `fields` (names to keep);
 - `numbers`: `whole_number`, the one rule for an integer given as text (digits 0-9);
 - `lookup`: `find_case` / `find_topic`, resolving whatever id or slug a caller typed;
 - `spelling`: matching typed values to ids and terms, nearest values;
@@ -59,6 +60,7 @@ from .facets import (
     facet_label,
     filter_cases,
 )
+from .field_lists import parse_field_list
 from .lookup import (
     CaseLookup,
     TopicLookup,
@@ -168,6 +170,7 @@ __all__ = [
     "latest_cases",
     "json_whole_number",
     "number_detail",
+    "parse_field_list",
     "parse_filters",
     "parse_search",
     "published_document",

@@ -12,19 +12,27 @@ from typing import Any
 
 from django.db.models import QuerySet, prefetch_related_objects
 
-from .. import store_cache
+from .. import history, store_cache
 from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
 from ..models import Case, CaseQuerySet, Term, related_links_prefetch
 
 
 def case_by_id(case_id: str) -> Case | None:
-    """A published or retracted case with everything its document needs, or None.
+    """A published or retracted case with everything its document needs, or None; with
+    `content_changed`, when its content last changed (`history.content_changed`, None for a
+    case without history), which its page says.
 
     Costs a fixed 7 queries (case with root cause, then prefetches of term links, sources,
     scale tables, their columns and rows, related links); 1 when there is no such case.
     """
-    return Case.objects.visible().with_document().filter(id=case_id).first()
+    return (
+        Case.objects.visible()
+        .with_document()
+        .annotate(content_changed=history.content_changed())
+        .filter(id=case_id)
+        .first()
+    )
 
 
 def visible_case_ids() -> list[str]:

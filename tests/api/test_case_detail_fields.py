@@ -29,7 +29,7 @@ def test_an_unknown_field_is_refused_naming_the_choices(client):
     response = client.get("/api/cases/IL-0428?fields=title,titel")
     assert response.status_code == 400
     [error] = response.json()["errors"]
-    assert (error["parameter"], error["value"]) == ("fields", "titel")
+    assert (error["parameter"], error["value"], error["suggestions"]) == ("fields", "titel", ["title"])
     assert error["detail"].startswith("unknown field; choose from id, title, organization")
 
 

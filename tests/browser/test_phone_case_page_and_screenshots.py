@@ -62,9 +62,24 @@ def test_the_navigation_is_one_row_on_a_phone(open_page):
         ".map(a => Math.round(a.getBoundingClientRect().top))"
     )
     assert len(tops) == 5 and len(set(tops)) == 1, tops
-    # The short labels are what shows; the full names stay for screen readers.
-    assert page.get_by_role("link", name="Vocabulary").is_visible()
+    # A short label shows where one is needed; the full name stays for screen readers.
     assert page.get_by_role("link", name="Match a log").is_visible()
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_vocabulary_is_called_vocabulary_at_every_width(open_page, width):
+    """The phone navigation said "Terms" where the desktop one, the page's heading, its
+    breadcrumbs, the API (`/api/vocab/`, "The whole vocabulary") and the MCP tool `vocab`
+    say "Vocabulary": one name now, one row still at 360 px."""
+    page = open_page("/vocab/", width=width, height=800)
+    link = page.locator("header.site nav a[href='/vocab/']")
+    assert link.inner_text() == "Vocabulary"
+    assert page.locator("h1").inner_text() == "Vocabulary"
+    tops = page.evaluate(
+        "[...document.querySelectorAll('header.site nav a')]"
+        ".map(a => Math.round(a.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, tops
 
 
 PAGES = {

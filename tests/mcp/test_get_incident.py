@@ -52,10 +52,10 @@ def test_an_unknown_id_names_the_closest_ids(mcp):
 
 def test_an_unknown_field_lists_the_valid_fields(mcp):
     message = mcp.error("get_incident", id="IL-0428", fields=["titel"])
-    assert message.startswith("Invalid arguments: fields[0] must be one of id, title, organization,")
-    assert message.endswith('related, affected, references (got "titel").')
-    assert mcp.error("get_incident", id="IL-0428", fields=[]) == (
-        "Invalid arguments: fields must not be empty."
+    assert message.startswith("fields: unknown field; choose from id, title, organization,")
+    assert message.endswith("related, affected, references (got 'titel'). Send instead: 'title'.")
+    assert mcp.error("get_incident", id="IL-0428", fields=[]).startswith(
+        "fields: name at least one field out of id, title, organization,"
     )
 
 

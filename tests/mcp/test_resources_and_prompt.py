@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, ResourceTemplateReference
 
 from incidents import selectors
@@ -85,17 +86,20 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
     prompts = mcp.run(lambda client: client.list_prompts()).prompts
     (triage,) = prompts
     assert triage.name == "triage"
+    # `log`, as the triage tool names the log lines; `log_excerpt`, the former name, last.
     assert [(a.name, a.required) for a in triage.arguments] == [
         ("symptoms", True),
-        ("log_excerpt", False),
+        ("log", False),
         ("environment", False),
+        ("log_excerpt", False),
     ]
+    assert "`log_excerpt`, this prompt's former name" in " ".join(triage.description.split())
     result = mcp.run(
         lambda client: client.get_prompt(
             "triage",
             {
                 "symptoms": "allreduce hangs after adding 64 nodes",
-                "log_excerpt": "Watchdog caught collective operation timeout",
+                "log": "Watchdog caught collective operation timeout",
             },
         )
     )
@@ -106,6 +110,37 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
     assert "Symptoms:\nallreduce hangs after adding 64 nodes" in text
     assert "Log excerpt:\n```\nWatchdog caught collective operation timeout\n```" in text
     assert "Environment:" not in text
+
+
+def prompt_text(mcp, arguments: dict[str, str]) -> str:
+    result = mcp.run(lambda client: client.get_prompt("triage", arguments))
+    return result.messages[0].content.text
+
+
+def test_the_triage_prompt_still_reads_log_excerpt(mcp):
+    symptoms = "allreduce hangs after adding 64 nodes"
+    line = "Watchdog caught collective operation timeout"
+    by_old_name = prompt_text(mcp, {"symptoms": symptoms, "log_excerpt": line})
+    assert by_old_name == prompt_text(mcp, {"symptoms": symptoms, "log": line})
+    # The same lines under both names are one log, not a conflict.
+    assert prompt_text(mcp, {"symptoms": symptoms, "log": line, "log_excerpt": line}) == by_old_name
+
+
+def test_the_triage_prompt_refuses_two_different_logs(mcp):
+    async def get(client):
+        try:
+            await client.get_prompt(
+                "triage", {"symptoms": "hang", "log": "NCCL WARN Timeout", "log_excerpt": "Xid 79"}
+            )
+        except MCPError as error:
+            return error
+        raise AssertionError("the prompt rendered")
+
+    error = mcp.run(get)
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Give the log lines once, as log (log_excerpt is its former name), not both.",
+    )
 
 
 def test_resource_ids_complete(mcp):
@@ -123,3 +158,19 @@ def test_resource_ids_complete(mcp):
         "software-regression",
         "stragglers",
     ]
+
+
+def test_an_argument_the_triage_prompt_does_not_take_is_named(mcp):
+    async def get(client):
+        try:
+            await client.get_prompt("triage", {"symptoms": "hang", "logs": "NCCL WARN Timeout"})
+        except MCPError as error:
+            return error
+        raise AssertionError("the prompt rendered")
+
+    error = mcp.run(get)
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Prompt 'triage' has no argument 'logs' (did you mean 'log'?); "
+        "it takes: symptoms, log, environment, log_excerpt.",
+    )

@@ -34,6 +34,7 @@ def test_an_error_token_finds_its_case(mcp):
         "confidence",
         "snippet",
         "matched_terms",
+        "why",
     }
 
 

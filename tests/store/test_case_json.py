@@ -113,4 +113,5 @@ def test_list_gives_paginated_summaries_newest_first(client):
         "confidence": None,
         "snippet": None,
         "matched_terms": [],
+        "why": None,
     }
