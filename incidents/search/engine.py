@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from incidents.selectors import CaseFilters
 
+from .gate import one_at_a_place
 from .hydration import hydrate
 from .planning import SearchRequest, Sort, plan
 from .ranking import rank
@@ -76,5 +77,6 @@ def search_cases(
     request = SearchRequest(
         query=query, filters=filters, sort=sort, offset=offset, limit=limit, facets=facets
     )
-    planned = plan(request)
-    return hydrate(planned, rank(planned))
+    with one_at_a_place():
+        planned = plan(request)
+        return hydrate(planned, rank(planned))

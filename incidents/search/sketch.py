@@ -26,8 +26,20 @@ Measured on 100,000 synthetic cases, the first stage keeps 99.7% of the exact to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+
+
+class Sample(Protocol):
+    """Rows read a slice at a time (`Projection.fitted`): an array, or rows read on demand."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, rows: slice) -> np.ndarray: ...
 
 DIMENSIONS = 96  # directions kept
 SAMPLE = 10_000  # rows the directions are fitted on, at most
@@ -51,9 +63,9 @@ class Projection:
     step: np.ndarray
 
     @classmethod
-    def fitted(cls, sample: np.ndarray, dimensions: int = DIMENSIONS) -> Projection:
+    def fitted(cls, sample: Sample | np.ndarray, dimensions: int = DIMENSIONS) -> Projection:
         """The projection on the `dimensions` main directions of `sample` (n x d float rows,
-        n >= 1): the eigenvectors of their covariance with the largest eigenvalues (fewer
+        n >= 1, read `BLOCK_ROWS` at a time): the eigenvectors of their covariance with the largest eigenvalues (fewer
         when d is smaller), each direction's step its largest coordinate in the sample / 127
         (1 when all are 0). Deterministic for the same sample."""
         width = sample.shape[1]
