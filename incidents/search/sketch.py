@@ -30,17 +30,6 @@ from typing import Protocol
 
 import numpy as np
 
-
-class Sample(Protocol):
-    """Rows read a slice at a time (`Projection.fitted`): an array, or rows read on demand."""
-
-    @property
-    def shape(self) -> tuple[int, ...]: ...
-
-    def __len__(self) -> int: ...
-
-    def __getitem__(self, rows: slice) -> np.ndarray: ...
-
 DIMENSIONS = 96  # directions kept
 SAMPLE = 10_000  # rows the directions are fitted on, at most
 # Rows turned to float64 (fitting) or float32 (sketching) at a time: small blocks, since a
@@ -51,6 +40,17 @@ INT8_PEAK = 127
 # Rows converted to float32 and scored at a time (1.5 MB at 96 directions): narrow rows in
 # blocks of 512 cost a third more in calls (500,000 rows: 11.4 against 8.8 ms).
 PRODUCT_ROWS = 4096
+
+
+class Sample(Protocol):
+    """Rows read a slice at a time (`Projection.fitted`): an array, or rows read on demand."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, rows: slice) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Projection:
     @classmethod
     def fitted(cls, sample: Sample | np.ndarray, dimensions: int = DIMENSIONS) -> Projection:
         """The projection on the `dimensions` main directions of `sample` (n x d float rows,
-        n >= 1, read `BLOCK_ROWS` at a time): the eigenvectors of their covariance with the largest eigenvalues (fewer
-        when d is smaller), each direction's step its largest coordinate in the sample / 127
-        (1 when all are 0). Deterministic for the same sample."""
+        n >= 1, read `BLOCK_ROWS` at a time): the eigenvectors of their covariance with the
+        largest eigenvalues (fewer when d is smaller), each direction's step its largest
+        coordinate in the sample / 127 (1 when all are 0). Deterministic for the same sample."""
         width = sample.shape[1]
         blocks = range(0, len(sample), BLOCK_ROWS)
         mean = sum(
