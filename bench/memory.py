@@ -55,8 +55,9 @@ def main() -> int:
     rows = []
     try:
         server.wait()
-        print(f"warm-up: {run.warm(server)} s", flush=True)
         workers = sorted(server.workers())
+        print(f"started: VmHWM {[_status_mib(p, 'VmHWM') for p in workers]} MiB", flush=True)
+        print(f"warm-up: {run.warm(server)} s", flush=True)
         for pid in workers:
             whole[pid] = _status_mib(pid, "VmHWM")
         print(f"after the warm-up: VmHWM {[whole[p] for p in workers]} MiB", flush=True)
