@@ -12,8 +12,11 @@ to `settings.SEARCH_CONCURRENCY` places, the others wait their turn before they 
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -53,3 +56,24 @@ def one_at_a_place() -> Iterator[None]:
     finally:
         _held.depth = 0
         places.release()
+        _trim()
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None elsewhere (another C library, another system)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def _trim() -> None:
+    """Give the pages a search freed back to the system. glibc keeps freed memory in its
+    arenas, resident, for the next allocations; a search's temporaries freed that way left
+    6 to 16 MB resident in a worker at 100,000 cases after each search, which the next
+    ones' only partly reused (fragments), so a worker's resident set crept up under load.
+    About a millisecond a search."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
