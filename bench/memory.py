@@ -23,7 +23,9 @@ import os
 import sys
 from pathlib import Path
 
-import run  # bench/run.py: the server, the endpoints and the load, as `make bench` runs them
+# bench/run.py: the server, the endpoints and the load, as `make bench` runs them (bench/ is on
+# sys.path when this runs as a script).
+import run  # type: ignore[import-not-found]
 
 
 def _status_mib(pid: int, field: str) -> int:

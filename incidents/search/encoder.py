@@ -205,9 +205,8 @@ class _Model:
             tokenizer = archive.read("tokenizer.json").decode("utf-8")
         self.w = _weights()
         # The mappings of the file's tensors (none for weights read from the zip): `release`.
-        self._mappings = [
-            t._mmap for t in self.w.values() if isinstance(t, np.memmap) and t._mmap is not None
-        ]
+        mapped = (getattr(t, "_mmap", None) for t in self.w.values() if isinstance(t, np.memmap))
+        self._mappings: list[mmap.mmap] = [m for m in mapped if m is not None]
         self.tokenizer = Tokenizer.from_str(tokenizer)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)

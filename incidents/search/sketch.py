@@ -30,6 +30,8 @@ from typing import Protocol
 
 import numpy as np
 
+from .large_arrays import FileRows
+
 DIMENSIONS = 96  # directions kept
 SAMPLE = 10_000  # rows the directions are fitted on, at most
 # Rows turned to float64 (fitting) or float32 (sketching) at a time: small blocks, since a
@@ -112,9 +114,10 @@ def _centred(block: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return centred
 
 
-def similarities(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """`rows @ weights` (sketch rows n x k int8, `Projection.weights`): n float32, each row's
-    approximate similarity (up to the same constant for every row)."""
+def similarities(rows: np.ndarray | FileRows, weights: np.ndarray) -> np.ndarray:
+    """`rows @ weights` (sketch rows n x k int8, in memory or read from their file
+    `PRODUCT_ROWS` at a time; `Projection.weights`): n float32, each row's approximate
+    similarity (up to the same constant for every row)."""
     out = np.empty(len(rows), dtype=np.float32)
     buffer = np.empty((min(PRODUCT_ROWS, len(rows)), rows.shape[1]), dtype=np.float32)
     for start in range(0, len(rows), PRODUCT_ROWS):

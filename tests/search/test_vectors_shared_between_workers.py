@@ -188,6 +188,7 @@ def test_the_sketch_of_rows_in_a_file_is_filed_beside_them_and_shared(folder):
     assert isinstance(expected, np.ndarray)  # rows in memory keep their sketch in memory
     assert np.array_equal(np.asarray(sketched), expected)
     assert np.array_equal(projection.basis, expected_projection.basis)
+    assert in_memory.scale is not None
     query = in_memory.matrix[3].astype(np.float32) * in_memory.scale[3]
     query /= np.linalg.norm(query)
     assert np.array_equal(first._approximate(query), in_memory._approximate(query))
