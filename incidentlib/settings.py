@@ -339,3 +339,9 @@ EMBEDDING_CACHE_DIR = env.str("EMBEDDING_CACHE_DIR", default=str(VAR_DIR / "embe
 # index, instead of reading every published profile (exact, O(N));
 # incidents/search/word_statistics.py and candidate_cases.py.
 WORD_STATISTICS_FROM = env.int("WORD_STATISTICS_FROM", default=5000)
+
+# Searches and log matches a worker process computes at once (incidents/search/gate.py);
+# the others wait for a place. Each holds its own database work (SQLite's full-text
+# look-ups run in the worker) and numpy temporaries while it runs; 2 keep both cores of a
+# 2-worker server busy.
+SEARCH_CONCURRENCY = env.int("SEARCH_CONCURRENCY", default=2)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from incidents.selectors import CaseFilters
 
+from .gate import one_at_a_place
 from .hydration import hydrate
 from .planning import SearchRequest, Sort, plan
 from .ranking import rank
@@ -71,10 +72,13 @@ def search_cases(
     query that only excludes words: 5; no query: 4 (the total and the facet counts from the store cache
     when it is on, browsing every case or a few facet values: `hydration.hydrate`).
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
-    query.
+    query. Each waits for one of the process's `settings.SEARCH_CONCURRENCY` places
+    (`gate.py`), listings too: sixteen filtered listings at once took a worker at 100,000
+    cases 23 to 30 MB above its resting set, against 8 to 10 MB within two places.
     """
     request = SearchRequest(
         query=query, filters=filters, sort=sort, offset=offset, limit=limit, facets=facets
     )
-    planned = plan(request)
-    return hydrate(planned, rank(planned))
+    with one_at_a_place():
+        planned = plan(request)
+        return hydrate(planned, rank(planned))

@@ -50,6 +50,7 @@ from incidents.versions import range_verdict
 
 from . import encoder, errnos
 from .backends import Backend, get_backend
+from .gate import one_at_a_place
 from .log_lines import MAX_LOG_BYTES, LineMatch, LogLines, shown_line
 from .models import CaseNeighbour
 from .patterns import (
@@ -840,8 +841,14 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     cases the rarer evidence found and its own first `CANDIDATE_CAP` cases by id: up to four
     more queries (the common terms' first cases, the common tokens' counts, none when kept
     for this store generation by `store_cache`, their candidates, the common terms'
-    candidates), so the rows returned stay bounded as the store grows.
+    candidates), so the rows returned stay bounded as the store grows. At most
+    `settings.SEARCH_CONCURRENCY` run at once in a process (`gate.py`).
     """
+    with one_at_a_place():
+        return _read_log(text, limit)
+
+
+def _read_log(text: str | bytes, limit: int) -> LogReading:
     text = decode_log(text)
     all_lines = _physical_lines(text)
     lines = _unique_lines(text)
@@ -1113,7 +1120,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     evidence_scores: dict[str, float] = {}
     for case_id in candidates:
         kind_factor = 1.0
-        case_kinds = kinds.get(case_id, set())
+        case_kinds = kinds.get(case_id, frozenset())
         if kind and kind in case_kinds:
             kind_factor = KIND_MATCH
         elif kind and case_kinds and not both_kinds:
@@ -1401,7 +1408,7 @@ def _semantic_scores(
     return candidate_scores(vector, candidates)
 
 
-def _workload_kinds(candidates: list[str]) -> dict[str, set[str]]:
+def _workload_kinds(candidates: list[str]) -> dict[str, frozenset[str]]:
     """Candidate case id -> its workload slugs (training / inference). With the store cache
     on, every published case's are kept in this process per store generation (no query; a
     broad log has thousands of candidates, whose ids as query parameters cost more than the
@@ -1412,12 +1419,22 @@ def _workload_kinds(candidates: list[str]) -> dict[str, set[str]]:
     return _kinds_of(Case.objects.filter(id__in=candidates))
 
 
-def _kinds_of(cases: QuerySet[Case]) -> dict[str, set[str]]:
-    kinds: dict[str, set[str]] = {}
-    for case_id, slug in CaseTerm.objects.filter(
-        case__in=cases, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
-    ).values_list("case_id", "term__slug"):
-        kinds.setdefault(case_id, set()).add(slug)
+def _kinds_of(cases: QuerySet[Case]) -> dict[str, frozenset[str]]:
+    """Case id -> its workload slugs, for the cases of `cases` that have one (one query, its
+    rows streamed). Cases with the same slugs share one frozenset: kept for every published
+    case, a set each took 30 MB of a worker at 100,000 cases, against 11 MB shared."""
+    kinds: dict[str, frozenset[str]] = {}
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    for case_id, slug in (
+        CaseTerm.objects.filter(
+            case__in=cases, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
+        )
+        .values_list("case_id", "term__slug")
+        .iterator(chunk_size=2000)
+    ):
+        held = kinds.get(case_id)
+        slugs = frozenset((slug,)) if held is None else held | {slug}
+        kinds[case_id] = shared.setdefault(slugs, slugs)
     return kinds
 
 

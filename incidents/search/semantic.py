@@ -246,23 +246,34 @@ class Vectors:
     owner: np.ndarray
     matrix: np.ndarray | large_arrays.FileRows
     scale: np.ndarray | None = None
-    sketched: tuple[sketch.Projection, np.ndarray] | None = None
+    sketched: tuple[sketch.Projection, np.ndarray | large_arrays.FileRows] | None = None
     _sketching: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def sketched_rows(self) -> tuple[sketch.Projection, np.ndarray]:
+    def sketched_rows(self) -> tuple[sketch.Projection, np.ndarray | large_arrays.FileRows]:
         """`sketched`, computed the first time it is asked for (once, whatever the threads
         asking): the projection fitted on up to `sketch.SAMPLE` rows at even intervals, then
-        every row projected, `sketch.BLOCK_ROWS` at a time (at 100,000 cases about 2 CPU s)."""
+        every row projected, `sketch.BLOCK_ROWS` at a time (at 100,000 cases about 2 CPU s).
+        Rows read from a file (`large_arrays.FileRows`) have their sketch filed beside them
+        (`_sketch_folder`), read from it a block at a time by each search: the workers
+        holding the same rows fit the same directions, so they share one file."""
         with self._sketching:
             if self.sketched is None:
                 stride = max(1, -(-len(self.matrix) // sketch.SAMPLE))
-                projection = sketch.Projection.fitted(self._floats(np.arange(0, len(self.matrix), stride)))
-                rows = np.empty((len(self.matrix), len(projection.basis)), dtype=np.int8)
-                for start in range(0, len(self.matrix), sketch.BLOCK_ROWS):
-                    at = np.arange(start, min(start + sketch.BLOCK_ROWS, len(self.matrix)))
-                    rows[start : start + len(at)] = projection.rows(self._floats(at))
-                self.sketched = (projection, rows)
+                sample = _FloatRows(self, np.arange(0, len(self.matrix), stride))
+                projection = sketch.Projection.fitted(sample)
+                width = len(projection.basis)
+                with large_arrays.Rows(len(self.matrix), width, np.int8, self._sketch_folder()) as rows:
+                    for start in range(0, len(self.matrix), sketch.BLOCK_ROWS):
+                        at = np.arange(start, min(start + sketch.BLOCK_ROWS, len(self.matrix)))
+                        rows.append(projection.rows(self._floats(at)))
+                    self.sketched = (projection, rows.finish())
             return self.sketched
+
+    def _sketch_folder(self) -> Path | None:
+        """Where this store's sketch is filed to be shared: the folder of its rows' file
+        (None, held in memory, for rows in memory). At 100,000 cases the sketch is 48 MB,
+        which each worker held of its own."""
+        return self.matrix.path.parent if isinstance(self.matrix, large_arrays.FileRows) else None
 
     def _floats(self, rows: np.ndarray) -> np.ndarray:
         """Rows `rows` (sorted numbers) as float32 vectors (int8 rows times their scale)."""
@@ -466,26 +477,33 @@ class Vectors:
         # The sketch, when this store has one, follows: the rows kept keep theirs, the fresh
         # ones are projected on the same directions.
         sketched = self.sketched
-        sketches = None if sketched is None else np.empty((rows, sketched[1].shape[1]), dtype=np.int8)
-        with large_arrays.Rows(rows, self.matrix.shape[1], self.matrix.dtype, folder) as matrix:
+        with contextlib.ExitStack() as stack:
+            matrix = stack.enter_context(
+                large_arrays.Rows(rows, self.matrix.shape[1], self.matrix.dtype, folder)
+            )
+            sketches = (
+                None
+                if sketched is None
+                else stack.enter_context(large_arrays.Rows(rows, sketched[1].shape[1], np.int8, folder))
+            )
             for source, first, end in pieces:
                 if scale is not None:
                     assert source.scale is not None  # both read by `load_vectors`
                     scale[matrix.count : matrix.count + end - first] = source.scale[first:end]
-                if sketched is not None and sketches is not None:
-                    projection, held = sketched
-                    rows_of = (
-                        held[first:end]
-                        if source is self
-                        else projection.rows(source._floats(np.arange(first, end)))
-                    )
-                    sketches[matrix.count : matrix.count + end - first] = rows_of
                 # A run at a time from a file would read it whole into memory.
                 for start in range(first, end, COPY_ROWS):
-                    matrix.append(source.matrix[start : min(start + COPY_ROWS, end)])
+                    stop = min(start + COPY_ROWS, end)
+                    matrix.append(source.matrix[start:stop])
+                    if sketched is not None and sketches is not None:
+                        projection, held = sketched
+                        sketches.append(
+                            held[start:stop]
+                            if source is self
+                            else projection.rows(source._floats(np.arange(start, stop)))
+                        )
             per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
             owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
-            sketch_of = None if sketched is None or sketches is None else (sketched[0], sketches)
+            sketch_of = None if sketched is None or sketches is None else (sketched[0], sketches.finish())
             return Vectors(ids, owner, matrix.finish(), scale, sketch_of)
 
     def case_matrix(self) -> np.ndarray:
@@ -501,6 +519,26 @@ class Vectors:
                 np.add.at(sums, self.owner[start:stop], rows)
         sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
         return sums
+
+
+@dataclass(frozen=True)
+class _FloatRows:
+    """Rows `at` (sorted numbers) of `vectors` as float32 vectors, read a slice at a time
+    (`Vectors._floats`): the sample a sketch's directions are fitted on (`sketch.Sample`),
+    which read whole was a float32 copy of 10,000 rows (15 MB) at a worker's cold start."""
+
+    vectors: Vectors
+    at: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.at), self.vectors.matrix.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        return self.vectors._floats(self.at[rows])
 
 
 GATHER_ROWS = 1024  # rows `scores_of` copies and scores at a time (1.5 MB)

@@ -26,8 +26,11 @@ Measured on 100,000 synthetic cases, the first stage keeps 99.7% of the exact to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+
+from .large_arrays import FileRows
 
 DIMENSIONS = 96  # directions kept
 SAMPLE = 10_000  # rows the directions are fitted on, at most
@@ -41,6 +44,17 @@ INT8_PEAK = 127
 PRODUCT_ROWS = 4096
 
 
+class Sample(Protocol):
+    """Rows read a slice at a time (`Projection.fitted`): an array, or rows read on demand."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, rows: slice) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class Projection:
     """`rows(x)` is the int8 sketch of rows x: `round(basis @ (x - mean) / step)`, clipped to
@@ -51,11 +65,11 @@ class Projection:
     step: np.ndarray
 
     @classmethod
-    def fitted(cls, sample: np.ndarray, dimensions: int = DIMENSIONS) -> Projection:
+    def fitted(cls, sample: Sample | np.ndarray, dimensions: int = DIMENSIONS) -> Projection:
         """The projection on the `dimensions` main directions of `sample` (n x d float rows,
-        n >= 1): the eigenvectors of their covariance with the largest eigenvalues (fewer
-        when d is smaller), each direction's step its largest coordinate in the sample / 127
-        (1 when all are 0). Deterministic for the same sample."""
+        n >= 1, read `BLOCK_ROWS` at a time): the eigenvectors of their covariance with the
+        largest eigenvalues (fewer when d is smaller), each direction's step its largest
+        coordinate in the sample / 127 (1 when all are 0). Deterministic for the same sample."""
         width = sample.shape[1]
         blocks = range(0, len(sample), BLOCK_ROWS)
         mean = sum(
@@ -64,7 +78,7 @@ class Projection:
         mean /= len(sample)
         scatter = np.zeros((width, width))
         for i in blocks:
-            centred = sample[i : i + BLOCK_ROWS].astype(np.float64) - mean
+            centred = _centred(sample[i : i + BLOCK_ROWS], mean)
             scatter += centred.T @ centred
         values, vectors = np.linalg.eigh(scatter)
         kept = np.argsort(values, kind="stable")[::-1][: min(dimensions, width)]
@@ -74,7 +88,7 @@ class Projection:
         basis = basis * signs[:, None]
         peaks = np.zeros(len(basis))
         for i in blocks:
-            coordinates = (sample[i : i + BLOCK_ROWS].astype(np.float64) - mean) @ basis.T
+            coordinates = _centred(sample[i : i + BLOCK_ROWS], mean) @ basis.T
             peaks = np.maximum(peaks, np.abs(coordinates).max(axis=0))
         step = np.where(peaks > 0, peaks / INT8_PEAK, 1.0).astype(np.float32)
         return cls(mean.astype(np.float32), basis.astype(np.float32), step)
@@ -92,9 +106,18 @@ class Projection:
         return (self.basis @ np.asarray(query, dtype=np.float32)) * self.step
 
 
-def similarities(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """`rows @ weights` (sketch rows n x k int8, `Projection.weights`): n float32, each row's
-    approximate similarity (up to the same constant for every row)."""
+def _centred(block: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """`block.astype(float64) - mean`, subtracted in place: one float64 copy of the block
+    (6 MB at `BLOCK_ROWS` rows of 384), not two."""
+    centred = block.astype(np.float64)
+    centred -= mean
+    return centred
+
+
+def similarities(rows: np.ndarray | FileRows, weights: np.ndarray) -> np.ndarray:
+    """`rows @ weights` (sketch rows n x k int8, in memory or read from their file
+    `PRODUCT_ROWS` at a time; `Projection.weights`): n float32, each row's approximate
+    similarity (up to the same constant for every row)."""
     out = np.empty(len(rows), dtype=np.float32)
     buffer = np.empty((min(PRODUCT_ROWS, len(rows)), rows.shape[1]), dtype=np.float32)
     for start in range(0, len(rows), PRODUCT_ROWS):

@@ -65,7 +65,7 @@ def assert_same_vectors(held: semantic.Vectors, read: semantic.Vectors) -> None:
         projection, rows = held.sketched
         expected = projection.rows(np.asarray(read.matrix).astype(np.float32) * read.scale[:, None])
         assert rows.shape == expected.shape
-        assert np.abs(rows.astype(np.int16) - expected).max() <= 1
+        assert np.abs(np.asarray(rows).astype(np.int16) - expected).max() <= 1
 
 
 def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_read(

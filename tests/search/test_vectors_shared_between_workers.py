@@ -172,3 +172,23 @@ def test_small_matrices_stay_in_memory(tmp_path):
     loaded = semantic.load_vectors(folder=tmp_path / "vectors")
     assert isinstance(loaded.matrix, np.ndarray) and loaded.matrix.flags.writeable
     assert not (tmp_path / "vectors").exists()
+
+
+def test_the_sketch_of_rows_in_a_file_is_filed_beside_them_and_shared(folder):
+    in_memory = semantic.load_vectors()
+    first = semantic.load_vectors(folder=folder)
+    second = semantic.load_vectors(folder=folder)  # as the other worker reads them
+    [rows_file] = files(folder)
+    projection, sketched = first.sketched_rows()
+    assert isinstance(sketched, large_arrays.FileRows)  # read, not held by each worker
+    [sketch_file] = [name for name in files(folder) if name != rows_file]
+    assert second.sketched_rows()[1].path.name == sketch_file  # the same directions: one file
+    assert readers(folder / sketch_file) == 2 and mappings(folder / sketch_file) == 0
+    expected_projection, expected = in_memory.sketched_rows()
+    assert isinstance(expected, np.ndarray)  # rows in memory keep their sketch in memory
+    assert np.array_equal(np.asarray(sketched), expected)
+    assert np.array_equal(projection.basis, expected_projection.basis)
+    assert in_memory.scale is not None
+    query = in_memory.matrix[3].astype(np.float32) * in_memory.scale[3]
+    query /= np.linalg.norm(query)
+    assert np.array_equal(first._approximate(query), in_memory._approximate(query))
