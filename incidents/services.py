@@ -24,6 +24,7 @@ from .codes import CodeVocabulary, case_text
 from .collector import set_aside_while
 from .document_model import case_model
 from .documents import case_document, normalized_document
+from .id_lists import ids_in
 from .line_endings import unix_newlines, with_unix_newlines
 from .locking import serialize_case_writes
 from .models import (
@@ -180,7 +181,9 @@ def import_case_files(
         # plan, every document prepared and compared with its stored case, is made once, by
         # `write_documents` (making it here too was a fourteenth of a first import).
         stored = set(
-            Case.objects.filter(id__in=[item.document["id"] for item in items]).values_list("id", flat=True)
+            Case.objects.filter(id__in=ids_in([item.document["id"] for item in items])).values_list(
+                "id", flat=True
+            )
         )
         new_items = [item for item in items if item.document["id"] not in stored]
         # A large library is not read whole: the check and the update read candidates.
@@ -345,7 +348,7 @@ class Preparer:
 
 
 def _plan(items: list[LoadedDocument], prepare: Preparer) -> _ImportPlan:
-    stored_cases = list(Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document())
+    stored_cases = list(Case.objects.filter(id__in=ids_in([i.document["id"] for i in items])).with_document())
     stored = {case.id: dict(case_document(case)) for case in stored_cases}
     derived_before = {
         case.id: {link.term.name for link in case.term_links.all() if link.derived} for case in stored_cases
@@ -412,7 +415,7 @@ def write_documents(
         relink_aliases(resolve)
     changed_items = plan.to_write
     ids = [item.document["id"] for item in changed_items]
-    CaseRelation.objects.filter(source_id__in=ids).delete()
+    CaseRelation.objects.filter(source_id__in=ids_in(ids)).delete()
     CaseRelation.objects.bulk_create(
         CaseRelation(source_id=item.document["id"], target_id=target, position=position)
         for item in changed_items
@@ -859,7 +862,7 @@ def _write_cases(
     ids = [document["id"] for document in documents]
     editorial = {
         case_id: (reason, merged_into, added)
-        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids).values_list(
+        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids_in(ids)).values_list(
             "id", "retraction_reason", "merged_into_id", "added"
         )
     }

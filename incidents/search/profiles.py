@@ -40,7 +40,7 @@ from django.db.models.functions import Cast
 from incidents.bulk_sql import insert_rows
 from incidents.collector import collector_paused
 from incidents.document_model import case_model
-from incidents.id_lists import ids_subquery
+from incidents.id_lists import ids_in, ids_subquery
 from incidents.models import ALIAS_FACETS, Case, CaseQuerySet, CaseTerm, Term
 
 from . import encoder, word_statistics
@@ -192,10 +192,10 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
         else:
             computed = [texts[case_id] for case_id in batch if case_id in texts]
         # The word statistics lose what the old rows counted and gain the published cases'.
-        stored = CaseProfile.objects.filter(case_id__in=batch, counted=True)
+        stored = CaseProfile.objects.filter(case_id__in=ids_in(batch), counted=True)
         for counts, context in word_statistics.counted_rows(stored).values():
             tally.add(counts, context, sign=-1)
-        published = set(Case.objects.published().filter(id__in=batch).values_list("id", flat=True))
+        published = set(Case.objects.published().filter(id__in=ids_in(batch)).values_list("id", flat=True))
         for profile in computed:
             profile.embedding = embeddings.get(profile.id)
             fresh[profile.id] = profile
@@ -214,7 +214,7 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
                     counted,
                 )
             )
-        CaseProfile.objects.filter(case_id__in=batch).delete()
+        CaseProfile.objects.filter(case_id__in=ids_in(batch)).delete()
         insert_rows(
             CaseProfile,
             ("case_id", "counts", "context_counts", "surface", "embedding", "neighbours_pending", "counted"),
@@ -480,7 +480,9 @@ def _mean_embeddings(case_ids: list[str]) -> dict[str, np.ndarray]:
     same float32 sums as reading every case at once), for those of `case_ids` that have them."""
     ids: list[str] = []
     owners, blocks = [], []
-    rows = CaseEmbedding.objects.filter(case_id__in=case_ids, model=encoder.MODEL_NAME).order_by("case_id")
+    rows = CaseEmbedding.objects.filter(case_id__in=ids_in(case_ids), model=encoder.MODEL_NAME).order_by(
+        "case_id"
+    )
     for case_id, count, data in rows.values_list("case_id", "passages", "vectors"):
         owners.append(np.full(count, len(ids), dtype=np.int64))
         blocks.append(np.frombuffer(bytes(data), dtype=np.float32).reshape(count, encoder.DIMENSIONS))
