@@ -74,7 +74,7 @@ class CodeVocabulary:
         for d in (definitions or VocabularyDefinitions()).terms:
             if d.facet == Facet.ERROR_CODE:
                 terms[d.slug] = CodeTerm(d.name, d.slug, d.vendor or "", d.spellings, d.patterns)
-        return _built(cls, tuple(terms.values()))
+        return _built(tuple(terms.values()))
 
     def resolve(self, spelling: str) -> str | None:
         """The name of the error code `spelling` names (name, slug or synonym, any case)."""
@@ -125,11 +125,11 @@ class CodeVocabulary:
 
 
 @functools.lru_cache(maxsize=4)
-def _built(cls: type[CodeVocabulary], terms: tuple[CodeTerm, ...]) -> CodeVocabulary:
-    """`cls(terms)`, kept for the same terms: an import loads the codes twice (validation,
+def _built(terms: tuple[CodeTerm, ...]) -> CodeVocabulary:
+    """`CodeVocabulary(terms)`, kept for the same terms: an import loads the codes twice (validation,
     then the writer's preparation), and compiling every pattern and the prefilter again was
     a twentieth of importing 10 cases. Nothing changes a built vocabulary."""
-    return cls(terms)
+    return CodeVocabulary(terms)
 
 
 def _prefilter(compiled: list[tuple[str, list[Any]]]) -> tuple[Any, list[tuple[str, Any]]] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -400,7 +400,7 @@ def write_documents(
     terms_written = _upsert_terms(changed_terms)
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
-    resolve = _alias_resolver(stored_terms)
+    resolve = Resolver(stored_terms)
     plan = _plan(items, Preparer.load())
     created = set(plan.created)
     for start in range(0, len(plan.to_write), WRITE_BATCH):
@@ -775,24 +775,37 @@ ALIAS_POSITION = 1000
 # Error codes (`symptoms.error_codes`) after the document's other terms, before the aliases.
 CODE_POSITION = 500
 
-Resolver = Callable[[str, str], Term]
 
-
-def _alias_resolver(terms: list[Term]) -> Resolver:
+class Resolver:
     """(facet, spelling) -> the organization or accelerator term it names (spellings
-    compared by `spelling_key`); raises KeyError for a spelling no term has (validation
-    reports those first)."""
-    by_spelling: dict[tuple[str, str], Term] = {}
-    for term in terms:
-        if term.facet in ALIAS_FACETS:
-            for spelling in (term.slug, term.name, *term.synonyms):
-                by_spelling[(term.facet, spelling_key(spelling))] = term
-    return lambda facet, spelling: by_spelling[(facet, spelling_key(spelling))]
+    compared by `spelling_key`), from `terms`; raises KeyError for a spelling no term has
+    (validation reports those first)."""
+
+    def __init__(self, terms: list[Term]):
+        self.by_spelling: dict[tuple[str, str], Term] = {}
+        for term in terms:
+            if term.facet in ALIAS_FACETS:
+                for spelling in (term.slug, term.name, *term.synonyms):
+                    self.by_spelling[(term.facet, spelling_key(spelling))] = term
+        # (organization, accelerator) -> `_alias_terms`: a library names few of them, and
+        # each case's were looked up again (a fiftieth of a first import).
+        self.named: dict[tuple[str, str | None], list[Term]] = {}
+
+    def __call__(self, facet: str, spelling: str) -> Term:
+        return self.by_spelling[(facet, spelling_key(spelling))]
 
 
 def _alias_terms(organization: str, accelerator: str | None, resolve: Resolver) -> list[Term]:
     """The terms a case's organization and accelerator strings name: the organization, the
-    accelerator and, for a model, its family (so a filter on the family finds it)."""
+    accelerator and, for a model, its family (so a filter on the family finds it). The
+    list is shared by the cases naming the same two: not to be changed."""
+    named = resolve.named.get((organization, accelerator))
+    if named is None:
+        named = resolve.named[(organization, accelerator)] = _named_terms(organization, accelerator, resolve)
+    return named
+
+
+def _named_terms(organization: str, accelerator: str | None, resolve: Resolver) -> list[Term]:
     document = {"organization": organization, "environment": {"accelerator": accelerator}}
     found: list[Term] = []
     for facet, spelling, _path in alias_references(document):
@@ -811,7 +824,7 @@ def relink_aliases(resolve: Resolver | None = None) -> int:
     vocabulary import that dropped a spelling cases use).
     """
     if resolve is None:
-        resolve = _alias_resolver(list(Term.objects.filter(facet__in=ALIAS_FACETS).select_related("family")))
+        resolve = Resolver(list(Term.objects.filter(facet__in=ALIAS_FACETS).select_related("family")))
     have: dict[str, set[int]] = {}
     for case_id, term_id in CaseTerm.objects.filter(term__facet__in=ALIAS_FACETS).values_list(
         "case_id", "term_id"

@@ -302,8 +302,12 @@ def term_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
     return [
         (binding.facet, value, path)
         for binding, value, path in case_model().faceted(document)
-        if binding.facet is not None and binding.facet not in (*ALIAS_FACETS, Facet.ERROR_CODE)
+        if binding.facet is not None and binding.facet not in _NOT_BY_REFERENCE
     ]
+
+
+# The facets `term_references` leaves to their own rules (a faceted binding's facet is set).
+_NOT_BY_REFERENCE = frozenset((*ALIAS_FACETS, Facet.ERROR_CODE))
 
 
 def alias_references(document: dict[str, Any]) -> list[tuple[Facet, str, str]]:
