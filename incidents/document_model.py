@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from .case_schema import JsonSchema, SchemaField, is_array, load_schema, schema_fields, spell_out, standalone
+from .case_schema import (
+    JsonSchema,
+    SchemaField,
+    is_array,
+    load_schema,
+    schema_fields,
+    spell_out,
+    speller,
+    standalone,
+)
 from .durations import duration_seconds
 from .models import Case, Facet, Term
 
@@ -307,7 +316,11 @@ class CaseModel:
 
     def spelled_out(self, document: dict[str, Any]) -> dict[str, Any]:
         """`document` with every field present in schema order (see `case_schema.spell_out`)."""
-        return spell_out(document, self.standalone_schema)
+        return self._speller(document)
+
+    @cached_property
+    def _speller(self) -> Callable[[Any], Any]:
+        return speller(self.standalone_schema)
 
     def columns(self, document: dict[str, Any], terms: TermLookup) -> dict[str, Any]:
         """The `Case` columns import writes from a validated, spelled-out `document`."""
