@@ -162,6 +162,8 @@ def import_case_files(
         # all of them (and each batch's model objects) again: about a sixth of 10,000 cases.
         set_aside_while(),
         deferred.later() if defer_neighbours else nullcontext(),
+        # The duplicate check counts the new accounts' words; their profiles take them.
+        profiles.accounts_kept(),
         transaction.atomic(),
     ):
         # The duplicate check and the neighbour update read the same published profiles:

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,10 +125,35 @@ def _stem_counts(text: str, surface: dict[str, str]) -> Counter[str]:
     return counts
 
 
+# Within `accounts_kept()`: text -> (`word_counts(text)`, the first spellings it found).
+_kept_accounts: ContextVar[dict[str, tuple[Counter[str], dict[str, str]]] | None] = ContextVar(
+    "kept_accounts", default=None
+)
+
+
+@contextmanager
+def accounts_kept() -> Iterator[None]:
+    """Within this block what `word_counts` counts is kept, and the profile of an account of
+    the very same text (`text_profile`) takes it instead of counting it again: an import
+    probes its new documents' accounts for duplicates, then profiles the same texts (a
+    third of its tokenising). Each kept text is taken once; the rest goes with the block."""
+    token = _kept_accounts.set({})
+    try:
+        yield
+    finally:
+        _kept_accounts.reset(token)
+
+
 def word_counts(text: str) -> Counter[str]:
     """Stemmed word -> occurrences in `text`: `text_profile([text]).counts` without the rest
-    of a profile (a duplicate check probes every new document's account with it)."""
-    return _stem_counts(text, {})
+    of a profile (a duplicate check probes every new document's account with it). Not to
+    be changed: within `accounts_kept()` a profile may take the same counts."""
+    surface: dict[str, str] = {}
+    counts = _stem_counts(text, surface)
+    kept = _kept_accounts.get()
+    if kept is not None:
+        kept[text] = (counts, surface)
+    return counts
 
 
 def text_profile(
@@ -139,7 +166,15 @@ def text_profile(
     spellings that differ from their stem are kept in `surface` (readers fall back to the
     stem)."""
     surface: dict[str, str] = {}
-    counts = _stem_counts("\n".join(t for t in texts if t), surface)
+    account = "\n".join(t for t in texts if t)
+    kept = _kept_accounts.get()
+    counted = kept.pop(account, None) if kept is not None else None
+    if counted is None:
+        counts = _stem_counts(account, surface)
+    else:
+        # Counted from the same text into an empty `surface`, as here.
+        counts, first = counted
+        surface.update(first)
     more = _stem_counts("\n".join(t for t in context if t), surface)
     return Profile(
         id=case_id,
