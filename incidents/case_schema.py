@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,13 +95,37 @@ def spell_out(value: Any, node: JsonSchema) -> Any:
     """`value` laid out as `node` lays it out: every property of an object present, in
     schema order (an absent array as [], an absent object spelled out, anything else as
     None), recursively. Two documents that mean the same compare equal once spelled out."""
+    return speller(node)(value)
+
+
+def speller(node: JsonSchema) -> Callable[[Any], Any]:
+    """`spell_out` for `node`, with the schema read once: a function of the value. Import
+    spells out every document; reading the schema's nodes again for each of its values
+    was a twentieth of a first import."""
     if is_object(node):
-        given = value if isinstance(value, dict) else {}
-        return {key: spell_out(given.get(key, _MISSING), child) for key, child in node["properties"].items()}
-    if value is _MISSING or value is None:
-        return [] if is_array(node) else None
-    if is_array(node) and "items" in node:
-        return [spell_out(item, node["items"]) for item in value]
-    if isinstance(value, dict):
-        return dict(value)
-    return value
+        children = [(key, speller(child)) for key, child in node["properties"].items()]
+
+        def spell_object(value: Any) -> Any:
+            given = value if isinstance(value, dict) else {}
+            return {key: spell(given.get(key, _MISSING)) for key, spell in children}
+
+        return spell_object
+    empty: list[Any] | None = [] if is_array(node) else None
+    if empty is not None and "items" in node:
+        spell_item = speller(node["items"])
+
+        def spell_array(value: Any) -> Any:
+            if value is _MISSING or value is None:
+                return []
+            return [spell_item(item) for item in value]
+
+        return spell_array
+
+    def spell_value(value: Any) -> Any:
+        if value is _MISSING or value is None:
+            return [] if empty is not None else None
+        if isinstance(value, dict):
+            return dict(value)
+        return value
+
+    return spell_value

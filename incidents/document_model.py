@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from .case_schema import JsonSchema, SchemaField, is_array, load_schema, schema_fields, spell_out, standalone
+from .case_schema import (
+    JsonSchema,
+    SchemaField,
+    is_array,
+    load_schema,
+    schema_fields,
+    spell_out,
+    speller,
+    standalone,
+)
 from .durations import duration_seconds
 from .models import Case, Facet, Term
 
@@ -157,7 +166,11 @@ def _scale_tables(case: Case) -> list[dict[str, Any]]:
 
 
 def _scale_table_text(case: Case) -> Iterator[Any]:
-    for table in case.scale_tables.all():
+    # The prefetched tables when there are (`search.text.cases_for_index`): the related
+    # manager built on each `case.scale_tables` read was a fortieth of a first import, where
+    # every case's text is read twice (index row and profile).
+    prefetched = getattr(case, "_prefetched_objects_cache", {}).get("scale_tables")
+    for table in case.scale_tables.all() if prefetched is None else prefetched:
         yield table.caption
         yield from (column.label for column in table.columns.all())
         yield from (row.note for row in table.rows.all() if row.note)
@@ -250,6 +263,11 @@ class CaseModel:
         return schema_fields(self.standalone_schema)
 
     @cached_property
+    def faceted_bindings(self) -> tuple[Binding, ...]:
+        """The bindings of vocabulary fields (a facet), in binding order."""
+        return tuple(binding for binding in self.bindings if binding.facet is not None)
+
+    @cached_property
     def top_level(self) -> tuple[str, ...]:
         """The document's top-level keys in order."""
         return tuple(self.standalone_schema["properties"])
@@ -298,7 +316,11 @@ class CaseModel:
 
     def spelled_out(self, document: dict[str, Any]) -> dict[str, Any]:
         """`document` with every field present in schema order (see `case_schema.spell_out`)."""
-        return spell_out(document, self.standalone_schema)
+        return self._speller(document)
+
+    @cached_property
+    def _speller(self) -> Callable[[Any], Any]:
+        return speller(self.standalone_schema)
 
     def columns(self, document: dict[str, Any], terms: TermLookup) -> dict[str, Any]:
         """The `Case` columns import writes from a validated, spelled-out `document`."""
@@ -311,9 +333,8 @@ class CaseModel:
     def faceted(self, document: dict[str, Any]) -> Iterator[tuple[Binding, str, str]]:
         """(binding, value, JSON path) for every vocabulary value `document` names, in
         binding order; a value absent or null is left out."""
-        for binding in self.bindings:
-            if binding.facet is None:
-                continue
+        # Those bindings alone: this runs several times per document at import.
+        for binding in self.faceted_bindings:
             value = value_at(document, binding.path)
             if isinstance(value, list):
                 yield from ((binding, item, f"$.{binding.path}[{i}]") for i, item in enumerate(value))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .document_model import value_at
+from .id_lists import ids_in
 from .models import Case, Source
 from .references import split_url
 from .search import candidate_cases, word_statistics
@@ -131,7 +132,7 @@ def batch_duplicates(
         citing: dict[str, list[tuple[str, int, str]]] = {}
         wanted = sorted({variant for found in variants for variant in found})
         rows = (
-            Source.objects.filter(url__in=wanted)
+            Source.objects.filter(url__in=ids_in(wanted))
             .exclude(case__status=Case.Status.MERGED)
             .values_list("case_id", "position", "url")
         )
@@ -160,7 +161,9 @@ def batch_duplicates(
     every = sorted({case_id for ids in shown for case_id in ids})
     titles: dict[str, str] = {}
     for start in range(0, len(every), BATCH):
-        titles.update(Case.objects.filter(id__in=every[start : start + BATCH]).values_list("id", "title"))
+        titles.update(
+            Case.objects.filter(id__in=ids_in(every[start : start + BATCH])).values_list("id", "title")
+        )
     return {
         document["id"]: [Duplicate(case_id, titles.get(case_id, ""), found[case_id]) for case_id in ids]
         for document, found, ids in zip(documents, by_url, shown, strict=True)

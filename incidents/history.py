@@ -28,6 +28,7 @@ from django.db.models import F, JSONField, OuterRef, Q, QuerySet, Subquery
 from .bulk_sql import insert_rows
 from .document_model import case_model
 from .documents import case_document
+from .id_lists import ids_in
 from .models import NOT_IN_HISTORY, Case
 
 # history_type values, as django-simple-history spells them.
@@ -91,7 +92,7 @@ def documents_in_batches(case_ids: list[str]) -> Iterator[list[tuple[Case, dict[
     """The cases of `case_ids` with their documents as served now, `BATCH` cases a time (8
     queries a batch), so that a change touching many cases holds one batch at once."""
     for start in range(0, len(case_ids), BATCH):
-        batch = Case.objects.with_document().filter(id__in=case_ids[start : start + BATCH])
+        batch = Case.objects.with_document().filter(id__in=ids_in(case_ids[start : start + BATCH]))
         yield [(case, dict(case_document(case))) for case in batch]
 
 

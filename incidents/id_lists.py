@@ -21,3 +21,16 @@ def ids_subquery(ids: Collection[str]) -> RawSQL:
     if connection.vendor == "postgresql":
         return RawSQL("SELECT jsonb_array_elements_text(%s::jsonb)", [array])
     return RawSQL("SELECT value FROM json_each(%s)", [array])
+
+
+# From this many values `ids_in` passes one JSON parameter: below it the placeholders cost
+# little, and a short list keeps Django's own handling (an empty list runs no query).
+SHORT = 100
+
+
+def ids_in(ids: Collection[str]) -> Collection[str] | RawSQL:
+    """What `filter(<field>__in=...)` takes for `ids` (strings: case ids, URLs): the values
+    as they are when there are fewer than `SHORT`, else `ids_subquery(ids)`. For writers
+    that filter by the thousands of ids of a bulk import (Django prepared every id of each
+    such filter: a twentieth of a first import)."""
+    return ids if len(ids) < SHORT else ids_subquery(ids)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from .codes import CodeVocabulary, case_text
 from .collector import set_aside_while
 from .document_model import case_model
 from .documents import case_document, normalized_document
+from .id_lists import ids_in
 from .line_endings import unix_newlines, with_unix_newlines
 from .locking import serialize_case_writes
 from .models import (
@@ -161,6 +162,8 @@ def import_case_files(
         # all of them (and each batch's model objects) again: about a sixth of 10,000 cases.
         set_aside_while(),
         deferred.later() if defer_neighbours else nullcontext(),
+        # The duplicate check counts the new accounts' words; their profiles take them.
+        profiles.accounts_kept(),
         transaction.atomic(),
     ):
         # The duplicate check and the neighbour update read the same published profiles:
@@ -180,7 +183,9 @@ def import_case_files(
         # plan, every document prepared and compared with its stored case, is made once, by
         # `write_documents` (making it here too was a fourteenth of a first import).
         stored = set(
-            Case.objects.filter(id__in=[item.document["id"] for item in items]).values_list("id", flat=True)
+            Case.objects.filter(id__in=ids_in([item.document["id"] for item in items])).values_list(
+                "id", flat=True
+            )
         )
         new_items = [item for item in items if item.document["id"] not in stored]
         # A large library is not read whole: the check and the update read candidates.
@@ -345,7 +350,7 @@ class Preparer:
 
 
 def _plan(items: list[LoadedDocument], prepare: Preparer) -> _ImportPlan:
-    stored_cases = list(Case.objects.filter(id__in=[i.document["id"] for i in items]).with_document())
+    stored_cases = list(Case.objects.filter(id__in=ids_in([i.document["id"] for i in items])).with_document())
     stored = {case.id: dict(case_document(case)) for case in stored_cases}
     derived_before = {
         case.id: {link.term.name for link in case.term_links.all() if link.derived} for case in stored_cases
@@ -397,7 +402,7 @@ def write_documents(
     terms_written = _upsert_terms(changed_terms)
     stored_terms = list(Term.objects.select_related("family"))
     terms = {(t.facet, reference_of(t.facet, t.name, t.slug)): t for t in stored_terms}
-    resolve = _alias_resolver(stored_terms)
+    resolve = Resolver(stored_terms)
     plan = _plan(items, Preparer.load())
     created = set(plan.created)
     for start in range(0, len(plan.to_write), WRITE_BATCH):
@@ -412,7 +417,7 @@ def write_documents(
         relink_aliases(resolve)
     changed_items = plan.to_write
     ids = [item.document["id"] for item in changed_items]
-    CaseRelation.objects.filter(source_id__in=ids).delete()
+    CaseRelation.objects.filter(source_id__in=ids_in(ids)).delete()
     CaseRelation.objects.bulk_create(
         CaseRelation(source_id=item.document["id"], target_id=target, position=position)
         for item in changed_items
@@ -772,24 +777,37 @@ ALIAS_POSITION = 1000
 # Error codes (`symptoms.error_codes`) after the document's other terms, before the aliases.
 CODE_POSITION = 500
 
-Resolver = Callable[[str, str], Term]
 
-
-def _alias_resolver(terms: list[Term]) -> Resolver:
+class Resolver:
     """(facet, spelling) -> the organization or accelerator term it names (spellings
-    compared by `spelling_key`); raises KeyError for a spelling no term has (validation
-    reports those first)."""
-    by_spelling: dict[tuple[str, str], Term] = {}
-    for term in terms:
-        if term.facet in ALIAS_FACETS:
-            for spelling in (term.slug, term.name, *term.synonyms):
-                by_spelling[(term.facet, spelling_key(spelling))] = term
-    return lambda facet, spelling: by_spelling[(facet, spelling_key(spelling))]
+    compared by `spelling_key`), from `terms`; raises KeyError for a spelling no term has
+    (validation reports those first)."""
+
+    def __init__(self, terms: list[Term]):
+        self.by_spelling: dict[tuple[str, str], Term] = {}
+        for term in terms:
+            if term.facet in ALIAS_FACETS:
+                for spelling in (term.slug, term.name, *term.synonyms):
+                    self.by_spelling[(term.facet, spelling_key(spelling))] = term
+        # (organization, accelerator) -> `_alias_terms`: a library names few of them, and
+        # each case's were looked up again (a fiftieth of a first import).
+        self.named: dict[tuple[str, str | None], list[Term]] = {}
+
+    def __call__(self, facet: str, spelling: str) -> Term:
+        return self.by_spelling[(facet, spelling_key(spelling))]
 
 
 def _alias_terms(organization: str, accelerator: str | None, resolve: Resolver) -> list[Term]:
     """The terms a case's organization and accelerator strings name: the organization, the
-    accelerator and, for a model, its family (so a filter on the family finds it)."""
+    accelerator and, for a model, its family (so a filter on the family finds it). The
+    list is shared by the cases naming the same two: not to be changed."""
+    named = resolve.named.get((organization, accelerator))
+    if named is None:
+        named = resolve.named[(organization, accelerator)] = _named_terms(organization, accelerator, resolve)
+    return named
+
+
+def _named_terms(organization: str, accelerator: str | None, resolve: Resolver) -> list[Term]:
     document = {"organization": organization, "environment": {"accelerator": accelerator}}
     found: list[Term] = []
     for facet, spelling, _path in alias_references(document):
@@ -808,7 +826,7 @@ def relink_aliases(resolve: Resolver | None = None) -> int:
     vocabulary import that dropped a spelling cases use).
     """
     if resolve is None:
-        resolve = _alias_resolver(list(Term.objects.filter(facet__in=ALIAS_FACETS).select_related("family")))
+        resolve = Resolver(list(Term.objects.filter(facet__in=ALIAS_FACETS).select_related("family")))
     have: dict[str, set[int]] = {}
     for case_id, term_id in CaseTerm.objects.filter(term__facet__in=ALIAS_FACETS).values_list(
         "case_id", "term_id"
@@ -859,7 +877,7 @@ def _write_cases(
     ids = [document["id"] for document in documents]
     editorial = {
         case_id: (reason, merged_into, added)
-        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids).values_list(
+        for case_id, reason, merged_into, added in Case.objects.filter(id__in=ids_in(ids)).values_list(
             "id", "retraction_reason", "merged_into_id", "added"
         )
     }

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +42,7 @@ from django.db.models.functions import Cast
 from incidents.bulk_sql import insert_rows
 from incidents.collector import collector_paused
 from incidents.document_model import case_model
-from incidents.id_lists import ids_subquery
+from incidents.id_lists import ids_in, ids_subquery
 from incidents.models import ALIAS_FACETS, Case, CaseQuerySet, CaseTerm, Term
 
 from . import encoder, word_statistics
@@ -123,10 +125,35 @@ def _stem_counts(text: str, surface: dict[str, str]) -> Counter[str]:
     return counts
 
 
+# Within `accounts_kept()`: text -> (`word_counts(text)`, the first spellings it found).
+_kept_accounts: ContextVar[dict[str, tuple[Counter[str], dict[str, str]]] | None] = ContextVar(
+    "kept_accounts", default=None
+)
+
+
+@contextmanager
+def accounts_kept() -> Iterator[None]:
+    """Within this block what `word_counts` counts is kept, and the profile of an account of
+    the very same text (`text_profile`) takes it instead of counting it again: an import
+    probes its new documents' accounts for duplicates, then profiles the same texts (a
+    third of its tokenising). Each kept text is taken once; the rest goes with the block."""
+    token = _kept_accounts.set({})
+    try:
+        yield
+    finally:
+        _kept_accounts.reset(token)
+
+
 def word_counts(text: str) -> Counter[str]:
     """Stemmed word -> occurrences in `text`: `text_profile([text]).counts` without the rest
-    of a profile (a duplicate check probes every new document's account with it)."""
-    return _stem_counts(text, {})
+    of a profile (a duplicate check probes every new document's account with it). Not to
+    be changed: within `accounts_kept()` a profile may take the same counts."""
+    surface: dict[str, str] = {}
+    counts = _stem_counts(text, surface)
+    kept = _kept_accounts.get()
+    if kept is not None:
+        kept[text] = (counts, surface)
+    return counts
 
 
 def text_profile(
@@ -139,7 +166,15 @@ def text_profile(
     spellings that differ from their stem are kept in `surface` (readers fall back to the
     stem)."""
     surface: dict[str, str] = {}
-    counts = _stem_counts("\n".join(t for t in texts if t), surface)
+    account = "\n".join(t for t in texts if t)
+    kept = _kept_accounts.get()
+    counted = kept.pop(account, None) if kept is not None else None
+    if counted is None:
+        counts = _stem_counts(account, surface)
+    else:
+        # Counted from the same text into an empty `surface`, as here.
+        counts, first = counted
+        surface.update(first)
     more = _stem_counts("\n".join(t for t in context if t), surface)
     return Profile(
         id=case_id,
@@ -192,10 +227,10 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
         else:
             computed = [texts[case_id] for case_id in batch if case_id in texts]
         # The word statistics lose what the old rows counted and gain the published cases'.
-        stored = CaseProfile.objects.filter(case_id__in=batch, counted=True)
+        stored = CaseProfile.objects.filter(case_id__in=ids_in(batch), counted=True)
         for counts, context in word_statistics.counted_rows(stored).values():
             tally.add(counts, context, sign=-1)
-        published = set(Case.objects.published().filter(id__in=batch).values_list("id", flat=True))
+        published = set(Case.objects.published().filter(id__in=ids_in(batch)).values_list("id", flat=True))
         for profile in computed:
             profile.embedding = embeddings.get(profile.id)
             fresh[profile.id] = profile
@@ -214,7 +249,7 @@ def refresh(case_ids: Iterable[str], texts: Mapping[str, Profile] | None = None)
                     counted,
                 )
             )
-        CaseProfile.objects.filter(case_id__in=batch).delete()
+        CaseProfile.objects.filter(case_id__in=ids_in(batch)).delete()
         insert_rows(
             CaseProfile,
             ("case_id", "counts", "context_counts", "surface", "embedding", "neighbours_pending", "counted"),
@@ -480,7 +515,9 @@ def _mean_embeddings(case_ids: list[str]) -> dict[str, np.ndarray]:
     same float32 sums as reading every case at once), for those of `case_ids` that have them."""
     ids: list[str] = []
     owners, blocks = [], []
-    rows = CaseEmbedding.objects.filter(case_id__in=case_ids, model=encoder.MODEL_NAME).order_by("case_id")
+    rows = CaseEmbedding.objects.filter(case_id__in=ids_in(case_ids), model=encoder.MODEL_NAME).order_by(
+        "case_id"
+    )
     for case_id, count, data in rows.values_list("case_id", "passages", "vectors"):
         owners.append(np.full(count, len(ids), dtype=np.int64))
         blocks.append(np.frombuffer(bytes(data), dtype=np.float32).reshape(count, encoder.DIMENSIONS))

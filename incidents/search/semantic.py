@@ -45,7 +45,7 @@ from django.db.models import Count, QuerySet, Subquery, Value
 
 from incidents import store_cache
 from incidents.bulk_sql import insert_rows
-from incidents.id_lists import ids_subquery
+from incidents.id_lists import ids_in, ids_subquery
 from incidents.locking import serialize_case_writes
 from incidents.models import Case
 
@@ -104,7 +104,7 @@ BATCH = 500
 
 
 def _stored_digests(ids: list[str]) -> dict[str, str]:
-    return dict(CaseEmbedding.objects.filter(case_id__in=ids).values_list("case_id", "digest"))
+    return dict(CaseEmbedding.objects.filter(case_id__in=ids_in(ids)).values_list("case_id", "digest"))
 
 
 def _changed_passages(
@@ -115,7 +115,7 @@ def _changed_passages(
     `stored` digests of `ids` are given)."""
     stored = _stored_digests(ids) if stored is None else stored
     todo: list[tuple[str, str, list[str]]] = []
-    for case in Case.objects.filter(id__in=ids).only(
+    for case in Case.objects.filter(id__in=ids_in(ids)).only(
         "id",
         "title",
         "summary",
@@ -139,7 +139,8 @@ def _update_batch(ids: list[str], *, encode: bool = True) -> int:
     if not todo:
         return 0
     if not encode:
-        return CaseEmbedding.objects.filter(case_id__in=[case_id for case_id, _, _ in todo]).delete()[0]
+        dropped = ids_in([case_id for case_id, _, _ in todo])
+        return CaseEmbedding.objects.filter(case_id__in=dropped).delete()[0]
     vectors = encoder.encode([t for _, _, texts in todo for t in texts])
     rows, at = [], 0
     for case_id, key, texts in todo:
@@ -147,7 +148,7 @@ def _update_batch(ids: list[str], *, encode: bool = True) -> int:
         at += len(texts)
         block = block[np.linalg.norm(block, axis=1) > 0]  # blank passages carry nothing
         rows.append((case_id, encoder.MODEL_NAME, key, len(block), block.astype(np.float32).tobytes()))
-    CaseEmbedding.objects.filter(case_id__in=[row[0] for row in rows]).delete()
+    CaseEmbedding.objects.filter(case_id__in=ids_in([row[0] for row in rows])).delete()
     return insert_rows(CaseEmbedding, ("case_id", "model", "digest", "passages", "vectors"), rows)
 
 

@@ -705,6 +705,9 @@ class TextIndex:
         self.words: list[str] = words.words  # column -> word
         self.column_of: dict[str, int] = words.column_of
         self.idf: np.ndarray = words.idf
+        # word -> its idf as a Python float (a numpy scalar read per word of every probe was
+        # a third of probing an import's documents); the same values.
+        self.idf_of: dict[str, float] = dict(zip(self.words, self.idf.tolist(), strict=True))
         # `words` columns in each row's strongest-first order; scipy may sort them in place,
         # which `vector` does not mind (a dict).
         self.matrix = words.matrix()
@@ -769,7 +772,6 @@ class TextIndex:
         return results
 
     def _probe(self, text: str) -> dict[str, float]:
-        column_of, idf = self.column_of, self.idf
         if self.rarities is not None:
             total, frequencies = self.rarities.total, self.rarities.words
             weights = {
@@ -778,11 +780,8 @@ class TextIndex:
                 if 0 < frequencies.get(w, 0) < total
             }
         else:
-            weights = {
-                w: (1 + math.log(c)) * float(idf[column_of[w]])
-                for w, c in word_counts(text).items()
-                if w in column_of
-            }
+            idf_of = self.idf_of
+            weights = {w: (1 + math.log(c)) * idf_of[w] for w, c in word_counts(text).items() if w in idf_of}
         weights = dict(sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:ACCOUNT_WORDS])
         norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
         return {w: v / norm for w, v in weights.items()}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, QuerySet
 
 from incidents.document_model import INDEX_COLUMNS, case_model
+from incidents.id_lists import ids_in
 from incidents.models import Case, CaseTerm, ScaleColumn, ScaleRow, ScaleTable, Term
 
 # Private-use characters that mark matches inside snippets: no case text contains them
@@ -127,10 +128,10 @@ def cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
     The term links are read as (case, term) pairs: a link object per row, and the related
     manager Django's prefetch filters for each case, were most of the cost of reading a
     batch back. Up to 5 queries (cases, scale tables, their columns and rows, term links)."""
-    cases = list(Case.objects.filter(id__in=case_ids))
+    cases = list(Case.objects.filter(id__in=ids_in(case_ids)))
     tables: dict[str, list[ScaleTable]] = {}
     for table in (
-        ScaleTable.objects.filter(case_id__in=case_ids)
+        ScaleTable.objects.filter(case_id__in=ids_in(case_ids))
         .order_by("position")
         .prefetch_related(
             Prefetch("columns", queryset=ScaleColumn.objects.order_by("position")),
@@ -146,7 +147,7 @@ def cases_for_index(case_ids: list[str], terms: dict[int, Term]) -> list[Case]:
             "scale_tables": _prefetched(tables[case.id]) if case.id in tables else none
         }
     linked: dict[str, list[Term]] = {case.id: [] for case in cases}
-    links = CaseTerm.objects.filter(case_id__in=case_ids).order_by("case_id", "position", "id")
+    links = CaseTerm.objects.filter(case_id__in=ids_in(case_ids)).order_by("case_id", "position", "id")
     for case_id, term_id in links.values_list("case_id", "term_id"):
         if case_id in linked:  # a case written between the two reads is not in `cases`
             linked[case_id].append(terms[term_id])
