@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.db import connections
 
 _places: threading.BoundedSemaphore | None = None
 _places_lock = threading.Lock()
@@ -49,7 +50,9 @@ def one_at_a_place() -> Iterator[None]:
             _held.depth = depth
         return
     places = _semaphore()
-    places.acquire()
+    if not places.acquire(blocking=False):
+        _return_pooled_connections()
+        places.acquire()
     _held.depth = 1
     try:
         yield
@@ -57,6 +60,21 @@ def one_at_a_place() -> Iterator[None]:
         _held.depth = 0
         places.release()
         _trim()
+
+
+def _return_pooled_connections() -> None:
+    """Give this thread's pooled database connections back to their pool before waiting
+    for a place. A request usually holds one already (the store version, a vocabulary
+    look-up); held through the wait, a burst of searches took every connection of a worker's
+    PostgreSQL pool (`DB_POOL_MAX_SIZE`) and the requests behind them, searches or not,
+    failed after `DB_POOL_TIMEOUT` with a 503. The next query takes one from the pool again.
+    A connection inside a transaction is kept (closing it would end the transaction), and so
+    is one without a pool (SQLite, PostgreSQL without DB_POOL_MAX_SIZE): nobody else waits
+    for it."""
+    for connection in connections.all(initialized_only=True):
+        pooled = connection.settings_dict.get("OPTIONS", {}).get("pool")
+        if pooled and connection.connection is not None and not connection.in_atomic_block:
+            connection.close()
 
 
 @functools.cache

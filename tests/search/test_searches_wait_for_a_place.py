@@ -80,3 +80,52 @@ def test_a_search_inside_a_held_place_runs_at_once(one_place):
     thread.start()
     thread.join(5)
     assert taken.is_set()
+
+
+class _Connection:
+    """What `_return_pooled_connections` reads of a Django connection."""
+
+    def __init__(self, *, pooled: bool, in_atomic_block: bool = False):
+        self.settings_dict = {"OPTIONS": {"pool": {"max_size": 8}} if pooled else {}}
+        self.in_atomic_block = in_atomic_block
+        self.connection: object | None = object()
+
+    def close(self) -> None:
+        self.connection = None
+
+
+def test_a_search_that_waits_gives_its_pooled_connection_back_first(one_place, monkeypatch):
+    # Held through the wait, a burst of searches took a worker's whole PostgreSQL pool and the
+    # requests behind them failed with a 503 (tests/reliability/test_load.py saw it).
+    pooled, in_transaction, unpooled = (
+        _Connection(pooled=True),
+        _Connection(pooled=True, in_atomic_block=True),
+        _Connection(pooled=False),
+    )
+    monkeypatch.setattr(
+        gate.connections, "all", lambda initialized_only=False: [pooled, in_transaction, unpooled]
+    )
+    inside, leave = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with gate.one_at_a_place():
+            inside.set()
+            leave.wait(5)
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    inside.wait(5)
+    threading.Timer(0.3, leave.set).start()  # the first leaves its place while this one waits
+    with gate.one_at_a_place():  # no place free at once: the connection goes back first
+        pass
+    holder.join(5)
+    assert pooled.connection is None  # back in its pool
+    assert in_transaction.connection is not None and unpooled.connection is not None
+
+
+def test_a_search_with_a_free_place_keeps_its_connection(one_place, monkeypatch):
+    pooled = _Connection(pooled=True)
+    monkeypatch.setattr(gate.connections, "all", lambda initialized_only=False: [pooled])
+    with gate.one_at_a_place():
+        pass
+    assert pooled.connection is not None
