@@ -126,17 +126,23 @@ def test_the_triage_prompt_still_reads_log_excerpt(mcp):
     assert prompt_text(mcp, {"symptoms": symptoms, "log": line, "log_excerpt": line}) == by_old_name
 
 
-def test_the_triage_prompt_refuses_two_different_logs(mcp):
+def triage_prompt_error(mcp, arguments: dict[str, str]) -> MCPError:
+    """The error `get_prompt("triage", arguments)` raises (fails the test if it renders)."""
+
     async def get(client):
         try:
-            await client.get_prompt(
-                "triage", {"symptoms": "hang", "log": "NCCL WARN Timeout", "log_excerpt": "Xid 79"}
-            )
+            await client.get_prompt("triage", arguments)
         except MCPError as error:
             return error
         raise AssertionError("the prompt rendered")
 
-    error = mcp.run(get)
+    return mcp.run(get)
+
+
+def test_the_triage_prompt_refuses_two_different_logs(mcp):
+    error = triage_prompt_error(
+        mcp, {"symptoms": "hang", "log": "NCCL WARN Timeout", "log_excerpt": "Xid 79"}
+    )
     assert (error.code, error.message) == (
         INVALID_PARAMS,
         "Give the log lines once, as log (log_excerpt is its former name), not both.",
@@ -161,14 +167,7 @@ def test_resource_ids_complete(mcp):
 
 
 def test_an_argument_the_triage_prompt_does_not_take_is_named(mcp):
-    async def get(client):
-        try:
-            await client.get_prompt("triage", {"symptoms": "hang", "logs": "NCCL WARN Timeout"})
-        except MCPError as error:
-            return error
-        raise AssertionError("the prompt rendered")
-
-    error = mcp.run(get)
+    error = triage_prompt_error(mcp, {"symptoms": "hang", "logs": "NCCL WARN Timeout"})
     assert (error.code, error.message) == (
         INVALID_PARAMS,
         "Prompt 'triage' has no argument 'logs' (did you mean 'log'?); "
