@@ -9,6 +9,10 @@ EVAL_POSTGRES_URL) a child process imports into a throw-away test database:
    set), written on 6 December by another fresh helper under the test set's rules: it
    tells whether a change tuned on the tuning set generalises, so that the test set is read
    only to report (helpers tuning the ranking run `--tuning-only`);
+   and, in a database of its own (fixtures plus its 14 foreign cases, imported after them as
+   the test set's are), the second VALIDATION set (eval/validation2/), written on the
+   evening of 6 December by a fresh helper under the same rules: the first validation set
+   had been read to decide several changes, and it has no foreign case;
 2. plus eval/heldout/foreign/ (22 real cases with their own vocabulary) -> the held-out
    TEST set (eval/heldout/queries.json, logs.json + logs/, similar.json), written by a
    helper who never saw the ranking code or any result. It is only measured here.
@@ -43,6 +47,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 HELDOUT = HERE / "heldout"
 VALIDATION = HERE / "validation"
+VALIDATION2 = HERE / "validation2"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 
@@ -202,8 +207,12 @@ def _set_measured(folder: Path) -> dict:
     )
 
 
-def run_backend(with_heldout: bool, with_validation: bool = False) -> dict:
-    """Import and measure in a throw-away test database of the configured backend."""
+def run_backend(
+    with_heldout: bool, with_validation: bool = False, *, second_validation: bool = False
+) -> dict:
+    """Import and measure in a throw-away test database of the configured backend.
+    `second_validation`: only the second validation set, over the fixtures plus its own
+    foreign cases (apart from the test set's, whose figures stay comparable)."""
     import django
 
     django.setup()
@@ -218,6 +227,12 @@ def run_backend(with_heldout: bool, with_validation: bool = False) -> dict:
     try:
         vocab = [ROOT / "fixtures" / "vocab.json"]
         import_case_files(paths=[ROOT / "fixtures" / "cases"], vocab_paths=vocab)
+        if second_validation:
+            import_case_files(
+                paths=[VALIDATION2 / "foreign" / "cases"],
+                vocab_paths=[*vocab, VALIDATION2 / "foreign" / "vocab.json"],
+            )
+            return {"backend": connection.vendor, "validation2": _set_measured(VALIDATION2)}
         tuning = measure(
             [{"q": q["q"], "relevant": q["relevant"]} for q in load(HERE / "queries.json")["queries"]],
             load(HERE / "logs.json")["logs"],
@@ -358,16 +373,20 @@ def main() -> int:
     )
     parser.add_argument("--postgres", default=os.environ.get("EVAL_POSTGRES_URL", ""), help="PostgreSQL URL")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--second-validation", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first-cases", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     with_heldout = not (args.tuning_only or args.no_test) and (HELDOUT / "queries.json").exists()
     with_validation = not args.tuning_only and (VALIDATION / "queries.json").exists()
+    with_validation2 = not args.tuning_only and (VALIDATION2 / "queries.json").exists()
 
     if args.first_cases:  # for tests/search/test_backends_agree.py; JSON on stdout
         print(json.dumps(run_first_cases()))
         return 0
     if args.child:  # one backend, in the database of DATABASE_URL; JSON on stdout
-        print(json.dumps(run_backend(with_heldout, with_validation)))
+        print(
+            json.dumps(run_backend(with_heldout, with_validation, second_validation=args.second_validation))
+        )
         return 0
 
     backends = [("sqlite", {k: v for k, v in os.environ.items() if k != "DATABASE_URL"})]
@@ -390,6 +409,14 @@ def main() -> int:
             sys.stderr.write(done.stderr)
             return done.returncode
         results[name] = json.loads(done.stdout.strip().splitlines()[-1])
+        if with_validation2:
+            done = subprocess.run(
+                [*command, "--second-validation"], env=env, capture_output=True, text=True, check=False
+            )
+            if done.returncode != 0:
+                sys.stderr.write(done.stderr)
+                return done.returncode
+            results[name].update(json.loads(done.stdout.strip().splitlines()[-1]))
 
     failed = []
     for name, result in results.items():
@@ -413,6 +440,14 @@ def main() -> int:
         if "validation" in result:
             print()
             print(table("validation set (fixtures; never tuned on, read to decide)", result["validation"]))
+        if "validation2" in result:
+            print()
+            print(
+                table(
+                    "second validation set (fixtures + its foreign cases; never tuned on, read to decide)",
+                    result["validation2"],
+                )
+            )
         if "test" in result:
             print()
             print(table("held-out test set (fixtures + foreign cases; never tuned on)", result["test"]))
@@ -425,8 +460,8 @@ def main() -> int:
             for file, relevant, got, bm25_got in result["tuning"]["log_misses"]:
                 print(f"  {file}: want {relevant}, got {got} (BM25: {bm25_got})")
     if len(results) == 2:
-        for key in ("tuning", "validation", "test"):
-            if key not in results["sqlite"]:
+        for key in ("tuning", "validation", "validation2", "test"):
+            if key not in results["sqlite"] or key not in results["postgresql"]:
                 continue
             a, b = results["sqlite"][key]["top1"], results["postgresql"][key]["top1"]
             same = sum(1 for q, top in a.items() if b.get(q) == top)
