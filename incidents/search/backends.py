@@ -6,6 +6,9 @@ each turns the query into its own syntax from plain words, so no user text reach
 
 SQLite: a virtual FTS5 table `incidents_case_fts(case_id UNINDEXED, title, tags, main, rest)`
 with the porter stemmer; ranking is `bm25()` with column weights, snippets `snippet()`.
+In a large library a query whose words are partly in most index rows is ranked from the
+matches of its rarer words, the page checked exact against what a case holding only the
+common words can score (`SqliteBackend._split`).
 PostgreSQL: a table `incidents_case_search(case_id, body, vector)` whose `vector` is the
 weighted `tsvector` (title and tags A, main B, rest C) under a GIN index; atoms become
 `websearch_to_tsquery` calls combined with `&&`, `||`, `!!`; ranking is `ts_rank` with
@@ -16,12 +19,14 @@ Rows are written by `index.py` when cases are imported.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connection
 
+from incidents import store_cache
 from incidents.id_lists import ids_subquery
 from incidents.models import Case
 
@@ -83,6 +88,14 @@ POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
 # measured with an idf over the whole table; with the idf of `_group_score`, 0.008 and
 # 0.016 gave 152 and 150 (MRR@10 0.938 and 0.937).
 SATURATION = 0.008
+
+# SQLite: at least this many published cases before the ranking splits a query's words by
+# rarity (`SqliteBackend._common_atoms`); below it every match is scored in one pass (cheap
+# there), with no count to read.
+SPLIT_FROM = 5000
+# FTS5's bm25: k1, and the idf it gives a phrase in at least half the rows (its log is <= 0).
+BM25_K1 = 1.2
+BM25_CLAMPED_IDF = 1e-6
 
 
 def _group_score(n: int) -> str:
@@ -252,6 +265,7 @@ class Backend:
         limit: int,
         coordinate: list[list[Atom]] | tuple = (),
         literal: list[list[Atom]] | tuple = (),
+        library_size: int = 0,
     ) -> list[RankedRow]:
         """One query: the page of matching candidate cases, best first.
 
@@ -268,6 +282,12 @@ class Backend:
         (on PostgreSQL a second scan and hash of the case table, 9 to 14 ms at 10,000).
         No total: counting every match (`COUNT(*) OVER ()`) kept the database from stopping
         at the page and cost a tenth of the query (the fused ranking counts the matches).
+
+        `library_size`: the published cases (the caller's vocabulary counts them). From
+        `SPLIT_FROM` of them SQLite may rank a query whose words are partly in most cases
+        from the matches of its other words (`SqliteBackend._split`): one query more the
+        first time a store generation counts a word's rows (kept in the store cache), and
+        one more when that page turns out not to be exact (then ranked in one pass).
         """
         raise NotImplementedError
 
@@ -443,6 +463,25 @@ class Backend:
             return [(row[0], row[1]) for row in cursor.fetchall()]
 
 
+# The store cache's name of the full-text index's row count (`SqliteBackend._index_rows`).
+ROWS_NAME = "fts-rows"
+
+
+def _digest(atom: Atom) -> str:
+    """A cache name's part for an atom (its words may hold any characters)."""
+    return hashlib.sha1(repr(atom.words).encode(), usedforsecurity=False).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A query's atoms in fewer than half the index rows (`rare`) and in at least half
+    (`common`), and the highest score a case holding only common ones can have."""
+
+    rare: tuple[Atom, ...]
+    common: tuple[Atom, ...]
+    bound: float
+
+
 class SqliteBackend(Backend):
     vendor = "sqlite"
 
@@ -512,7 +551,94 @@ class SqliteBackend(Backend):
         limit,
         coordinate=(),
         literal=(),
+        library_size=0,
     ):
+        options = dict(
+            term_weights=term_weights,
+            root_cause_weights=root_cause_weights,
+            sort=sort,
+            offset=offset,
+            limit=limit,
+            coordinate=coordinate,
+            literal=literal,
+        )
+        split = self._split(parsed, library_size, term_weights, root_cause_weights, sort, offset + limit)
+        if split is not None:
+            rows = self._ranked(parsed, candidates, split=split, **options)
+            # Exact when the page is full and its last score beats any case holding only
+            # common words: such a case scores at most `split.bound`.
+            if len(rows) == limit and rows[-1].score > split.bound:
+                return rows
+        return self._ranked(parsed, candidates, split=None, **options)
+
+    def _split(
+        self,
+        parsed: ParsedQuery,
+        library_size: int,
+        term_weights: dict[int, float],
+        root_cause_weights: dict[int, float],
+        sort: str,
+        depth: int,
+    ) -> _Split | None:
+        """The query's atoms as rare and common ones, when ranking the matches of the rare
+        ones can give the exact page (the first `depth` rows); None otherwise (too few
+        cases, one word, every word rare or every word common, fewer rows holding a rare
+        word than `depth`, a sort other than relevance, a negative weight, an exclusion).
+
+        FTS5's bm25 gives a phrase in at least half the index rows an idf of 1e-6 (its log
+        is <= 0), so a case holding only such common words scores at most
+        `common * 1e-6 * (k1 + 1)` before the factors (`_factors`, at most 1 + LITERAL_BONUS,
+        and the term boost): a few millionths. Scoring only the cases holding a rare word
+        skips every other match: at 100,000 synthetic cases a long query's words were in
+        99% of them, its rare words in 29%. The rows of each word are counted once a store
+        generation (`store_cache.cached_many`; all statuses, as bm25 counts them)."""
+        if sort != "relevance" or depth < 1 or library_size < SPLIT_FROM or parsed.excluded:
+            return None
+        atoms = list(dict.fromkeys(a for group in parsed.groups for a in group))
+        low, high = _boost_range(term_weights, root_cause_weights)
+        if len(atoms) < 2 or low <= 0:
+            return None
+        rows, counts = self._index_rows(atoms)
+        common = tuple(a for a in atoms if 2 * counts[a] >= rows)
+        rare = tuple(a for a in atoms if 2 * counts[a] < rows)
+        if not common or not rare or sum(counts[a] for a in rare) < depth:
+            return None
+        most = len(common) * BM25_CLAMPED_IDF * (BM25_K1 + 1) * (1 + LITERAL_BONUS) * high
+        return _Split(rare=rare, common=common, bound=most * (1 + _BOUND_SLACK))
+
+    def _index_rows(self, atoms: list[Atom]) -> tuple[int, dict[Atom, int]]:
+        """The full-text index's rows and, for each atom, those holding it (every status),
+        kept per store generation: one query for those not held."""
+        names = {atom: "fts-rows:" + _digest(atom) for atom in atoms}
+
+        def count(missing: list[str]) -> dict[str, int]:
+            wanted = [atom for atom, name in names.items() if name in missing]
+            parts = [f"(SELECT COUNT(*) FROM {SQLITE_CONTENT})"]
+            parts += [f"(SELECT COUNT(*) FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)" for _ in wanted]
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT " + ", ".join(parts), [self._atom(a) for a in wanted])
+                found = cursor.fetchone()
+            return {ROWS_NAME: found[0], **{names[a]: n for a, n in zip(wanted, found[1:], strict=True)}}
+
+        held = store_cache.cached_many([ROWS_NAME, *names.values()], count)
+        return held[ROWS_NAME], {atom: held[name] for atom, name in names.items()}
+
+    def _ranked(
+        self,
+        parsed,
+        candidates,
+        *,
+        split,
+        term_weights,
+        root_cause_weights,
+        sort,
+        offset,
+        limit,
+        coordinate,
+        literal,
+    ) -> list[RankedRow]:
+        """The ranking statement: every match of `parsed` scored, or with `split` only the
+        matches of its rare atoms (their scores exact: bm25 of the whole expression)."""
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         # Each distinct group's matches are read once, into the lookup table of an `IN`
         # subquery, and each match tested against it once, as a column `f.h<n>` (1 or 0):
@@ -522,11 +648,14 @@ class SqliteBackend(Backend):
         # copied into the lookup table (a second copy of every match of a common word: the
         # bench's long query 190 -> 160 ms CPU at 20,000 cases, the same rows).
         matched: dict[str, int] = {}
+        groups_of: dict[str, list[Atom]] = {}
 
         def shared(groups: list[list[Atom]]) -> str:
             parts = []
             for group in groups:
-                number = matched.setdefault(self.expression(ParsedQuery(groups=[group])), len(matched))
+                expression = self.expression(ParsedQuery(groups=[group]))
+                number = matched.setdefault(expression, len(matched))
+                groups_of[expression] = group
                 parts.append(f"f.h{number}")
             return f"(({' + '.join(parts)}) / {len(groups)}.0)"
 
@@ -540,10 +669,21 @@ class SqliteBackend(Backend):
         # word groups of 10,000 matches took 250 ms). CROSS JOIN keeps SQLite's join order
         # (matches, their keys, their cases): without statistics it read every published
         # case for each match otherwise.
-        hits = "".join(
-            f", (m.r IN (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)) AS h{n}"
-            for n in range(len(matched))
-        )
+        # Split, the rows are the rare atoms' matches, and a group of common atoms is tested
+        # by the few of them that lack it (`rare NOT group`): its own matches are most rows
+        # (at 100,000 cases 50 ms a word to list, 5 ms the rows lacking it).
+        rare = "(" + " OR ".join(self._atom(a) for a in split.rare) + ")" if split else ""
+        hit_params = []
+        hits = ""
+        for expression, n in matched.items():
+            if split and all(a in split.common for a in groups_of[expression]):
+                hits += (
+                    f", (m.r NOT IN (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)) AS h{n}"
+                )
+                hit_params.append(f"{rare} NOT {expression}")
+            else:
+                hits += f", (m.r IN (SELECT rowid FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s)) AS h{n}"
+                hit_params.append(expression)
         weights = ", ".join(str(w) for w in SQLITE_WEIGHTS)
         if candidates is None:
             allowed, allowed_params = "c.status = %s", [PUBLISHED]
@@ -567,9 +707,22 @@ class SqliteBackend(Backend):
             unpublished_in_rows=candidates is None,
         )
         # bm25() only works in the query that has the MATCH: rank there, join outside.
+        scored = (
+            f"SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s"
+        )
+        if split:
+            # Both halves keep every atom of the query as a phrase of their expression, so
+            # bm25 scores each row as the whole query does (a phrase a row lacks adds 0).
+            common = "(" + " OR ".join(self._atom(a) for a in split.common) + ")"
+            matches, match_params = (
+                f"{scored} UNION ALL {scored}",
+                [f"({rare} AND {common})", f"({rare} NOT {common})"],
+            )
+        else:
+            matches, match_params = scored, [self.expression(parsed)]
         sql = (
-            f"WITH m AS MATERIALIZED (SELECT rowid AS r, -bm25({SQLITE_TABLE}, {weights}) AS base"
-            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s),"
+            f"WITH m AS MATERIALIZED ({matches}),"
             f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share, f.r"
@@ -578,8 +731,8 @@ class SqliteBackend(Backend):
             f" ORDER BY {_ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
-            self.expression(parsed),
-            *matched,
+            *match_params,
+            *hit_params,
             *only_params,
             *boost_params,
             *kept_params,
@@ -745,6 +898,7 @@ class PostgresBackend(Backend):
         limit,
         coordinate=(),
         literal=(),
+        library_size=0,
     ):
         boost, boost_params = _boost_sql(term_weights, root_cause_weights)
         # Each distinct word group's tsquery is built once (a column `q<n>` of `q`) and each

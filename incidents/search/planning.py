@@ -79,18 +79,20 @@ class SearchPlan:
     # matches of score 1, first in a ranking; with no words to rank, `cases` are these.
     case_ids: tuple[str, ...] = ()
     filtered: bool = False  # a filter narrows `cases` (the notes say "with these filters")
+    # Published cases, as the vocabulary's counts read them (0 when no words are searched).
+    library_size: int = 0
 
 
-def vocabulary_terms() -> list[VocabTerm]:
-    """Every term of the facets in `EXPAND_FACETS`: name, synonyms and rarity (one query).
+def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
+    """Every term of the facets in `EXPAND_FACETS`: name, synonyms and rarity (one query;
+    none with `counted`, those terms as `terms_with_case_counts(EXPAND_FACETS)` read them).
 
     `weight` is how much naming the term favours the cases tagged with it:
     log(N / n) / log(N) for a term on n of N published cases, so 1 for a term on one case
     and 0 for a term on every case (`NVIDIA GPU` or the `Training` topic say little).
     """
-    terms = terms_with_case_counts(EXPAND_FACETS)
-    total = max((t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), default=0)
-    total = max(sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE), total, 2)
+    terms = counted if counted is not None else terms_with_case_counts(EXPAND_FACETS)
+    total = max(_published(terms), 2)
     return [
         VocabTerm(
             id=t.id,
@@ -103,6 +105,11 @@ def vocabulary_terms() -> list[VocabTerm]:
     ]
 
 
+def _published(terms: list) -> int:
+    """Published cases, from the root causes' case counts (each case has one)."""
+    return sum(t.case_count for t in terms if t.facet == Facet.ROOT_CAUSE)
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """What planning reads of the vocabulary: `vocabulary_terms`, their lexicon
@@ -112,6 +119,7 @@ class Vocabulary:
     terms: list[VocabTerm]
     lexicon: dict[tuple[str, ...], list[VocabTerm]]
     known: list[str]
+    library_size: int = 0  # published cases (every one has a root cause: their counts' sum)
 
 
 def vocabulary() -> Vocabulary:
@@ -123,8 +131,11 @@ def vocabulary() -> Vocabulary:
 
 
 def _read_vocabulary() -> Vocabulary:
-    terms = vocabulary_terms()
-    return Vocabulary(terms=terms, lexicon=build_lexicon(terms), known=known_words(terms))
+    counted = terms_with_case_counts(EXPAND_FACETS)
+    terms = vocabulary_terms(counted)
+    return Vocabulary(
+        terms=terms, lexicon=build_lexicon(terms), known=known_words(terms), library_size=_published(counted)
+    )
 
 
 def interpret(query: str, terms: list[VocabTerm] | None = None) -> ParsedQuery:
@@ -219,7 +230,13 @@ def plan(request: SearchRequest) -> SearchPlan:
         if not found:
             notes.append("The query only excludes words: showing every case without them.")
     ranked = dataclasses.replace(
-        browse, kind=kind, query=query, parsed=parsed, suggestion=suggestion, notes=tuple(notes)
+        browse,
+        kind=kind,
+        query=query,
+        parsed=parsed,
+        suggestion=suggestion,
+        notes=tuple(notes),
+        library_size=vocab.library_size,
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude

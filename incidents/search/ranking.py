@@ -70,7 +70,9 @@ def rank(plan: SearchPlan) -> Ranking:
     if parsed.excluded:
         allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
     # One row more than is ranked tells whether more cases contain the query's words.
-    rows = lexical_rows(backend, parsed, plan.cases, whole=plan.whole, limit=LEXICAL_DEPTH + 1)
+    rows = lexical_rows(
+        backend, parsed, plan.cases, whole=plan.whole, limit=LEXICAL_DEPTH + 1, library_size=plan.library_size
+    )
     capped_at = LEXICAL_DEPTH if len(rows) > LEXICAL_DEPTH else None
     rows = rows[:LEXICAL_DEPTH]
     vector = query_vector(semantic_text(plan.query))
@@ -135,10 +137,13 @@ def lexical_rows(
     *,
     whole: bool = False,
     limit: int | None = None,
+    library_size: int = 0,
 ) -> list[RankedRow]:
     """The lexical ranking of `cases` (best first, at most `limit`, by default
     `LEXICAL_DEPTH`): one query.
     `whole`: `cases` is every published case (no subquery of their ids is needed).
+    `library_size`: the published cases, for a backend that ranks a large library in parts
+    (`backends.SqliteBackend._split`).
 
     Several words are OR-ed and ranked by the share of them a case matches (coordination,
     `backends.Backend.rank`), each row carrying that share for the confidence label.
@@ -163,6 +168,7 @@ def lexical_rows(
         sort="relevance",
         offset=0,
         limit=LEXICAL_DEPTH if limit is None else limit,
+        library_size=library_size,
     )
 
 
