@@ -795,8 +795,15 @@ TARGETS: list[tuple[str, Any, float, bool, str]] = [
         "passages are scored: p95 109 -> 44 ms); SQLite does not (FTS5 scores every match "
         "before the filter, and a rowid filter inside the MATCH re-reads the common words' "
         "postings for each allowed row: 60 -> 76 ms in process, not kept). "
-        "Fix: retrieve by the query's rarer words first and coordinate only the top k, or "
-        "an engine with impact-ordered postings (block-max WAND) past one machine; an ANN "
+        "Since 332c414 SQLite ranks a query with both rare words and words in most cases "
+        "from the rare words' matches, exactly (a word in half the index rows or more has "
+        "bm25's idf of 1e-6; the page is checked against what its cases alone can score): "
+        "the long query 944 -> 425 ms at 100,000 from one client (6 December evening); the "
+        "short query and this one have only such common words, so every match is still "
+        "scored (bm25 over 99,700 rows). "
+        "Fix: an engine with impact-ordered postings (block-max WAND), which can skip the "
+        "common words' rows too, past one machine; the same split on PostgreSQL (its idf is "
+        "counted over the rows it ranks, so it needs stored word counts first); an ANN "
         "index for the semantic side (a change of ranking, to be judged on the evaluation "
         "sets); more cores or servers (docs/scaling.md)",
     ),
