@@ -285,7 +285,7 @@ class Backend:
 
         `library_size`: the published cases (the caller's vocabulary counts them). From
         `SPLIT_FROM` of them SQLite may rank a query whose words are partly in most cases
-        from the matches of its other words (`SqliteBackend._split`): one query more the
+        from the matches of its other words when unfiltered (`SqliteBackend._split`): one query more the
         first time a store generation counts a word's rows (kept in the store cache), and
         one more when that page turns out not to be exact (then ranked in one pass).
         """
@@ -562,7 +562,14 @@ class SqliteBackend(Backend):
             coordinate=coordinate,
             literal=literal,
         )
-        split = self._split(parsed, library_size, term_weights, root_cause_weights, sort, offset + limit)
+        # Filtered, the allowed cases are often fewer than the page's depth, so the split page
+        # would seldom be full and the single pass would follow it: at 100,000 cases a topic
+        # filter's ranking took 4.6 s split against 3.3 s in one pass.
+        split = (
+            None
+            if candidates is not None
+            else self._split(parsed, library_size, term_weights, root_cause_weights, sort, offset + limit)
+        )
         if split is not None:
             rows = self._ranked(parsed, candidates, split=split, **options)
             # Exact when the page is full and its last score beats any case holding only

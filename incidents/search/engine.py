@@ -71,8 +71,8 @@ def search_cases(
     published case has: the closest ids), and an id alone lists like browsing (1 + 4); a
     query that only excludes words: 5; no query: 4 (the total and the facet counts from the store cache
     when it is on, browsing every case or a few facet values: `hydration.hydrate`).
-    On SQLite, from `backends.SPLIT_FROM` published cases, a query whose words are partly in
-    most cases is ranked from its rarer words' matches: one query more the first time a
+    On SQLite, from `backends.SPLIT_FROM` published cases, an unfiltered query whose words are
+    partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then
     every match is ranked, as below that size).
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
