@@ -90,7 +90,7 @@ POSTGRES_WEIGHTS = "{0.05, 0.125, 0.375, 1.0}"
 SATURATION = 0.008
 
 # SQLite: at least this many published cases before the ranking splits a query's words by
-# rarity (`SqliteBackend._common_atoms`); below it every match is scored in one pass (cheap
+# rarity (`SqliteBackend._split`); below it every match is scored in one pass (cheap
 # there), with no count to read.
 SPLIT_FROM = 5000
 # FTS5's bm25: k1, and the idf it gives a phrase in at least half the rows (its log is <= 0).
@@ -467,7 +467,7 @@ class Backend:
 ROWS_NAME = "fts-rows"
 
 
-def _digest(atom: Atom) -> str:
+def atom_digest(atom: Atom) -> str:
     """A cache name's part for an atom (its words may hold any characters)."""
     return hashlib.sha1(repr(atom.words).encode(), usedforsecurity=False).hexdigest()[:24]
 
@@ -616,7 +616,7 @@ class SqliteBackend(Backend):
     def _index_rows(self, atoms: list[Atom]) -> tuple[int, dict[Atom, int]]:
         """The full-text index's rows and, for each atom, those holding it (every status),
         kept per store generation: one query for those not held."""
-        names = {atom: "fts-rows:" + _digest(atom) for atom in atoms}
+        names = {atom: "fts-rows:" + atom_digest(atom) for atom in atoms}
 
         def count(missing: list[str]) -> dict[str, int]:
             wanted = [atom for atom, name in names.items() if name in missing]

@@ -26,7 +26,6 @@ Each hit lists the lines that produced its evidence (line number, line, term or 
 from __future__ import annotations
 
 import functools
-import hashlib
 import heapq
 import itertools
 import math
@@ -49,7 +48,7 @@ from incidents.selectors.vocabulary import terms_with_case_counts
 from incidents.versions import range_verdict
 
 from . import encoder, errnos
-from .backends import Backend, get_backend
+from .backends import Backend, atom_digest, get_backend
 from .gate import one_at_a_place
 from .log_lines import MAX_LOG_BYTES, LineMatch, LogLines, shown_line
 from .models import CaseNeighbour
@@ -1312,8 +1311,7 @@ def _cases_containing(backend: Backend, atoms: list[Atom]) -> dict[int, int]:
 
 def _count_name(atom: Atom) -> str:
     """The cache name of an atom's case count (a digest: a token may hold any characters)."""
-    digest = hashlib.sha1(repr(atom.words).encode(), usedforsecurity=False).hexdigest()[:24]
-    return f"log-atom-cases:{digest}"
+    return f"log-atom-cases:{atom_digest(atom)}"
 
 
 def _rare_words(
