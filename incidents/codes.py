@@ -60,7 +60,7 @@ class CodeVocabulary:
             (term.name, [compile_pattern(p) for p in term.patterns if pattern_problem(p) is None])
             for term in self.terms
         ]
-        self._filter = _prefilter(self._compiled)
+        self._set = _pattern_set(self._compiled)
 
     @classmethod
     def load(cls, definitions: VocabularyDefinitions | None = None) -> CodeVocabulary:
@@ -82,16 +82,17 @@ class CodeVocabulary:
 
     def find(self, text: str) -> list[str]:
         """Names of the codes whose patterns match somewhere in `text`, in vocabulary order."""
-        if self._filter is None or not text.isascii():
-            return [name for name, patterns in self._compiled if any(p.search(text) for p in patterns)]
-        # Only the patterns whose required literals occur in the text can match: one pass of
-        # RE2's prefilter, then those few searched (7x fewer searches at import). Its atoms
-        # are lowercase; ASCII text lowercases exactly as RE2 folds case, other text takes
-        # the loop above.
-        prefilter, owners = self._filter
-        possible = prefilter.Match(text.lower(), potential=True) or []
-        shown = {owners[i][0] for i in possible if owners[i][1].search(text)}
-        return [name for name, _ in self._compiled if name in shown]
+        if self._set is not None:
+            # One scan of RE2's set for every pattern (12x faster at import than FilteredRE2
+            # with a search per possible pattern). The set's DFA can run out of memory on a
+            # long text, and then reports no match at all: the sentinel, which matches every
+            # text, tells that apart, and the patterns are searched one by one instead.
+            matcher, owners = self._set
+            matched = matcher.Match(text) or []
+            if len(owners) in matched:
+                shown = {owners[i] for i in matched if i < len(owners)}
+                return [name for name, _ in self._compiled if name in shown]
+        return [name for name, patterns in self._compiled if any(p.search(text) for p in patterns)]
 
     def derive(self, document: dict[str, Any], derived_before: Collection[str] = ()) -> list[str]:
         """A document's `symptoms.error_codes` after import: stated codes by name (unknown
@@ -127,25 +128,28 @@ class CodeVocabulary:
 @functools.lru_cache(maxsize=4)
 def _built(terms: tuple[CodeTerm, ...]) -> CodeVocabulary:
     """`CodeVocabulary(terms)`, kept for the same terms: an import loads the codes twice (validation,
-    then the writer's preparation), and compiling every pattern and the prefilter again was
+    then the writer's preparation), and compiling every pattern and their set again was
     a twentieth of importing 10 cases. Nothing changes a built vocabulary."""
     return CodeVocabulary(terms)
 
 
-def _prefilter(compiled: list[tuple[str, list[Any]]]) -> tuple[Any, list[tuple[str, Any]]] | None:
-    """RE2's FilteredRE2 over every pattern, with (code name, compiled pattern) by index;
-    None when it cannot be built (then `find` searches every pattern)."""
-    owners = [(name, pattern) for name, patterns in compiled for pattern in patterns]
+def _pattern_set(compiled: list[tuple[str, list[Any]]]) -> tuple[Any, list[str]] | None:
+    """RE2's set of every pattern followed by a sentinel that matches any text (its index is
+    the number of patterns), with each pattern's code name by index; None when there is no
+    pattern or the set cannot be built (then `find` searches every pattern)."""
+    owners = [name for name, patterns in compiled for _ in patterns]
     if not owners:
         return None
-    prefilter = re2.Filter()
+    matcher = re2.Set.SearchSet(options())
     try:
-        for _, pattern in owners:
-            prefilter.Add(pattern.pattern, options())
-        prefilter.Compile()
+        for _, patterns in compiled:
+            for pattern in patterns:
+                matcher.Add(pattern.pattern)
+        matcher.Add("")
+        matcher.Compile()
     except re2.error:
         return None
-    return prefilter, owners
+    return matcher, owners
 
 
 def case_text(document: dict[str, Any]) -> str:

@@ -575,3 +575,48 @@ def test_a_code_is_named_by_any_spelling():
         "cudaErrorMemoryAllocation"
     ] * 2
     assert CODES.resolve("OutOfMemoryError") is None  # a JVM's too: the symptom's, not this code's
+
+
+def each_pattern_alone(text: str) -> list[str]:
+    """The codes of `text` by searching each compiled pattern on its own."""
+    return [name for name, patterns in CODES._compiled if any(p.search(text) for p in patterns)]
+
+
+ALL_LINES = [
+    *(line for _, line, _ in SOURCE_LINES + CASE_LINES + PUBLIC_LINES),
+    *(line for line, _ in FORMAT_LINES + FORMAT_VARIANTS),
+    *NEAR_MISSES,
+    *STATUS_NEAR_MISSES,
+]
+
+
+def test_one_scan_of_every_pattern_finds_what_each_pattern_finds_alone():
+    # Lines as quoted, a whole case's text, and text RE2 must fold beyond ASCII.
+    texts = [
+        *ALL_LINES,
+        "\n".join(ALL_LINES),
+        "GPU ÉTAT: XID 79 — GPU HAS FALLEN OFF THE BUS",
+        "ﬁle Xid 79 ü",
+    ]
+    found = [CODES.find(text) for text in texts]
+    assert found == [each_pattern_alone(text) for text in texts]
+    assert sum(1 for codes in found if codes) > len(ALL_LINES) // 2
+    assert len(found[len(ALL_LINES)]) > 20  # the whole text shows most codes at once
+
+
+def test_a_set_that_reports_nothing_is_searched_pattern_by_pattern(monkeypatch):
+    # RE2's set answers no match at all when its automaton runs out of memory.
+    class OutOfMemory:
+        def Match(self, text):
+            return None
+
+    vocabulary = vocabulary_with_set(OutOfMemory())
+    line = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
+    assert vocabulary.find(line) == ["Xid 79"] == each_pattern_alone(line)
+
+
+def vocabulary_with_set(matcher) -> CodeVocabulary:
+    built = vocabulary()
+    assert built._set is not None
+    built._set = (matcher, built._set[1])
+    return built
