@@ -864,10 +864,8 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     # A log with lines of each kind alone (a GRPO job whose rollouts run a vLLM engine: its
     # `init engine (... create kv cache ...)` line names no training word) is mostly one
     # kind but shows the other: a case of that other kind only may be its failure, so it is
-    # not disfavoured. A line naming both (`step 70413 loss=2.11 tokens/s=1.9e7`) says
-    # nothing of the other kind.
-    training, inference = kind_lines["training"], kind_lines["inference"]
-    both_kinds = bool(training - inference) and bool(inference - training)
+    # not disfavoured. A line naming both counts for neither (`_kind_lines`).
+    both_kinds = bool(kind_lines["training"]) and bool(kind_lines["inference"])
 
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
     matcher, entries = _term_matcher(terms)

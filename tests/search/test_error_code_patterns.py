@@ -604,19 +604,14 @@ def test_one_scan_of_every_pattern_finds_what_each_pattern_finds_alone():
     assert len(found[len(ALL_LINES)]) > 20  # the whole text shows most codes at once
 
 
-def test_a_set_that_reports_nothing_is_searched_pattern_by_pattern(monkeypatch):
+def test_a_set_that_reports_nothing_is_searched_pattern_by_pattern():
     # RE2's set answers no match at all when its automaton runs out of memory.
     class OutOfMemory:
         def Match(self, text):
             return None
 
-    vocabulary = vocabulary_with_set(OutOfMemory())
+    codes = vocabulary()
+    assert codes._set is not None
+    codes._set = (OutOfMemory(), codes._set[1])
     line = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
-    assert vocabulary.find(line) == ["Xid 79"] == each_pattern_alone(line)
-
-
-def vocabulary_with_set(matcher) -> CodeVocabulary:
-    built = vocabulary()
-    assert built._set is not None
-    built._set = (matcher, built._set[1])
-    return built
+    assert codes.find(line) == ["Xid 79"] == each_pattern_alone(line)

@@ -109,7 +109,8 @@ def test_a_training_log_that_shows_inference_too_keeps_inference_cases():
 def test_throughput_lines_of_a_training_loop_do_not_make_it_an_inference_job():
     # Training loops print tokens/s as servers do; a line naming both kinds names neither.
     steps = "\n".join(f"[step {n}] tokens/s=4000" for n in range(20))
-    assert read_log(steps + "\n" + TORCHRUN_LOG).job_kind == "training"
+    reading = read_log(steps + "\n" + TORCHRUN_LOG)
+    assert reading.job_kind == "training"
+    assert reading.hits[0].case.id != VLLM_CASE
     both = "\n".join(f"step {n} | loss={2.3 - n / 100:.2f} lr=3e-4 | tokens/s={4000 + n}" for n in range(20))
     assert read_log(both + "\n" + TORCHRUN_LOG).job_kind == "training"
-    assert read_log(steps + "\n" + TORCHRUN_LOG).hits[0].case.id != VLLM_CASE
