@@ -69,9 +69,16 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor("xid", r"\bXid[^\S\n]+(\d{1,3})\b", template="Xid {0}"),
     Extractor("nccl-result", r"\b(nccl[A-Z][A-Za-z]+)\b"),
     # NCCL's IB/RoCE transport: `NET/IB : Got completion from peer ... with error 12` (the
-    # ibverbs work-completion status; 12 is a transport retry timeout).
+    # ibverbs work-completion status; 12 is a transport retry timeout), printed since NCCL
+    # 2.18 as `with status=12` and since 2.27 as `with status=IBV_WC_RETRY_EXC_ERR(12)`: all
+    # read as `error 12`, as the cases quote it.
     Extractor(
         "ib-completion", r"\bGot completion\b[^\n]{0,80}?\bwith error (\d{1,3})\b", template="error {0}"
+    ),
+    Extractor(
+        "ib-completion",
+        r"\bGot completion\b[^\n]{0,80}?\bwith status=(?:[A-Z_]{3,40}\()?(\d{1,3})\b",
+        template="error {0}",
     ),
     Extractor("cuda-error-name", r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b"),
     Extractor(

@@ -165,6 +165,38 @@ def test_an_infiniband_completion_error_code_finds_the_cases_quoting_it():
     assert all("error 12" in h.matched_terms for h in hits[: len(quoting)])
 
 
+# The same failure as NCCL 2.18 to 2.26 and NCCL 2.27 and later print it.
+NEWER_IB_COMPLETIONS = [
+    "NCCL WARN NET/IB : Got completion from peer 10.0.0.8<58213> with status=12 opcode=0 len=0"
+    " vendor err 129 (Recv) localGid ::ffff:10.0.0.7 remoteGids::ffff:10.0.0.8 hca mlx5_0",
+    "NCCL WARN NET/IB: Got completion from peer 10.0.0.8<58213> with status=IBV_WC_RETRY_EXC_ERR(12)"
+    " opcode=IBV_WC_RECV(128) vendor_err=129 localGid ::ffff:10.0.0.7 remoteGids ::ffff:10.0.0.8 hca mlx5_0",
+]
+WATCHDOG = (
+    "[rank3]:[E1201 10:32:14.123456 1234 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective"
+    " operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000)"
+    " ran for 1800083 milliseconds before timing out.\n"
+    "[rank3]:[E1201 10:32:14.124000 1234 ProcessGroupNCCL.cpp:630] [Rank 3] Some NCCL operations have"
+    " failed or timed out.\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED\n"
+)
+
+
+@pytest.mark.parametrize("line", NEWER_IB_COMPLETIONS)
+def test_a_newer_nccls_completion_status_reads_as_the_error_the_cases_quote(line):
+    # Read only as the two error codes' patterns (weighing 1 each), `status=12` put the two
+    # cases of this failure 4th and 5th behind three cases of any hang's watchdog timeout
+    # (a new user's walkthrough, with an InfiniBand rather than a RoCE log).
+    assert _tokens(_unique_lines(line))["error 12"].kind == "ib-completion"
+    quoting = set(ids_quoting("with error 12"))
+    assert len(quoting) == 2
+    hits = read_log("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.7<0>\n" + line + "\n" + WATCHDOG).hits
+    assert {h.case.id for h in hits[:2]} == quoting
+    assert hits[0].confidence == "strong"
+    only_the_ib_lines = read_log(line).hits
+    assert {h.case.id for h in only_the_ib_lines[:2]} == quoting
+
+
 def test_a_message_a_program_could_not_do_is_looked_up_as_a_phrase():
     # IL-0517 quotes the container's `Failed to initialize NVML: Unknown Error`; no error code
     # or exception names it, so only the message itself can find the case.
