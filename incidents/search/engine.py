@@ -19,11 +19,14 @@ weak hits follow them on the list as partial matches.
 
 from __future__ import annotations
 
+import dataclasses
+
 from incidents.selectors import CaseFilters
 
 from .gate import one_at_a_place
 from .hydration import hydrate
 from .planning import SearchRequest, Sort, plan
+from .query import without_phrase_quotes
 from .ranking import rank
 from .results import SearchResults
 
@@ -75,6 +78,10 @@ def search_cases(
     partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then
     every match is ranked, as below that size).
+    A query whose quoted phrases match no case as written (a pasted error line) is searched
+    again with their quotes off (`query.without_phrase_quotes`; excluded phrases keep
+    theirs), a note first saying so (`PHRASE_LOOSENED`): its plan and ranking cost their
+    queries once more.
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
     query. Each waits for one of the process's `settings.SEARCH_CONCURRENCY` places
     (`gate.py`), listings too: sixteen filtered listings at once took a worker at 100,000
@@ -85,4 +92,15 @@ def search_cases(
     )
     with one_at_a_place():
         planned = plan(request)
-        return hydrate(planned, rank(planned))
+        ranking = rank(planned)
+        loose = without_phrase_quotes(query) if planned.kind == "ranked" and not ranking.matches else None
+        if loose is not None:
+            # No case holds a quoted phrase as written: its words are searched instead, and a
+            # note says so (the phrase's partial matches were cases merely close in meaning).
+            planned = plan(dataclasses.replace(request, query=loose))
+            planned = dataclasses.replace(planned, notes=(PHRASE_LOOSENED, *planned.notes))
+            ranking = rank(planned)
+        return hydrate(planned, ranking)
+
+
+PHRASE_LOOSENED = "No case holds the quoted words in that order: searched for them anywhere in a case."

@@ -165,6 +165,27 @@ def parse_query(raw: str) -> ParsedQuery:
     return parsed
 
 
+def without_phrase_quotes(raw: str) -> str | None:
+    """`raw` with the quotes of its phrases taken off, so that their words are searched
+    wherever they stand; None when it has no quoted phrase of two words or more to loosen.
+    Excluded phrases (`-"a phrase"`, `NOT "a phrase"`) keep their quotes: loosened they would
+    exclude every case holding any of their words. A pasted error line in quotes rarely is
+    a case's text word for word (`"CUDA error: an illegal memory access was encountered"`,
+    where the cases say `illegal memory access`)."""
+    text = clean(raw or "")
+    pieces: list[str] = []
+    loosened = False
+    previous = ""
+    for match in _CHUNK_RE.finditer(text):
+        chunk = match.group(0)
+        if chunk.startswith('"') and previous != "NOT" and len(words(chunk)) > 1:
+            chunk = chunk.strip('"')
+            loosened = True
+        pieces.append(chunk)
+        previous = match.group(0)
+    return " ".join(pieces) if loosened else None
+
+
 _JOINED_RE = re.compile(r"^([^\W\d_]{3,})(\d+)$")
 
 
