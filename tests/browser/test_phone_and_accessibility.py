@@ -74,3 +74,34 @@ LANDMARK_PAGES = [
 def test_axe_finds_no_violation_of_any_impact_on_pages_with_landmarks(open_page, path):
     page = open_page(path)
     assert [(v["id"], v["impact"], v["nodes"]) for v in run_axe(page)] == []
+
+
+def test_form_fields_are_tall_enough_to_tap_on_a_phone(open_page):
+    # WCAG 2.2's minimum target size is 24 px; the browser's own input style (13.3 px text,
+    # 1 px padding) made the proposal form's fields 21 px tall at 390 px wide. (Radio buttons
+    # are chosen by their labels.)
+    page = open_page("/propose/", width=390, height=844)
+    heights = page.evaluate(
+        "[...document.querySelectorAll('.proposal-form input:not([type=hidden]):not([type=checkbox])"
+        ":not([type=radio]), .proposal-form select, .proposal-form textarea')]"
+        ".filter(e => e.offsetParent !== null).map(e => [e.name, e.getBoundingClientRect().height])"
+    )
+    assert len(heights) >= 5
+    assert [name for name, height in heights if height < 24] == []
+
+
+def test_a_long_code_name_in_the_filters_does_not_run_into_its_neighbours(open_page):
+    # IBV_WC_RETRY_EXC_ERR, one word wider than the column, pushed its count over the
+    # "exclude" link beside it.
+    page = open_page("/cases/?topic=interconnect", width=1280, height=900)
+    overlapping = page.evaluate(
+        """[...document.querySelectorAll('.facet-value')].filter(li => {
+             const toggle = li.querySelector('.facet-toggle'), exclude = li.querySelector('.facet-exclude');
+             const count = toggle.querySelector('.count').getBoundingClientRect();
+             return toggle.scrollWidth > toggle.clientWidth + 0.5
+               || (exclude && count.right > exclude.getBoundingClientRect().left + 0.5);
+           }).map(li => li.querySelector('.facet-name').textContent.trim())"""
+    )
+    names = page.evaluate("[...document.querySelectorAll('.facet-name')].map(e => e.textContent.trim())")
+    assert "IBV_WC_RETRY_EXC_ERR" in names
+    assert overlapping == []
