@@ -104,3 +104,11 @@ def test_a_hand_linked_case_that_is_also_similar_is_listed_once(client):
     section = element(page, "section", aria_labelledby="related-h")
     items = re.findall(r'<a class="similar-link" href="(/cases/IL-\d+)">', section)
     assert items.count("/cases/IL-0464") == 1
+
+
+def test_the_date_of_the_public_account_reads_as_reported_not_published(page):
+    # "published 14 July 2022" beside a library whose feed calls the day a case was added
+    # here `published` read as the day this library published it.
+    meta = text_of(re.search(r'<p class="meta">(.*?)</p>', page, re.S).group(1))
+    assert re.search(r"· reported \d{1,2} \w+ \d{4}", meta), meta
+    assert "published" not in meta
