@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 
 from incidents import duplicates, services
-from incidents.history import User
+from incidents.history import PROPOSAL, PROPOSAL_ACCEPTED, User
 from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer
@@ -53,7 +53,7 @@ def propose_case(data: NewCase) -> Proposal:
         "sources": [{"url": url} for url in data.source_urls],
     }
     found = duplicates.find_lookalikes(urls=data.source_urls, text=f"{data.title}\n{data.summary}")
-    services.save_case_document(document, reason="public proposal", where="proposal")
+    services.save_case_document(document, reason=PROPOSAL, where="proposal")
     return Proposal.objects.create(
         kind=Proposal.Kind.NEW,
         case_id=document["id"],
@@ -139,7 +139,7 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
         draft = Case.objects.get(pk=proposal.case_id)
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
-        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
+        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason=PROPOSAL_ACCEPTED)
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal
