@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.text import capfirst
 
 from incidents import duplicates, services
 from incidents.history import PROPOSAL, PROPOSAL_ACCEPTED, User
@@ -163,7 +164,11 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
     if not is_editor(user):
         raise ReviewError("declining proposals needs the editor role")
     if not reason.strip():
-        raise ReviewError("say why the proposal is declined")
+        # Named as the admin labels it: the reason is read from that field of the proposal.
+        field = capfirst(Proposal._meta.get_field("decline_reason").verbose_name)
+        raise ReviewError(
+            f"say why the proposal is declined: write it in the “{field}” field, save, then decline"
+        )
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")
     proposal.status = Proposal.Status.DECLINED
