@@ -869,9 +869,9 @@ class ProposalAdmin(admin.ModelAdmin):
             actions.pop("accept", None)
         return actions
 
-    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any) -> None:
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any, then: Any = None) -> None:
         """Apply `step` to each selected proposal; `done`: the success message's end, or a
-        function of the proposal giving it."""
+        function of the proposal giving it; `then`: called with each proposal after it."""
         from .proposals import services as proposal_services
 
         for proposal in queryset:
@@ -882,6 +882,8 @@ class ProposalAdmin(admin.ModelAdmin):
             else:
                 said = done(proposal) if callable(done) else done
                 self.message_user(request, f"{proposal.title}: {said}.", messages.SUCCESS)
+                if then is not None:
+                    then(proposal)
 
     @admin.action(description="Start reviewing")
     def start_review(self, request: HttpRequest, queryset: Any) -> None:
@@ -899,8 +901,21 @@ class ProposalAdmin(admin.ModelAdmin):
     def accept(self, request: HttpRequest, queryset: Any) -> None:
         from .proposals import services as proposal_services
 
+        def warn_of_lookalikes(proposal: Proposal) -> None:
+            # As a save of the case in the admin warns: said, never a refusal.
+            for duplicate in proposal_services.lookalikes(proposal):
+                self.message_user(
+                    request,
+                    f"Possible duplicate: {proposal.case_id} looks like {duplicate}",
+                    messages.WARNING,
+                )
+
         self._review(
-            request, queryset, lambda p: proposal_services.accept(p, user=request.user), accepted_message
+            request,
+            queryset,
+            lambda p: proposal_services.accept(p, user=request.user),
+            accepted_message,
+            then=warn_of_lookalikes,
         )
 
     @admin.action(description="Decline (write the reason on the proposal first)")

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils.text import capfirst
 
 from incidents import duplicates, services
+from incidents.documents import case_document
 from incidents.history import PROPOSAL, PROPOSAL_ACCEPTED, User
 from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
@@ -116,6 +117,18 @@ def start_review(proposal: Proposal, *, user: User) -> Proposal:
     proposal.status = Proposal.Status.IN_REVIEW
     proposal.save(update_fields=["status", "updated"])
     return proposal
+
+
+def lookalikes(proposal: Proposal) -> list[duplicates.Duplicate]:
+    """The cases a new case's proposal looks like now: `duplicates.find_duplicates` of its
+    draft, what saving that case in the admin warns of (its own id left out); none for a
+    correction. Told to the reviewer who accepts it, never a refusal: a look-alike may be
+    a second account of another incident."""
+    if proposal.kind != Proposal.Kind.NEW or not proposal.case_id:
+        return []
+    return duplicates.find_duplicates(
+        dict(case_document(Case.objects.with_document().get(pk=proposal.case_id)))
+    )
 
 
 def _check_acceptable(proposal: Proposal, user: User) -> None:
