@@ -548,6 +548,21 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     def case_id_of(self, obj: Case) -> str:
         return obj.pk
 
+    # --- reviewer-only actions: offered to reviewers alone, as `workflow` allows them ---
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)
+        if not workflow.is_reviewer(request.user):
+            actions.pop("publish", None)
+        return actions
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        # The change page links Retract and Merge for reviewers only (change_form.html).
+        extra_context = {**(extra_context or {}), "is_reviewer": workflow.is_reviewer(request.user)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def save_model(self, request: HttpRequest, obj: Case, form: Any, change: bool) -> None:
         from . import services
 
@@ -604,6 +619,12 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
         self, request: HttpRequest, object_id: str, form_class: Any, title: str, apply: Any
     ) -> HttpResponse:
         case = get_object_or_404(Case, id=object_id)
+        if not workflow.is_reviewer(request.user):
+            # Refused before the form: an editor would otherwise write a reason for nothing.
+            self.message_user(
+                request, f"{title} needs the reviewer role; ask a reviewer to do it.", messages.ERROR
+            )
+            return redirect("admin:incidents_case_change", object_id)
         form = form_class(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
@@ -841,9 +862,16 @@ class ProposalAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any) -> None:
+    def get_actions(self, request: HttpRequest) -> Any:
+        # Accepting publishes: a reviewer's step, not offered to editors.
+        actions = super().get_actions(request)
+        if not workflow.is_reviewer(request.user):
+            actions.pop("accept", None)
+        return actions
+
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any, then: Any = None) -> None:
         """Apply `step` to each selected proposal; `done`: the success message's end, or a
-        function of the proposal giving it."""
+        function of the proposal giving it; `then`: called with each proposal after it."""
         from .proposals import services as proposal_services
 
         for proposal in queryset:
@@ -854,6 +882,8 @@ class ProposalAdmin(admin.ModelAdmin):
             else:
                 said = done(proposal) if callable(done) else done
                 self.message_user(request, f"{proposal.title}: {said}.", messages.SUCCESS)
+                if then is not None:
+                    then(proposal)
 
     @admin.action(description="Start reviewing")
     def start_review(self, request: HttpRequest, queryset: Any) -> None:
@@ -871,8 +901,21 @@ class ProposalAdmin(admin.ModelAdmin):
     def accept(self, request: HttpRequest, queryset: Any) -> None:
         from .proposals import services as proposal_services
 
+        def warn_of_lookalikes(proposal: Proposal) -> None:
+            # As a save of the case in the admin warns: said, never a refusal.
+            for duplicate in proposal_services.lookalikes(proposal):
+                self.message_user(
+                    request,
+                    f"Possible duplicate: {proposal.case_id} looks like {duplicate}",
+                    messages.WARNING,
+                )
+
         self._review(
-            request, queryset, lambda p: proposal_services.accept(p, user=request.user), accepted_message
+            request,
+            queryset,
+            lambda p: proposal_services.accept(p, user=request.user),
+            accepted_message,
+            then=warn_of_lookalikes,
         )
 
     @admin.action(description="Decline (write the reason on the proposal first)")

@@ -36,6 +36,9 @@ CREATED, CHANGED = "+", "~"
 # The reason of the rows `services.import_case_files` writes (with no user): a seeding import
 # replaces a case from its file only while its latest row is one (`seeding`).
 IMPORT = "import"
+# The reasons of the rows a public proposal writes: its draft (with no user) and its acceptance.
+PROPOSAL = "public proposal"
+PROPOSAL_ACCEPTED = "proposal accepted"
 # Document sections whose keys are diffed one by one (`facts.severity`); lists are whole.
 NESTED_SECTIONS = ("facts", "environment", "symptoms", "root_cause")
 
@@ -63,6 +66,32 @@ class Revision:
     created: bool
     status: str
     changes: list[FieldChange]
+
+    @property
+    def action(self) -> str:
+        """What this entry did, by whom, in words (the history page's line)."""
+        if self.created:
+            if self.user:
+                return f"Created by {self.user}"
+            return "Created from a public proposal" if self.reason == PROPOSAL else "Created by an import"
+        if self.reason == PROPOSAL_ACCEPTED and self.user:
+            return f"Proposal accepted by {self.user}"
+        return f"Changed by {self.user or 'an import'}"
+
+    @property
+    def status_label(self) -> str:
+        return status_label(self.status)
+
+    @property
+    def stated_reason(self) -> str:
+        """The reason as the page shows it: empty for the one `services.change_status`
+        writes when none is given (`status: in_review`), which the status beside it says."""
+        return "" if self.reason == f"status: {self.status}" else self.reason
+
+
+def status_label(status: str) -> str:
+    """A case status in words (`in_review` -> `In review`); an unknown value as it is."""
+    return str(Case.Status(status).label) if status in Case.Status.values else status
 
 
 BATCH = 500

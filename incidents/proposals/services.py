@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.text import capfirst
 
 from incidents import duplicates, services
-from incidents.history import User
+from incidents.documents import case_document
+from incidents.history import PROPOSAL, PROPOSAL_ACCEPTED, User
 from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer
@@ -53,7 +55,7 @@ def propose_case(data: NewCase) -> Proposal:
         "sources": [{"url": url} for url in data.source_urls],
     }
     found = duplicates.find_lookalikes(urls=data.source_urls, text=f"{data.title}\n{data.summary}")
-    services.save_case_document(document, reason="public proposal", where="proposal")
+    services.save_case_document(document, reason=PROPOSAL, where="proposal")
     return Proposal.objects.create(
         kind=Proposal.Kind.NEW,
         case_id=document["id"],
@@ -117,6 +119,18 @@ def start_review(proposal: Proposal, *, user: User) -> Proposal:
     return proposal
 
 
+def lookalikes(proposal: Proposal) -> list[duplicates.Duplicate]:
+    """The cases a new case's proposal looks like now: `duplicates.find_duplicates` of its
+    draft, what saving that case in the admin warns of (its own id left out); none for a
+    correction. Told to the reviewer who accepts it, never a refusal: a look-alike may be
+    a second account of another incident."""
+    if proposal.kind != Proposal.Kind.NEW or not proposal.case_id:
+        return []
+    return duplicates.find_duplicates(
+        dict(case_document(Case.objects.with_document().get(pk=proposal.case_id)))
+    )
+
+
 def _check_acceptable(proposal: Proposal, user: User) -> None:
     if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
         raise ReviewError(f"the proposal is already {proposal.status}")
@@ -139,7 +153,7 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
         draft = Case.objects.get(pk=proposal.case_id)
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
-        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason="proposal accepted")
+        services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason=PROPOSAL_ACCEPTED)
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal
@@ -163,7 +177,11 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
     if not is_editor(user):
         raise ReviewError("declining proposals needs the editor role")
     if not reason.strip():
-        raise ReviewError("say why the proposal is declined")
+        # Named as the admin labels it: the reason is read from that field of the proposal.
+        field = capfirst(Proposal._meta.get_field("decline_reason").verbose_name)
+        raise ReviewError(
+            f"say why the proposal is declined: write it in the “{field}” field, save, then decline"
+        )
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")
     proposal.status = Proposal.Status.DECLINED

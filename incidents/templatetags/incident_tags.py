@@ -7,6 +7,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from incidents.case_facts import CaseFacts, case_facts, grouped
+from incidents.history import status_label
 from incidents.rendering import render_markdown, snippet_html, wrap_inline_code
 
 if TYPE_CHECKING:
@@ -164,12 +165,15 @@ def _plain(value: Any) -> str:
 
 
 @register.filter
-def history_value(value: Any) -> str:
+def history_value(value: Any, field: str = "") -> str:
     """A case-history diff cell (`FieldChange.old` / `.new`, JSON values of the case
-    document): `—` when unset or empty, a list of objects (sources, affected ranges) as a
-    bulleted list, anything else as one line of `_plain` text; escaped."""
+    document; `field` its `FieldChange.field`): `—` when unset or empty, a status in words
+    (`In review`), a list of objects (sources, affected ranges) as a bulleted list, anything
+    else as one line of `_plain` text; escaped."""
     if value in (None, "", [], {}):
         return EMPTY_VALUE
+    if field == "status" and isinstance(value, str):
+        return escape(status_label(value))
     if isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         return format_html(
             '<ul class="history-list">{}</ul>',

@@ -70,4 +70,4 @@ def test_an_editor_chooses_a_code_adds_a_range_and_says_why(open_page):
     assert [c.field for c in latest.changes] == ["symptoms.error_codes", "affected"]
 
     history = open_page("/cases/IL-0601/history")
-    assert f"Changed by edna · {REASON} · status published" in history.locator("#rev-2 + p.meta").inner_text()
+    assert f"Changed by edna · {REASON} · status Published" in history.locator("#rev-2 + p.meta").inner_text()

@@ -51,7 +51,7 @@ def test_the_history_page_and_the_api_show_the_reason(client, editor):
     assert edit_severity(client, "IL-0428", "low", REASON).status_code == 302
     client.logout()
     page = client.get(reverse("incidents:case-history", args=["IL-0428"])).content.decode()
-    assert f"Changed by edna · {escape(REASON)} · status published" in page
+    assert f"Changed by edna · {escape(REASON)} · status Published" in page
     body = client.get(reverse("api:case-history", args=["IL-0428"])).json()
     assert [(r["number"], r["user"], r["reason"]) for r in body["results"]] == [
         (2, "edna", REASON),

@@ -18,6 +18,6 @@ def test_a_reason_with_line_breaks_is_shown_on_its_lines_and_escaped(client, rev
     page = client.get(reverse("incidents:case-history", args=["IL-0430"])).content.decode()
     assert (
         "Changed by rita · Source withdrawn.<br>See &lt;b&gt;the thread&lt;/b&gt; &amp; the<br><br>"
-        "replacement post. · status retracted"
+        "replacement post. · status Retracted"
     ) in page
     assert "<b>the thread</b>" not in page
