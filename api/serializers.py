@@ -118,9 +118,13 @@ class SearchHitSerializer(CaseSummarySerializer):
     )
     why = serializers.CharField(
         allow_null=True,
-        help_text="Why the case is listed, in words, when its snippet and terms cannot say: "
+        help_text="Why the case is listed, in words, on every hit of a search: the record `q` "
+        "names that it cites (`Cites NVIDIA/nccl#1116.`), the words of its text that match "
+        "(`Matches: watchdog timeouts, hang.`), or when none is marked the query's terms it "
+        "carries (`Tagged: NCCL timeout.`; else in `matched_terms`); "
         '"Similar in meaning; no query word in this case." for a case found by meaning alone '
-        "(always a `weak` partial match); null otherwise.",
+        '(always a `weak` partial match), "The query names this case by its id." for `q=IL-0428`. '
+        "Null when browsing (no `q`): nothing was asked.",
     )
 
     def get_fields(self):
