@@ -20,8 +20,9 @@ from http import HTTPStatus
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -109,10 +110,13 @@ def problem_response(
     detail: str,
     errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
-) -> JsonResponse:
-    """A plain Django response in the problem shape (for handlers outside DRF)."""
-    response = JsonResponse(
-        problem_body(status, title, detail, errors, instance),
+) -> HttpResponse:
+    """A plain Django response in the problem shape (for handlers and middleware outside DRF),
+    rendered by DRF's `JSONRenderer` as every DRF view's problem is: compact and UTF-8, so
+    no error body reads otherwise (Django's `JsonResponse` put spaces after every `,` and
+    `:` and escaped every non-ASCII character)."""
+    response = HttpResponse(
+        JSONRenderer().render(problem_body(status, title, detail, errors, instance)),
         status=status,
         content_type=PROBLEM_CONTENT_TYPE,
     )
