@@ -76,7 +76,8 @@ LIST_QUERY = QueryParams(
         ),
         QueryParam(
             ORDERING_ALIAS,
-            "Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
+            "Earlier name of `sort`, with its earlier values only: `relevance`, `-published` (newest) "
+            "or `published` (oldest); not `newest` or `oldest`.",
             options=(("enum", list(ORDERINGS)), ("deprecated", True)),
         ),
         Integer("page", "Page number from 1.", default=1, minimum=1, maximum=MAX_PAGE),
