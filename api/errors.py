@@ -15,6 +15,7 @@ views answer through `problem_exception_handler`; Django's own 400/403/404/500 h
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -124,8 +125,53 @@ def problem_response(
     return response
 
 
+# DRF's own messages for a body field, by error code, in the words of every parameter error
+# (a phrase after the parameter's name, as `api.params` and `selectors.params` write them):
+# "This field may not be blank." read unlike "must be between 1 and 100" beside it.
+_DRF_WORDING: dict[str, str] = {
+    "required": "is required",
+    "blank": "must not be empty",
+    "null": "must not be null",
+    "not_a_list": "must be a list",
+    "not_a_dict": "must be an object",
+    "empty": "must not be empty",
+}
+_LIMIT_RE = re.compile(r"(no more than|at least) (\d+) (characters|elements)")
+_NOT_AN_OBJECT_RE = re.compile(r"Expected a dictionary, but got (\w+)")
+# The JSON names of the Python types DRF names in "Expected a dictionary, but got list."
+_JSON_TYPES = {
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "bool": "a boolean",
+}
+
+
+def parameter_wording(detail: Any) -> str:
+    """One body-field error in the words of every parameter error: DRF's defaults by their
+    code (`This field may not be blank.` -> `must not be empty`, `Ensure this field has no
+    more than 60 characters.` -> `must be at most 60 characters long`), any other sentence
+    as a phrase (first letter lower case unless it starts a name such as `NCCL`, no final
+    period)."""
+    text = str(detail)
+    code = getattr(detail, "code", None)
+    if code in _DRF_WORDING:
+        return _DRF_WORDING[code]
+    if code == "invalid" and (wrong := _NOT_AN_OBJECT_RE.search(text)):
+        return f"must be a JSON object, not {_JSON_TYPES.get(wrong.group(1), wrong.group(1))}"
+    if code in ("max_length", "min_length") and (limit := _LIMIT_RE.search(text)):
+        bound = "at most" if limit.group(1) == "no more than" else "at least"
+        unit = "characters long" if limit.group(3) == "characters" else "items"
+        return f"must be {bound} {limit.group(2)} {unit}"
+    if text[:1].isupper() and not text[1:2].isupper():
+        text = text[0].lower() + text[1:]
+    return text.removesuffix(".")
+
+
 def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
-    """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`."""
+    """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`, each detail
+    worded as every parameter error is (`parameter_wording`)."""
     if isinstance(data, dict):
         errors = []
         for key, value in data.items():
@@ -135,10 +181,10 @@ def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
             errors.extend(_field_errors(value, name))
         return errors
     if isinstance(data, list) and all(not isinstance(v, (dict, list)) for v in data):
-        return [{"parameter": prefix or "body", "detail": " ".join(str(v) for v in data)}]
+        return [{"parameter": prefix or "body", "detail": "; ".join(parameter_wording(v) for v in data)}]
     if isinstance(data, list):
         return [e for i, v in enumerate(data) for e in _field_errors(v, f"{prefix}[{i}]")]
-    return [{"parameter": prefix or "body", "detail": str(data)}]
+    return [{"parameter": prefix or "body", "detail": parameter_wording(data)}]
 
 
 def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:

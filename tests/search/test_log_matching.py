@@ -190,7 +190,9 @@ def test_a_newer_nccls_completion_status_reads_as_the_error_the_cases_quote(line
     assert _tokens(_unique_lines(line))["error 12"].kind == "ib-completion"
     quoting = set(ids_quoting("with error 12"))
     assert len(quoting) == 2
-    hits = read_log("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.7<0>\n" + line + "\n" + WATCHDOG).hits
+    hits = read_log(
+        "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.7<0>\n" + line + "\n" + WATCHDOG
+    ).hits
     assert {h.case.id for h in hits[:2]} == quoting
     assert hits[0].confidence == "strong"
     only_the_ib_lines = read_log(line).hits
