@@ -15,13 +15,15 @@ views answer through `problem_exception_handler`; Django's own 400/403/404/500 h
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -109,10 +111,13 @@ def problem_response(
     detail: str,
     errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
-) -> JsonResponse:
-    """A plain Django response in the problem shape (for handlers outside DRF)."""
-    response = JsonResponse(
-        problem_body(status, title, detail, errors, instance),
+) -> HttpResponse:
+    """A plain Django response in the problem shape (for handlers and middleware outside DRF),
+    rendered by DRF's `JSONRenderer` as every DRF view's problem is: compact and UTF-8, so
+    no error body reads otherwise (Django's `JsonResponse` put spaces after every `,` and
+    `:` and escaped every non-ASCII character)."""
+    response = HttpResponse(
+        JSONRenderer().render(problem_body(status, title, detail, errors, instance)),
         status=status,
         content_type=PROBLEM_CONTENT_TYPE,
     )
@@ -120,8 +125,53 @@ def problem_response(
     return response
 
 
+# DRF's own messages for a body field, by error code, in the words of every parameter error
+# (a phrase after the parameter's name, as `api.params` and `selectors.params` write them):
+# "This field may not be blank." read unlike "must be between 1 and 100" beside it.
+_DRF_WORDING: dict[str, str] = {
+    "required": "is required",
+    "blank": "must not be empty",
+    "null": "must not be null",
+    "not_a_list": "must be a list",
+    "not_a_dict": "must be an object",
+    "empty": "must not be empty",
+}
+_LIMIT_RE = re.compile(r"(no more than|at least) (\d+) (characters|elements)")
+_NOT_AN_OBJECT_RE = re.compile(r"Expected a dictionary, but got (\w+)")
+# The JSON names of the Python types DRF names in "Expected a dictionary, but got list."
+_JSON_TYPES = {
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "bool": "a boolean",
+}
+
+
+def parameter_wording(detail: Any) -> str:
+    """One body-field error in the words of every parameter error: DRF's defaults by their
+    code (`This field may not be blank.` -> `must not be empty`, `Ensure this field has no
+    more than 60 characters.` -> `must be at most 60 characters long`), any other sentence
+    as a phrase (first letter lower case unless it starts a name such as `NCCL`, no final
+    period)."""
+    text = str(detail)
+    code = getattr(detail, "code", None)
+    if code in _DRF_WORDING:
+        return _DRF_WORDING[code]
+    if code == "invalid" and (wrong := _NOT_AN_OBJECT_RE.search(text)):
+        return f"must be a JSON object, not {_JSON_TYPES.get(wrong.group(1), wrong.group(1))}"
+    if code in ("max_length", "min_length") and (limit := _LIMIT_RE.search(text)):
+        bound = "at most" if limit.group(1) == "no more than" else "at least"
+        unit = "characters long" if limit.group(3) == "characters" else "items"
+        return f"must be {bound} {limit.group(2)} {unit}"
+    if text[:1].isupper() and not text[1:2].isupper():
+        text = text[0].lower() + text[1:]
+    return text.removesuffix(".")
+
+
 def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
-    """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`."""
+    """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`, each detail
+    worded as every parameter error is (`parameter_wording`)."""
     if isinstance(data, dict):
         errors = []
         for key, value in data.items():
@@ -131,10 +181,10 @@ def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
             errors.extend(_field_errors(value, name))
         return errors
     if isinstance(data, list) and all(not isinstance(v, (dict, list)) for v in data):
-        return [{"parameter": prefix or "body", "detail": " ".join(str(v) for v in data)}]
+        return [{"parameter": prefix or "body", "detail": "; ".join(parameter_wording(v) for v in data)}]
     if isinstance(data, list):
         return [e for i, v in enumerate(data) for e in _field_errors(v, f"{prefix}[{i}]")]
-    return [{"parameter": prefix or "body", "detail": str(data)}]
+    return [{"parameter": prefix or "body", "detail": parameter_wording(data)}]
 
 
 def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:

@@ -26,10 +26,10 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
-from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from .errors import InvalidParameters, ParameterError
+from .params import page_link
 from .schema import CASE_ID_PATTERN
 
 # Far longer than any cursor this feed gives out (about 90 characters).
@@ -141,7 +141,7 @@ class KeysetPagination(BasePagination):
     def _link(self, cursor: Cursor | None) -> str | None:
         if cursor is None:
             return None
-        return replace_query_param(self.base_url, self.cursor_query_param, cursor.encode())
+        return page_link(self.base_url, self.cursor_query_param, cursor.encode())
 
 
 def _position(row: dict[str, Any]) -> Cursor:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
@@ -192,3 +193,19 @@ def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:
     ]
     if errors:
         raise InvalidParameters(errors)
+
+
+def page_link(url: str, name: str, value: object | None) -> str:
+    """`url` (a request's absolute URL) with `name` set to `value`, or left out when None,
+    for `next` / `previous` links: every parameter given blank (`is_blank`: `?q=`, `since=`)
+    is left out too, since it meant "not given" (a link should not carry it on). Parameters
+    sorted by name, each value as given, as DRF's `replace_query_param` wrote them."""
+    parts = urlsplit(url)
+    query = {
+        key: kept
+        for key, values in parse_qs(parts.query, keep_blank_values=True).items()
+        if key != name and (kept := [v for v in values if not is_blank(v)])
+    }
+    if value is not None:
+        query[name] = [str(value)]
+    return urlunsplit(parts._replace(query=urlencode(sorted(query.items()), doseq=True)))

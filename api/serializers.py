@@ -118,9 +118,13 @@ class SearchHitSerializer(CaseSummarySerializer):
     )
     why = serializers.CharField(
         allow_null=True,
-        help_text="Why the case is listed, in words, when its snippet and terms cannot say: "
+        help_text="Why the case is listed, in words, on every hit of a search: the record `q` "
+        "names that it cites (`Cites NVIDIA/nccl#1116.`), the words of its text that match "
+        "(`Matches: watchdog timeouts, hang.`), or when none is marked the query's terms it "
+        "carries (`Tagged: NCCL timeout.`; else in `matched_terms`); "
         '"Similar in meaning; no query word in this case." for a case found by meaning alone '
-        "(always a `weak` partial match); null otherwise.",
+        '(always a `weak` partial match), "The query names this case by its id." for `q=IL-0428`. '
+        "Null when browsing (no `q`): nothing was asked.",
     )
 
     def get_fields(self):
@@ -220,7 +224,7 @@ class SimilarListSerializer(ResponseSerializer):
 class StrictCharField(serializers.CharField):
     """A JSON string, nothing coerced into one (DRF would turn `0` into `"0"`)."""
 
-    default_error_messages = {"invalid": "Must be a string."}
+    default_error_messages = {"invalid": "must be a string"}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -232,14 +236,15 @@ class StrictIntegerField(serializers.IntegerField):
     """A whole number by the rule of every JSON door (`selectors.json_whole_number`, as MCP
     tools read their integer arguments): a JSON integer or its digits 0-9 as text, `5`,
     `"5"` and `5.0` alike; never `true`, `2.5`, `"٣"` or `"five"`. A refusal says what
-    would work: `Must be a whole number from 1 to 50, such as 10 or "10" (got "five").`,
-    and one out of range `Must be between 1 and 50 (got 80).`"""
+    would work, worded as every parameter error (`api.errors`: a phrase after the name):
+    `must be a whole number from 1 to 50, such as 10 or "10" (got "five")`, and one out of
+    range `must be between 1 and 50 (got 80)`."""
 
     def __init__(self, **kwargs: Any):
         low, high = kwargs.get("min_value"), kwargs.get("max_value")
         if low is not None and high is not None:
             # Django's validators fill in `%(value)s`; DRF formats `{...}` first (none here).
-            out_of_range = f"Must be between {low} and {high} (got %(value)s)."
+            out_of_range = f"must be between {low} and {high} (got %(value)s)"
             kwargs["error_messages"] = {
                 "min_value": out_of_range,
                 "max_value": out_of_range,
@@ -256,7 +261,7 @@ class StrictIntegerField(serializers.IntegerField):
             )
             shown = json.dumps(data, ensure_ascii=False, default=str)
             shown = shown if len(shown) <= 40 else shown[:39] + "…"
-            raise serializers.ValidationError(f"{wanted[0].upper()}{wanted[1:]} (got {shown}).")
+            raise serializers.ValidationError(f"{wanted} (got {shown})")
         return number
 
 
@@ -283,7 +288,7 @@ class NamedChoiceField(serializers.ChoiceField):
     training, inference (got "gaming")`): DRF's own said only `"gaming" is not a valid
     choice.`, leaving the caller to find the choices in the schema."""
 
-    default_error_messages = {"invalid_choice": 'Must be one of {choices} (got "{input}").'}
+    default_error_messages = {"invalid_choice": 'must be one of {choices} (got "{input}")'}
 
     SHOWN_CHARS = 40  # of the value quoted back
 
@@ -636,7 +641,7 @@ class TriageRequestSerializer(serializers.Serializer):
 
     def validate(self, attrs: dict) -> dict:
         if not attrs["symptoms"].strip() and not attrs["log"].strip():
-            raise serializers.ValidationError({"symptoms": "Give symptoms or log text, or both."})
+            raise serializers.ValidationError({"symptoms": "give symptoms or log text, or both"})
         return attrs
 
 

@@ -20,7 +20,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from api.errors import problem_response
+from api.errors import ParameterError, problem_response
 from incidentlib.errors import is_api_request
 from incidents import store_cache
 from incidents.selectors.params import NUL_DETAIL
@@ -39,19 +39,20 @@ class RejectNulMiddleware:
             raise Http404("No such page")
         for name, values in request.GET.lists():
             if "\x00" in name or any("\x00" in value for value in values):
-                return self._bad_parameter(request, name.replace("\x00", "\\0"))
+                value = next((v for v in values if "\x00" in v), values[0] if values else "")
+                return self._bad_parameter(request, name.replace("\x00", "\\0"), value)
         return self.get_response(request)
 
     @staticmethod
-    def _bad_parameter(request: HttpRequest, name: str) -> HttpResponse:
+    def _bad_parameter(request: HttpRequest, name: str, value: str) -> HttpResponse:
+        """400 naming the parameter: under /api/ a problem whose `errors` entry has the shape
+        of every parameter error (`api.errors.ParameterError`: `value` the value as given, the
+        NUL as `\u0000` in JSON), else the error page."""
         detail = NUL_DETAIL
         if is_api_request(request):
+            error = ParameterError(name, detail, value)
             return problem_response(
-                400,
-                "Bad Request",
-                f"{name}: {detail}",
-                errors=[{"parameter": name, "detail": detail}],
-                instance=request.path,
+                400, "Bad Request", f"{name}: {detail}", errors=[error.as_dict()], instance=request.path
             )
         context = {"title": "Bad request", "message": f"The parameter “{name}” {detail}."}
         return render(request, "error.html", context, status=400)

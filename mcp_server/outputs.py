@@ -66,7 +66,7 @@ class SearchHit(CaseSummary):
         description="Vocabulary terms the query named or was widened to (why it matched)."
     )
     why: str | None = Field(
-        default=None, description="Why it is listed when no query word is in the case (as the API's)."
+        default=None, description="Why it is listed, in words (as the API's); null when browsing."
     )
 
 

@@ -7,6 +7,9 @@
 - `logging/setLevel` (handshake-era protocol versions) sets the level of this server's
   loggers, and `initialize` advertises the `logging` capability;
 - `resources/list` lists every topic and published case, 100 per page with `nextCursor`;
+- a request for a method the server does not serve (`tools/cal`) is still -32601 "Method
+  not found" with the method as `data`, but the message names the nearest methods it
+  serves (`SERVED_METHODS`, which a test compares with what the SDK answers);
 - `tools/list` is kept under 16 KB (it is read into an assistant's context on every
   session): pydantic's generated `title` keys go; output schemas give each top-level field
   and its JSON type, list items their field names (the tool's description says what they
@@ -24,7 +27,7 @@ import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from incidents.selectors.spelling import nearest_strings
@@ -44,6 +47,22 @@ LOG_LEVELS = {
     "emergency": logging.CRITICAL,
 }
 SERVER_LOGGERS = ("mcp_server", "incidents")
+# The request methods this server answers (the SDK lists them nowhere public); a method
+# missing from every one of them is -32601 naming the nearest of these.
+SERVED_METHODS = (
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "server/discover",
+)
 # Generated titles say nothing the property name does not. Output fields are explained in the
 # tool's description, which the model reads anyway; their schema keeps only names and types.
 INPUT_NOISE = frozenset({"title"})
@@ -160,7 +179,12 @@ class ProtocolMiddleware:
             await self._check_prompt(params)
         elif method == "logging/setLevel" and legacy:
             return self._set_level(params)
-        result = await call_next(ctx)
+        try:
+            result = await call_next(ctx)
+        except MCPError as error:
+            if error.error.code == METHOD_NOT_FOUND and method not in SERVED_METHODS:
+                raise self.method_not_found(method, error) from None
+            raise
         if not isinstance(result, dict):
             return result
         if method == "initialize":
@@ -173,6 +197,21 @@ class ProtocolMiddleware:
             if cursor:
                 result["nextCursor"] = cursor
         return result
+
+    @staticmethod
+    def method_not_found(method: str, error: MCPError) -> MCPError:
+        """The SDK's -32601 for `method` (its `data`, the method, kept), with a message naming
+        the nearest methods served (`tools/cal` -> `tools/call`), or all of them when none is
+        near: "Method not found: 'tools/cal'. Did you mean 'tools/call'?"."""
+        near = nearest_strings(method, SERVED_METHODS, limit=2)
+        hint = (
+            "Did you mean " + " or ".join(repr(name) for name in near) + "?"
+            if near
+            else "Methods served: " + ", ".join(SERVED_METHODS) + "."
+        )
+        return MCPError(
+            code=METHOD_NOT_FOUND, message=f"Method not found: {method!r}. {hint}", data=error.error.data
+        )
 
     async def _check_prompt(self, params: dict[str, Any]) -> None:
         name = params.get("name")

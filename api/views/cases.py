@@ -12,7 +12,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from incidents import limits, search, selectors
 from incidents.document_model import case_model
@@ -30,6 +29,7 @@ from incidents.selectors.spelling import looks_like_case_id
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, case_version, conditional_on_store, redirect_to_canonical
+from ..params import page_link
 from ..query import Date, FacetFilters, FieldList, Flag, Integer, QueryParam, QueryParams
 from ..serializers import (
     CaseDetailSerializer,
@@ -76,7 +76,8 @@ LIST_QUERY = QueryParams(
         ),
         QueryParam(
             ORDERING_ALIAS,
-            "Earlier name of `sort`: `relevance`, `-published` (newest) or `published` (oldest).",
+            "Earlier name of `sort`, with its earlier values only: `relevance`, `-published` (newest) "
+            "or `published` (oldest); not `newest` or `oldest`.",
             options=(("enum", list(ORDERINGS)), ("deprecated", True)),
         ),
         Integer("page", "Page number from 1.", default=1, minimum=1, maximum=MAX_PAGE),
@@ -279,18 +280,14 @@ class CaseListView(CaseCreateMixin, ApiView):
             raise Http404(f"Page {page} is past the last page ({last}).")
         url = request.build_absolute_uri()
         has_next = offset + page_size < results.total
-        previous = None
-        if page > 1:
-            previous = (
-                replace_query_param(url, "page", page - 1) if page > 2 else remove_query_param(url, "page")
-            )
+        previous = page_link(url, "page", page - 1 if page > 2 else None) if page > 1 else None
         return Response(
             CaseListSerializer(
                 {
                     "count": results.total,
                     "page": page,
                     "page_size": page_size,
-                    "next": replace_query_param(url, "page", page + 1) if has_next else None,
+                    "next": page_link(url, "page", page + 1) if has_next else None,
                     "previous": previous,
                     "results": [shapes.search_hit(hit, request, fields) for hit in results.hits],
                     "partial_matches": [

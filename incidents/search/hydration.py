@@ -25,7 +25,7 @@ from .fusion import STRONG, Candidate
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
-from .results import MEANING_ONLY, FacetCount, SearchHit, SearchResults
+from .results import MEANING_ONLY, NAMED_BY_ID, FacetCount, SearchHit, SearchResults, why_listed
 from .snippets import parse_snippet
 
 # Partial matches (weak hits) listed after the last page of matches.
@@ -74,7 +74,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     page = matches[plan.offset : plan.offset + plan.limit]
     # Partial matches follow the last page of matches, never paged further themselves.
     shown_weak = weak[: min(PARTIAL_SHOWN, plan.limit)] if plan.offset + plan.limit >= len(matches) else []
-    hits = _hits(plan.parsed, [*page, *shown_weak], ranking.rowids)
+    hits = _hits(plan, plan.parsed, [*page, *shown_weak], ranking.rowids)
     if ranking.capped_at:
         notes.append(
             f"Only the {ranking.capped_at:,} cases that best match these words were ranked: more contain"
@@ -109,7 +109,8 @@ def _listed_hit(plan: SearchPlan, case: Case) -> SearchHit:
     lookup without words, or with words it only excludes): an exact reference is the
     strongest evidence there is, and every front door shows the label of every hit."""
     if plan.references or plan.case_ids:
-        return SearchHit(case=case, score=REFERENCE_SCORE, snippet=None, confidence=STRONG)
+        why = NAMED_BY_ID if case.id in plan.case_ids else why_listed(None, (), references=plan.references)
+        return SearchHit(case=case, score=REFERENCE_SCORE, snippet=None, confidence=STRONG, why=why)
     return SearchHit(case=case, score=None, snippet=None)
 
 
@@ -125,9 +126,12 @@ def _listing_key(listing: CaseQuerySet, facets: bool) -> str | None:
     return f"listing-counts:{digest}:{int(facets)}"
 
 
-def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -> list[SearchHit]:
+def _hits(
+    plan: SearchPlan, parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]
+) -> list[SearchHit]:
     """The hits of the candidates `shown`, in order: the snippets (one query), the cases and
-    their terms (two). `rowids`: `Ranking.rowids`."""
+    their terms (two), each with why it is listed (`results.why_listed`). `rowids`:
+    `Ranking.rowids`."""
     snippets = get_backend().snippets(parsed, [c.case_id for c in shown], rowids)
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
@@ -147,16 +151,21 @@ def _hits(parsed: ParsedQuery, shown: list[Candidate], rowids: dict[str, int]) -
             ]
             if t.id in named
         ]
-        # Found by the semantic part alone (a case named by its id has no score): say so.
-        meaning_only = candidate.lexical_rank is None and candidate.semantic is not None
+        snippet = parse_snippet(snippets.get(candidate.case_id))
+        if candidate.case_id in plan.case_ids:
+            why = NAMED_BY_ID
+        elif candidate.lexical_rank is None and candidate.semantic is not None:
+            why = MEANING_ONLY  # found by the semantic part alone: no word to show
+        else:
+            why = why_listed(snippet, carried, share=candidate.share, references=plan.references)
         hits.append(
             SearchHit(
                 case=case,
                 score=round(candidate.fused, 6),
-                snippet=parse_snippet(snippets.get(candidate.case_id)),
+                snippet=snippet,
                 matched_terms=tuple(carried),
                 confidence=candidate.confidence,
-                why=MEANING_ONLY if meaning_only else None,
+                why=why,
             )
         )
     return hits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -47,6 +48,43 @@ class Snippet:
 # (a partial match): with the fitted weights (`fusion.WEIGHTS`) a case with no lexical match
 # reaches at most p = 0.008, far below `fusion.POSSIBLE_P`.
 MEANING_ONLY = "Similar in meaning; no query word in this case."
+# Why a case named by its id in the query is listed (a strong match of score 1).
+NAMED_BY_ID = "The query names this case by its id."
+# Query words shown in a hit's `why`, at most (the snippet marks them all).
+WHY_WORDS = 5
+
+
+def why_listed(
+    snippet: Snippet | None,
+    matched_terms: Sequence[str],
+    *,
+    share: float = 0.0,
+    references: Sequence[str] = (),
+) -> str:
+    """Why a case is listed for a query, in a short sentence or two every door shows as they
+    are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
+    names that it cites (`Cites NVIDIA/nccl#1116.`), then the words its snippet marks as
+    matching the query (`Matches: watchdog timeouts, hang.`: as written in the case, so
+    stemmed forms and synonyms too), or, when none is marked, the query's vocabulary terms it
+    carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
+    which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
+    none of those can say (its words are outside the snippet), whether it has every word of
+    the query, from `share` (the ranking's share of the query's word groups it matches)."""
+    parts: list[str] = []
+    if references:
+        parts.append(f"Cites {', '.join(references)}.")
+    words: dict[str, str] = {}
+    for segment in snippet.segments if snippet else ():
+        word = " ".join(segment.text.split())
+        if segment.matched and word:
+            words.setdefault(word.lower(), word)
+    if words:
+        parts.append(f"Matches: {', '.join(list(words.values())[:WHY_WORDS])}.")
+    elif matched_terms:
+        parts.append(f"Tagged: {', '.join(matched_terms)}.")
+    if not parts:
+        parts.append("Has every word of the query." if share >= 1.0 else "Has some of the query's words.")
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -57,7 +95,8 @@ class SearchHit:
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
     # strong / possible (a match) or weak (a partial match); None when browsing.
     confidence: Confidence | None = None
-    # Why it is listed, in words, when its snippet and terms cannot say (`MEANING_ONLY`).
+    # Why it is listed, in words (`why_listed`; `MEANING_ONLY`, `NAMED_BY_ID`); None when
+    # browsing, where nothing was asked.
     why: str | None = None
 
     @property

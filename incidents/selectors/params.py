@@ -31,8 +31,10 @@ and an MCP tool takes `""` for an optional argument as leaving it out:
 - `q`: search text, at most `MAX_QUERY_CHARS` characters (the one limit: the search
   module cuts there too); a longer text is a problem and is not searched at all, since a
   cut query would be searched as words the caller never sent;
-- `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` (`relevance`,
-  `-published`, `published`) is still read as an alias.
+- `sort`: `relevance`, `newest` or `oldest`; the API's earlier `ordering` is still read
+  as an alias, in its own spelling only: `relevance`, `-published` (newest) or `published`
+  (oldest). Any other value is a problem listing both parameters' values and suggesting
+  the spelling it means (`ordering=newest` -> `-published`, `sort=latest` -> `newest`).
 
 Cost: one query reading the terms of the term facets used (plus one per value facet, a
 case field matched as spelled, when the registry has one); none without filters.
@@ -422,7 +424,12 @@ def parse_sort(params: Params, problems: list[Problem]) -> str:
         sort = None
     if ordering is not None:
         if ordering not in ORDERINGS:
-            problems.append(Problem(ORDERING_ALIAS, f"must be one of {', '.join(ORDERINGS)}", ordering))
+            # `ordering=newest`: a value of `sort`, or a word for one, is suggested in
+            # `ordering`'s own spelling (`-published`), and the detail names `sort`'s values.
+            spelled = {meaning: value for value, meaning in ORDERINGS.items()}
+            near = [Choice(spelled[s], spelled[s]) for s in _nearest_sort(ordering)]
+            detail = f"must be one of {', '.join(ORDERINGS)} (sort takes {', '.join(SORTS)})"
+            problems.append(Problem(ORDERING_ALIAS, detail, ordering, tuple(near)))
         elif sort is None:
             sort = ORDERINGS[ordering]
         elif sort != ORDERINGS[ordering]:

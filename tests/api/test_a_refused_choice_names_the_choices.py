@@ -18,7 +18,7 @@ def test_triage_names_the_kinds_of_job(client):
     )
     assert response.status_code == 400
     assert response.json()["errors"] == [
-        {"parameter": "job", "detail": 'Must be one of training, inference (got "gaming").'}
+        {"parameter": "job", "detail": 'must be one of training, inference (got "gaming")'}
     ]
     # The words of the MCP tool, which always named them.
     assert InMemoryMcp().error("triage", symptoms="hang", job="gaming") == (
@@ -31,5 +31,5 @@ def test_a_long_value_is_shortened_where_it_is_quoted_back(client):
         "/api/triage", json.dumps({"job": "x" * 5000, "symptoms": "hang"}), content_type="application/json"
     )
     assert response.json()["errors"] == [
-        {"parameter": "job", "detail": f'Must be one of training, inference (got "{"x" * 39}…").'}
+        {"parameter": "job", "detail": f'must be one of training, inference (got "{"x" * 39}…")'}
     ]

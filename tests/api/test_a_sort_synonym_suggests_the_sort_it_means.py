@@ -51,3 +51,34 @@ def test_the_page_offers_best_match_for_best(client):
     notice = element(html, "div", class_="note notice")
     assert "Sort: must be one of relevance, newest, oldest (given “best”)." in text_of(notice)
     assert links(notice) == [("/cases/?q=hang&sort=relevance", "relevance")]
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [("newest", "-published"), ("latest", "-published"), ("oldest", "published"), ("best", "relevance")],
+)
+def test_ordering_lists_its_values_and_suggests_its_own_spelling(client, given, meant):
+    # `ordering` is `sort`'s former name with its former values only; a walkthrough sent
+    # `ordering=newest` and got the list of ordering values with no hint of what it meant.
+    response = client.get("/api/cases/", {"ordering": given})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "parameter": "ordering",
+            "detail": (
+                "must be one of relevance, -published, published (sort takes relevance, newest, oldest)"
+            ),
+            "value": given,
+            "suggestions": [meant],
+        }
+    ]
+
+
+def test_ordering_in_its_own_spelling_still_sorts(client):
+    newest = client.get("/api/cases/", {"ordering": "-published", "fields": "published"}).json()
+    assert (
+        newest["results"]
+        == client.get("/api/cases/", {"sort": "newest", "fields": "published"}).json()["results"]
+    )
+    oldest = client.get("/api/cases/", {"ordering": "published", "fields": "published"}).json()["results"]
+    assert [hit["published"] for hit in oldest] == sorted(hit["published"] for hit in oldest)

@@ -105,7 +105,9 @@ def test_every_bad_parameter_is_named_at_once(client):
     details = {e["parameter"]: e["detail"] for e in body["errors"]}
     assert details["page_size"] == "must be between 1 and 100"
     assert details["published_after"] == "must be a date as YYYY-MM-DD"
-    assert details["ordering"] == "must be one of relevance, -published, published"
+    assert details["ordering"] == (
+        "must be one of relevance, -published, published (sort takes relevance, newest, oldest)"
+    )
     assert body["detail"].startswith("topic: unknown topic 'nope'; year: must be a year")
 
 

@@ -26,7 +26,7 @@ def test_the_parser_reports_it_with_the_text_to_send_instead():
 def test_the_api_answers_400_naming_q(client):
     response = client.get("/api/cases/", {"q": "nccl\x00timeout"})
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"parameter": "q", "detail": DETAIL}]
+    assert response.json()["errors"] == [{"parameter": "q", "detail": DETAIL, "value": "nccl\x00timeout"}]
 
 
 def test_the_page_answers_400_naming_q(client):

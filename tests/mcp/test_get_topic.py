@@ -49,6 +49,18 @@ def test_an_unknown_topic_lists_the_topics(mcp):
     )
 
 
+def test_a_misspelt_topic_names_the_nearest_topics_first(mcp):
+    # A walkthrough's typo got the whole list and no suggestion, unlike the other tools.
+    assert mcp.error("get_topic", slug="interconect").startswith(
+        "Unknown topic 'interconect'. Nearest: interconnect (Interconnect faults). Valid topics: "
+        "checkpoint-storage (Checkpoint and storage failures), "
+    )
+    assert mcp.error("get_topic", slug="straglers").startswith(
+        "Unknown topic 'straglers'. Nearest: stragglers (Stragglers and throughput loss), "
+        "checkpoint-storage (Checkpoint and storage failures). Valid topics: "
+    )
+
+
 def test_latest_out_of_range_is_refused(mcp):
     assert mcp.error("get_topic", slug="interconnect", latest=21) == (
         "Invalid arguments: latest must be between 1 and 20 (got 21)."

@@ -34,4 +34,6 @@ def test_a_nul_in_an_id_is_no_incident_with_the_closest_ids(mcp, tool):
 
 def test_a_nul_in_a_topic_lists_the_topics(mcp):
     message = mcp.error("get_topic", slug="training\x00")
-    assert message.startswith("Unknown topic 'training\\x00'. Valid topics: ")
+    assert message.startswith(
+        "Unknown topic 'training\\x00'. Nearest: training-hang (Training hangs). Valid topics: "
+    )

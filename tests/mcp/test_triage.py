@@ -109,7 +109,7 @@ def test_the_api_refuses_a_body_without_symptoms_or_log(db, client):
     assert response.status_code == 400
     problem = response.json()
     assert problem["errors"][0]["parameter"] == "symptoms"
-    assert "Give symptoms or log text" in problem["errors"][0]["detail"]
+    assert "give symptoms or log text" in problem["errors"][0]["detail"]
     response = client.post("/api/triage", {"symptoms": "hang", "limit": 7}, content_type="application/json")
     assert response.status_code == 400
 

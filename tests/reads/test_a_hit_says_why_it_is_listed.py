@@ -1,7 +1,12 @@
 """A search hit says why it is listed at every door: the words it shares with the query
-marked in its snippet, the vocabulary terms it matched, and, for a case found by meaning
-alone (no query word in it), that in words (`results.MEANING_ONLY`), the same on the page,
-in `GET /api/cases/` and in `search_incidents`.
+marked in its snippet, the vocabulary terms it matched, and `why`, in words, on every hit
+(`results.why_listed`: its matching words and terms; for a case found by meaning alone,
+no query word in it, `results.MEANING_ONLY`), the same on the page, in `GET /api/cases/`
+and in `search_incidents`.
+
+A walkthrough found `why` null on every ordinary hit while the README promised "why it
+matched": it was set for a case found by meaning alone only. Every ranked hit now has one;
+a browsed list (no query) has none, nothing having been asked.
 
 Two reviews saw hits with no reason shown. A case holding only some of the query's words
 got a snippet without any marked word (SQLite read snippets only from rows holding every
@@ -14,9 +19,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
 
 from incidents.search import fusion, search_cases
-from incidents.search.results import MEANING_ONLY
+from incidents.search.results import MEANING_ONLY, NAMED_BY_ID, why_listed
 from tests.mcp.conftest import InMemoryMcp
 from tests.web.html import element, text_of
 
@@ -49,8 +55,9 @@ def test_no_case_found_by_meaning_alone_can_be_labelled_a_match():
 def test_a_possible_match_with_some_of_the_words_shows_them(query, case_id, shared):
     results = search_cases(query=query, facets=False)
     [hit] = [hit for hit in results.hits if hit.case.id == case_id]
-    assert hit.confidence == "possible" and hit.why is None
+    assert hit.confidence == "possible"
     assert shared <= set(marked_words(hit)), marked_words(hit)
+    assert hit.why.startswith("Matches: ")
 
 
 def test_a_case_found_by_meaning_alone_says_so_and_is_weak():
@@ -61,12 +68,51 @@ def test_a_case_found_by_meaning_alone_says_so_and_is_weak():
         assert hit.why == MEANING_ONLY == "Similar in meaning; no query word in this case."
 
 
-def test_a_case_sharing_words_says_no_more_than_its_words():
+def test_a_case_sharing_words_says_which_in_why():
     results = search_cases(query="nccl timeout", facets=False)
     assert len(results.hits) >= 5
     for hit in results.hits[:5]:
         # Its words marked, or the term it carries (a case tagged NCCL timeout, spelled otherwise).
-        assert hit.why is None and (marked_words(hit) or hit.matched_terms), hit.case.id
+        assert marked_words(hit) or hit.matched_terms, hit.case.id
+        words: dict[str, str] = {}
+        for segment in hit.snippet.segments:
+            if segment.matched:
+                words.setdefault(segment.text.lower(), " ".join(segment.text.split()))
+        # The words as the case writes them; the terms only when no word is marked (they
+        # are in `matched_terms` beside it, at every door).
+        expected = (
+            "Matches: " + ", ".join(list(words.values())[:5]) + "." if words else "Tagged: NCCL timeout."
+        )
+        assert hit.why == expected, hit.case.id
+
+
+def test_the_first_hits_say_it_in_these_words():
+    hits = search_cases(query="vLLM hangs in NCCL all-reduce", facets=False).hits
+    assert hits[0].case.id == "IL-0463"
+    # The databases cut and mark snippets their own way (ts_headline marks `all` and `reduce`).
+    assert hits[0].why == (
+        "Matches: all, reduce, NCCL, hang, vLLM."
+        if connection.vendor == "postgresql"
+        else "Matches: hang, all-reduce, NCCL, vLLM."
+    )
+    assert hits[0].matched_terms == ("vLLM", "NCCL")
+
+
+def test_a_case_carrying_a_term_but_no_marked_word_names_the_term():
+    assert why_listed(None, ["NCCL timeout"]) == "Tagged: NCCL timeout."
+    assert why_listed(None, [], share=1.0) == "Has every word of the query."
+    assert why_listed(None, [], share=0.5) == "Has some of the query's words."
+
+
+def test_a_case_named_by_its_id_or_a_record_it_cites_says_so():
+    [hit] = search_cases(query="IL-0428", facets=False).hits
+    assert hit.why == NAMED_BY_ID == "The query names this case by its id."
+    [hit] = search_cases(query="NVIDIA/nccl#1116", facets=False).hits
+    assert hit.why == "Cites NVIDIA/nccl#1116."
+
+
+def test_a_browsed_list_has_no_why():
+    assert {hit.why for hit in search_cases(query="", facets=False).hits} == {None}
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +138,21 @@ def test_every_door_says_it_in_the_same_words(client, mcp):
         assert text_of(element(card, "p", class_="why")) == MEANING_ONLY
 
 
-def test_a_hit_sharing_words_has_no_why_at_any_door(client, mcp):
-    [api_hit, *_] = client.get("/api/cases/", {"q": "nccl timeout"}).json()["results"]
-    [tool_hit, *_] = mcp.ok("search_incidents", query="nccl timeout")["hits"]
-    assert api_hit["why"] is None and tool_hit["why"] is None
+def test_a_hit_sharing_words_says_why_at_every_door(client, mcp):
+    expected = [(hit.case.id, hit.why) for hit in search_cases(query="nccl timeout", facets=False).hits[:10]]
+    assert all(why for _, why in expected)
+    body = client.get("/api/cases/", {"q": "nccl timeout"}).json()
+    assert [(h["id"], h["why"]) for h in body["results"][:10]] == expected
+    tool = mcp.ok("search_incidents", query="nccl timeout")
+    assert [(h["id"], h["why"]) for h in tool["hits"][:10]] == expected
     page = client.get("/cases/", {"q": "nccl timeout"}).content.decode()
-    first_card = re.search(r'<article class="case-card">.*?</article>', page, re.S).group(0)
-    assert 'class="why"' not in first_card
-    assert "<mark>" in first_card or '<p class="matched">Matched: ' in first_card
+    cards = re.findall(r'<article class="case-card">.*?</article>', page, re.S)[:10]
+    assert [
+        (re.search(r'class="case-id">(IL-\d+)<', card).group(1), text_of(element(card, "p", class_="why")))
+        for card in cards
+    ] == expected
+
+
+def test_a_browsed_list_has_no_why_at_any_door(client):
+    assert {h["why"] for h in client.get("/api/cases/").json()["results"]} == {None}
+    assert 'class="why"' not in client.get("/cases/").content.decode()

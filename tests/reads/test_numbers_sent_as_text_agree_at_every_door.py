@@ -65,7 +65,7 @@ def test_both_doors_refuse_the_same_values_saying_what_would_work(client, mcp, l
     assert response.json()["errors"] == [
         {
             "parameter": "limit",
-            "detail": f'Must be a whole number from 1 to 50{digits}, such as 10 or "10" (got {got}).',
+            "detail": f'must be a whole number from 1 to 50{digits}, such as 10 or "10" (got {got})',
         }
     ]
     assert mcp.error("match_log", text=LOG, limit=limit) == (
@@ -79,7 +79,7 @@ def test_out_of_range_text_is_refused_as_out_of_range(client, mcp):
         "/api/match", json.dumps({"text": LOG, "limit": "80"}), content_type="application/json"
     )
     assert response.json()["errors"] == [
-        {"parameter": "limit", "detail": "Must be between 1 and 50 (got 80)."}
+        {"parameter": "limit", "detail": "must be between 1 and 50 (got 80)"}
     ]
     assert (
         mcp.error("match_log", text=LOG, limit="80")
@@ -104,7 +104,7 @@ def test_triage_reads_its_numbers_by_the_same_rule(client, mcp):
     assert refused.json()["errors"] == [
         {
             "parameter": "scale",
-            "detail": 'Must be a whole number from 1 to 1000000, such as 1 or "1" (got "lots").',
+            "detail": 'must be a whole number from 1 to 1000000, such as 1 or "1" (got "lots")',
         }
     ]
 
@@ -129,5 +129,5 @@ def test_text_is_never_a_number_at_either_door(client, mcp):
         body = {"symptoms": "NCCL watchdog timeout", "log": "NCCL WARN timeout", field: 0}
         response = client.post("/api/triage", json.dumps(body), content_type="application/json")
         assert response.status_code == 400
-        assert response.json()["errors"] == [{"parameter": field, "detail": "Must be a string."}]
+        assert response.json()["errors"] == [{"parameter": field, "detail": "must be a string"}]
         assert mcp.error("triage", **body).startswith(f"Invalid arguments: {field}: ")

@@ -53,7 +53,11 @@ def test_a_nul_in_an_api_parameter_is_a_problem_document(client, path):
     assert response["Content-Type"] == "application/problem+json"
     body = response.json()
     assert body["errors"] == [
-        {"parameter": "symptom", "detail": "contains a NUL character (\\0), which no value can hold"}
+        {
+            "parameter": "symptom",
+            "detail": "contains a NUL character (\\0), which no value can hold",
+            "value": "nccl\x00timeout",
+        }
     ]
 
 
