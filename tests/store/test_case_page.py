@@ -34,7 +34,7 @@ def test_header_has_title_organization_dates_and_topics(page):
     head = text_of(page.split('<div class="two-col">')[0])
     assert "Test runs of 100B-200B models on 320-384 A100 GPUs hung" in head
     assert "BigScience" in head
-    assert "published 4 March 2022" in head
+    assert "reported 4 March 2022" in head
     assert "occurred" not in head  # unknown: named once in the "not known" line instead
     names = {t["slug"]: t["name"] for t in json.loads(VOCAB_FILE.read_text())["topics"]}
     topics = [names[slug] for slug in load_fixture("IL-0428")["topics"]]
