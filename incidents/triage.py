@@ -106,7 +106,7 @@ class Candidate:
     search_rank: int | None = None
     log_rank: int | None = None
     matched_terms: list[str] = field(default_factory=list)
-    line_numbers: list[int] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)  # matched log lines, evidence first
     context_fit: list[str] = field(default_factory=list)
     context_misfit: list[str] = field(default_factory=list)
     labels: list[Confidence] = field(default_factory=list)  # the engine's, one per source
@@ -312,7 +312,9 @@ def triage(
             candidate.log_score = log_hit.score
             candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += log_hit.score / full
-            for line in log_hit.lines:  # each matched line once (at most 50 a hit), in log order
+            # Each matched line once (at most 50 a hit), as the log matching orders them: the
+            # lines carrying a signature first, then those sharing only a component's name.
+            for line in log_hit.lines:
                 log_lines.setdefault(line.line_number, line.line)
                 if line.line_number not in candidate.line_numbers:
                     candidate.line_numbers.append(line.line_number)
@@ -331,8 +333,6 @@ def triage(
     # search's order (which weighs how like the first hit each is, not its score alone): the
     # context may order the partial matches among themselves, never above a match.
     ranked += sorted(partial, key=lambda c: -c.context_weight)[: max(0, MIN_CASES - matched)]
-    for candidate in ranked:
-        candidate.line_numbers.sort()
     _load_sources(ranked)
     shown = {n for c in ranked for n in c.line_numbers}
     strong = [c for c in ranked if c.confidence == "strong"]
@@ -408,7 +408,9 @@ def candidate_document(candidate: Candidate, links: dict[str, str], detail: Deta
     case = candidate.case
     why = {
         "matched_terms": candidate.matched_terms[:6],
-        "line_numbers": candidate.line_numbers[: detail.line_numbers],
+        # The evidence first, shown in log order: cut after sorting, a case pointed at a long
+        # log's first lines (a launcher's banner, NCCL's start-up), not at its error lines.
+        "line_numbers": sorted(candidate.line_numbers[: detail.line_numbers]),
         "context": candidate.context_fit + candidate.context_misfit,
     }
     return {

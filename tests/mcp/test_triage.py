@@ -304,3 +304,21 @@ def test_a_blank_accelerator_is_no_context(db, import_synthetic):
     hardware_twins(import_synthetic)
     blank = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="   ")
     assert not any("not in the vocabulary" in note for note in blank["notes"])
+
+
+def test_a_case_points_at_the_log_lines_that_carry_its_signature(mcp, client):
+    # Twelve start-up lines naming NCCL come before the error: cut after sorting by number,
+    # every case pointed at lines 1 to 10 (a walkthrough's IB log) and none at its error.
+    banner = [f"node07:1234:1400 [0] NCCL INFO Channel {i:02d}/16 : 0 1 2 3 4 5 6 7" for i in range(12)]
+    error = (
+        "node07:1234:1455 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer"
+        " 10.0.0.8<58213> with status=12 opcode=0 len=0 vendor err 129 (Recv) hca mlx5_0"
+    )
+    log = "\n".join([*banner, error, "[rank3]: Watchdog caught collective operation timeout"])
+    body = {"log": log, "job": "training"}
+    answer = client.post("/api/triage", body, content_type="application/json").json()
+    first = answer["cases"][0]
+    assert first["id"] in ("IL-0450", "IL-0485")
+    numbers = first["why"]["line_numbers"]
+    assert 13 in numbers and numbers == sorted(numbers)
+    assert mcp.ok("triage", log=log, job="training")["cases"][0]["why"]["line_numbers"] == numbers
