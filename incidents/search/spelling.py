@@ -17,6 +17,30 @@ def known_words(terms: list[VocabTerm]) -> list[str]:
     return sorted({w.lower() for t in terms for f in t.forms for w in words(f) if len(w) >= MIN_LENGTH})
 
 
+def one_edit_from(word: str, known: list[str]) -> list[str]:
+    """The one vocabulary word one edit from `word` (a letter replaced, added, dropped, or two
+    neighbours swapped), as a list; none when there is none or more than one. A short word's
+    one slip is under difflib's cutoff (`ncll` -> `nccl` 0.75, the typo of the word people
+    type most), while a longer word's passes it."""
+    found = [other for other in known if abs(len(other) - len(word)) <= 1 and _one_edit(word, other)]
+    return found if len(found) == 1 else []
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b:
+        return False
+    if len(a) == len(b):
+        differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(differ) == 1 or (
+            len(differ) == 2
+            and differ[1] == differ[0] + 1
+            and a[differ[0]] == b[differ[1]]
+            and a[differ[1]] == b[differ[0]]
+        )
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
+
+
 def correct(
     query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend, known: list[str] | None = None
 ) -> tuple[ParsedQuery, str | None]:
@@ -40,7 +64,7 @@ def correct(
             word = atom.words[0].lower()
             if word in known_set or word in CODE_WORDS:
                 continue  # `errno` is a code word, not a misspelt `error`
-            close = difflib.get_close_matches(word, known, n=1, cutoff=CUTOFF)
+            close = difflib.get_close_matches(word, known, n=1, cutoff=CUTOFF) or one_edit_from(word, known)
             if close:
                 wanted[(index, atom.words[0])] = close[0]
     if not wanted:

@@ -15,7 +15,16 @@ from tests.conftest import ids_quoting
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(("typed", "meant"), [("nccl timout", "nccl timeout"), ("infiniban", "infiniband")])
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("nccl timout", "nccl timeout"),
+        ("infiniban", "infiniband"),
+        # One slip in a four-letter word is under difflib's cutoff (0.75): one edit away.
+        ("ncll timeout", "nccl timeout"),
+        ("slrum", "slurm"),
+    ],
+)
 def test_a_misspelt_word_gets_a_did_you_mean_and_is_searched_corrected(typed, meant):
     results = search_cases(query=typed)
     assert results.suggestion == meant
@@ -91,3 +100,12 @@ def test_a_stop_word_is_never_corrected():
     # A misspelt word is still corrected.
     assert correct("swich", parse_query("swich"), [switch], _IndexWithoutStopWords())[1] == "switch"
     assert search_cases(query="distributed training hangs with no error").suggestion is None
+
+
+def test_a_word_one_edit_from_two_vocabulary_words_is_not_guessed():
+    from incidents.search.spelling import one_edit_from
+
+    assert one_edit_from("ncll", ["nccl", "null"]) == []
+    assert one_edit_from("ncll", ["nccl", "nvlink"]) == ["nccl"]
+    assert one_edit_from("rcoe", ["roce"]) == ["roce"]  # two neighbours swapped
+    assert one_edit_from("nccl", ["nccl"]) == []  # the word itself is no correction
