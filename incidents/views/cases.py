@@ -173,7 +173,9 @@ def _notice(problem: Problem, state: SearchState, base: str) -> Notice:
     return Notice(problem.message(suggest=not fixes), prompt, fixes)
 
 
-PAGE_PARAMS = ("q", "sort", "page")
+# `ordering` too: the shared parser (`selectors.parse_search`) reads it, as the API does (the
+# API's older name of `sort`), and the page said it was not used while ordering by it.
+PAGE_PARAMS = ("q", "sort", "ordering", "page")
 MAX_UNKNOWN_NAMED, MAX_NAME_SHOWN = 5, 60  # a crafted query string cannot flood the page
 
 

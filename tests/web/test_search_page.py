@@ -180,3 +180,14 @@ def test_a_parameter_the_page_does_not_read_is_named_with_the_nearest_one(client
     # The parameters the page reads raise no such notice.
     known = client.get("/cases/?topic=interconnect&exclude_symptom=nccl-timeout&min_nodes=2&sort=newest")
     assert "is not a parameter of this page" not in known.content.decode()
+
+
+def test_ordering_is_read_as_the_api_reads_it_and_never_said_unused(client):
+    # The page ordered by `ordering` (the shared parser reads it) while a notice said it was
+    # not a parameter of the page; a bad value got both notices (a new user's walkthrough).
+    page = client.get("/cases/?q=nccl&ordering=-published").content.decode()
+    assert "is not a parameter of this page" not in page
+    assert "newest first" in page
+    refused = client.get("/cases/?q=nccl&ordering=newest").content.decode()
+    assert "is not a parameter of this page" not in refused
+    assert "Did you mean" in refused and "-published" in refused
