@@ -175,6 +175,13 @@ def search_incidents(
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     query = read_query(query)
+    if not query.strip():
+        # `""` is refused by the schema (minLength); spaces alone would browse every case, which
+        # is list_incidents' work, under a tool whose answer says how well each case matched.
+        raise ToolError(
+            "Invalid arguments: query must not be empty (it holds only spaces); "
+            "list_incidents lists cases without one."
+        )
     filters = build_filters(
         topic=topic,
         symptom=symptom,

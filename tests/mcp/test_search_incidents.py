@@ -116,6 +116,11 @@ def test_limits_out_of_range_are_refused_with_the_range(mcp):
 def test_an_empty_query_is_refused(mcp):
     assert mcp.error("search_incidents", query="") == ("Invalid arguments: query must not be empty.")
     assert mcp.error("search_incidents") == "Invalid arguments: query is required."
+    # Spaces alone are no query either: they listed every case (a new user's walkthrough).
+    assert mcp.error("search_incidents", query=" \t\n ") == (
+        "Invalid arguments: query must not be empty (it holds only spaces);"
+        " list_incidents lists cases without one."
+    )
 
 
 def test_bad_cursors_are_refused(mcp):
