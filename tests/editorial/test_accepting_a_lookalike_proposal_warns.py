@@ -9,12 +9,11 @@ for a look-alike may be a second account of another incident.
 from __future__ import annotations
 
 import pytest
-from django.contrib.messages import get_messages
-from django.urls import reverse
 
 from incidents.models import Case
 from incidents.proposals.models import Proposal
 
+from .test_accepting_a_correction_is_worded_and_recorded import accept_in_the_list as accept
 from .test_proposals import form_post
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
@@ -22,14 +21,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 SOURCE = (
     "https://github.com/bigscience-workshop/bigscience/blob/master/train/tr11-176B-ml/chronicles-prequel.md"
 )
-
-
-def accept(client, reviewer, proposal: Proposal) -> list[str]:
-    client.force_login(reviewer)
-    changelist = reverse("admin:incidents_proposal_changelist")
-    response = client.post(changelist, {"action": "accept", "_selected_action": [proposal.pk]})
-    assert response.status_code == 302
-    return [str(m) for m in get_messages(response.wsgi_request)]
 
 
 def test_accepting_a_proposal_citing_a_case_s_source_names_that_case(client, reviewer):
