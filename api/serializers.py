@@ -19,7 +19,14 @@ from rest_framework import serializers
 
 from incidents import limits
 from incidents.models import VOCAB_FACETS
-from incidents.selectors import FILTER_FACETS, MAX_QUERY_CHARS, json_whole_number, whole_number_wanted
+from incidents.selectors import (
+    FILTER_FACETS,
+    MAX_QUERY_CHARS,
+    empty_detail,
+    is_blank,
+    json_whole_number,
+    whole_number_wanted,
+)
 from incidents.selectors.numbers import OPTIONAL_WHOLE_NUMBER_PATTERN, WHOLE_NUMBER_PATTERN
 from incidents.selectors.params import query_too_long
 
@@ -313,6 +320,13 @@ class MatchRequestSerializer(serializers.Serializer):
     limit = StrictIntegerField(
         min_value=1, max_value=MAX_MATCH_LIMIT, default=10, help_text="Most cases to return."
     )
+
+    def validate_text(self, text: str) -> str:
+        """A log of blanks is no log: refused as an empty one is (`selectors.empty_detail`,
+        the words of every door), as the /match/ page and MCP `match_log` refuse it."""
+        if is_blank(text):
+            raise serializers.ValidationError(empty_detail(text))
+        return text
 
 
 class MatchedLineSerializer(ResponseSerializer):

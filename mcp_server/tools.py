@@ -175,11 +175,11 @@ def search_incidents(
     Size: 0.7 KB a hit; budget 24 KB, then cut (`truncated`, next_cursor).
     """
     query = read_query(query)
-    if not query.strip():
+    if selectors.is_blank(query):
         # `""` is refused by the schema (minLength); spaces alone would browse every case, which
         # is list_incidents' work, under a tool whose answer says how well each case matched.
         raise ToolError(
-            "Invalid arguments: query must not be empty (it holds only spaces); "
+            f"Invalid arguments: query {selectors.empty_detail(query)}; "
             "list_incidents lists cases without one."
         )
     filters = build_filters(
@@ -528,6 +528,9 @@ def match_log(
     Example: {"text": "Watchdog caught collective operation timeout"}.
     Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
     """
+    if selectors.is_blank(text):
+        # A log of blanks is no log: refused as `""` is (by the schema), as the API and the page do.
+        raise ToolError(f"Invalid arguments: text {selectors.empty_detail(text)}.")
     reading = search.read_log(text, limit=limit)
     hits = reading.hits
     matches: list[LogMatch] = []

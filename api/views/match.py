@@ -13,9 +13,15 @@ from incidents import search
 from .. import schema, shapes
 from ..errors import PayloadTooLarge
 from ..http import ApiView
-from ..params import ParamReader, reject_all, reject_unknown_keys, without_blank_optionals
+from ..params import ParamReader, reject_unknown_keys, without_blank_optionals
 from ..parsers import JSONBodyParser, PlainTextParser
 from ..serializers import MAX_LOG_CHARS, MatchRequestSerializer, MatchResponseSerializer
+
+# Where a JSON body's `limit` goes: the query string's is a plain body's.
+BODY_LIMIT_DETAIL = (
+    'a JSON body gives it as a field: {"text": "...", "limit": 5}; in the query string only '
+    "with a text/plain body"
+)
 
 
 def _clean_text(data: object) -> object:
@@ -36,14 +42,30 @@ def _query_limit(request: Request) -> str | None:
     """A `text/plain` body is the log alone, so its `limit` comes in the query string
     (`?limit=5`), read as the JSON body's `limit` is (the same checks and wording: a blank
     value is not given); any other parameter, or `limit` twice, is a 400. A JSON body takes
-    no query parameter: its `limit` is a field of the body."""
+    no query parameter: its `limit` is a field of the body, and `?limit=` beside one is a
+    400 saying so (not "accepts no query parameters", which `?limit=` with a plain body
+    belies)."""
     if not _is_plain(request):
-        reject_all(request.query_params)
+        others = request.query_params.copy()
+        given = others.pop("limit", None)
+        reader = ParamReader(others, allowed=())
+        if given is not None:
+            reader.error("limit", BODY_LIMIT_DETAIL, given[0])
+        reader.finish()
         return None
     reader = ParamReader(request.query_params, allowed=("limit",))
     limit = reader.single("limit")
     reader.finish()
     return limit
+
+
+def _body(request: Request) -> object:
+    """The body as the serializer reads it: a `text/plain` body is `{"text": <the log>}`,
+    an empty one too (DRF parses no body without content, and "text: is required" would
+    name a field the client never sent: it is told what a JSON body's `""` is told)."""
+    if _is_plain(request) and "text" not in request.data:
+        return {"text": ""}
+    return request.data
 
 
 def _check_plain_body(request: Request) -> None:
@@ -131,7 +153,7 @@ class MatchView(ApiView):
         reject_unknown_keys(request.data, MatchRequestSerializer().fields)  # a plain body is {"text": ...}
         _check_plain_body(request)
         fields = MatchRequestSerializer().fields
-        data = _clean_text(request.data)
+        data = _clean_text(_body(request))
         if query_limit is not None and isinstance(data, dict):
             data = {**data, "limit": query_limit}
         body = MatchRequestSerializer(data=without_blank_optionals(data, fields))

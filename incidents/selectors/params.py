@@ -162,6 +162,13 @@ def is_blank(value: str) -> bool:
     return not value.strip()
 
 
+def empty_detail(value: str) -> str:
+    """What every door says of a required text (a query, a log) given empty or only blanks
+    (`is_blank`), a phrase after its name: a text of blanks is no text, refused as an empty
+    one is, saying why when the caller may not see it."""
+    return "must not be empty (it holds only spaces)" if value else "must not be empty"
+
+
 def _distinct(values: list[str]) -> list[str]:
     """Stripped, non-blank values in order, each once."""
     return list(dict.fromkeys(v.replace("\x00", " ").strip() for v in values if not is_blank(v)))

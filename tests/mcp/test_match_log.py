@@ -64,6 +64,10 @@ def test_a_log_without_known_signatures_says_what_to_try(mcp):
 
 def test_empty_and_oversized_text_are_refused(mcp):
     assert mcp.error("match_log", text="") == "Invalid arguments: text must not be empty."
+    # A log of blanks is no log, as the API and the page say (it answered "no signature").
+    assert mcp.error("match_log", text=" \n\t ") == (
+        "Invalid arguments: text must not be empty (it holds only spaces)."
+    )
     assert mcp.error("match_log", text="x" * 1_000_001) == (
         "Invalid arguments: text is too long: at most 1000000 characters."
     )
