@@ -12,6 +12,7 @@ from incidents import selectors
 from incidents.models import Facet
 from incidents.selectors import find_topic
 
+from .filters import problem_message
 from .links import INCIDENT_URI, TOPIC_URI
 from .lookup import find_case_id
 from .markdown import case_markdown, topic_markdown
@@ -42,7 +43,7 @@ def read_topic(slug: str) -> str:
             f"workload={lookup.workload.slug!r}). Topics: {', '.join(t.slug for t in lookup.topics)}."
         )
     if lookup.term is None:
-        raise ResourceNotFoundError(f"No topic {slug!r}. Topics: {', '.join(t.slug for t in lookup.topics)}.")
+        raise ResourceNotFoundError(problem_message(lookup.problem(slug)))  # as get_topic says it
     overview = selectors.topic_overview(lookup.term)
     assert overview is not None
     return topic_markdown(overview)

@@ -375,13 +375,9 @@ def get_topic(
             f"workload={lookup.workload.slug!r}; topics are kinds of failure (see vocab)."
         )
     if lookup.term is None:
-        # The nearest first, worded as search_incidents' `topic` filter words them, then all
-        # (there are few): a typo gets its answer, a guess the list to choose from.
-        def named(terms: list) -> str:
-            return ", ".join(f"{t.slug} ({t.name})" for t in terms)
-
-        near = f" Nearest: {named(lookup.closest)}." if lookup.closest else ""
-        raise ToolError(f"Unknown topic {slug!r}.{near} Valid topics: {named(lookup.topics)}.")
+        # The `topic` filter's words (one problem, `TopicLookup.problem`, as the API and the page
+        # say it): the nearest topics, or all of them (there are few) when none is near.
+        raise ToolError(problem_message(lookup.problem(slug)))
     overview = selectors.topic_overview(lookup.term, latest=latest)
     assert overview is not None
 

@@ -12,6 +12,7 @@ from incidents import selectors
 from incidents.models import VOCAB_FACETS, Facet
 
 from .. import schema, shapes
+from ..errors import ParameterError, UnknownResource
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import reject_all
 from ..query import Integer, QueryParams
@@ -108,7 +109,7 @@ class TopicDetailView(ApiView):
         values = TOPIC_QUERY.parse(request.query_params)
         top, latest = values["top"], values["latest"]
         if len(slug) > 120:
-            raise Http404(f"No topic {slug!r}; /api/topics/ lists them.")
+            raise unknown_topic(slug, selectors.TopicLookup())  # no topic is named so: no lookup
         return self.answer(request, slug=slug, top=top, latest=latest)
 
     @conditional_on_store(keep=True, exists=lambda request, slug, **kwargs: selectors.topic_exists(slug))
@@ -117,13 +118,19 @@ class TopicDetailView(ApiView):
         if lookup.canonical_slug is not None:
             return redirect_to_canonical(request, slug, lookup.canonical_slug)
         if lookup.term is None:
-            closest = ", ".join(t.slug for t in lookup.closest)
-            raise Http404(
-                f"No topic {slug!r}; /api/topics/ lists them." + (f" Closest: {closest}." if closest else "")
-            )
+            raise unknown_topic(slug, lookup)
         overview = selectors.topic_overview(lookup.term, top=top, latest=latest)
         assert overview is not None
         return Response(TopicOverviewSerializer(shapes.topic_overview(overview, request)).data)
+
+
+def unknown_topic(slug: str, lookup: selectors.TopicLookup) -> UnknownResource:
+    """The 404 of a slug naming no topic, in the words the page and MCP use
+    (`TopicLookup.problem`): its sentence as `detail`, and `slug` in `errors` with the
+    closest topics (every one when none is close) as `suggestions`."""
+    problem = lookup.problem(slug)
+    suggestions = [choice.value for choice in problem.suggestions]
+    return UnknownResource(problem.message(), [ParameterError("slug", problem.detail, slug, suggestions)])
 
 
 class VocabularyView(ApiView):

@@ -16,7 +16,8 @@ from django.db.models import Exists, OuterRef
 
 from ..models import Case, CaseQuerySet, Facet, Term
 from .cases import case_by_id, resolve_case_id, visible_case_ids
-from .params import MAX_VALUE_CHARS
+from .facets import FACETS_BY_NAME
+from .params import MAX_VALUE_CHARS, Problem, unknown_term
 from .spelling import (
     MAX_CASE_ID_CHARS,
     closest_case_ids,
@@ -125,6 +126,13 @@ class TopicLookup:
     closest: list[Term] = field(default_factory=list)
     topics: list[Term] = field(default_factory=list)
     workload: Term | None = None  # `training` and `inference` were topics; now workloads
+
+    def problem(self, raw: str) -> Problem:
+        """What every door says of `raw` naming no topic, the `topic` filter's problem
+        (`unknown topic 'interconect'`, the closest topics, or all when none is close),
+        `parameter` the `slug` of the URL or tool that named it: the API's 404 and the
+        page's say `message()`, MCP `get_topic` and `topic://` the tool error of a filter."""
+        return unknown_term(FACETS_BY_NAME[Facet.TOPIC], "slug", raw, self.closest, self.topics)
 
 
 def find_topic(raw: str) -> TopicLookup:

@@ -214,7 +214,7 @@ class _Vocabulary:
             if band is not None:
                 return spec.name, Choice(band.slug, band.label), None
             every = [Choice(b.slug, b.label) for b in SCALE_BANDS]
-            return spec.name, None, self._unknown(spec, parameter, value, [], every)
+            return spec.name, None, _unknown(spec, parameter, value, [], every)
         if spec.is_term:
             terms = self.terms[spec.name]
             term = resolve_term(value, terms)
@@ -224,16 +224,15 @@ class _Vocabulary:
             moved = self.moved(spec, value)
             if moved is not None:
                 return (*moved, None)
-            near = [Choice(t.slug, t.name) for t in nearest_terms(value, terms, limit=MAX_SUGGESTIONS)]
-            every = [Choice(t.slug, t.name) for t in sorted(terms, key=lambda t: t.slug)]
-            return spec.name, None, self._unknown(spec, parameter, value, near, every)
+            near = nearest_terms(value, terms, limit=MAX_SUGGESTIONS)
+            return spec.name, None, unknown_term(spec, parameter, value, near, terms)
         names = self.names[spec.name]
         wanted = spelling_key(value)
         for name in names:
             if spelling_key(name) == wanted:
                 return spec.name, Choice(name, name), None
-        near = [Choice(n, n) for n in nearest_strings(value, names, limit=MAX_SUGGESTIONS)]
-        return spec.name, None, self._unknown(spec, parameter, value, near, [Choice(n, n) for n in names])
+        near_names = [Choice(n, n) for n in nearest_strings(value, names, limit=MAX_SUGGESTIONS)]
+        return spec.name, None, _unknown(spec, parameter, value, near_names, [Choice(n, n) for n in names])
 
     def moved(self, spec: FacetSpec, value: str) -> tuple[str, Choice] | None:
         """Where a value that is no term of `spec` now lives: `topic=training` is the
@@ -244,20 +243,29 @@ class _Vocabulary:
         term = resolve_term(value, self.terms[facet])
         return (facet, Choice(term.slug, term.name)) if term is not None else None
 
-    @staticmethod
-    def _unknown(
-        spec: FacetSpec, parameter: str, value: str, near: list[Choice], every: list[Choice]
-    ) -> Problem:
-        shown, is_near = (near, True) if near else (every if len(every) <= LIST_ALL_BELOW else [], False)
-        return Problem(
-            parameter,
-            f"unknown {spec.label.lower()} {value!r}",
-            value,
-            tuple(shown),
-            near=is_near,
-            known=len(every),
-            facet=spec.name,
-        )
+
+def unknown_term(
+    spec: FacetSpec, parameter: str, value: str, near: Sequence[Term], terms: Sequence[Term]
+) -> Problem:
+    """The problem of a `value` no term of `spec` is, with the `near` terms (or every one of
+    `terms` when none is near and they are few): what every door says of it, each in its
+    format, as a filter value (`topic=interconect`) or as the thing a URL or a tool names
+    (`/topics/interconect`, `get_topic`: `selectors.TopicLookup.problem`)."""
+    every = [Choice(t.slug, t.name) for t in sorted(terms, key=lambda t: t.slug)]
+    return _unknown(spec, parameter, value, [Choice(t.slug, t.name) for t in near], every)
+
+
+def _unknown(spec: FacetSpec, parameter: str, value: str, near: list[Choice], every: list[Choice]) -> Problem:
+    shown, is_near = (near, True) if near else (every if len(every) <= LIST_ALL_BELOW else [], False)
+    return Problem(
+        parameter,
+        f"unknown {spec.label.lower()} {value!r}",
+        value,
+        tuple(shown),
+        near=is_near,
+        known=len(every),
+        facet=spec.name,
+    )
 
 
 def _year(parameter: str, value: str) -> tuple[Choice | None, Problem | None]:

@@ -78,12 +78,14 @@ def not_found_page(
     closest_ids: Sequence[str] = (),
     topics: Sequence[Term] = (),
     case_hint: bool = False,
+    notice: str | None = None,
 ) -> HttpResponse:
     """The 404 page for a case, topic, term or code that does not exist, naming what might
     have been meant: the closest case ids, the topics given, and vocabulary terms spelt
     like `text` (one query; none for an overlong text: `selectors.closest_terms`), with a
     search for `text` when the search would take it (`MAX_QUERY_CHARS`); `case_hint` adds
-    how case ids look (for a case id only: a vocabulary page has nothing to do with them)."""
+    how case ids look (for a case id only: a vocabulary page has nothing to do with them);
+    `notice`, what the other doors say of it, in place of "Nothing lives at <path>"."""
     terms = [t for t in selectors.closest_terms(text) if t not in topics]
     searchable = len(text) <= selectors.MAX_QUERY_CHARS
     return render(
@@ -93,6 +95,7 @@ def not_found_page(
             "path": request.path,
             "what": what,
             "case_hint": case_hint,
+            "notice": notice,
             "closest_cases": [
                 (case_id, reverse("incidents:case-detail", args=[case_id])) for case_id in closest_ids
             ],

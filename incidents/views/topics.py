@@ -40,7 +40,8 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if lookup.workload is not None:
         return redirect(lookup.workload.get_absolute_url(), permanent=True)
     if lookup.term is None:
-        return not_found_page(request, what=f"No topic {slug}", text=slug, topics=lookup.closest)
+        notice = lookup.problem(slug).message()  # the API's 404 says it in these words
+        return not_found_page(request, what=notice, text=slug, topics=lookup.closest, notice=notice)
     overview = selectors.topic_overview(lookup.term, top=TOP_TERMS, latest=LATEST_SHOWN)
     assert overview is not None
     in_topic = f"{reverse('incidents:case-list')}?topic={overview.topic.slug}"

@@ -132,7 +132,7 @@ def test_a_page_past_the_last_is_a_404(client):
         ("/api/cases/IL-9999", "No case with id 'IL-9999'."),
         ("/api/cases/not-an-id", "No case with id 'not-an-id': ids look like IL-0428."),
         ("/api/cases/IL-9999/similar", "No case with id 'IL-9999'."),
-        ("/api/topics/no-such-topic", "No topic 'no-such-topic'; /api/topics/ lists them."),
+        ("/api/topics/interconect", "No topic called “interconect”. Did you mean Interconnect faults?"),
         (
             "/api/vocab/colour",
             "No facet 'colour'; facets: topic, symptom, root_cause, component, workload, organization, "

@@ -39,26 +39,35 @@ def test_a_former_topic_points_to_its_workload(mcp):
 
 def test_an_unknown_topic_lists_the_topics(mcp):
     assert mcp.error("get_topic", slug="gpus") == (
-        "Unknown topic 'gpus'. Valid topics: checkpoint-storage (Checkpoint and storage failures), "
+        "Unknown topic 'gpus'. Valid values: checkpoint-storage (Checkpoint and storage failures), "
         "configuration (Configuration mistakes), facility (Facility and power events), gpu-errors "
         "(GPU errors), inference-outage (Inference serving outages), inference-quality (Inference "
         "quality regressions), interconnect (Interconnect faults), scheduler (Scheduler and orchestration "
         "failures), silent-data-corruption (Silent data corruption), software-regression (Software "
         "regressions), stragglers (Stragglers and throughput loss), training-hang (Training hangs), "
-        "training-instability (Loss spikes and divergence)."
+        "training-instability (Loss spikes and divergence). All 13 values: call vocab with facet='topic'."
     )
 
 
 def test_a_misspelt_topic_names_the_nearest_topics_first(mcp):
     # A walkthrough's typo got the whole list and no suggestion, unlike the other tools.
-    assert mcp.error("get_topic", slug="interconect").startswith(
-        "Unknown topic 'interconect'. Nearest: interconnect (Interconnect faults). Valid topics: "
-        "checkpoint-storage (Checkpoint and storage failures), "
+    assert mcp.error("get_topic", slug="interconect") == (
+        "Unknown topic 'interconect'. Nearest: interconnect (Interconnect faults). "
+        "All 13 values: call vocab with facet='topic'."
     )
-    assert mcp.error("get_topic", slug="straglers").startswith(
+    assert mcp.error("get_topic", slug="straglers") == (
         "Unknown topic 'straglers'. Nearest: stragglers (Stragglers and throughput loss), "
-        "checkpoint-storage (Checkpoint and storage failures). Valid topics: "
+        "checkpoint-storage (Checkpoint and storage failures). All 13 values: call vocab with facet='topic'."
     )
+
+
+def test_an_unknown_topic_is_worded_as_the_topic_filter_words_it(mcp):
+    # One problem (`TopicLookup.problem`), as the API's 404 and the page say it: get_topic and
+    # the topic:// resource had words of their own, unlike list_incidents' `topic` filter.
+    for slug in ("interconect", "gpus"):
+        said = mcp.error("get_topic", slug=slug)
+        assert said == mcp.error("list_incidents", topic=slug)
+        assert mcp.read_error(f"topic://{slug}").message == said
 
 
 def test_latest_out_of_range_is_refused(mcp):

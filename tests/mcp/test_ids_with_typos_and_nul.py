@@ -34,6 +34,7 @@ def test_a_nul_in_an_id_is_no_incident_with_the_closest_ids(mcp, tool):
 
 def test_a_nul_in_a_topic_lists_the_topics(mcp):
     message = mcp.error("get_topic", slug="training\x00")
-    assert message.startswith(
-        "Unknown topic 'training\\x00'. Nearest: training-hang (Training hangs). Valid topics: "
+    assert message == (
+        "Unknown topic 'training\\x00'. Nearest: training-hang (Training hangs). "
+        "All 13 values: call vocab with facet='topic'."
     )

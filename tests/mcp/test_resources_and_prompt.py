@@ -78,7 +78,7 @@ def test_unknown_resources_name_what_exists(mcp):
     assert error.code == INVALID_PARAMS
     assert error.message == "No incident 'IL-0440'. Closest ids: IL-0439, IL-0441, IL-0438."
     assert mcp.read_error("topic://gpus").message.startswith(
-        "No topic 'gpus'. Topics: checkpoint-storage, configuration, facility, "
+        "Unknown topic 'gpus'. Valid values: checkpoint-storage (Checkpoint and storage failures), "
     )
 
 
