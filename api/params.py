@@ -21,7 +21,7 @@ from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
 from rest_framework.fields import Field
 
-from incidents.selectors import Problem, is_blank, number_detail, parse_field_list, whole_number
+from incidents.selectors import Problem, integer_detail, is_blank, parse_field_list
 from incidents.selectors.spelling import nearest_strings
 
 from .errors import InvalidParameters, ParameterError
@@ -84,14 +84,11 @@ class ParamReader:
         raw = self.single(name)
         if raw is None:
             return default
-        value = whole_number(raw)
-        if value is None:
-            self.error(name, number_detail(raw, "must be a whole number"), raw)
+        detail = integer_detail(raw, minimum=minimum, maximum=maximum)
+        if detail is not None:
+            self.error(name, detail, raw)
             return default
-        if not minimum <= value <= maximum:
-            self.error(name, f"must be between {minimum} and {maximum}", raw)
-            return default
-        return value
+        return int(raw)
 
     def text(self, name: str, *, max_length: int) -> str | None:
         raw = self.single(name)

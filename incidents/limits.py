@@ -30,3 +30,4 @@ MCP_MATCH = 20  # match_log `limit` (16 KB budget)
 SIMILAR = 20  # /api/cases/{id}/similar and similar_incidents `limit`
 PAGE_CASES = 20  # /cases/ cases per page
 PAGE_LOG_HITS = 10  # /match/ cases shown
+PAGE_NUMBER = 100_000  # `page` of GET /api/cases/ and /cases/: a larger one is refused at both

@@ -41,7 +41,7 @@ from .writes import CaseCreateMixin, CaseUpdateMixin
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = limits.API_PAGE_SIZE  # each door's ceiling and why: incidents/limits.py
-MAX_PAGE = 100_000
+MAX_PAGE = limits.PAGE_NUMBER  # the /cases/ page's too
 MAX_SIMILAR = limits.SIMILAR
 
 

@@ -70,7 +70,7 @@ from .lookup import (
     find_published_case,
     find_topic,
 )
-from .numbers import json_whole_number, number_detail, whole_number, whole_number_wanted
+from .numbers import integer_detail, json_whole_number, number_detail, whole_number, whole_number_wanted
 from .params import (
     MAX_QUERY_CHARS,
     SORTS,
@@ -172,6 +172,7 @@ __all__ = [
     "latest_cases",
     "json_whole_number",
     "number_detail",
+    "integer_detail",
     "parse_field_list",
     "parse_filters",
     "parse_search",

@@ -48,6 +48,18 @@ def number_detail(text: str, detail: str) -> str:
     return detail
 
 
+def integer_detail(text: str, *, minimum: int, maximum: int) -> str | None:
+    """What an integer parameter of a query string given as `text` must be (`page=0`: `must
+    be between 1 and 100000`; `page=two`: `must be a whole number`), in the words of every
+    door that reads one, the door naming the parameter; None when `text` is such a number."""
+    value = whole_number(text)
+    if value is None:
+        return number_detail(text, "must be a whole number")
+    if not minimum <= value <= maximum:
+        return f"must be between {minimum} and {maximum}"
+    return None
+
+
 def json_whole_number(value: object) -> int | None:
     """A whole number given in JSON: an integer, a number without a fraction (`5.0`), or text
     `whole_number` reads (`"5"`, `" 5 "`); None for anything else (`true`, `2.5`, `"٣"`,

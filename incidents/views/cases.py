@@ -195,11 +195,10 @@ def _unknown_parameters(query) -> list[Problem]:
 
 
 def _page_problem(raw: str | None) -> list[Problem]:
-    """`page` as the API reads it (`state.given_page`: a blank one is not given), a whole
-    number from 1."""
-    if raw is None or (selectors.whole_number(raw) or 0) >= 1:
-        return []
-    return [Problem("page", selectors.number_detail(raw, "must be a whole number from 1"), raw)]
+    """`page` as the API reads it (`state.given_page`: a blank one is not given), in its
+    words (`selectors.integer_detail`): `page=0` is `must be between 1 and 100000` at both."""
+    detail = None if raw is None else selectors.integer_detail(raw, minimum=1, maximum=limits.PAGE_NUMBER)
+    return [] if detail is None else [Problem("page", detail, raw)]
 
 
 def _query_box(state: SearchState, query: QueryDict, problems: list[Problem]) -> str:
