@@ -23,6 +23,7 @@ left out before the tool runs (`ArgumentCheck.without_blanks`): the rule of ever
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 import json
 from collections.abc import Mapping
@@ -41,6 +42,10 @@ from incidents.selectors.spelling import nearest_strings
 
 from .toolkit import ToolSpec, error_result
 
+# How alike (difflib's ratio) an unknown argument and one of the tool's must be to be a slip
+# of it (`symptoms`, 0.93 to `symptom`) rather than another tool's argument (`sort`, 0.6 to
+# `cursor`: the nearest spelling, not what was meant).
+_SLIP = 0.8
 # Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
 # `_meta` key, reverse-DNS prefixed as the specification asks).
 MISSHAPEN_ARGUMENTS = "dev.incidentlib/misshapen-arguments"
@@ -55,6 +60,8 @@ class ArgumentCheck:
     name: str
     model: type[BaseModel]
     schema: dict[str, Any]
+    # Arguments this tool lacks that another takes, each with what to say of it (`elsewhere`).
+    taken_elsewhere: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: ToolSpec) -> ArgumentCheck:
@@ -73,16 +80,41 @@ class ArgumentCheck:
         known = list(self.schema.get("properties", {}))
         unknown = sorted(set(arguments) - set(known))
         if unknown:
-            hints = []
-            for name in unknown:
-                near = nearest_strings(name, known, limit=1)
-                hints.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+            hints = [f"{name!r}{self.hint(name, known)}" for name in unknown]
             return f"Unknown argument {', '.join(hints)}; {self.name} takes: {', '.join(known)}."
         try:
             self.model.model_validate(self.as_the_sdk_reads(arguments))
         except ValidationError as exc:
             return describe_validation_error(exc, self.schema)
         return None
+
+    def hint(self, name: str, known: list[str]) -> str:
+        """What an unknown argument `name` may have meant, in brackets: this tool's argument
+        it is a slip of (`symptoms` -> `symptom`, though triage takes `symptoms`); else the
+        tool taking an argument so named, with its values (`sort` to search_incidents, which
+        ranks by relevance: list_incidents takes newest or oldest), rather than an argument
+        merely spelt alike (`cursor`); else the argument spelt like it; else nothing."""
+        near = nearest_strings(name, known, limit=1)
+        if name in self.taken_elsewhere and not difflib.get_close_matches(name, near, cutoff=_SLIP):
+            return f" ({self.taken_elsewhere[name]})"
+        return f" (did you mean {near[0]!r}?)" if near else ""
+
+    def elsewhere(self, others: list[ArgumentCheck]) -> ArgumentCheck:
+        """This check knowing which of `others` take an argument it lacks: `sort` -> "list_incidents
+        takes it: newest, oldest" (the values when one tool takes it and lists them)."""
+        own = set(self.schema.get("properties", {}))
+        takers: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for other in others:
+            for name, prop in other.schema.get("properties", {}).items():
+                if name not in own:
+                    takers.setdefault(name, []).append((other.name, prop))
+        said = {}
+        for name, tools in takers.items():
+            values = _find(tools[0][1], "enum") if len(tools) == 1 else None
+            listed = f": {', '.join(map(str, values))}" if values else ""
+            verb = "takes" if len(tools) == 1 else "take"
+            said[name] = f"{' and '.join(tool for tool, _ in tools)} {verb} it{listed}"
+        return dataclasses.replace(self, taken_elsewhere=said)
 
     def without_blanks(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """`arguments` without the optional ones given as a blank string (`is_blank`): those
@@ -151,7 +183,8 @@ class CheckedArguments(Extension):
     identifier = "dev.incidentlib/checked-arguments"
 
     def __init__(self, specs: tuple[ToolSpec, ...]) -> None:
-        self.checks = {spec.name: ArgumentCheck.of(spec) for spec in specs}
+        checks = [ArgumentCheck.of(spec) for spec in specs]
+        self.checks = {check.name: check.elsewhere(checks) for check in checks}
 
     async def intercept_tool_call(
         self,

@@ -135,3 +135,14 @@ def test_bad_cursors_are_refused(mcp):
 
 def _count(facet: str) -> int:
     return len(selectors.vocabulary(facet))
+
+
+def test_a_sort_names_the_tool_that_takes_it_and_its_values(mcp):
+    # search_incidents ranks by relevance and takes no `sort`: it suggested `cursor`, spelt
+    # alike (a new user's walkthrough); list_incidents takes one, newest or oldest.
+    assert mcp.error("search_incidents", query="nccl hang", sort="latest").startswith(
+        "Unknown argument 'sort' (list_incidents takes it: newest, oldest); search_incidents takes: query, "
+    )
+    assert mcp.error("list_incidents", query="nccl").startswith(
+        "Unknown argument 'query' (search_incidents takes it); list_incidents takes: topic, "
+    )
