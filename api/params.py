@@ -41,6 +41,7 @@ class ParamReader:
                     ParameterError(
                         name,
                         f"unknown parameter; this endpoint accepts {accepted}",
+                        suggestions=name_meant(name, self.allowed),
                     )
                 )
 
@@ -151,6 +152,13 @@ class ParamReader:
             raise InvalidParameters(self.errors)
 
 
+def name_meant(name: str, accepted: Sequence[str]) -> list[str]:
+    """The accepted name a misspelt one means (`qq` -> `q`, `logs` -> `log`), for the
+    `suggestions` of an unknown query parameter or body key alike: at most one, none when
+    nothing is spelt alike (`spelling.nearest_strings`)."""
+    return nearest_strings(name, accepted, limit=1)
+
+
 def reject_all(query: QueryDict) -> None:
     """For endpoints that take no query parameters at all."""
     ParamReader(query, allowed=()).finish()
@@ -183,7 +191,7 @@ def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:
         ParameterError(
             str(key),
             f"unknown field; the body accepts {', '.join(accepted)}",
-            suggestions=nearest_strings(str(key), accepted, limit=1),
+            suggestions=name_meant(str(key), accepted),
         )
         for key in body
         if key not in accepted

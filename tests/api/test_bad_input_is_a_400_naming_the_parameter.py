@@ -25,6 +25,17 @@ def test_it_rejects_an_unknown_query_parameter(client):
     [error] = body["errors"]
     assert error["parameter"] == "symptoms"
     assert error["detail"].startswith("unknown parameter; this endpoint accepts q, topic, symptom")
+    assert error["suggestions"] == ["symptom"]
+
+
+@pytest.mark.parametrize(("given", "meant"), [("qq", "q"), ("topc", "topic"), ("sotr", "sort")])
+def test_a_misspelt_query_parameter_suggests_the_one_meant(client, given, meant):
+    # As a misspelt JSON body key (`logs` -> `log`) and the page's notice do; the query string
+    # named none (a new user's walkthrough: `?qq=nccl`).
+    [error] = problem(client, f"/api/cases/?{given}=nccl")["errors"]
+    assert (error["parameter"], error["suggestions"]) == (given, [meant])
+    page = client.get(f"/cases/?{given}=nccl").content.decode()
+    assert f"Did you mean {meant}?" in page
 
 
 @pytest.mark.parametrize(
