@@ -44,6 +44,25 @@ def match_entry(match: AffectedMatch, request: Request) -> dict[str, Any]:
     }
 
 
+def unwrapped(body: object) -> object:
+    """The mapping of component -> version a body holds: `{"versions": ...}`'s value, or the
+    bare mapping. A body holding `versions` alone is the wrapper whatever its value (no
+    component is named so): `{"versions": ""}` is an empty `versions`, not a component
+    "versions" of version "" to look up."""
+    if isinstance(body, dict) and set(body) == {"versions"}:
+        return body["versions"]
+    return body
+
+
+def versions_detail(given: object) -> str:
+    """What `versions` must be, for a value that is no object of version strings; an empty
+    or blank text is told it is empty (as a required text is: `selectors.empty_detail`)."""
+    wanted = 'a JSON object of component -> version strings, such as {"NCCL": "2.19.3"}'
+    if isinstance(given, str) and selectors.is_blank(given):
+        return f"{selectors.empty_detail(given)}: send {wanted}"
+    return f"send {wanted}"
+
+
 class AffectedView(ApiView):
     """`POST /api/affected`: `selectors.check_versions` then `selectors.affected_cases`
     (`AffectedResponseSerializer`). Components by name, slug or synonym, pip's names
@@ -81,13 +100,9 @@ class AffectedView(ApiView):
     )
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
-        data = request.data
-        if isinstance(data, dict) and set(data) == {"versions"} and isinstance(data["versions"], dict):
-            data = data["versions"]
+        data = unwrapped(request.data)
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-            raise InvalidParameters(
-                [ParameterError("versions", "send a JSON object of component -> version strings")]
-            )
+            raise InvalidParameters([ParameterError("versions", versions_detail(data))])
         resolved, problems = selectors.check_versions(data)
         errors = [ParameterError(p.component, p.detail, p.value, list(p.suggestions)) for p in problems]
         if selectors.refusing(problems):

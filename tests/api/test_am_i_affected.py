@@ -225,6 +225,26 @@ def test_unknown_components_and_versions_with_no_order_are_a_400_naming_them(cli
         assert errors[0]["parameter"] == "versions", bad
 
 
+WANTED = 'a JSON object of component -> version strings, such as {"NCCL": "2.19.3"}'
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "versions, detail",
+    [
+        ("", "must not be empty: send " + WANTED),
+        ("  ", "must not be empty (it holds only spaces): send " + WANTED),
+        ("NCCL 2.19.3", "send " + WANTED),
+    ],
+)
+def test_a_versions_value_that_is_no_object_is_a_400_saying_what_it_takes(client, versions, detail):
+    # `{"versions": ""}` was read as a bare mapping naming a component "versions": "versions:
+    # unknown component" (a new user's walkthrough).
+    response = post(client, {"versions": versions})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": "versions", "detail": detail}]
+
+
 @pytest.mark.django_db
 def test_two_keys_naming_one_component_are_a_400_naming_both(client):
     # "NCCL " and "nccl" spell the NCCL term: last-wins would compare a version the sender
