@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 
 from tests.conftest import ids_quoting
 
@@ -73,3 +74,13 @@ def test_a_bare_net_ib_completion_error_finds_the_roce_case(client):
     quoting = ids_quoting("with error 12")
     assert "IL-0450" in quoting
     assert set(listed[: len(quoting)]) == set(quoting)
+
+
+def test_the_readme_names_the_page_as_the_page_names_itself(client):
+    # The README called it "log match" (a new user's walkthrough); the page is "Match a log".
+    name = text_of(element(client.get("/match/").content.decode(), "h1"))
+    assert name == "Match a log"
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    assert f"| {name.lower()} | [match-1280.png]" in readme
+    assert f"http://127.0.0.1:8000/match/ — {name}: paste a log" in readme
+    assert "log match |" not in readme
