@@ -35,6 +35,7 @@ from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
 from .proposals.models import Proposal
+from .proposals.reading import case_html, lookalike_links, source_links
 from .vocabulary import term_problems
 
 # The write services (`services`, `duplicates`, `proposals.services`) are imported in the
@@ -839,13 +840,40 @@ class ProposalAdmin(admin.ModelAdmin):
         "case",
         "title",
         "text",
-        "source_urls",
+        "sources",
         "contact",
-        "lookalikes",
+        "looked_like",
         "created",
+        "proposed_case",
+        "case_now",
     )
-    fields = (*readonly_fields, "decline_reason")
     actions = ("start_review", "accept", "decline")
+
+    class Media:
+        css = {"all": ("css/admin-proposal.css",)}
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # A new case's proposal is read as the draft it made; a correction beside the case
+        # as it stands. Either as a case, not as the JSON of its document.
+        shown = "case_now" if obj is not None and obj.kind == Proposal.Kind.CORRECTION else "proposed_case"
+        kept = [name for name in self.readonly_fields if name not in ("proposed_case", "case_now")]
+        return (*kept, shown, "decline_reason")
+
+    @admin.display(description="Proposed case (its draft)")
+    def proposed_case(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="The case now")
+    def case_now(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="Source URLs")
+    def sources(self, obj: Proposal) -> str:
+        return source_links(obj.source_urls)
+
+    @admin.display(description="Looked like, when sent")
+    def looked_like(self, obj: Proposal) -> str:
+        return lookalike_links(obj.lookalikes)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return workflow.is_editor(request.user)
