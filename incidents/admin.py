@@ -285,6 +285,14 @@ class SourceInline(EditorInline):
     fields = ("position", "title", "url")
     ordering = ("position",)
     extra = 1
+    # A title is a line or two: the admin's ten-row, 610-pixel text area pushed each row's
+    # delete box past the right edge of a 1280-pixel window.
+    formfield_overrides = {
+        models.TextField: {
+            **MULTILINE[models.TextField],
+            "widget": forms.Textarea(attrs={"rows": 3, "cols": 36}),
+        }
+    }
 
 
 class ScaleTableInline(EditorInline):
