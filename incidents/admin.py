@@ -25,6 +25,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from simple_history.admin import SimpleHistoryAdmin
 
 from . import selectors, workflow
@@ -35,6 +36,7 @@ from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
 from .proposals.models import Proposal
+from .proposals.reading import case_html, lookalike_links, source_links
 from .vocabulary import term_problems
 
 # The write services (`services`, `duplicates`, `proposals.services`) are imported in the
@@ -97,7 +99,13 @@ class ReasonForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         for where, message in self.problems:
-            self.add_error(problem_field(where, self.fields), f"{where.removeprefix('$.')}: {message}")
+            field = problem_field(where, self.fields)
+            said = f"{where.removeprefix('$.')}: {message}"
+            heading = rows_heading(where) if field is None else None
+            if heading is not None:
+                # Said above the form, far from the rows it is about: name them.
+                said += f" (edit them in the rows under \u201c{heading}\u201d)"
+            self.add_error(field, said)
         return cleaned
 
     def reason(self) -> str:
@@ -277,6 +285,14 @@ class SourceInline(EditorInline):
     fields = ("position", "title", "url")
     ordering = ("position",)
     extra = 1
+    # A title is a line or two: the admin's ten-row, 610-pixel text area pushed each row's
+    # delete box past the right edge of a 1280-pixel window.
+    formfield_overrides = {
+        models.TextField: {
+            **MULTILINE[models.TextField],
+            "widget": forms.Textarea(attrs={"rows": 3, "cols": 36}),
+        }
+    }
 
 
 class ScaleTableInline(EditorInline):
@@ -296,6 +312,34 @@ class CaseRelationInline(EditorInline):
     extra = 0
     verbose_name = "related case"
     verbose_name_plural = "related cases (hand-made links, in order)"
+
+
+def _rows_heading_of(inline: type[admin.options.InlineModelAdmin[Any, Any]]) -> str:
+    return capfirst(str(inline.verbose_name_plural or inline.model._meta.verbose_name_plural))
+
+
+# The case document's fields edited in rows below the case form (its inlines): a problem
+# with one is said above the form, so it names the rows' heading.
+ROW_INLINES: Mapping[str, type[admin.options.InlineModelAdmin[Any, Any]]] = {
+    "topics": CaseTermInline,
+    "symptoms.tags": CaseTermInline,
+    "environment.components": CaseTermInline,
+    "environment.workload": CaseTermInline,
+    "sources": SourceInline,
+    "scale_tables": ScaleTableInline,
+    "related": CaseRelationInline,
+}
+
+
+def rows_heading(path: str) -> str | None:
+    """The heading of the rows of the case form that edit the document field at JSON path
+    `path` (`$.topics`, `$.sources[0].url`: "Topics, symptom tags and components (in
+    order)", "Sources"), or None when no rows do."""
+    field = path.removeprefix("$.").split("[", 1)[0]
+    for name, inline in ROW_INLINES.items():
+        if field == name or field.startswith(f"{name}."):
+            return _rows_heading_of(inline)
+    return None
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -505,7 +549,14 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)
-        if obj is not None and workflow.is_reviewer(request.user) and open_corrections(obj.pk).exists():
+        if obj is None:
+            # A new case has no status, dates or link yet: its status field showed the
+            # model's default, "Published", for a case `save_model` makes a draft.
+            return [
+                (name, {**options, "fields": ("new_case_status",)}) if name == "Status" else (name, options)
+                for name, options in fieldsets
+            ]
+        if workflow.is_reviewer(request.user) and open_corrections(obj.pk).exists():
             *edited, reason = fieldsets
             return (*edited, ("Correction proposals", {"fields": ("accepts_correction",)}), reason)
         return fieldsets
@@ -535,7 +586,11 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # The id is chosen once: changing it would break every link to the case.
-        return (*self.readonly_fields, "id") if obj is not None else self.readonly_fields
+        return (*self.readonly_fields, "id") if obj is not None else ("new_case_status",)
+
+    @admin.display(description="Status")
+    def new_case_status(self, obj: Case) -> str:
+        return "Draft once saved: submit it for review from the list of cases; a reviewer publishes it."
 
     @admin.display(description="Preview")
     def preview_link(self, obj: Case) -> str:
@@ -677,7 +732,8 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
             except (workflow.WorkflowError, workflow.NotAllowed) as error:
                 self.message_user(request, f"{case.id}: {error}", messages.ERROR)
             else:
-                self.message_user(request, f"{case.id} is now {target}.", messages.SUCCESS)
+                said = Case.Status(target).label.lower()
+                self.message_user(request, f"{case.id} is now {said}.", messages.SUCCESS)
 
     @admin.action(description="Submit for review")
     def submit_for_review(self, request: HttpRequest, queryset: Any) -> None:
@@ -839,13 +895,40 @@ class ProposalAdmin(admin.ModelAdmin):
         "case",
         "title",
         "text",
-        "source_urls",
+        "sources",
         "contact",
-        "lookalikes",
+        "looked_like",
         "created",
+        "proposed_case",
+        "case_now",
     )
-    fields = (*readonly_fields, "decline_reason")
     actions = ("start_review", "accept", "decline")
+
+    class Media:
+        css = {"all": ("css/admin-proposal.css",)}
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # A new case's proposal is read as the draft it made; a correction beside the case
+        # as it stands. Either as a case, not as the JSON of its document.
+        shown = "case_now" if obj is not None and obj.kind == Proposal.Kind.CORRECTION else "proposed_case"
+        kept = [name for name in self.readonly_fields if name not in ("proposed_case", "case_now")]
+        return (*kept, shown, "decline_reason")
+
+    @admin.display(description="Proposed case (its draft)")
+    def proposed_case(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="The case now")
+    def case_now(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="Source URLs")
+    def sources(self, obj: Proposal) -> str:
+        return source_links(obj.source_urls)
+
+    @admin.display(description="Looked like, when sent")
+    def looked_like(self, obj: Proposal) -> str:
+        return lookalike_links(obj.lookalikes)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return workflow.is_editor(request.user)

@@ -48,7 +48,11 @@ REQUEST_SCHEMA = {
             "maxLength": 300,
             "description": "What broke (10 to 300 characters); a correction may leave it out.",
         },
-        "text": {"type": "string", "maxLength": MAX_TEXT, "description": "What happened / what is wrong."},
+        "text": {
+            "type": "string",
+            "maxLength": MAX_TEXT,
+            "description": "What happened (new case) or what is wrong (correction).",
+        },
         "source_urls": {
             "oneOf": [
                 {"type": "string", "description": "One http(s) URL per line."},

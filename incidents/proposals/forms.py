@@ -100,43 +100,60 @@ class ProposalForm(forms.Form):
     kind = forms.ChoiceField(
         choices=Proposal.Kind.choices, widget=forms.RadioSelect, initial=Proposal.Kind.NEW
     )
+    # Each help text starts with the kind it is for: one form takes both, and a corrector
+    # could not tell which fields were theirs (or what "Topic" of a correction meant).
     case_id = forms.CharField(
         label="Case to correct",
         max_length=CASE_ID_CHARS,
         required=False,
-        help_text="For a correction, e.g. IL-0428.",
+        help_text="Correction only: the id at the top of the case page, e.g. IL-0428. Empty for a new case.",
     )
     title = forms.CharField(
         max_length=300,
         min_length=10,
         required=False,
         validators=[no_html],
-        help_text="What broke, at what scale, with what effect. A correction may leave it out.",
+        help_text=(
+            "New case (needed): what broke, at what scale, with what effect. Correction "
+            "(optional): what is wrong, in one line, e.g. “Node count: 64, not 32”."
+        ),
     )
     organization = forms.CharField(
         max_length=200,
         required=False,
         validators=[no_html],
-        help_text="An organization of the vocabulary (/vocab/#organization), or “Community report” "
-        "for a user's report; an editor adds new organizations.",
+        help_text="New case only: the organization whose incident it was, as the vocabulary names it "
+        "(/vocab/#organization), or “Community report” for a user's report; an editor adds new "
+        "organizations.",
     )
     published = SourceDateField(
         required=False,
         label="Date of the source",
-        help_text="YYYY-MM-DD",
+        help_text="New case only: the day the source was published, YYYY-MM-DD.",
         widget=forms.DateInput(attrs={"type": "date"}),
     )
     text = MultilineField(
-        label="What happened / what is wrong",
+        label="What happened (new case) or what is wrong (correction)",
         max_length=MAX_TEXT,
         validators=[no_html],
         widget=forms.Textarea(attrs={"rows": 8}),
+        help_text=(
+            "New case: the incident in a few sentences (symptoms, cause, fix). Correction: the part "
+            "of the case that is wrong (its title, summary, symptoms, root cause, remediation, a "
+            "figure, a date or a source), what it says now, what it should say and where you read "
+            "that. Plain text or Markdown, no HTML."
+        ),
     )
-    topic = TermChoice(queryset=Term.objects.of(Facet.TOPIC).order_by("name"), required=False)
+    topic = TermChoice(
+        queryset=Term.objects.of(Facet.TOPIC).order_by("name"),
+        required=False,
+        help_text="New case only: the kind of failure (/topics/).",
+    )
     root_cause = TermChoice(
         queryset=Term.objects.of(Facet.ROOT_CAUSE).order_by("name"),
         required=False,
         label="Root cause, if known",
+        help_text="New case only: leave it empty when the source does not say.",
     )
     source_urls = forms.CharField(
         label="Source URLs",
@@ -144,12 +161,15 @@ class ProposalForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=(
-            f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}; "
-            "a correction needs one only if it rests on a source the case does not cite."
+            f"Public accounts (postmortems, issues, papers), one per line, at most {MAX_URLS}. New "
+            "case: at least one. Correction: only one the case does not cite that your correction "
+            "rests on."
         ),
     )
     contact = forms.EmailField(
-        required=False, max_length=200, help_text="Optional, only for questions about it."
+        required=False,
+        max_length=200,
+        help_text="Optional: an email address, used only to ask you about this proposal; never shown.",
     )
     # Hidden from people by CSS and aria-hidden; bots filling every field give themselves away.
     website = forms.CharField(required=False, label="Leave this empty")

@@ -17,6 +17,7 @@ from django.core.exceptions import EmptyResultSet
 from incidents import store_cache
 from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
+from incidents.selectors.facets import facet_label
 from incidents.selectors.stats import published_count
 
 from .backends import get_backend
@@ -140,8 +141,8 @@ def _hits(
         case = cases.get(candidate.case_id)
         if case is None:
             continue
-        carried = [
-            t.name
+        carried_terms = [
+            t
             for t in [
                 *case.topics,
                 *case.terms_of(Facet.WORKLOAD),
@@ -151,6 +152,9 @@ def _hits(
             ]
             if t.id in named
         ]
+        # A name once: a topic and a symptom tag may share one ("Silent data corruption"),
+        # and the name twice said nothing more. `matched_vocabulary` keeps both, facet named.
+        carried = list(dict.fromkeys(t.name for t in carried_terms))
         snippet = parse_snippet(snippets.get(candidate.case_id))
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID
@@ -164,6 +168,7 @@ def _hits(
                 score=round(candidate.fused, 6),
                 snippet=snippet,
                 matched_terms=tuple(carried),
+                matched_vocabulary=tuple((facet_label(t.facet).lower(), t.name) for t in carried_terms),
                 confidence=candidate.confidence,
                 why=why,
             )

@@ -93,6 +93,11 @@ class SearchHit:
     score: float | None  # None when browsing without a query
     snippet: Snippet | None  # the passage around the matches, or None (browsing, no text)
     matched_terms: tuple[str, ...] = ()  # vocabulary terms the query named or widened to
+    # The same terms as (facet label as the filters name it, in lower case; name), every
+    # one: two facets may name a term alike (the topic "Training hangs" and the symptom tag
+    # "Training hang"; "Silent data corruption" in both), and a name alone does not say
+    # which one the case carries.
+    matched_vocabulary: tuple[tuple[str, str], ...] = ()
     # strong / possible (a match) or weak (a partial match); None when browsing.
     confidence: Confidence | None = None
     # Why it is listed, in words (`why_listed`; `MEANING_ONLY`, `NAMED_BY_ID`); None when

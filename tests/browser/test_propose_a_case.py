@@ -30,7 +30,7 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     page.get_by_label("Title").fill(TITLE)
     page.get_by_label("Organization").fill("Community report")
     page.get_by_label("Date of the source").fill("2025-02-03")
-    page.get_by_label("What happened / what is wrong").fill(
+    page.get_by_label("What happened (new case) or what is wrong (correction)").fill(
         "Uploads of checkpoint shards were throttled by the object store; the job waited on each save."
     )
     page.get_by_label("Topic").select_option(label="Checkpoint and storage failures")

@@ -40,4 +40,4 @@ def test_the_help_is_what_the_field_points_at(client):
     html = client.get("/propose/").content.decode()
     help_id = re.search(r'<input[^>]*name="title"[^>]*aria-describedby="([^"]+)"', html).group(1)
     assert help_id == "id_title_helptext"
-    assert re.search(rf'<p class="help" id="{help_id}">What broke', html)
+    assert re.search(rf'<p class="help" id="{help_id}">New case \(needed\): what broke', html)

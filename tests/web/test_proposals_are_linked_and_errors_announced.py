@@ -76,5 +76,5 @@ def test_a_refused_form_opens_with_a_focused_error_summary_and_an_error_title(cl
     assert links(summary) == [
         ("#id_case_id", f"Case to correct: No published case IL-9999. Did you mean {', '.join(closest)}?"),
         ("#id_title", "Title: Ensure this value has at least 10 characters (it has 5)."),
-        ("#id_text", "What happened / what is wrong: This field is required."),
+        ("#id_text", "What happened (new case) or what is wrong (correction): This field is required."),
     ]  # a correction needs no source URL
