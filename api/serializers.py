@@ -360,6 +360,13 @@ class LogHitSerializer(CaseSummarySerializer):
         help_text="`strong` (specific signatures we have seen), `possible`, or `weak` "
         "(little in common: probably not this case)."
     )
+    why = serializers.CharField(
+        help_text="Why the case is listed, in words, as a search hit's `why`: the signatures it "
+        "shares with the log by the first line showing them (`Shares: NET/IB completion error "
+        "(line 10); IBV_WC_RETRY_EXC_ERR (line 12).`), the log's rare words it holds, the "
+        "components it names beside them (`Context: NCCL.`) and whether it is listed as a case "
+        "similar to the first hit."
+    )
     matched_lines = MatchedLineSerializer(
         many=True,
         help_text="Each matched line once with all the terms it matched, in line order (as MCP "

@@ -102,6 +102,7 @@ def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
     entry = case_summary(hit.case, request)
     entry["score"] = hit.score
     entry["confidence"] = hit.confidence
+    entry["why"] = hit.why
     # Each matched line once with every term it matched, as MCP's match_log and the /match/
     # page give them (`LogHit.lines`); earlier versions gave one entry per (line, term), with
     # `term`, beside the deduplicated `lines`.

@@ -199,6 +199,7 @@ class MatchedLine(BaseModel):
 class LogMatch(CaseSummary):
     score: float = Field(description="Higher is a better match.")
     confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
+    why: str = Field(description="Why it is listed: the signatures it shares, by line.")
     matched_lines: list[MatchedLine] = Field(
         description="At most 5 distinct lines, in the order the search module ranks them."
     )

@@ -537,6 +537,7 @@ def match_log(
                 **summary_fields(hit.case),
                 score=round(hit.score, 4),
                 confidence=hit.confidence,  # the engine's label
+                why=hit.why,
                 matched_lines=lines[:MATCHED_LINES_PER_HIT],
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )
@@ -546,6 +547,8 @@ def match_log(
         notes = []
     elif found_codes:
         notes = ["No case carries these error codes yet: explain_error says what they mean."]
+    elif reading.lines_with_signature:
+        notes = ["No case shares the failure signatures found: try search_incidents with the error message."]
     else:
         notes = ["No known failure signature found: try search_incidents with the error message."]
     every_line = [line for hit in hits for line in hit.lines]

@@ -65,8 +65,12 @@ def search_cases(
     reference tokens still apply, and a note says so, or names the closest ids of an id no
     published case has.
 
-    Queries (fixed whatever the number of cases): with a query 7 (one more when a word
-    is close to a vocabulary word but not one: whether any case has it) - vocabulary with
+    A word of the query that no published case contains (and no vocabulary word corrects)
+    and a generic exception name (`RuntimeError`) beside other words are searched without,
+    a note saying so (`planning.without_words`): neither tells one case from another.
+
+    Queries (fixed whatever the number of cases): with a query 7 (one more when a word of
+    four letters or more is no vocabulary word: whether any case has it) - vocabulary with
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, the facet counts (one grouped query, none when nothing matches; one more
     query to order the matches by date when `sort` is newest or oldest); one more when the

@@ -50,6 +50,7 @@ from incidents.versions import range_verdict
 from . import encoder, errnos
 from .backends import Backend, atom_digest, get_backend
 from .gate import one_at_a_place
+from .hit_lines import context_shown
 from .log_lines import MAX_LOG_BYTES, LineMatch, LogLines, shown_line
 from .models import CaseNeighbour
 from .patterns import (
@@ -65,7 +66,7 @@ from .patterns import (
     pattern_problem,
 )
 from .query import Atom, keeps_meaning
-from .results import Confidence, FoundCode, LogHit, LogLine, LogReading
+from .results import Confidence, FoundCode, LogHit, LogLine, LogReading, why_log_listed
 from .semantic import candidate_scores, query_vector
 from .text import STOP_WORDS, words
 
@@ -1117,19 +1118,13 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     kinds = _workload_kinds(candidates) if candidates else {}
     semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
     scores: dict[str, float] = {}
-    # The score without the rare words, which confidence reads: words the log shares with a
-    # case reorder the hits but never make one strong.
-    evidence_scores: dict[str, float] = {}
+    # What each case shares with the log, which its label reads (`confidence`): see `_shared_weight`.
+    shared_weights: dict[str, float] = {}
     for case_id in candidates:
-        kind_factor = 1.0
-        case_kinds = kinds.get(case_id, frozenset())
-        if kind and kind in case_kinds:
-            kind_factor = KIND_MATCH
-        elif kind and case_kinds and not both_kinds:
-            kind_factor = KIND_MISMATCH  # a case only of a kind of job the log does not show
+        kind_factor = _kind_factor(kind, kinds.get(case_id, frozenset()), both_kinds)
         semantic_factor = 1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0)
         weight = signature.get(case_id, 0.0) + CONTEXT_WEIGHT * context.get(case_id, 0.0)
-        evidence_scores[case_id] = weight * kind_factor * semantic_factor
+        shared_weights[case_id] = _shared_weight(weight, kind_factor)
         ranked_weight = weight - unranked.get(case_id, 0.0) + word_score.get(case_id, 0.0)
         scores[case_id] = ranked_weight * kind_factor * semantic_factor
 
@@ -1151,7 +1146,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
             )[:LINES_PER_EVIDENCE]
         )
 
-    top = max(evidence_scores.values())
+    top = max(shared_weights.values())
     found_by: dict[str, tuple[list[tuple[str, _Evidence]], list[Shared]]] = {}
 
     def label(case_id: str) -> Confidence:
@@ -1160,7 +1155,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         return confidence(
             signature.get(case_id, 0.0),
             signature_count.get(case_id, 0),
-            evidence_scores[case_id],
+            shared_weights[case_id],
             top,
             shared=tuple(found_by[case_id][1]),
             total=total,
@@ -1186,9 +1181,12 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     alike = {
         c: float(like) for c, case in cases.items() if (like := getattr(case, "like_first", None)) is not None
     }
+    lifted: set[str] = set()  # cases listed higher as cases like the first hit
     for case_id, score in _like_the_first(scores, best, alike).items():
+        if score > scores[case_id]:
+            lifted.add(case_id)
         scores[case_id] = score
-        evidence_scores.setdefault(case_id, 0.0)
+        shared_weights.setdefault(case_id, 0.0)
     ranked = _ranked(scores)[:limit]
     symptoms_listed = {
         case_id: sum(1 for t in case.linked_terms or () if t.facet == Facet.SYMPTOM)
@@ -1218,7 +1216,6 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         per_line: dict[str, tuple[int, list[str]]] = {}
         for name, evidence in [*named, *word_reasons.get(case_id, [])]:
             for number, line in evidence.lines:
-                shared_lines.add(line)
                 first, names = per_line.setdefault(line, (number, []))
                 if number < first:
                     per_line[line] = (number, names)
@@ -1228,11 +1225,24 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         # (`NCCL INFO Bootstrap`), each in line order: a log's first lines are mostly
         # such context, and listed by number they filled the hit's places (and MCP's first
         # five) ahead of the watchdog line that was the evidence.
+        context_only = {line for line, (_, names) in per_line.items() if set(names) <= component_names}
+        # Of those, the ones that say something (`hit_lines.context_shown`): not a launcher's
+        # banner printed from a path naming the component, nor a run differing in digits.
+        readable = context_shown(
+            ((line, per_line[line][1]) for line in sorted(context_only, key=lambda x: per_line[x][0])),
+            spans.places,
+        )
         shown = sorted(
-            ((all(name in component_names for name in names), number), (line, names))
+            ((line in context_only, number), (line, names))
             for line, (number, names) in per_line.items()
+            if line not in context_only or line in readable
         )
         shown = shown[:MAX_LINES_PER_HIT]
+        shared_lines.update(line for _, (line, _) in shown)
+        rare = [word for word, _ in word_reasons.get(case_id, [])]
+        versions = {f"{name} {version}" for name, version in versions_of.get(case_id, ())}
+        listed = [(number, names) for (_, number), (_, names) in shown]
+        shared_names = _first_lines(listed, leaving_out={*component_names, *rare, *versions})
         hits.append(
             LogHit(
                 case=cases[case_id],
@@ -1248,9 +1258,54 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
                     for (_, number), (line, names) in shown
                 ],
                 confidence=labels[case_id],
+                why=why_log_listed(
+                    shared_names,
+                    context=[name for name, _ in named if name in component_names],
+                    words=rare,
+                    versions=sorted(versions),
+                    like=best if case_id in lifted else None,
+                ),
+                signature=bool(shared_names),
             )
         )
     return reading(hits, tuple(sorted(generic)), frozenset(shared_lines))
+
+
+def _first_lines(shown: list[tuple[int, list[str]]], leaving_out: set[str]) -> list[tuple[str, int]]:
+    """(name, the number of the first line listing it) of each name a hit's lines list
+    (`shown`: line number and names, in the order the hit lists them), in that order,
+    but those in `leaving_out` (component names, rare words: said apart in its `why`)."""
+    found: dict[str, int] = {}
+    for number, names in shown:
+        for name in names:
+            if name not in leaving_out:
+                found[name] = min(found.get(name, number), number)
+    return list(found.items())
+
+
+def _kind_factor(kind: str | None, case_kinds: frozenset[str], both_kinds: bool) -> float:
+    """The ranking's factor for a case of workloads `case_kinds` on a log of job `kind`
+    (`_job_kind`): `KIND_MATCH` for a case of that kind, `KIND_MISMATCH` for a case only of
+    the other kind unless the log shows both (`both_kinds`), else 1."""
+    if kind and kind in case_kinds:
+        return KIND_MATCH
+    if kind and case_kinds and not both_kinds:
+        return KIND_MISMATCH  # a case only of a kind of job the log does not show
+    return 1.0
+
+
+def _shared_weight(weight: float, kind_factor: float) -> float:
+    """What a case shares with the log as its label compares it with the best hit's
+    (`Thresholds.share_of_top`): the `weight` of its signatures and context, lowered only
+    when the case is of a kind of job the log does not show (`KIND_MISMATCH`: the log says
+    something against it). The rare words it shares are not in `weight`: they reorder the
+    hits but never make one strong. The factors that only order cases of equal evidence are
+    left out too: the job kind a case matches (a case whose workload is not recorded is not less
+    of a match) and the semantic score of the log's lines. Read with them, IL-0485
+    (workload not recorded) was "possible" and IL-0450 (training) "strong" for an
+    InfiniBand training log of which each shares the same two error codes and their lines
+    (a new user's walkthrough)."""
+    return weight * min(kind_factor, 1.0)
 
 
 def _naming_part(held: dict[str, float], line: str, weight: float) -> float:

@@ -2,15 +2,18 @@
 
 The query is split into reference tokens (`NVIDIA/nccl#1116`, an arXiv id, a URL: the
 cases citing them) and words, parsed (`query.py`: words, phrases, exclusions), corrected
-where a word is in no case (`spelling.py`) and widened with the vocabulary's synonyms; the
+where a word is in no case (`spelling.py`), without the words no case has and generic
+exception names (`without_words`), and widened with the vocabulary's synonyms; the
 filters become a lazy queryset of the published cases they allow. The plan says which of
 four kinds of answer the request gets (`PlanKind`) and carries the notes a reader sees.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -22,8 +25,9 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
-from .query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
-from .spelling import correct, known_words
+from .patterns import GENERIC_TOKENS
+from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
+from .spelling import check_words, known_words
 
 Sort = Literal["relevance", "newest", "oldest"]  # the keys of `selectors.SORTS`
 MAX_LIMIT = 100
@@ -157,11 +161,12 @@ def semantic_text(query: str) -> str:
 
 def plan(request: SearchRequest) -> SearchPlan:
     """The plan of `request`: one query for the vocabulary when there are words to search
-    (one more when a word is close to a vocabulary word but not one: whether any case has
-    it), none when browsing. A query naming a case id (`IL-0428`, `il-0428 nccl`) costs one
-    query more, whether those cases are published and allowed (`selectors.cases_named`; one
-    more again for an id no published case has, to name the closest ones); other queries,
-    digits and all, none. Any string is accepted: nothing raises on odd input."""
+    (one more when a word of four letters or more is no vocabulary word: whether any case
+    has it, `spelling.check_words`), none when browsing. A query naming a case id
+    (`IL-0428`, `il-0428 nccl`) costs one query more, whether those cases are published and
+    allowed (`selectors.cases_named`; one more again for an id no published case has, to
+    name the closest ones); other queries, digits and all, none. Any string is accepted:
+    nothing raises on odd input."""
     sort = cast(Sort, request.sort if request.sort in SORTS else "relevance")
     offset = min(max(0, int(request.offset)), MAX_OFFSET)
     limit = max(1, min(int(request.limit), MAX_LIMIT))
@@ -209,14 +214,21 @@ def plan(request: SearchRequest) -> SearchPlan:
         return browse
 
     vocab = vocabulary()
-    parsed, suggestion = correct(query, parse_query(query), vocab.terms, get_backend(), vocab.known)
+    checked = check_words(query, parse_query(query), vocab.terms, get_backend(), vocab.known)
+    parsed, suggestion = checked.parsed, checked.suggestion
     if suggestion:
         # Searched as if the corrected text had been typed: its parse, and its words for the
         # semantic side too (the embedding of "nccl timout" is not that of "nccl timeout",
         # and the note says the corrected text was searched).
         query, parsed = suggestion, parse_query(suggestion)
+    parsed, generic = without_words(parsed, GENERIC_EXCEPTIONS, ignore_case=False)
+    if generic:
+        notes.append(generic_note(generic))
+    unmatched: list[str] = []
     if not parsed.is_empty:
-        parsed = expand_with_vocabulary(parsed, vocab.lexicon)
+        parsed, unmatched = widened_without(parsed, checked.in_no_case, vocab.lexicon)
+    if unmatched:
+        notes.append(in_no_case_note(unmatched))
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
@@ -243,6 +255,80 @@ def plan(request: SearchRequest) -> SearchPlan:
         # the other cases; a case asked for by its id is listed whatever its words).
         return _only_named(dataclasses.replace(ranked, kind="browse"))
     return ranked
+
+
+# Exception types every Python traceback prints, whatever failed (`patterns.GENERIC_TOKENS`,
+# which log matching ignores for the same reason), spelt as printed: `RuntimeError` before a
+# pasted `CUDA error: an illegal memory access ...` made an ECC case quoting another
+# `RuntimeError: CUDA error` a strong match and the cases quoting the message partial ones.
+GENERIC_EXCEPTIONS = frozenset(t for t in GENERIC_TOKENS if t not in ("Error", "Exception"))
+
+
+def without_words(
+    parsed: ParsedQuery, words: Iterable[str], *, ignore_case: bool = True
+) -> tuple[ParsedQuery, list[str]]:
+    """`parsed` without its groups that are one of `words` alone, and those words as typed;
+    unchanged when no group with a word of letters would be left (a query of such words
+    and numbers is searched as it is), and the semantic side reads the query as typed
+    whatever is left out.
+
+    Used for the words typed that no published case contains (`spelling.check_words`): such
+    a word tells no case from another, yet it counted in the share of the query's words each
+    case matches, so no case could have them all and a pasted error line (`CUDA error: an
+    illegal memory access was encountered`, where no case says `encountered`) matched nothing
+    well: the cases quoting the message were partial matches, ordered by their likeness to a
+    first hit of another failure (a new user's walkthrough). And for generic exception
+    names (`GENERIC_EXCEPTIONS`)."""
+    fold = str.lower if ignore_case else str
+    unwanted = {fold(word) for word in words}
+    kept = [
+        group
+        for group in parsed.groups
+        if not (len(group) == 1 and not group[0].is_phrase and fold(group[0].words[0]) in unwanted)
+    ]
+    if not unwanted or not any(map(_has_letters, kept)) or len(kept) == len(parsed.groups):
+        return parsed, []
+    dropped = [group[0].words[0] for group in parsed.groups if group not in kept]
+    return dataclasses.replace(parsed, groups=kept), list(dict.fromkeys(dropped))
+
+
+def widened_without(
+    parsed: ParsedQuery, words: tuple[str, ...], lexicon: dict[tuple[str, ...], list[VocabTerm]]
+) -> tuple[ParsedQuery, list[str]]:
+    """`parsed` widened with the vocabulary (`query.expand_with_vocabulary`), without the
+    typed `words` no published case contains (`without_words`) when the rest still names a
+    vocabulary term, and the words left out. A pasted error line names its failure
+    (`CUDA error: ... was encountered`) and its other words can go; a question about
+    something no case tells (`the office printer is out of toner and jams on every page`)
+    names none, and without its words no case holds it would match whatever says `every
+    page`: it is searched as typed, its closest cases partial matches."""
+    trimmed, dropped = without_words(parsed, words)
+    if dropped:
+        widened = expand_with_vocabulary(copy.deepcopy(trimmed), lexicon)
+        if widened.terms:
+            return widened, dropped
+    return expand_with_vocabulary(parsed, lexicon), []
+
+
+def _has_letters(group: list[Atom]) -> bool:
+    """Whether a group has a word of letters: a number alone says too little to be the query
+    (`exitcode -9` without `exitcode`, in no case, would be every case with a 9)."""
+    return any(char.isalpha() for atom in group for word in atom.words for char in word)
+
+
+def in_no_case_note(words: list[str]) -> str:
+    """The note of a search run without words no case contains."""
+    quoted = ", ".join(f"“{word}”" for word in words)
+    return f"No case contains {quoted}: searched without {'it' if len(words) == 1 else 'them'}."
+
+
+def generic_note(words: list[str]) -> str:
+    """The note of a search run without generic exception names (`GENERIC_EXCEPTIONS`)."""
+    one = len(words) == 1
+    return (
+        f"{', '.join(words)} {'is' if one else 'are'} printed by too many failures to tell them"
+        f" apart: searched without {'it' if one else 'them'}."
+    )
 
 
 def corrected_note(suggestion: str) -> str:

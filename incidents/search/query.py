@@ -346,11 +346,17 @@ def expand_with_vocabulary(
     rank higher among those showing it) but is widened only to forms with the same number,
     never to the term's generic synonyms (`Xid 79` is a synonym of GPU unavailable, whose
     synonym `GPU lost` would make every lost-GPU case a match for `xid 79`).
+
+    A term is widened once, by the first run naming it: a later run naming it again (`CUDA
+    error: an illegal memory access`, the second a synonym of the first) keeps its own
+    words. Widened twice, the two groups were the same alternatives, so any case saying
+    `CUDA error` matched both and the cases quoting the message had no more of the query.
     """
     groups = _join_identifiers(parsed.groups, _code_words(lexicon))
     result: list[list[Atom]] = []
     literal: list[list[Atom]] = []
     named: list[VocabTerm] = []
+    widened: set[int] = set()  # ids of the terms a run was widened with
 
     def name(terms: list[VocabTerm]) -> None:
         for term in terms:
@@ -391,6 +397,9 @@ def expand_with_vocabulary(
             for term in found:
                 if term.weight < MIN_WIDENING_WEIGHT:
                     continue  # a term on most cases: its synonyms would only add noise
+                if term.id in widened:
+                    continue  # named by an earlier run, widened there
+                widened.add(term.id)
                 for form in term.forms:
                     atom = Atom(tuple(words(form)))
                     if atom.words and atom not in alternatives and keeps_meaning(atom):

@@ -87,6 +87,44 @@ def why_listed(
     return " ".join(parts)
 
 
+def why_log_listed(
+    evidence: Sequence[tuple[str, int]],
+    *,
+    context: Sequence[str] = (),
+    words: Sequence[str] = (),
+    versions: Sequence[str] = (),
+    like: str | None = None,
+) -> str:
+    """Why a case is listed for a pasted log, in a sentence or a few every door shows as
+    they are (the /match/ page, `POST /api/match` and MCP `match_log`), as `why_listed` says
+    it of a search hit: the signatures it shares with the log by the first line showing them
+    (`Shares: NET/IB completion error, error 12 (line 10); IBV_WC_RETRY_EXC_ERR (line 12).`,
+    at most `WHY_WORDS` names; `evidence`: (name, line number), in the order the hit lists
+    its lines), the component versions the log prints inside its affected ranges
+    (`Affected version: NCCL 2.18.1.`), the log's rare words it holds (`Rare words:
+    decoupled, turbomind.`), the
+    components it names beside them (`Context: NCCL, InfiniBand.`: alone they are why a
+    case is listed but never a signature) and, for a case listed higher as one like the
+    first hit (`like`, that hit's id), that it is (`Similar to IL-0450, the first hit.`)."""
+    parts: list[str] = []
+    if evidence:
+        by_line: dict[int, list[str]] = {}
+        for name, number in evidence[:WHY_WORDS]:
+            by_line.setdefault(number, []).append(name)
+        listed = "; ".join(f"{', '.join(names)} (line {number})" for number, names in by_line.items())
+        more = len(evidence) - WHY_WORDS
+        parts.append(f"Shares: {listed}{f'; {more} more' if more > 0 else ''}.")
+    if versions:
+        parts.append(f"Affected version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}.")
+    if words:
+        parts.append(f"Rare words: {', '.join(words[:WHY_WORDS])}.")
+    if context:
+        parts.append(f"Context: {', '.join(context)}.")
+    if like:
+        parts.append(f"Similar to {like}, the first hit.")
+    return " ".join(parts) or "Shares words with the log."
+
+
 @dataclass(frozen=True)
 class SearchHit:
     case: Case  # prefetched with `with_summary()`
@@ -141,6 +179,10 @@ class LogHit:
     # then those sharing only a component's name, each in line order
     lines: list[LogLine] = field(default_factory=list)
     confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)
+    why: str = ""  # why it is listed, in words (`why_log_listed`)
+    # It shares a signature with the log (a failure token, a code name, a symptom, root cause,
+    # error code or a component found by its own patterns), not only context or rare words.
+    signature: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +215,13 @@ class LogReading:
     generic_only: tuple[str, ...] = ()  # names found that are too common to be a signature
     # Error codes the log shows (by their patterns), in vocabulary order, with or without cases.
     error_codes: tuple[FoundCode, ...] = ()
+
+    @property
+    def hits_with_signature(self) -> int:
+        """How many hits share a signature with the log (`LogHit.signature`), not only a
+        component's name or rare words: a log whose lines carry signatures no case has gets
+        hits by its words alone, which do not share "its signatures"."""
+        return sum(1 for hit in self.hits if hit.signature)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
-""" "Did you mean": query words that no case has, corrected to a close vocabulary word."""
+""" "Did you mean": query words that no case has, corrected to a close vocabulary word; the
+others no case has are named, for the plan to search without them."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 
 from .query import CODE_WORDS, Atom, ParsedQuery, VocabTerm
 from .text import words
@@ -41,17 +43,41 @@ def _one_edit(a: str, b: str) -> bool:
     return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
+@dataclass(frozen=True)
+class CheckedWords:
+    """What `check_words` made of a query's words."""
+
+    parsed: ParsedQuery  # corrected in place
+    suggestion: str | None  # the corrected query text, or None when nothing was corrected
+    # Words typed that no published case contains and no vocabulary word corrects (each
+    # a single-word group of its own), in query order: `encountered` in a pasted
+    # `CUDA error: an illegal memory access was encountered`.
+    in_no_case: tuple[str, ...] = ()
+
+
 def correct(
     query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend, known: list[str] | None = None
 ) -> tuple[ParsedQuery, str | None]:
-    """Replace query words that no published case contains by the closest vocabulary word.
+    """Replace query words that no published case contains by the closest vocabulary word
+    (`check_words`): the parsed query (corrected in place) and the corrected query text, or
+    None when nothing was corrected."""
+    checked = check_words(query, parsed, terms, backend, known)
+    return checked.parsed, checked.suggestion
 
-    Returns the parsed query (corrected in place) and the corrected query text, or None
-    when nothing was corrected. Costs one query, and only when a word is neither a
-    vocabulary word nor far from one. `known`: `known_words(terms)` when the caller keeps it.
+
+def check_words(
+    query: str, parsed: ParsedQuery, terms: list[VocabTerm], backend, known: list[str] | None = None
+) -> CheckedWords:
+    """Replace query words that no published case contains by the closest vocabulary word,
+    and say which of the other words typed no published case contains.
+
+    The words checked are those of four letters or more that are no vocabulary word, no
+    stop word and no code word. Costs one query, and only when the query has such a word.
+    `known`: `known_words(terms)` when the caller keeps it.
     """
     known = known if known is not None else known_words(terms)
     known_set = set(known)
+    checked: list[tuple[int, str]] = []  # (group index, word as typed)
     wanted: dict[tuple[int, str], str] = {}
     for index, group in enumerate(parsed.groups):
         for atom in group:
@@ -64,20 +90,24 @@ def correct(
             word = atom.words[0].lower()
             if word in known_set or word in CODE_WORDS:
                 continue  # `errno` is a code word, not a misspelt `error`
+            checked.append((index, atom.words[0]))
             close = difflib.get_close_matches(word, known, n=1, cutoff=CUTOFF) or one_edit_from(word, known)
             if close:
                 wanted[(index, atom.words[0])] = close[0]
-    if not wanted:
-        return parsed, None
-    keys = list(wanted)
-    found = backend.atoms_found([Atom((word,)) for _, word in keys])
-    fixed = {key: wanted[key] for position, key in enumerate(keys) if position not in found}
+    if not checked:
+        return CheckedWords(parsed, None)
+    found = backend.atoms_found([Atom((word,)) for _, word in checked])
+    missing = [key for position, key in enumerate(checked) if position not in found]
+    fixed = {key: wanted[key] for key in missing if key in wanted}
+    in_no_case = tuple(
+        typed for index, typed in missing if (index, typed) not in fixed and len(parsed.groups[index]) == 1
+    )
     if not fixed:
-        return parsed, None
+        return CheckedWords(parsed, None, in_no_case)
     text = query
     for (index, typed), correction in fixed.items():
         parsed.groups[index] = [
             Atom((correction,)) if atom.words == (typed,) else atom for atom in parsed.groups[index]
         ]
         text = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", correction, text)
-    return parsed, text
+    return CheckedWords(parsed, text, in_no_case)

@@ -37,7 +37,7 @@ def test_the_log_reading_holds_every_line_a_hit_lists(open_page):
     page.wait_for_url(re.compile(r"/match/$"))
     said = page.locator("p.log-reading").inner_text()
     found = re.match(
-        r"Read 6 lines of a training job: (\d+) with a known signature, (\d+) sharing only a name or word "
+        r"Read 6 lines of a training job: (\d+) with a failure signature, (\d+) sharing only a name or word "
         r"with a case below; ignored (\d+) with nothing the cases know, 1 repeated\.",
         said,
     )

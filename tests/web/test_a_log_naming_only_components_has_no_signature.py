@@ -38,7 +38,7 @@ def test_the_page_does_not_claim_shared_signatures(client):
     assert heading == f"No known signature found; {hits} cases share only names or words of the log"
     # The lines those cases share are not also "nothing the cases know".
     assert (
-        "Read 3 lines: 0 with a known signature, 2 sharing only a name or word with a case below; "
+        "Read 3 lines: 0 with a failure signature, 2 sharing only a name or word with a case below; "
         "ignored 1 with nothing the cases know."
     ) in text_of(html)
 

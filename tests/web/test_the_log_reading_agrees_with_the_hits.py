@@ -58,7 +58,7 @@ def test_the_page_words_the_counts_so_that_they_agree(client):
     said = text_of(element(html, "p", class_="log-reading"))
     ignored = f"ignored {reading.lines_ignored} with nothing the cases know"
     assert said.startswith(
-        f"Read 8 lines of a training job: {reading.lines_with_signature} with a known signature, "
+        f"Read 8 lines of a training job: {reading.lines_with_signature} with a failure signature, "
         f"{reading.lines_context} sharing only a name or word with a case below; {ignored}, "
         "2 repeated and 1 blank."
     ), said
