@@ -22,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 from rest_framework.fields import Field
 
 from incidents.selectors import Problem, integer_detail, is_blank, parse_field_list
-from incidents.selectors.spelling import nearest_strings
+from incidents.selectors.spelling import names_meant
 
 from .errors import InvalidParameters, ParameterError
 
@@ -153,10 +153,11 @@ class ParamReader:
 
 
 def name_meant(name: str, accepted: Sequence[str]) -> list[str]:
-    """The accepted name a misspelt one means (`qq` -> `q`, `logs` -> `log`), for the
-    `suggestions` of an unknown query parameter or body key alike: at most one, none when
-    nothing is spelt alike (`spelling.nearest_strings`)."""
-    return nearest_strings(name, accepted, limit=1)
+    """The accepted name an unknown one means, for the `suggestions` of an unknown query
+    parameter or body key alike: the name it stands for elsewhere (`{"log": ...}` to
+    /api/match -> `text`, `?query=` -> `q`), else the one it is a slip of (`qq` -> `q`, `logs`
+    -> `log`); at most one, none when nothing fits (`spelling.names_meant`)."""
+    return names_meant(name, accepted, limit=1)
 
 
 def reject_all(query: QueryDict) -> None:

@@ -7,10 +7,11 @@ accepted."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 from incidents import selectors
 from incidents.encodable import encodable
@@ -27,6 +28,15 @@ SHOWN_CHARS = 60  # of a key or version quoted back in an error
 SKIPPED_SHOWN = 20  # keys left out named in a note, problems in an error (`pip freeze`: hundreds)
 
 
+def _versions_object(given: Any) -> Any:
+    """`versions` as `POST /api/affected` reads it: an object of version strings, else
+    refused in the API's words (`selectors.versions_detail`: `""` must not be empty, and
+    what it takes), not pydantic's "Input should be a valid dictionary"."""
+    if not selectors.is_versions(given):
+        raise PydanticCustomError("versions", "{detail}", {"detail": selectors.versions_detail(given)})
+    return given
+
+
 def am_i_affected(
     versions: Annotated[
         dict[str, str],
@@ -35,6 +45,7 @@ def am_i_affected(
             max_length=MAX_ENTRIES,
             description="Component name -> version.",
         ),
+        BeforeValidator(_versions_object),
     ],
 ) -> AffectedResult:
     """Cases whose `affected` ranges hold your component versions.

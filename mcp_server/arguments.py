@@ -38,7 +38,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, cr
 from pydantic_core import PydanticCustomError
 
 from incidents.selectors import is_blank, json_whole_number, whole_number_wanted
-from incidents.selectors.spelling import nearest_strings
+from incidents.selectors.spelling import NAMES_MEANT, names_meant
 
 from .toolkit import ToolSpec, error_result
 
@@ -90,12 +90,16 @@ class ArgumentCheck:
 
     def hint(self, name: str, known: list[str]) -> str:
         """What an unknown argument `name` may have meant, in brackets: this tool's argument
-        it is a slip of (`symptoms` -> `symptom`, though triage takes `symptoms`); else the
-        tool taking an argument so named, with its values (`sort` to search_incidents, which
-        ranks by relevance: list_incidents takes newest or oldest), rather than an argument
-        merely spelt alike (`cursor`); else the argument spelt like it; else nothing."""
-        near = nearest_strings(name, known, limit=1)
-        if name in self.taken_elsewhere and not difflib.get_close_matches(name, near, cutoff=_SLIP):
+        it stands for (`log` -> `text` to match_log, though triage takes `log`: the API's
+        `spelling.names_meant`) or is a slip of (`symptoms` -> `symptom`, though triage takes
+        `symptoms`); else the tool taking an argument so named, with its values (`sort` to
+        search_incidents, which ranks by relevance: list_incidents takes newest or oldest),
+        rather than an argument merely spelt alike (`cursor`); else the argument spelt like
+        it; else nothing."""
+        near = names_meant(name, known, limit=1)
+        stands_for = bool(near) and near[0] in NAMES_MEANT.get(name.casefold(), ())
+        slip = bool(difflib.get_close_matches(name, near, cutoff=_SLIP))
+        if name in self.taken_elsewhere and not (stands_for or slip):
             return f" ({self.taken_elsewhere[name]})"
         return f" (did you mean {near[0]!r}?)" if near else ""
 

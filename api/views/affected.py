@@ -54,15 +54,6 @@ def unwrapped(body: object) -> object:
     return body
 
 
-def versions_detail(given: object) -> str:
-    """What `versions` must be, for a value that is no object of version strings; an empty
-    or blank text is told it is empty (as a required text is: `selectors.empty_detail`)."""
-    wanted = 'a JSON object of component -> version strings, such as {"NCCL": "2.19.3"}'
-    if isinstance(given, str) and selectors.is_blank(given):
-        return f"{selectors.empty_detail(given)}: send {wanted}"
-    return f"send {wanted}"
-
-
 class AffectedView(ApiView):
     """`POST /api/affected`: `selectors.check_versions` then `selectors.affected_cases`
     (`AffectedResponseSerializer`). Components by name, slug or synonym, pip's names
@@ -101,8 +92,8 @@ class AffectedView(ApiView):
     def post(self, request: Request) -> Response:
         reject_all(request.query_params)
         data = unwrapped(request.data)
-        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-            raise InvalidParameters([ParameterError("versions", versions_detail(data))])
+        if not selectors.is_versions(data):
+            raise InvalidParameters([ParameterError("versions", selectors.versions_detail(data))])
         resolved, problems = selectors.check_versions(data)
         errors = [ParameterError(p.component, p.detail, p.value, list(p.suggestions)) for p in problems]
         if selectors.refusing(problems):

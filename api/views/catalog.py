@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -101,7 +102,8 @@ class TopicDetailView(ApiView):
             304: schema.NOT_MODIFIED,
             **schema.error_responses(
                 bad_request="Unknown parameter or value out of range.",
-                not_found="No topic has this slug, name or synonym (the closest are named).",
+                not_found="No topic has this slug, name or synonym (the closest are named); a former "
+                "topic, now a workload (`training`), says so and where its cases are.",
             ),
         },
     )
@@ -117,6 +119,8 @@ class TopicDetailView(ApiView):
         lookup = selectors.find_topic(slug)
         if lookup.canonical_slug is not None:
             return redirect_to_canonical(request, slug, lookup.canonical_slug)
+        if lookup.workload is not None:
+            raise former_topic(request, slug, lookup)
         if lookup.term is None:
             raise unknown_topic(slug, lookup)
         overview = selectors.topic_overview(lookup.term, top=top, latest=latest)
@@ -131,6 +135,18 @@ def unknown_topic(slug: str, lookup: selectors.TopicLookup) -> UnknownResource:
     problem = lookup.problem(slug)
     suggestions = [choice.value for choice in problem.suggestions]
     return UnknownResource(problem.message(), [ParameterError("slug", problem.detail, slug, suggestions)])
+
+
+def former_topic(request: Request, slug: str, lookup: selectors.TopicLookup) -> UnknownResource:
+    """The 404 of a former topic, now a workload (`training`, `inference`), saying so and
+    where its cases are (`TopicLookup.moved`), as MCP get_topic says it and the page answers
+    it (a redirect to the workload's page): no API resource is a workload, so no redirect."""
+    assert lookup.workload is not None
+    cases = request.build_absolute_uri(f"{reverse('api:case-list')}?workload={lookup.workload.slug}")
+    return UnknownResource(
+        f"{lookup.moved(slug)}: its cases are at {cases}.",
+        [ParameterError("slug", "is a workload now, not a topic", slug)],
+    )
 
 
 class VocabularyView(ApiView):

@@ -24,8 +24,10 @@ from .affected import (
     affected_cases,
     check_versions,
     component_names,
+    is_versions,
     read_version_lines,
     refusing,
+    versions_detail,
 )
 from .cases import (
     case_by_id,
@@ -116,6 +118,8 @@ __all__ = [
     "check_versions",
     "read_version_lines",
     "refusing",
+    "is_versions",
+    "versions_detail",
     "component_names",
     "CauseCount",
     "CodeDetail",

@@ -10,10 +10,12 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..affected import ComponentIndex, normalised_range
 from ..models import Case, CaseKey, CaseQuerySet
 from ..versions import RangeVerdict, parse_version, range_verdict, sent_version
+from .params import empty_detail, is_blank
 
 MAX_COMPONENTS = 20  # known components compared in one check
 # Entries read in one check (keys of the JSON object, lines of the form): a `pip freeze` of a
@@ -76,6 +78,22 @@ class AffectedAnswer:
     affected: list[AffectedMatch]  # newest case first
     unknown: list[AffectedMatch]  # ranges whose bounds have no order
     checked: dict[str, str]  # component name -> version, as compared
+
+
+def is_versions(given: object) -> TypeGuard[dict[str, str]]:
+    """Whether `given` is what `check_versions` reads from a JSON door: an object of
+    component -> version strings (its keys and versions then checked one by one)."""
+    return isinstance(given, dict) and all(isinstance(v, str) for v in given.values())
+
+
+def versions_detail(given: object) -> str:
+    """What every JSON door (`POST /api/affected`, MCP `am_i_affected`) says of a `versions`
+    that `is_versions` refuses, a phrase after its name: what it takes, and for an empty or
+    blank text that it is empty (as a required text is told: `empty_detail`)."""
+    wanted = 'a JSON object of component -> version strings, such as {"NCCL": "2.19.3"}'
+    if isinstance(given, str) and is_blank(given):
+        return f"{empty_detail(given)}: send {wanted}"
+    return f"send {wanted}"
 
 
 def check_versions(

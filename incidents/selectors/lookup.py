@@ -134,6 +134,12 @@ class TopicLookup:
         page's say `message()`, MCP `get_topic` and `topic://` the tool error of a filter."""
         return unknown_term(FACETS_BY_NAME[Facet.TOPIC], "slug", raw, self.closest, self.topics)
 
+    def moved(self, raw: str) -> str:
+        """What every door says of `raw` naming a former topic, now the `workload` (`training`,
+        `inference`), before saying where its cases are: `“training” is a workload now, not a
+        topic` (MCP get_topic says it so too)."""
+        return f"“{raw}” is a workload now, not a topic"
+
 
 def find_topic(raw: str) -> TopicLookup:
     """The topic named by its slug, name or synonym in any letter case (`interconnect`,

@@ -20,6 +20,18 @@ _DIGITS = re.compile(r"\d+")
 MAX_CASE_ID_CHARS = 40
 # Below this, difflib's ratio says two spellings are not alike (`nearest_terms`).
 _ALIKE = 0.6
+# Names a caller gives a parameter (or body key, or tool argument) that another door or a
+# common API calls it, which spelling cannot find: a log is `text` to POST /api/match and
+# match_log but `log` to triage; a query is `q`; a page size is `page_size`.
+NAMES_MEANT: dict[str, tuple[str, ...]] = {
+    "log": ("text",),
+    "logs": ("text",),
+    "text": ("log",),
+    "query": ("q",),
+    "search": ("q",),
+    "per_page": ("page_size",),
+    "limit": ("page_size",),
+}
 
 
 def normalize_case_id(text: str) -> str:
@@ -152,6 +164,15 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
             scored.append((best, term.name, term))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [term for _, _, term in scored[:limit]]
+
+
+def names_meant(name: str, accepted: Sequence[str], *, limit: int = 1) -> list[str]:
+    """The accepted names an unknown parameter `name` may mean, at most `limit`: the one a
+    known other name stands for first (`NAMES_MEANT`, any case: `log` -> `text` where `text`
+    is accepted), then those spelt alike (`nearest_strings`: `qq` -> `q`, `logs` -> `log`)."""
+    known = [meant for meant in NAMES_MEANT.get(name.strip().casefold(), ()) if meant in accepted]
+    alike = [near for near in nearest_strings(name, accepted, limit=limit) if near not in known]
+    return [*known, *alike][:limit]
 
 
 def nearest_strings(text: str, values: Iterable[str], *, limit: int = 5) -> list[str]:

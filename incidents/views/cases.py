@@ -23,7 +23,7 @@ from incidents.selectors import (
     find_case,
     parse_search,
 )
-from incidents.selectors.spelling import nearest_strings
+from incidents.selectors.spelling import names_meant
 
 from .citation import bibtex
 from .common import not_found_page, render_page
@@ -180,15 +180,16 @@ MAX_UNKNOWN_NAMED, MAX_NAME_SHOWN = 5, 60  # a crafted query string cannot flood
 
 
 def _unknown_parameters(query) -> list[Problem]:
-    """A parameter the page does not read (`topc=...`) is named in a notice with the nearest
-    parameters it does read, as the API names it in its 400, never dropped in silence."""
+    """A parameter the page does not read (`topc=...`) is named in a notice with the
+    parameters it does read it may mean (`spelling.names_meant`: `query` -> `q`, then the
+    nearest), as the API names it in its 400, never dropped in silence."""
     accepted = (*PAGE_PARAMS, *FILTER_PARAMS, *DATE_PARAMS)
     unknown = [name[:MAX_NAME_SHOWN] for name in query if name not in accepted][:MAX_UNKNOWN_NAMED]
     return [
         Problem(
             name,
             "is not a parameter of this page, so it was not used",
-            suggestions=tuple(Choice(n, n) for n in nearest_strings(name, accepted, limit=3)),
+            suggestions=tuple(Choice(n, n) for n in names_meant(name, accepted, limit=3)),
         )
         for name in unknown
     ]

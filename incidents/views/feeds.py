@@ -9,9 +9,11 @@ Each entry's `published` is that time and its `updated` the case's last change
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.contrib.syndication.views import Feed
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html
@@ -19,6 +21,8 @@ from django.utils.html import format_html
 from incidents import selectors
 from incidents.models import Case, Facet, Term
 from incidents.rendering import render_markdown
+
+from .topics import unknown_topic_page
 
 FEED_LENGTH = 50
 
@@ -99,12 +103,31 @@ class TermFeed(CaseEntriesFeed):
 
 
 class TopicFeed(TermFeed):
-    """`/feeds/topics/<slug>.atom`: the cases of one topic latest added."""
+    """`/feeds/topics/<slug>.atom`: the cases of one topic latest added. A slug naming no
+    topic is answered as `/topics/<slug>` answers it (`topic_feed_missing`), not with the
+    site's general 404, which told how case ids look."""
 
     facet = Facet.TOPIC
 
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return super().__call__(request, *args, **kwargs)
+        except Http404:
+            return topic_feed_missing(request, kwargs["slug"])
+
     def feed_url(self, obj: Term) -> str:
         return reverse("incidents:feed-topic", args=[obj.slug])
+
+
+def topic_feed_missing(request: HttpRequest, slug: str) -> HttpResponse:
+    """The answer of a topic feed whose slug is no topic's (`selectors.find_topic`): its
+    name or a synonym redirects (301) to the topic's feed, as `/topics/<slug>` redirects to
+    the slug; anything else is the topic page's 404 (`topics.unknown_topic_page`: the
+    closest topics, or for a former topic the workload it is now)."""
+    lookup = selectors.find_topic(slug)
+    if lookup.canonical_slug is not None:
+        return redirect("incidents:feed-topic", slug=lookup.canonical_slug, permanent=True)
+    return unknown_topic_page(request, slug, lookup)
 
 
 class SymptomFeed(TermFeed):

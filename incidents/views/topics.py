@@ -26,6 +26,18 @@ def topic_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+def unknown_topic_page(request: HttpRequest, slug: str, lookup: selectors.TopicLookup) -> HttpResponse:
+    """The 404 page of a `slug` naming no topic (`lookup`, `find_topic`'s answer for it), for
+    `/topics/<slug>` and its feed: the sentence the API and MCP say (`TopicLookup.problem`)
+    with the closest topics; a former topic (`training`) says it is a workload now, linking
+    the workload (`TopicLookup.moved`)."""
+    if lookup.workload is not None:
+        notice = f"{lookup.moved(slug)}."
+        return not_found_page(request, what=notice, text=slug, topics=[lookup.workload], notice=notice)
+    notice = lookup.problem(slug).message()  # the API's 404 says it in these words
+    return not_found_page(request, what=notice, text=slug, topics=lookup.closest, notice=notice)
+
+
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """`/topics/<slug>`: description, synonyms, case count, the symptoms, root causes and
     components most frequent within the topic (each linking the case list narrowed to both),
@@ -40,8 +52,7 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if lookup.workload is not None:
         return redirect(lookup.workload.get_absolute_url(), permanent=True)
     if lookup.term is None:
-        notice = lookup.problem(slug).message()  # the API's 404 says it in these words
-        return not_found_page(request, what=notice, text=slug, topics=lookup.closest, notice=notice)
+        return unknown_topic_page(request, slug, lookup)
     overview = selectors.topic_overview(lookup.term, top=TOP_TERMS, latest=LATEST_SHOWN)
     assert overview is not None
     in_topic = f"{reverse('incidents:case-list')}?topic={overview.topic.slug}"

@@ -30,6 +30,12 @@ def test_triage_refuses_misspelled_keys_naming_each_with_the_key_meant(client):
     ]
 
 
+def test_triage_suggests_log_for_match_s_name_of_it(client):
+    response = client.post("/api/triage", {"text": "NCCL WARN"}, content_type="application/json")
+    [error] = response.json()["errors"]
+    assert error == {"parameter": "text", "detail": TRIAGE_ACCEPTS, "suggestions": ["log"]}
+
+
 def test_triage_names_a_key_nothing_is_close_to_without_a_suggestion(client):
     body = {"symptoms": "nccl hang", "priority": "p1"}
     response = client.post("/api/triage", body, content_type="application/json")
@@ -40,8 +46,10 @@ def test_triage_names_a_key_nothing_is_close_to_without_a_suggestion(client):
 def test_match_refuses_an_unknown_json_key_and_still_reads_a_plain_body(client):
     response = client.post("/api/match", {"log": "NCCL WARN"}, content_type="application/json")
     assert response.status_code == 400
+    # Triage's name for the log (and a common one) points at match's: it suggested nothing,
+    # being spelt like neither `text` nor `limit` (a new user's walkthrough).
     assert response.json()["errors"] == [
-        {"parameter": "log", "detail": "unknown field; the body accepts text, limit"}
+        {"parameter": "log", "detail": "unknown field; the body accepts text, limit", "suggestions": ["text"]}
     ]
     plain = client.post("/api/match", data=b"NCCL WARN NET/IB : Got completion", content_type="text/plain")
     assert plain.status_code == 200

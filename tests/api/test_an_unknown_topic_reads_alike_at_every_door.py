@@ -60,3 +60,19 @@ def test_the_api_404_names_the_topics_as_the_topic_filter_does(client):
 def test_a_slug_too_long_for_a_topic_is_told_in_the_same_words(client):
     slug = "x" * 121
     assert api_problem(client, slug)["detail"] == f"No topic called “{slug}”."
+
+
+def test_a_former_topic_is_told_it_is_a_workload_now_and_where_its_cases_are(client):
+    # The API listed the topics ("No topic called “training”. Choose from ..."), while the
+    # page redirects to the workload's page and MCP says it is a workload now
+    # (tests/mcp/test_get_topic.py).
+    body = api_problem(client, "training")
+    assert body["detail"] == (
+        "“training” is a workload now, not a topic: its cases are at "
+        "http://testserver/api/cases/?workload=training."
+    )
+    assert body["errors"] == [
+        {"parameter": "slug", "detail": "is a workload now, not a topic", "value": "training"}
+    ]
+    assert client.get("/api/cases/?workload=training").status_code == 200
+    assert client.get("/topics/training")["Location"] == "/vocab/workload/training"

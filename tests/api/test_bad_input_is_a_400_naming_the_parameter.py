@@ -39,6 +39,20 @@ def test_a_misspelt_query_parameter_suggests_the_one_meant(client, given, meant)
 
 
 @pytest.mark.parametrize(
+    ("given", "meant"), [("query", "q"), ("search", "q"), ("per_page", "page_size"), ("limit", "page_size")]
+)
+def test_a_parameter_known_by_another_name_suggests_this_endpoints_name(client, given, meant):
+    # Spelling finds no `q` in `query` and `year` in `search` (`spelling.NAMES_MEANT`).
+    [error] = problem(client, f"/api/cases/?{given}=10")["errors"]
+    assert (error["parameter"], error["suggestions"]) == (given, [meant])
+
+
+def test_the_page_suggests_the_parameter_a_common_name_stands_for(client):
+    page = client.get("/cases/?query=nccl").content.decode()
+    assert "Did you mean q?" in page
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "/api/cases/IL-0428?expand=1",

@@ -110,14 +110,35 @@ def test_long_values_are_quoted_back_cut(mcp):
 
 def test_bad_shapes_are_refused_before_the_tool_runs(mcp):
     assert mcp.error("am_i_affected", versions={}) == "Invalid arguments: versions must not be empty."
-    assert mcp.error("am_i_affected", versions={"NCCL": 2.19}).startswith(
-        "Invalid arguments: versions[NCCL]: Input should be a valid string"
+    assert mcp.error("am_i_affected", versions={"NCCL": 2.19}) == (
+        f'Invalid arguments: versions: send {WANTED} (got {{"NCCL": 2.19}}).'
     )
     # A `pip freeze` lists a few hundred packages: the bound is MAX_ENTRIES, not 20.
     many = {f"c{i}": "1.0" for i in range(501)}
     assert mcp.error("am_i_affected", versions=many) == (
         "Invalid arguments: versions is too long: at most 500 items."
     )
+
+
+WANTED = 'a JSON object of component -> version strings, such as {"NCCL": "2.19.3"}'
+
+
+@pytest.mark.parametrize(
+    "versions, detail",
+    [
+        ("", "must not be empty: send " + WANTED),
+        ("  ", "must not be empty (it holds only spaces): send " + WANTED),
+        ("NCCL 2.19.3", "send " + WANTED),
+        (["NCCL", "2.19.3"], "send " + WANTED),
+    ],
+)
+def test_a_versions_value_that_is_no_object_says_what_post_api_affected_says(client, mcp, versions, detail):
+    # `"versions": ""` was answered with pydantic's "Input should be a valid dictionary" (a new
+    # user's walkthrough), where POST /api/affected says it must not be empty and what it takes.
+    api = client.post("/api/affected", json.dumps({"versions": versions}), content_type="application/json")
+    assert api.json()["errors"] == [{"parameter": "versions", "detail": detail}]
+    message = mcp.error("am_i_affected", versions=versions)
+    assert message == f"Invalid arguments: versions: {detail} (got {json.dumps(versions)})."
 
 
 def test_past_its_budget_the_answer_keeps_whole_cases_and_says_where_all_are(mcp, monkeypatch):

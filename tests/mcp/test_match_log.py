@@ -71,3 +71,11 @@ def test_empty_and_oversized_text_are_refused(mcp):
     assert mcp.error("match_log", text="x" * 1_000_001) == (
         "Invalid arguments: text is too long: at most 1000000 characters."
     )
+
+
+def test_log_as_the_argument_suggests_text(mcp):
+    # As POST /api/match suggests it for {"log": ...}: it said "triage takes it", the tool
+    # that names its log `log`, though match_log was called for a log.
+    assert mcp.error("match_log", log="NCCL WARN").startswith(
+        "Unknown argument 'log' (did you mean 'text'?); match_log takes: text, limit."
+    )

@@ -63,6 +63,35 @@ def test_unknown_feeds_are_404(client, url):
     assert client.get(url).status_code == 404
 
 
+def notice_of(response) -> str:
+    [notice] = re.findall(r'<p class="notice">(.*?)</p>', response.content.decode())
+    return notice
+
+
+def test_an_unknown_topic_feed_says_what_the_topic_page_says(client):
+    # It gave the site's general 404, "Case ids look like IL-0428", which no topic feed is
+    # about (a new user's walkthrough).
+    feed, page = client.get("/feeds/topics/interconect.atom"), client.get("/topics/interconect")
+    assert feed.status_code == page.status_code == 404
+    said = "No topic called “interconect”. Did you mean Interconnect faults?"
+    assert notice_of(feed) == notice_of(page) == said
+    assert 'href="/topics/interconnect">Interconnect faults</a>' in feed.content.decode()
+    assert "IL-0428" not in feed.content.decode()
+
+
+def test_a_former_topic_s_feed_says_it_is_a_workload_now(client):
+    response = client.get("/feeds/topics/training.atom")
+    assert response.status_code == 404
+    assert notice_of(response) == "“training” is a workload now, not a topic."
+    assert 'href="/vocab/workload/training">Training</a>' in response.content.decode()
+
+
+@pytest.mark.parametrize("slug", ["Interconnect", "networking"])
+def test_a_topic_feed_named_otherwise_redirects_to_the_slug_s(client, slug):
+    response = client.get(f"/feeds/topics/{slug}.atom")
+    assert (response.status_code, response["Location"]) == (301, "/feeds/topics/interconnect.atom")
+
+
 def test_pages_announce_the_feed(client):
     html = client.get("/").content.decode()
     assert (
