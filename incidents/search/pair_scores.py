@@ -27,10 +27,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+# scipy.sparse is imported where a matrix is built, not here: this module comes with the
+# search modules into every server worker, which reads stored similar-case lists and builds
+# no matrix, and scipy 1.17 reads every attribute of numpy on import (numpy.f2py,
+# numpy.testing and the rest): about 10 MB of each worker's memory and 0.3 s of its start.
 if TYPE_CHECKING:
+    from scipy import sparse
+
     from .similarity import Profile, _Corpus
 
 # Float error between the float32 matrix products and `compare`: each part is a dot product
@@ -72,6 +77,8 @@ class PairScores:
         self.centre = np.float32(corpus.centre)
         self.embedded = np.array([p.embedding is not None for p in ordered], dtype=bool)
         shape_t = (n, max(len(term_index), 1))
+        from scipy import sparse  # here, not at the top: see the imports
+
         # Weighted terms, dense: the vocabulary is small (hundreds of terms).
         self.term_weights = (
             sparse.csr_matrix((t_vals, (t_rows, t_cols)), shape=shape_t).toarray().astype(np.float32)
@@ -132,6 +139,8 @@ def sparse_rows(
 ) -> sparse.csr_matrix:
     """Word vectors (word -> weight) as the rows of a CSR matrix whose columns are `words`
     (word -> column); words not in it are dropped."""
+    from scipy import sparse  # here, not at the top: see the imports
+
     rows, cols, values = [], [], []
     for i, vector in enumerate(vectors):
         for word, value in vector.items():

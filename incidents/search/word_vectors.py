@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 # Rows per block when adding up the norms: bounds the dense block (rows x kept float64).
 NORM_ROWS = 4096
@@ -54,6 +57,8 @@ class WordVectors:
 
     def matrix(self, rows: Sequence[int] | None = None, dtype: type = np.float64) -> sparse.csr_matrix:
         """The vectors of `rows` (all, in order, by default) as a CSR matrix, columns `words`."""
+        from scipy import sparse  # here, not at the top: see `pair_scores`' imports
+
         # Copies: scipy may sort a row's columns in place, and `vector` reads them in order.
         whole = sparse.csr_matrix(
             (self.values.astype(dtype), self.columns.copy(), self.starts.copy()),
@@ -93,6 +98,8 @@ def word_vectors(
     column_of = dict(zip(every, range(len(every)), strict=True))
     ids = np.fromiter(map(column_of.__getitem__, words), dtype=np.int64, count=len(words))
     owners = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    from scipy import sparse  # here, not at the top: see `pair_scores`' imports
+
     # Summed per (text, word): a word in both parts of a text counts once, with both counts.
     summed = sparse.csr_matrix(
         (np.asarray(counts, dtype=np.float64), (owners, ids)),

@@ -77,3 +77,19 @@ def test_the_search_functions_are_read_when_first_used():
         "incidents.search.similarity",
         "incidents.search.results",
     ]
+
+
+def test_the_read_paths_import_numpy_and_not_scipy():
+    """A server worker reads stored similar-case lists and never builds a sparse matrix:
+    scipy (about 10 MB of every worker) comes with the first matrix an import, an edit or a
+    similar-case list computed on the fly builds (`pair_scores`' imports)."""
+    script = (
+        "import django;"
+        "django.setup();"
+        "from incidents import search;"
+        "search.search_cases, search.similar_cases;"
+        "import incidents.search.logmatch, incidents.search.index, incidents.triage"
+    )
+    modules = imported_by("-c", script)
+    assert "numpy" in modules
+    assert "scipy" not in modules
