@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views import defaults
 
 from api.errors import problem_response
@@ -47,8 +48,10 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if is_api_request(request):
         return problem_response(404, "Not Found", f"No resource at {request.path}", instance=request.path)
-    # Any address: say how a case's looks, the likeliest thing sought.
-    return render(request, "404.html", {"path": request.path, "case_hint": True}, status=404)
+    # How a case id looks only where one was expected (`/cases/<id>/...`): elsewhere
+    # (`/nope`, `/feeds/...`) the hint answered a question nobody asked.
+    case_hint = request.path.startswith(reverse("incidents:case-list"))
+    return render(request, "404.html", {"path": request.path, "case_hint": case_hint}, status=404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

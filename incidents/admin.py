@@ -32,6 +32,7 @@ from . import selectors, workflow
 from .admin_fields import ErrorCodesField, JsonListField, ReasonField, keep_order, problem_field
 from .document_model import case_model
 from .documents import case_document
+from .history import revisions_by_row
 from .line_endings import MultilineField
 from .models import Case, CaseRelation, CaseTerm, Facet, ScaleColumn, ScaleRow, ScaleTable, Source, Term
 from .problems import CaseImportError
@@ -509,7 +510,9 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     readonly_fields = ("status", "retraction_reason", "merged_into", "added", "modified", "preview_link")
     inlines = (CaseTermInline, SourceInline, ScaleTableInline, CaseRelationInline)
     actions = ("submit_for_review", "send_back_to_draft", "publish")
-    history_list_display = ("status",)
+    # The history reads as the public page's (`/cases/<id>/history`): its revisions, not
+    # simple-history's raw values (`in_review`, `[] → ['Roll back …']`, "status: in_review").
+    object_history_list_template = "admin/incidents/case/object_history_list.html"
     fieldsets = (
         (None, {"fields": ("id", "title", "organization", "published", "occurred", "summary")}),
         (
@@ -602,6 +605,19 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
 
     def case_id_of(self, obj: Case) -> str:
         return obj.pk
+
+    def set_history_delta_changes(
+        self, request: HttpRequest, historical_records: Any, foreign_keys_are_objs: bool = True
+    ) -> None:
+        """Give each history row listed its `revision`, what the public history page shows of
+        it (`history.revisions_by_row`: one query for the case's rows), in place of
+        simple-history's `history_delta_changes`."""
+        records = list(historical_records)
+        if not records:
+            return
+        revisions = revisions_by_row(records[0].id)
+        for record in records:
+            record.revision = revisions[record.history_id]
 
     # --- reviewer-only actions: offered to reviewers alone, as `workflow` allows them ---
 

@@ -250,19 +250,23 @@ def history_rows(case_id: str) -> QuerySet:
 def case_history(case_id: str) -> list[Revision]:
     """Every recorded change of `case_id`, newest first, each with its field-level diff
     against the state before it. One query; an empty list for a case without history."""
-    revisions = []
+    return list(revisions_by_row(case_id).values())[::-1]
+
+
+def revisions_by_row(case_id: str) -> dict[int, Revision]:
+    """`case_history`'s revisions by the `history_id` of the row each reads, oldest first:
+    for the admin's history view, which lists the rows themselves. One query."""
+    revisions = {}
     previous = None
     for number, row in enumerate(history_rows(case_id), start=1):
-        revisions.append(
-            Revision(
-                number=number,
-                when=row.history_date,
-                user=row.history_user.get_username() if row.history_user else None,
-                reason=row.history_change_reason or "",
-                created=row.history_type == CREATED,
-                status=row.status,
-                changes=diff(previous, row),
-            )
+        revisions[row.history_id] = Revision(
+            number=number,
+            when=row.history_date,
+            user=row.history_user.get_username() if row.history_user else None,
+            reason=row.history_change_reason or "",
+            created=row.history_type == CREATED,
+            status=row.status,
+            changes=diff(previous, row),
         )
         previous = row
-    return revisions[::-1]
+    return revisions

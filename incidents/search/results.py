@@ -146,6 +146,17 @@ class SearchHit:
     def is_partial(self) -> bool:
         return self.confidence == "weak"
 
+    @property
+    def why_beside_tags(self) -> str | None:
+        """`why` as a search result card shows it under its own "Tagged:" line (the
+        `matched_vocabulary`, each term's facet named): without the `Tagged: ...` sentence
+        `why_listed` ends with when no word is marked, which would name the same terms again
+        in a line starting alike; None when nothing else is said."""
+        tagged = f"Tagged: {', '.join(self.matched_terms)}."
+        if not (self.why and self.matched_vocabulary and self.why.endswith(tagged)):
+            return self.why
+        return self.why.removesuffix(tagged).strip() or None
+
 
 @dataclass(frozen=True)
 class SearchResults:

@@ -5,7 +5,7 @@ make goes through here; none of them builds its own queries.
 - `params`: `parse_filters` / `parse_search`, the one parser of list parameters;
 - `field_lists`: `parse_field_list`, the one parser of `fields` (names to keep);
 - `numbers`: `whole_number`, the one rule for an integer given as text (digits 0-9);
-- `lookup`: `find_case` / `find_topic`, resolving whatever id or slug a caller typed;
+- `lookup`: `find_case` / `find_topic` / `find_facet_term`, resolving whatever id or slug a caller typed;
 - `spelling`: matching typed values to ids and terms, nearest values;
 - `cases`: one case, case lists (pages, feeds, sitemap), the change feed and export;
 - `vocabulary`: terms with case counts, a topic's overview, a term's page;
@@ -65,10 +65,12 @@ from .facets import (
 from .field_lists import parse_field_list
 from .lookup import (
     CaseLookup,
+    TermLookup,
     TopicLookup,
     canonical_case_id,
     closest_terms,
     find_case,
+    find_facet_term,
     find_published_case,
     find_topic,
 )
@@ -157,6 +159,7 @@ __all__ = [
     "SearchParams",
     "StoreVersion",
     "TermDetail",
+    "TermLookup",
     "TopicLookup",
     "TopicOverview",
     "canonical_case_id",
@@ -170,6 +173,7 @@ __all__ = [
     "feed_cases",
     "filter_cases",
     "find_case",
+    "find_facet_term",
     "find_published_case",
     "find_term",
     "find_topic",

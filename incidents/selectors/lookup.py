@@ -116,6 +116,39 @@ def find_published_case(raw_id: str) -> CaseLookup:
 
 
 @dataclass(frozen=True)
+class TermLookup:
+    """The answer of `find_facet_term`: the term of `facet` (with `canonical_slug` set when
+    it was named otherwise than by its slug), or else the `closest` of the facet's
+    `terms`."""
+
+    facet: str
+    term: Term | None = None
+    canonical_slug: str | None = None
+    closest: list[Term] = field(default_factory=list)
+    terms: list[Term] = field(default_factory=list)
+
+    def problem(self, raw: str) -> Problem:
+        """What every door says of `raw` naming no term of the facet, as `TopicLookup.problem`
+        says it of a topic: the filter's problem (`unknown symptom 'trainig-hang'`, the
+        closest terms, or all when none is close and they are few), whose `message()` reads
+        `No symptom called “trainig-hang”. Did you mean Training hang?`."""
+        return unknown_term(FACETS_BY_NAME[self.facet], "slug", raw, self.closest, self.terms)
+
+
+def find_facet_term(facet: str, raw: str) -> TermLookup:
+    """The term of `facet` named by its slug, name or synonym in any letter case
+    (`NCCL-timeout`, `NCCL timeout` -> nccl-timeout), or else the closest terms of the
+    facet. One query. For a page or feed whose slug names no term (`find_topic` for a
+    topic, which also knows the former topics)."""
+    terms = list(Term.objects.of(facet).order_by("slug"))
+    term = resolve_term(raw, terms)
+    if term is not None:
+        canonical = None if term.slug == raw else term.slug
+        return TermLookup(facet, term=term, canonical_slug=canonical, terms=terms)
+    return TermLookup(facet, closest=nearest_terms(raw, terms), terms=terms)
+
+
+@dataclass(frozen=True)
 class TopicLookup:
     """The answer of `find_topic`: the topic `term` (with `canonical_slug` set when it was
     named otherwise than by its slug), or else `closest` topics (all topics when none is

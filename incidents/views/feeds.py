@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.syndication.views import Feed
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
@@ -22,6 +22,7 @@ from incidents import selectors
 from incidents.models import Case, Facet, Term
 from incidents.rendering import render_markdown
 
+from .common import unknown_term_page
 from .topics import unknown_topic_page
 
 FEED_LENGTH = 50
@@ -79,9 +80,26 @@ class AllCasesFeed(CaseEntriesFeed):
 
 
 class TermFeed(CaseEntriesFeed):
-    """Cases using one term of `facet`; 404 for an unknown slug."""
+    """Cases using one term of `facet`. A slug naming no term is answered by `missing`, not
+    with the site's general 404, which told how case ids look."""
 
     facet: str = ""
+
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return super().__call__(request, *args, **kwargs)
+        except Http404:
+            return self.missing(request, kwargs["slug"])
+
+    def missing(self, request: HttpRequest, slug: str) -> HttpResponse:
+        """The answer of a feed whose slug is no term's (`selectors.find_facet_term`): the
+        term's name or a synonym redirects (301) to its feed, as its page redirects to the
+        slug; anything else is a 404 saying so with the closest terms (`No symptom called
+        “trainig-hang”. Did you mean Training hang?`, `common.unknown_term_page`)."""
+        lookup = selectors.find_facet_term(self.facet, slug)
+        if lookup.term is not None and lookup.canonical_slug is not None:
+            return HttpResponsePermanentRedirect(self.feed_url(lookup.term))
+        return unknown_term_page(request, slug, lookup.problem(slug), lookup.closest)
 
     def get_object(self, request: HttpRequest, slug: str) -> Term:
         term = selectors.term_by_slug(self.facet, slug)
@@ -104,16 +122,12 @@ class TermFeed(CaseEntriesFeed):
 
 class TopicFeed(TermFeed):
     """`/feeds/topics/<slug>.atom`: the cases of one topic latest added. A slug naming no
-    topic is answered as `/topics/<slug>` answers it (`topic_feed_missing`), not with the
-    site's general 404, which told how case ids look."""
+    topic is answered as `/topics/<slug>` answers it (`topic_feed_missing`)."""
 
     facet = Facet.TOPIC
 
-    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return super().__call__(request, *args, **kwargs)
-        except Http404:
-            return topic_feed_missing(request, kwargs["slug"])
+    def missing(self, request: HttpRequest, slug: str) -> HttpResponse:
+        return topic_feed_missing(request, slug)
 
     def feed_url(self, obj: Term) -> str:
         return reverse("incidents:feed-topic", args=[obj.slug])

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from incidents import selectors
 
-from .common import not_found_page, render_page
+from .common import not_found_page, render_page, unknown_term_page
 
 TOP_TERMS = 8
 LATEST_SHOWN = 10
@@ -34,8 +34,7 @@ def unknown_topic_page(request: HttpRequest, slug: str, lookup: selectors.TopicL
     if lookup.workload is not None:
         notice = f"{lookup.moved(slug)}."
         return not_found_page(request, what=notice, text=slug, topics=[lookup.workload], notice=notice)
-    notice = lookup.problem(slug).message()  # the API's 404 says it in these words
-    return not_found_page(request, what=notice, text=slug, topics=lookup.closest, notice=notice)
+    return unknown_term_page(request, slug, lookup.problem(slug), lookup.closest)
 
 
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:

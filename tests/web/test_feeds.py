@@ -92,6 +92,43 @@ def test_a_topic_feed_named_otherwise_redirects_to_the_slug_s(client, slug):
     assert (response.status_code, response["Location"]) == (301, "/feeds/topics/interconnect.atom")
 
 
+@pytest.mark.parametrize(
+    ("url", "said", "closest"),
+    [
+        (
+            "/feeds/symptoms/trainig-hang.atom",
+            "No symptom called “trainig-hang”. Did you mean Training hang, Inference hang or "
+            "Throughput degradation?",
+            'href="/vocab/symptom/training-hang">Training hang</a>',
+        ),
+        (
+            "/feeds/codes/xid-97.atom",
+            "No error code called “xid-97”. Did you mean Xid 74, Xid 79, Xid 94, Xid 95 or Xid 119?",
+            'href="/codes/xid-79">Xid 79</a>',
+        ),
+    ],
+)
+def test_an_unknown_symptom_or_code_feed_names_the_closest(client, url, said, closest):
+    # It gave the site's general 404, "Case ids look like IL-0428", as the topic feeds did.
+    response = client.get(url)
+    assert response.status_code == 404
+    assert notice_of(response) == said
+    assert closest in response.content.decode()
+    assert "IL-0428" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("url", "feed"),
+    [
+        ("/feeds/symptoms/Training-Hang.atom", "/feeds/symptoms/training-hang.atom"),
+        ("/feeds/codes/Xid-79.atom", "/feeds/codes/xid-79.atom"),
+    ],
+)
+def test_a_symptom_or_code_feed_named_otherwise_redirects_to_the_slug_s(client, url, feed):
+    response = client.get(url)
+    assert (response.status_code, response["Location"]) == (301, feed)
+
+
 def test_pages_announce_the_feed(client):
     html = client.get("/").content.decode()
     assert (

@@ -1,4 +1,4 @@
-"""A search hit's "Matched:" line names each term with its vocabulary.
+"""A search hit's "Tagged:" line (once "Matched:") names each term with its vocabulary.
 
 Two vocabularies name a term alike: the topic "Training hangs" and the symptom tag
 "Training hang", and "Silent data corruption" is both a topic and a symptom tag. Both are
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def matched_line(client, query: str, case_id: str) -> str:
-    """The "Matched: ..." text of `case_id`'s card among the hits for `query`."""
+    """The "Tagged: ..." text of `case_id`'s card among the hits for `query`."""
     results = element(client.get("/cases/", {"q": query}).content.decode(), "section", class_="results")
     start = results.index(f'<span class="case-id">{case_id}</span>')
     card = results[results.rindex("<article", 0, start) :]
@@ -28,12 +28,12 @@ def matched_line(client, query: str, case_id: str) -> str:
 
 def test_a_topic_and_a_symptom_named_alike_each_say_which_they_are(client):
     line = matched_line(client, "training hang", "IL-0500")
-    assert line == "Matched: Training hangs (topic), Training hang (symptom)"
+    assert line == "Tagged: Training hangs (topic), Training hang (symptom)"
 
 
 def test_one_name_in_two_vocabularies_is_two_named_terms(client):
     line = matched_line(client, "silent data corruption", "IL-0566")
-    assert line == "Matched: Silent data corruption (topic), Silent data corruption (symptom)"
+    assert line == "Tagged: Silent data corruption (topic), Silent data corruption (symptom)"
 
 
 def test_the_api_lists_a_shared_name_once(client):
