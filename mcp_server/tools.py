@@ -557,7 +557,7 @@ def match_log(
         return log_lines(every_line, {m.line_number for hit in kept for m in hit.matched_lines})
 
     result = LogMatchResult(
-        lines_scanned=len(text.splitlines()),
+        lines_read=reading.lines_read,  # the engine's count, as POST /api/match and the page give it
         lines=shown_lines(matches),
         hits=matches,
         error_codes=found_codes,
