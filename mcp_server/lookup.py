@@ -1,16 +1,19 @@
 """Case ids as tools and resources receive them: `find_case` of the read layer, except that
 an id holding a control character never resolves (no stored id has one, and PostgreSQL
 refuses NUL in text, which turned such an id into "the database did not answer"): the
-answer is the closest ids to the id without them, on both backends."""
+answer is the closest ids to the id without them, on both backends. And what `get_topic`
+and `topic://` say of a slug naming no topic, in one wording."""
 
 from __future__ import annotations
 
 import re
 
-from incidents.selectors import CaseLookup, find_case
+from incidents.selectors import CaseLookup, TopicLookup, find_case
 from incidents.selectors.cases import visible_case_ids
 from incidents.selectors.lookup import MAX_CLOSEST
 from incidents.selectors.spelling import closest_case_ids
+
+from .filters import problem_message
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -22,3 +25,16 @@ def find_case_id(raw_id: str) -> CaseLookup:
             closest=closest_case_ids(_CONTROL.sub("", raw_id), visible_case_ids(), limit=MAX_CLOSEST)
         )
     return find_case(raw_id, follow=True)
+
+
+def no_topic_message(slug: str, lookup: TopicLookup) -> str:
+    """What `get_topic` (a tool error) and `topic://` (resource not found) say of `slug`, which
+    `lookup` (`find_topic(slug)`) found no topic for: a former topic now a workload (`training`)
+    says so and how to list its cases; else the `topic` filter's problem, the nearest topics
+    (all of them when none is near), as list_incidents, the API and the page word it."""
+    if lookup.workload is not None:
+        return (
+            f"{slug!r} is a workload now, not a topic: call list_incidents with "
+            f"workload={lookup.workload.slug!r}; topics are kinds of failure (see vocab)."
+        )
+    return problem_message(lookup.problem(slug))

@@ -207,7 +207,7 @@ class LogMatch(CaseSummary):
 
 
 class LogMatchResult(BaseModel):
-    lines_scanned: int
+    lines_read: int
     lines: list[LogLine] = Field(description="Each matched line once, by line number.")
     hits: list[LogMatch]
     error_codes: list[str] = Field(

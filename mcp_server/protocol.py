@@ -2,8 +2,9 @@
 (the SDK's public hook for observing, refusing or rewriting messages):
 
 - `prompts/get` with an unknown prompt, a missing argument or one the prompt does not take
-  is a -32602 error naming it (the SDK answers -32603 "Internal server error" and logs a
-  traceback, or "Error rendering prompt" for an unknown argument);
+  is a -32602 error naming it, and the argument meant (`text` -> `log`, `spelling.names_meant`)
+  (the SDK answers -32603 "Internal server error" and logs a traceback, or "Error rendering
+  prompt" for an unknown argument);
 - `logging/setLevel` (handshake-era protocol versions) sets the level of this server's
   loggers, and `initialize` advertises the `logging` capability;
 - `resources/list` lists every topic and published case, 100 per page with `nextCursor`;
@@ -30,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from incidents.selectors.spelling import nearest_strings
+from incidents.selectors.spelling import names_meant, nearest_strings
 
 from .resource_list import resource_page
 from .toolkit import with_database
@@ -226,7 +227,8 @@ class ProtocolMiddleware:
         known = [argument.name for argument in prompt.arguments or []]
         unknown = [str(key) for key in given if key not in known] if isinstance(given, dict) else []
         if unknown:
-            near = nearest_strings(unknown[0], known, limit=1)
+            # As a tool's unknown argument: the name it stands for (`text` -> `log`), else a slip.
+            near = names_meant(unknown[0], known, limit=1)
             raise MCPError(
                 code=INVALID_PARAMS,
                 message=f"Prompt {name!r} has no argument {unknown[0]!r}"

@@ -12,9 +12,8 @@ from incidents import selectors
 from incidents.models import Facet
 from incidents.selectors import find_topic
 
-from .filters import problem_message
 from .links import INCIDENT_URI, TOPIC_URI
-from .lookup import find_case_id
+from .lookup import find_case_id, no_topic_message
 from .markdown import case_markdown, topic_markdown
 from .toolkit import resource_reader, with_database
 
@@ -34,16 +33,12 @@ def read_incident(case_id: str) -> str:
 
 
 def read_topic(slug: str) -> str:
-    """The topic overview as Markdown. Unknown topic: ResourceNotFoundError listing topics
-    (for a workload, `training` or `inference`, topics once, saying where its cases are)."""
+    """The topic overview as Markdown. Unknown topic: ResourceNotFoundError saying what
+    get_topic says (`no_topic_message`: the nearest topics, or for a former topic, now a
+    workload, where its cases are)."""
     lookup = find_topic(slug)
-    if lookup.workload is not None:
-        raise ResourceNotFoundError(
-            f"No topic {slug!r}: {lookup.workload.slug!r} is a workload now (list_incidents with "
-            f"workload={lookup.workload.slug!r}). Topics: {', '.join(t.slug for t in lookup.topics)}."
-        )
     if lookup.term is None:
-        raise ResourceNotFoundError(problem_message(lookup.problem(slug)))  # as get_topic says it
+        raise ResourceNotFoundError(no_topic_message(slug, lookup))
     overview = selectors.topic_overview(lookup.term)
     assert overview is not None
     return topic_markdown(overview)

@@ -49,7 +49,7 @@ from .filters import (
     read_query,
 )
 from .links import case_links
-from .lookup import find_case_id
+from .lookup import find_case_id, no_topic_message
 from .outputs import (
     CaseRef,
     CodeExplanation,
@@ -369,15 +369,8 @@ def get_topic(
     Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`, notes).
     """
     lookup = find_topic(slug)
-    if lookup.workload is not None:
-        raise ToolError(
-            f"{slug!r} is a workload now, not a topic: call list_incidents with "
-            f"workload={lookup.workload.slug!r}; topics are kinds of failure (see vocab)."
-        )
     if lookup.term is None:
-        # The `topic` filter's words (one problem, `TopicLookup.problem`, as the API and the page
-        # say it): the nearest topics, or all of them (there are few) when none is near.
-        raise ToolError(problem_message(lookup.problem(slug)))
+        raise ToolError(no_topic_message(slug, lookup))  # as topic:// says it
     overview = selectors.topic_overview(lookup.term, latest=latest)
     assert overview is not None
 
@@ -557,7 +550,7 @@ def match_log(
         return log_lines(every_line, {m.line_number for hit in kept for m in hit.matched_lines})
 
     result = LogMatchResult(
-        lines_scanned=len(text.splitlines()),
+        lines_read=reading.lines_read,  # the engine's count, as POST /api/match and the page give it
         lines=shown_lines(matches),
         hits=matches,
         error_codes=found_codes,

@@ -50,7 +50,7 @@ def propose_case(data: NewCase) -> Proposal:
         "status": Case.Status.DRAFT,
         "topics": [data.topic.slug],
         "summary": data.summary,
-        "symptoms": {"description": data.summary, "tags": []},
+        "symptoms": {"description": "", "tags": []},
         "root_cause": {"category": root_cause.name},
         "sources": [{"url": url} for url in data.source_urls],
     }

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from incidents.documents import case_document
 from incidents.models import Case, Source, Term
 from incidents.proposals import services
 from incidents.proposals.models import Proposal
@@ -37,6 +38,18 @@ def test_a_new_case_proposal_lands_as_a_draft_in_the_queue(client):
     status = client.get(response["Location"])
     assert "Received" in status.content.decode()
     assert status["X-Robots-Tag"] == "noindex"
+
+
+def test_a_new_case_s_text_is_its_draft_s_summary_alone(client):
+    # It was copied into the symptoms too, so the reviewer read the same text twice; what
+    # operators saw is the reviewer's to write (the schema requires the field, not its text).
+    form_post(client)
+    api = APIClient().post("/api/proposals/", {**NEW, "topic": "checkpoint-storage"}, format="json")
+    assert api.status_code == 201 and Proposal.objects.count() == 2
+    for proposal in Proposal.objects.order_by("pk"):
+        draft = Case.objects.with_document().get(pk=proposal.case_id)
+        assert (draft.summary, draft.symptoms_description) == (NEW["text"], "")
+        assert case_document(draft)["symptoms"] == {"description": "", "tags": [], "error_codes": []}
 
 
 def test_the_form_needs_its_csrf_token():

@@ -89,6 +89,15 @@ def test_a_new_case_s_draft_reads_as_a_case(client, reviewer, new_case_proposal)
     assert (SOURCE, SOURCE) in links(case)
 
 
+def test_the_draft_shows_the_proposers_text_once(client, reviewer, new_case_proposal):
+    # As the summary: it was copied into the symptoms too, and read twice.
+    shown = field_of(proposal_page(client, reviewer, new_case_proposal), "proposed_case")
+    case = element(shown, "div", class_="proposal-case").split("<details>")[0]
+    assert case.count("<li>rank 3 sat in <code>ncclAllReduce</code></li>") == 1
+    symptoms = re.search(r"<dt>Symptoms</dt><dd>(.*?)</dd>", case, re.S)
+    assert symptoms is not None and text_of(symptoms.group(1)) == "none yet: a new case's text is its summary"
+
+
 def test_the_case_document_is_folded_away_as_escaped_json(client, reviewer, new_case_proposal):
     page = proposal_page(client, reviewer, new_case_proposal)
     details = element(field_of(page, "proposed_case"), "details")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from incidents import search
 
 LOG = """\
@@ -14,7 +16,7 @@ NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.
 def test_cases_come_with_the_lines_they_matched(mcp):
     result = mcp.ok("match_log", text=LOG, limit=5)
     expected = search.match_log(LOG, limit=5)
-    assert result["lines_scanned"] == 3
+    assert result["lines_read"] == 3
     assert result["hits"] and result["notes"] == []
     assert [(h["id"], h["score"]) for h in result["hits"]] == [
         (h.case.id, round(h.score, 4)) for h in expected
@@ -53,13 +55,24 @@ def test_a_repeated_line_is_one_matched_line(mcp):
 
 def test_a_log_without_known_signatures_says_what_to_try(mcp):
     assert mcp.ok("match_log", text="all good\nnothing to see") == {
-        "lines_scanned": 2,
+        "lines_read": 2,
         "lines": [],
         "truncated": False,
         "hits": [],
         "error_codes": [],
         "notes": ["No known failure signature found: try search_incidents with the error message."],
     }
+
+
+def test_lines_read_is_what_the_engine_read_as_the_api_says_it(mcp, client):
+    # A progress bar's carriage returns and a form feed end no line for the engine (it splits
+    # at "\n" only, as `wc -l` does); the tool counted str.splitlines(), 6 lines to the API's 3.
+    text = (
+        "step 1\rstep 2\rstep 3\n\x0cNCCL error: unhandled system error\n"
+        "Watchdog caught collective operation timeout\n"
+    )
+    api = client.post("/api/match", json.dumps({"text": text}), content_type="application/json").json()
+    assert mcp.ok("match_log", text=text)["lines_read"] == api["reading"]["lines_read"] == 3
 
 
 def test_empty_and_oversized_text_are_refused(mcp):

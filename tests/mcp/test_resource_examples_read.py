@@ -25,10 +25,14 @@ def test_every_templates_example_reads(mcp):
     assert examples == {"incident": "incident://IL-0428.", "topic": "topic://interconnect."}
 
 
-def test_a_former_topic_says_it_is_a_workload_now(mcp):
+def test_a_former_topic_says_it_is_a_workload_now_as_get_topic_says_it(mcp):
+    # The resource had words of its own ("No topic 'training': 'training' is a workload now
+    # (list_incidents with ...). Topics: ..."), unlike the get_topic tool: one wording now.
     assert Term.objects.filter(facet=Facet.WORKLOAD, slug="training").exists()
-    message = mcp.read_error("topic://training").message
-    assert message.startswith(
-        "No topic 'training': 'training' is a workload now (list_incidents with workload='training')."
-        " Topics: checkpoint-storage, configuration, "
+    for slug in ("training", "Inference"):
+        message = mcp.read_error(f"topic://{slug}").message
+        assert message == mcp.error("get_topic", slug=slug)
+    assert mcp.read_error("topic://training").message == (
+        "'training' is a workload now, not a topic: call list_incidents with workload='training'; "
+        "topics are kinds of failure (see vocab)."
     )

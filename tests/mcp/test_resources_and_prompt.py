@@ -173,3 +173,15 @@ def test_an_argument_the_triage_prompt_does_not_take_is_named(mcp):
         "Prompt 'triage' has no argument 'logs' (did you mean 'log'?); "
         "it takes: symptoms, log, environment, log_excerpt.",
     )
+
+
+def test_an_argument_the_prompt_knows_by_another_name_names_it(mcp):
+    # `text` is match_log's name for a log, `log` the triage tool's and prompt's: the hint says
+    # log, as a tool's unknown argument does (`spelling.names_meant`); it named nothing, spelt
+    # like no argument of the prompt.
+    error = triage_prompt_error(mcp, {"symptoms": "hang", "text": "NCCL WARN Timeout"})
+    assert (error.code, error.message) == (
+        INVALID_PARAMS,
+        "Prompt 'triage' has no argument 'text' (did you mean 'log'?); "
+        "it takes: symptoms, log, environment, log_excerpt.",
+    )

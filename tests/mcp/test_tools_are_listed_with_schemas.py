@@ -169,7 +169,7 @@ def test_list_outputs_are_described(mcp):
     hit = search["$defs"]["SearchHit"]["properties"]
     assert {"id", "title", "snippet", "score", "matched_terms", "symptom_tags"} <= set(hit)
     assert set(listed["match_log"].output_schema["properties"]) == {
-        "lines_scanned",
+        "lines_read",
         "lines",
         "hits",
         "error_codes",
