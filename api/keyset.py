@@ -85,8 +85,8 @@ class KeysetPagination(BasePagination):
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         text = request.query_params.get(self.cursor_query_param)
-        if text is None:
-            return None
+        if not text:
+            return None  # an empty parameter is one not given, as everywhere (`?cursor=$C`)
         try:
             return Cursor.decode(text)
         except (ValueError, OverflowError):

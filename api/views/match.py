@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -15,7 +15,7 @@ from ..errors import PayloadTooLarge
 from ..http import ApiView
 from ..params import ParamReader, reject_unknown_keys, without_blank_optionals
 from ..parsers import JSONBodyParser, PlainTextParser
-from ..serializers import MAX_LOG_CHARS, MatchRequestSerializer, MatchResponseSerializer
+from ..serializers import MAX_LOG_CHARS, MAX_MATCH_LIMIT, MatchRequestSerializer, MatchResponseSerializer
 
 # Where a JSON body's `limit` goes: the query string's is a plain body's.
 BODY_LIMIT_DETAIL = (
@@ -115,6 +115,18 @@ class MatchView(ApiView):
             f"{MAX_LOG_CHARS:,} characters, is refused with 413 saying its length."
         ),
         request={"application/json": MatchRequestSerializer, "text/plain": OpenApiTypes.STR},
+        # Declared so that a generated client offers it: the prose alone did not.
+        parameters=[
+            OpenApiParameter(
+                "limit",
+                OpenApiTypes.INT,
+                required=False,
+                description=(
+                    f"With a `text/plain` body only: most cases to return, 1 to {MAX_MATCH_LIMIT}"
+                    " (default 10). A JSON body carries `limit` as a field instead, and refuses it here."
+                ),
+            )
+        ],
         responses={
             200: OpenApiResponse(MatchResponseSerializer, "Matching cases, best first."),
             (413, schema.PROBLEM): schema.problem(

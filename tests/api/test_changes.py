@@ -133,3 +133,14 @@ def test_a_cursor_it_did_not_give_out_is_a_400_naming_cursor(client, cursor):
             "value": cursor,
         }
     ]
+
+
+def test_an_empty_cursor_is_one_not_given(client):
+    """A script sending `?cursor=$C` with no cursor yet gets the first page, as an empty
+    `since` or `limit` is read as not given (the README's rule for every parameter)."""
+    first = client.get("/api/changes?limit=2")
+    for query in ("?limit=2&cursor=", "?since=&cursor=&limit=2"):
+        response = client.get(f"/api/changes{query}")
+        assert response.status_code == 200, response.content
+        assert response.json()["results"] == first.json()["results"]
+        assert len(response.json()["results"]) == 2

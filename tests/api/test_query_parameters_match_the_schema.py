@@ -38,10 +38,18 @@ def documented(method: str, path: str) -> list[str]:
     return [p["name"] for p in operation.get("parameters", []) if p["in"] == "query"]
 
 
+# Operations whose query parameters come with a `text/plain` body only (a JSON body carries
+# them as fields): asked with such a body.
+PLAIN_BODY = {("post", "/api/match")}
+
+
 def accepted(client, method: str, path: str) -> list[str]:
     """What the reader says it accepts when sent a parameter nobody declares."""
     url = path.format(**PATH_VALUES) + f"?{UNDECLARED}=1"
-    response = getattr(client, method)(url, data={}, content_type="application/json")
+    if (method, path) in PLAIN_BODY:
+        response = getattr(client, method)(url, data="NCCL WARN timeout", content_type="text/plain")
+    else:
+        response = getattr(client, method)(url, data={}, content_type="application/json")
     assert response.status_code == 400, (url, response.status_code)
     [error] = [e for e in response.json()["errors"] if e["parameter"] == UNDECLARED]
     assert error["detail"].startswith(ACCEPTS), error
