@@ -410,8 +410,13 @@ def parse_query_text(params: Params, problems: list[Problem], *, name: str = "q"
 
 
 def query_too_long(length: int) -> str:
-    """The detail of a refused search text: the limit and how long it was."""
-    return f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,}"
+    """The detail of a refused search text: the limit, how long it was, and where a long
+    text belongs (a pasted traceback or log is the commonest one: log matching reads it)."""
+    return (
+        f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,} (a log or a"
+        f" traceback goes to log matching: the /match/ page, POST /api/match, MCP match_log or"
+        f" triage's log)"
+    )
 
 
 def _nearest_sort(value: str) -> list[str]:

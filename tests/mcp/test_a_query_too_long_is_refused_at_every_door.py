@@ -18,7 +18,10 @@ from tests.web.html import element, text_of
 pytestmark = pytest.mark.django_db
 
 TOO_LONG = ("nccl timeout " * 50)[: MAX_QUERY_CHARS + 100].strip()  # 600 characters
-DETAIL = "must be at most 500 characters long; it has 600"
+DETAIL = (
+    "must be at most 500 characters long; it has 600 (a log or a traceback goes to log matching:"
+    " the /match/ page, POST /api/match, MCP match_log or triage's log)"
+)
 
 
 def test_the_parser_refuses_it_whole_saying_the_limit_and_the_length():

@@ -54,6 +54,10 @@ def test_an_unknown_field_lists_the_valid_fields(mcp):
     message = mcp.error("get_incident", id="IL-0428", fields=["titel"])
     assert message.startswith("fields: unknown field; choose from id, title, organization,")
     assert message.endswith("related, affected, references (got 'titel'). Send instead: 'title'.")
+    # Triage calls the remediation `fix`: the name meant, though spelt like no field.
+    assert mcp.error("get_incident", id="IL-0428", fields=["root_cause", "fix"]).endswith(
+        "(got 'fix'). Send instead: 'remediation'."
+    )
     assert mcp.error("get_incident", id="IL-0428", fields=[]).startswith(
         "fields: name at least one field out of id, title, organization,"
     )
@@ -72,3 +76,10 @@ def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
     meta = ids_where(lambda d: d["organization"] == "Meta")
     assert "IL-0429" in meta and len(meta) < 50
     assert sorted(c["id"] for c in listed["incidents"]) == [i for i in meta if i != "IL-0429"]
+
+
+def test_a_number_for_the_id_says_to_send_its_text(mcp):
+    """The id's description says IL-0428 "or 428": a JSON number 428 is refused (the argument
+    is text) with the text that works, not pydantic's "Input should be a valid string"."""
+    assert mcp.error("get_incident", id=428) == 'Invalid arguments: id must be text: send "428" (got 428).'
+    assert mcp.ok("get_incident", id="428", fields=["title"])["id"] == "IL-0428"

@@ -96,3 +96,13 @@ def test_naming_no_field_is_refused_alike(client, mcp):
     document = NO_FIELD.format(choices=", ".join(case_model().top_level))
     assert mcp.error("get_incident", id="IL-0428", fields=",") == f"fields: {document}."
     assert mcp.error("get_incident", id="IL-0428", fields=[]) == f"fields: {document}."
+
+
+def test_a_field_named_in_other_words_suggests_the_field_meant(client, mcp):
+    """`fix` is triage's name for the remediation; `cause` an engineer's for the root cause:
+    spelt like no field, each is answered with the field it stands for at both doors."""
+    for name, meant in (("fix", "remediation"), ("cause", "root_cause")):
+        [error] = client.get(f"/api/cases/IL-0428?fields=title,{name}").json()["errors"]
+        assert (error["value"], error["suggestions"]) == (name, [meant])
+        message = mcp.error("get_incident", id="IL-0428", fields=["title", name])
+        assert message.endswith(f"(got '{name}'). Send instead: '{meant}'.")

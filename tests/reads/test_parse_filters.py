@@ -110,7 +110,9 @@ def test_the_query_has_one_length_limit():
     assert search.q == ""
     assert (problem.parameter, problem.detail, problem.value) == (
         "q",
-        f"must be at most {MAX_QUERY_CHARS} characters long; it has {MAX_QUERY_CHARS + 1}",
+        f"must be at most {MAX_QUERY_CHARS} characters long; it has {MAX_QUERY_CHARS + 1} (a log or a"
+        " traceback goes to log matching: the /match/ page, POST /api/match, MCP match_log or"
+        " triage's log)",
         None,
     )
 
