@@ -326,7 +326,7 @@ def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> s
             problems.append(f"{where} must be one of {', '.join(map(str, values))} (got {got})")
         elif kind == "string_type" and type(error.get("input")) in (int, float):
             # `{"id": 428}`: the text of the number is what the argument takes.
-            problems.append(f'{where} must be text: send "{error["input"]}" (got {got})')
+            problems.append(f'{where}: must be a string: send "{error["input"]}" (got {got})')
         elif kind in ("string_too_long", "too_long"):
             unit = "characters" if kind == "string_too_long" else "items"
             problems.append(f"{where} is too long: at most {context.get('max_length')} {unit}")

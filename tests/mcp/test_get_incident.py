@@ -81,5 +81,7 @@ def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
 def test_a_number_for_the_id_says_to_send_its_text(mcp):
     """The id's description says IL-0428 "or 428": a JSON number 428 is refused (the argument
     is text) with the text that works, not pydantic's "Input should be a valid string"."""
-    assert mcp.error("get_incident", id=428) == 'Invalid arguments: id must be text: send "428" (got 428).'
+    assert (
+        mcp.error("get_incident", id=428) == 'Invalid arguments: id: must be a string: send "428" (got 428).'
+    )
     assert mcp.ok("get_incident", id="428", fields=["title"])["id"] == "IL-0428"
