@@ -52,8 +52,11 @@ JSON_FIELDS = ("affected", "references")
 ADMIN_EDIT = "admin edit"
 # Textareas read with `\\n` line breaks (a browser sends CRLF): a form saved untouched
 # changes no field. Case documents are normalised again on the way in (`services.Preparer`).
-MULTILINE: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
-    models.TextField: {"form_class": MultilineField}
+FORM_FIELDS: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
+    models.TextField: {"form_class": MultilineField},
+    # A URL typed without its scheme gets https://, as Django 6 will do (its 5.x forms add
+    # http:// and warn on every form built).
+    models.URLField: {"assume_scheme": "https"},
 }
 
 
@@ -246,7 +249,7 @@ class EditorInline(admin.TabularInline):
     """Child rows of a case: whoever may edit the case edits them (deleting a row is an edit)."""
 
     form = NullBlanksForm
-    formfield_overrides = MULTILINE
+    formfield_overrides = FORM_FIELDS
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return workflow.is_editor(request.user)
@@ -289,10 +292,11 @@ class SourceInline(EditorInline):
     # A title is a line or two: the admin's ten-row, 610-pixel text area pushed each row's
     # delete box past the right edge of a 1280-pixel window.
     formfield_overrides = {
+        **FORM_FIELDS,
         models.TextField: {
-            **MULTILINE[models.TextField],
+            **FORM_FIELDS[models.TextField],
             "widget": forms.Textarea(attrs={"rows": 3, "cols": 36}),
-        }
+        },
     }
 
 
@@ -499,7 +503,7 @@ class CaseAdmin(SavesThroughService, SimpleHistoryAdmin):
     # `affected` and `references` are the form's own fields, put into the document
     # (`CaseAdminForm.edited_document`), never written to the case's columns by the form.
     exclude = JSON_FIELDS
-    formfield_overrides = MULTILINE
+    formfield_overrides = FORM_FIELDS
     list_display = ("id", "title", "organization", "status", "published", "modified")
     list_filter = (StatusFilter, "severity", "root_cause_category", "published")
     search_fields = ("id", "title", "organization", "summary", "sources__url")
@@ -789,7 +793,7 @@ class ScaleTableAdmin(SavesThroughService, admin.ModelAdmin):
     """One scale table's columns and rows; saved through the case's service like the case."""
 
     form = ScaleTableAdminForm
-    formfield_overrides = MULTILINE
+    formfield_overrides = FORM_FIELDS
     list_display = ("caption", "case", "position")
     search_fields = ("caption", "case__id", "case__title")
     list_filter = ("case__status",)
@@ -855,7 +859,7 @@ class TermAdmin(admin.ModelAdmin):
     so the cases using a term are re-indexed."""
 
     form = TermAdminForm
-    formfield_overrides = MULTILINE
+    formfield_overrides = FORM_FIELDS
     list_display = ("name", "facet", "slug")
     list_filter = ("facet",)
     search_fields = ("name", "slug", "description", "synonyms")
@@ -900,7 +904,7 @@ class ProposalAdmin(admin.ModelAdmin):
     (`CaseAdminForm.accepts_correction`); declining needs the reason written on the proposal
     first."""
 
-    formfield_overrides = MULTILINE
+    formfield_overrides = FORM_FIELDS
     list_display = ("title", "kind", "status", "case", "created")
     list_filter = ("status", "kind")
     search_fields = ("title", "text", "case__id", "source_urls")
