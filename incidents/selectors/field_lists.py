@@ -16,19 +16,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .params import Choice, Problem, is_blank
-from .spelling import nearest_strings
+from .spelling import names_meant
 
 UNKNOWN_FIELD = "unknown field; choose from {choices}"
 NO_FIELD = "name at least one field out of {choices}"
 # Names a caller gives a field that spelling cannot find: triage calls the remediation `fix`,
 # and an engineer asks for the cause or the fix in their own words.
-FIELDS_MEANT = {
-    "fix": "remediation",
-    "fixes": "remediation",
-    "mitigation": "remediation",
-    "resolution": "remediation",
-    "cause": "root_cause",
-    "rootcause": "root_cause",
+FIELDS_MEANT: dict[str, tuple[str, ...]] = {
+    "fix": ("remediation",),
+    "fixes": ("remediation",),
+    "mitigation": ("remediation",),
+    "resolution": ("remediation",),
+    "cause": ("root_cause",),
+    "rootcause": ("root_cause",),
 }
 
 
@@ -56,7 +56,7 @@ def parse_field_list(
             parameter,
             UNKNOWN_FIELD.format(choices=listed),
             name,
-            tuple(Choice(near, near) for near in _field_meant(name, choices)),
+            tuple(Choice(near, near) for near in names_meant(name, choices, other_names=FIELDS_MEANT)),
         )
         for name in names
         if name not in choices
@@ -64,12 +64,3 @@ def parse_field_list(
     if not names:
         problems.append(Problem(parameter, NO_FIELD.format(choices=listed)))
     return [choice for choice in choices if choice in names], problems
-
-
-def _field_meant(name: str, choices: Sequence[str]) -> list[str]:
-    """The choice an unknown field name stands for (`FIELDS_MEANT`: `fix` -> remediation), else
-    the one it is spelt like (`titel` -> title), else none."""
-    meant = FIELDS_MEANT.get(name.casefold())
-    if meant is not None and meant in choices:
-        return [meant]
-    return nearest_strings(name, choices, limit=1)

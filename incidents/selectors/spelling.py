@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 _CASE_ID = re.compile(r"^\s*(?:IL)?\s*[-_ ]?\s*0*(\d{1,6})\s*$", re.IGNORECASE)
@@ -166,11 +166,17 @@ def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
     return [term for _, _, term in scored[:limit]]
 
 
-def names_meant(name: str, accepted: Sequence[str], *, limit: int = 1) -> list[str]:
+def names_meant(
+    name: str,
+    accepted: Sequence[str],
+    *,
+    limit: int = 1,
+    other_names: Mapping[str, tuple[str, ...]] = NAMES_MEANT,
+) -> list[str]:
     """The accepted names an unknown parameter `name` may mean, at most `limit`: the one a
-    known other name stands for first (`NAMES_MEANT`, any case: `log` -> `text` where `text`
+    known other name stands for first (`other_names`, any case: `log` -> `text` where `text`
     is accepted), then those spelt alike (`nearest_strings`: `qq` -> `q`, `logs` -> `log`)."""
-    known = [meant for meant in NAMES_MEANT.get(name.strip().casefold(), ()) if meant in accepted]
+    known = [meant for meant in other_names.get(name.strip().casefold(), ()) if meant in accepted]
     alike = [near for near in nearest_strings(name, accepted, limit=limit) if near not in known]
     return [*known, *alike][:limit]
 
