@@ -54,6 +54,12 @@ NAMED_BY_ID = "The query names this case by its id."
 WHY_WORDS = 5
 
 
+def tagged_sentence(matched_terms: Sequence[str]) -> str:
+    """`why_listed`'s sentence naming the query's vocabulary terms a case carries, which a
+    search card leaves out beside its own "Tagged:" line (`SearchHit.why_beside_tags`)."""
+    return f"Tagged: {', '.join(matched_terms)}."
+
+
 def why_listed(
     snippet: Snippet | None,
     matched_terms: Sequence[str],
@@ -81,7 +87,7 @@ def why_listed(
     if words:
         parts.append(f"Matches: {', '.join(list(words.values())[:WHY_WORDS])}.")
     elif matched_terms:
-        parts.append(f"Tagged: {', '.join(matched_terms)}.")
+        parts.append(tagged_sentence(matched_terms))
     if not parts:
         parts.append("Has every word of the query." if share >= 1.0 else "Has some of the query's words.")
     return " ".join(parts)
@@ -152,7 +158,7 @@ class SearchHit:
         `matched_vocabulary`, each term's facet named): without the `Tagged: ...` sentence
         `why_listed` ends with when no word is marked, which would name the same terms again
         in a line starting alike; None when nothing else is said."""
-        tagged = f"Tagged: {', '.join(self.matched_terms)}."
+        tagged = tagged_sentence(self.matched_terms)
         if not (self.why and self.matched_vocabulary and self.why.endswith(tagged)):
             return self.why
         return self.why.removesuffix(tagged).strip() or None
