@@ -15,6 +15,9 @@ class Command(BaseCommand):
         "clients). stdout carries only the protocol; logs go to stderr. A line that is not a "
         "JSON-RPC message is answered with a JSON-RPC error and reported on stderr."
     )
+    # The system checks load every URLconf and view module (about a second of a desktop
+    # client's wait for its first answer); the server needs none of them to start.
+    requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
         install_checked_stdio()
