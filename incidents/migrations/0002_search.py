@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
-# The full-text index differs per database (see incidents/search/backends.py), so it is
+# The full-text index differs per database (see incidents/search/backends/), so it is
 # created here by raw SQL that branches on the connection's vendor; the model state is
 # untouched, which keeps `makemigrations --check` clean. Rows are filled by the search
 # module's receivers (on import, and on post_migrate for cases already stored).

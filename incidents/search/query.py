@@ -3,7 +3,7 @@
 `parse_query` turns any string into a `ParsedQuery`: groups of alternatives that must all
 match (AND of ORs) and atoms that must not match. Nothing of the raw text reaches a
 backend's query syntax: each atom is a word or a phrase of plain words, and each backend
-quotes atoms itself (`backends.py`).
+quotes atoms itself (`backends/`).
 
 Syntax understood, on both backends:
 - `"out of memory"`: a phrase (an unclosed quote runs to the end of the query);

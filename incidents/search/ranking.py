@@ -1,6 +1,6 @@
 """Search, stage 2 of 3: the ranking (`rank`), which cases answer the plan, best first.
 
-The database's full-text engine ranks the allowed cases lexically (`backends.py`: SQLite
+The database's full-text engine ranks the allowed cases lexically (`backends/`: SQLite
 FTS5 bm25 or PostgreSQL ts_rank over a weighted tsvector). Cases tagged with a term the
 query names count up to `1 + TERM_BOOST` times more per such term (rare terms more, see
 `planning.vocabulary_terms`). Words combine like a web search engine's: a case matching

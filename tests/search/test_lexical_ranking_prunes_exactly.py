@@ -1,5 +1,5 @@
 """The lexical ranking joins and boosts only the matches that can reach the page
-(`backends._pruned`): the page is the same as without the bound, on both backends, with
+(`backends.ranking_sql.pruned`): the page is the same as without the bound, on both backends, with
 term boosts, filters, offsets and retracted cases still in the full-text index."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import pytest
 from django.db import connection
 
 from incidents.models import Case, CaseTerm
-from incidents.search import backends
-from incidents.search.backends import get_backend
+from incidents.search.backends import get_backend, ranking_sql
 from incidents.search.planning import interpret
 from tests.factories import synthetic_case
 
@@ -17,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _kept(bases: list[float], depth: int, term_weights: dict[int, float]) -> list[float]:
-    condition, params = backends._pruned(
+    condition, params = ranking_sql.pruned(
         "f.base", "f", term_weights, {}, depth, sort="relevance", unpublished_in_rows=True
     )
     values = ", ".join(f"({b})" for b in bases)
@@ -61,7 +60,7 @@ def test_a_negative_weight_turns_the_bound_off(import_synthetic):
 QUERIES = ["watchdog allreduce checkpoint", "fabric switch latency", "shard -router"]
 
 
-_BOUND = backends._pruned
+_BOUND = ranking_sql.pruned
 
 
 def _ranker(backend, parsed, ids, weight=0.05):
@@ -72,8 +71,8 @@ def _ranker(backend, parsed, ids, weight=0.05):
     root = Case.objects.get(id=ids[9]).root_cause_category_id
 
     def rank(candidates, offset, limit, bound=_BOUND):
-        original = backends._pruned
-        backends._pruned = bound
+        original = ranking_sql.pruned
+        ranking_sql.pruned = bound
         try:
             return backend.rank(
                 parsed,
@@ -86,7 +85,7 @@ def _ranker(backend, parsed, ids, weight=0.05):
                 coordinate=parsed.groups,
             )
         finally:
-            backends._pruned = original
+            ranking_sql.pruned = original
 
     return rank
 
