@@ -19,6 +19,8 @@ from typing import Any
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.core.exceptions import ValidationError
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from .codes import natural_key
 from .line_endings import MultilineField
@@ -84,6 +86,17 @@ def error_code_choices() -> list[tuple[str, str]]:
     return [(name, f"{name} ({vendor})" if vendor else name) for name, vendor in ordered]
 
 
+class ChooserWidget(FilteredSelectMultiple):
+    """The admin's two-list chooser in a `<div>` of its own. The admin's script puts the
+    lists first in the select's parent (`SelectFilter2.js`: `prepend`); for a field that is
+    no relation that parent was the row's own, so the label followed the lists, on their
+    right. Wrapped, the label stays before the control, as every other field's does (a
+    relation's chooser is wrapped by the admin's `RelatedFieldWidgetWrapper` alike)."""
+
+    def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
+        return format_html('<div class="chooser">{}</div>', super().render(name, value, attrs, renderer))
+
+
 class ErrorCodesField(forms.MultipleChoiceField):
     """Error codes chosen from the vocabulary's terms, by name.
 
@@ -94,7 +107,7 @@ class ErrorCodesField(forms.MultipleChoiceField):
     its options, which is not the order a case states its codes in."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("widget", FilteredSelectMultiple("error codes", is_stacked=False))
+        kwargs.setdefault("widget", ChooserWidget("error codes", is_stacked=False))
         super().__init__(choices=error_code_choices, **kwargs)
 
     def valid_value(self, value: str) -> bool:

@@ -497,13 +497,16 @@ def writing_cases() -> Iterator[None]:
 def change_status(case_id: str, target: str, *, user: history.User, reason: str = "") -> Case:
     """Move a case along the workflow (`workflow.TRANSITIONS`); retracting needs a reason.
 
-    Raises WorkflowError for a transition that does not exist, NotAllowed when the user
-    lacks the role, ValueError when a retraction has no reason. The search index,
+    Raises WorkflowError for a transition that does not exist or a case not to be published
+    as it stands (no symptoms description: `workflow.check_publishable`), NotAllowed when
+    the user lacks the role, ValueError when a retraction has no reason. The search index,
     neighbours and history follow in the same transaction.
     """
     serialize_case_writes()
     case = Case.objects.select_for_update().get(id=case_id)
     workflow.check_transition(user, case.status, target)
+    if target == Case.Status.PUBLISHED:
+        workflow.check_publishable(case)
     reason = unix_newlines(reason.strip())
     if target == Case.Status.RETRACTED and not reason:
         raise ValueError("a retraction needs a reason")

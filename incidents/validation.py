@@ -6,7 +6,8 @@ vocabulary terms that exist (in the database or in the definitions being importe
 organizations, accelerators, error codes (`symptoms.error_codes`) and `affected`
 components that resolve to a term through one of its spellings; an `affected` range with
 both `fixed` and `last_affected` (OSV: one or the other); a reference `id` naming another
-record than its GitHub or arXiv URL.
+record than its GitHub or arXiv URL; a published or retracted case whose symptoms
+description is empty (the schema lets a draft's be: `workflow.lacks_symptoms`).
 
 Policy for an organization or accelerator no vocabulary names: an import error naming the
 file and JSON path (`$.organization`, `$.environment.accelerator`) and the nearest terms;
@@ -35,6 +36,7 @@ from .references import alias_of_url, reference_key
 from .selectors.spelling import spelling_key
 from .strict_json import MAX_DEPTH, NESTED_TOO_DEEPLY, NumberTooLong, nesting_depth, parse_json
 from .vocabulary import VocabularyDefinitions, reference_of
+from .workflow import lacks_symptoms, symptoms_field
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,7 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
     # Once: reading them off the schema for every document was a thirtieth of a first import.
     durations = sorted(case_model().paths_of_definition("duration"))
     for item in valid:
+        problems.extend(_symptoms_problems(item))
         problems.extend(_related_problems(item, known_ids))
         problems.extend(_scale_problems(item))
         problems.extend(_vocabulary_problems(item, known_terms, aliases))
@@ -218,6 +221,19 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
         problems.extend(_affected_problems(item, components))
         problems.extend(_reference_problems(item))
     return problems
+
+
+def _symptoms_problems(item: LoadedDocument) -> list[ImportProblem]:
+    """A case readers see (published or retracted) with an empty Symptoms section, as
+    publishing a draft refuses it (`workflow.check_publishable`)."""
+    document = item.document
+    if not lacks_symptoms(document["status"], document["symptoms"]["description"]):
+        return []
+    message = (
+        f"empty in a {document['status']} case: write what operators saw ({symptoms_field()} "
+        "in the admin); only a draft or a case in review may leave it empty"
+    )
+    return [ImportProblem(item.file, "$.symptoms.description", message)]
 
 
 def _code_problems(item: LoadedDocument, codes: CodeVocabulary) -> list[ImportProblem]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.text import capfirst
+
 from .models import Case
 
 EDITOR = "editor"
@@ -22,6 +24,9 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     (S.IN_REVIEW, S.PUBLISHED): REVIEWER,
     (S.PUBLISHED, S.RETRACTED): REVIEWER,
 }
+# Statuses in which readers see a case (a retracted one still resolves by id): what it
+# shows must be written by then.
+SHOWN = (S.PUBLISHED, S.RETRACTED)
 # Statuses a case may be created with, by role.
 CREATE_STATUSES = {EDITOR: (S.DRAFT, S.IN_REVIEW), REVIEWER: (S.DRAFT, S.IN_REVIEW, S.PUBLISHED)}
 
@@ -82,3 +87,26 @@ def check_create_status(user: Any, status: str) -> None:
         if not roles:
             raise NotAllowed("creating cases needs the editor role")
         raise NotAllowed(f"a new case may have status {', '.join(sorted(allowed))}, not {status}")
+
+
+def lacks_symptoms(status: str, symptoms_description: str) -> bool:
+    """Whether a case of `status` shows readers an empty Symptoms section: a proposal's draft
+    has no symptoms description until a reviewer writes what operators saw, and the case is
+    published only with one (`check_publishable`; import and every save refuse a published
+    or retracted document without it, `validation`)."""
+    return status in SHOWN and not symptoms_description.strip()
+
+
+def symptoms_field() -> str:
+    """The symptoms description as the admin labels it: “Symptoms description”."""
+    return f"“{capfirst(Case._meta.get_field('symptoms_description').verbose_name)}”"
+
+
+def check_publishable(case: Case) -> None:
+    """Raise WorkflowError when `case` may not be published as it stands: its symptoms
+    description is empty (`lacks_symptoms`), naming the field to write."""
+    if lacks_symptoms(S.PUBLISHED, case.symptoms_description):
+        raise WorkflowError(
+            f"its {symptoms_field()} (symptoms.description) is empty: a case is published with "
+            "what operators saw; write it, save the case, then publish"
+        )

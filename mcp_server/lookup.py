@@ -34,7 +34,7 @@ def no_topic_message(slug: str, lookup: TopicLookup) -> str:
     (all of them when none is near), as list_incidents, the API and the page word it."""
     if lookup.workload is not None:
         return (
-            f"{slug!r} is a workload now, not a topic: call list_incidents with "
+            f"{lookup.moved(slug)}: call list_incidents with "
             f"workload={lookup.workload.slug!r}; topics are kinds of failure (see vocab)."
         )
     return problem_message(lookup.problem(slug))

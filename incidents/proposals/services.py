@@ -16,7 +16,7 @@ from incidents.documents import case_document
 from incidents.history import PROPOSAL, PROPOSAL_ACCEPTED, User
 from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
-from incidents.workflow import is_editor, is_reviewer
+from incidents.workflow import is_editor, is_reviewer, lacks_symptoms, symptoms_field
 
 from .models import Proposal
 
@@ -141,8 +141,10 @@ def _check_acceptable(proposal: Proposal, user: User) -> None:
 @transaction.atomic
 def accept(proposal: Proposal, *, user: User) -> Proposal:
     """Accept a new case's proposal (reviewers): its draft is published (through review
-    first). A correction is refused with where to accept it (`accept_correction`): an
-    acceptance apart from the edit would be a history entry that changes nothing."""
+    first), refused while the draft has no symptoms description (what operators saw, which
+    the proposal does not say: the reviewer writes it in the admin first). A correction is
+    refused with where to accept it (`accept_correction`): an acceptance apart from the
+    edit would be a history entry that changes nothing."""
     _check_acceptable(proposal, user)
     if proposal.kind == Proposal.Kind.CORRECTION:
         raise ReviewError(
@@ -151,6 +153,13 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
         )
     if proposal.case_id:
         draft = Case.objects.get(pk=proposal.case_id)
+        if lacks_symptoms(Case.Status.PUBLISHED, draft.symptoms_description):
+            # The proposal's text is the draft's summary alone: what operators saw is the
+            # reviewer's to write before the case is shown.
+            raise ReviewError(
+                f"its draft {draft.pk} has no {symptoms_field()}: open {draft.pk} in the admin, write "
+                "what operators saw in that field and save, then accept"
+            )
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
         services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason=PROPOSAL_ACCEPTED)

@@ -117,9 +117,9 @@ def find_published_case(raw_id: str) -> CaseLookup:
 
 @dataclass(frozen=True)
 class TermLookup:
-    """The answer of `find_facet_term`: the term of `facet` (with `canonical_slug` set when
-    it was named otherwise than by its slug), or else the `closest` of the facet's
-    `terms`."""
+    """The answer of `find_facet_term` (of `find_topic` for a topic: `TopicLookup`): the
+    term of `facet` (with `canonical_slug` set when it was named otherwise than by its
+    slug), or else the `closest` of the facet's `terms`."""
 
     facet: str
     term: Term | None = None
@@ -128,10 +128,12 @@ class TermLookup:
     terms: list[Term] = field(default_factory=list)
 
     def problem(self, raw: str) -> Problem:
-        """What every door says of `raw` naming no term of the facet, as `TopicLookup.problem`
-        says it of a topic: the filter's problem (`unknown symptom 'trainig-hang'`, the
-        closest terms, or all when none is close and they are few), whose `message()` reads
-        `No symptom called “trainig-hang”. Did you mean Training hang?`."""
+        """What every door says of `raw` naming no term of the facet, the facet filter's
+        problem (`unknown symptom 'trainig-hang'`, the closest terms, or all when none is
+        close and they are few), `parameter` the `slug` of the URL or tool that named it:
+        the API's 404 and the pages' (`/vocab/symptom/trainig-hang`, `/topics/interconect`,
+        their feeds) say `message()`, `No symptom called “trainig-hang”. Did you mean
+        Training hang?`; MCP `get_topic` and `topic://` the tool error of a filter."""
         return unknown_term(FACETS_BY_NAME[self.facet], "slug", raw, self.closest, self.terms)
 
 
@@ -149,29 +151,22 @@ def find_facet_term(facet: str, raw: str) -> TermLookup:
 
 
 @dataclass(frozen=True)
-class TopicLookup:
-    """The answer of `find_topic`: the topic `term` (with `canonical_slug` set when it was
-    named otherwise than by its slug), or else `closest` topics (all topics when none is
-    close) out of `topics`."""
+class TopicLookup(TermLookup):
+    """The answer of `find_topic`: a `TermLookup` of the topics (`closest`: all topics when
+    none is close) that also knows a former topic, now the `workload` of that name."""
 
-    term: Term | None = None
-    canonical_slug: str | None = None
-    closest: list[Term] = field(default_factory=list)
-    topics: list[Term] = field(default_factory=list)
+    facet: str = Facet.TOPIC
     workload: Term | None = None  # `training` and `inference` were topics; now workloads
 
-    def problem(self, raw: str) -> Problem:
-        """What every door says of `raw` naming no topic, the `topic` filter's problem
-        (`unknown topic 'interconect'`, the closest topics, or all when none is close),
-        `parameter` the `slug` of the URL or tool that named it: the API's 404 and the
-        page's say `message()`, MCP `get_topic` and `topic://` the tool error of a filter."""
-        return unknown_term(FACETS_BY_NAME[Facet.TOPIC], "slug", raw, self.closest, self.topics)
+    @property
+    def topics(self) -> list[Term]:
+        return self.terms
 
     def moved(self, raw: str) -> str:
         """What every door says of `raw` naming a former topic, now the `workload` (`training`,
-        `inference`), before saying where its cases are: `“training” is a workload now, not a
-        topic` (MCP get_topic says it so too)."""
-        return f"“{raw}” is a workload now, not a topic"
+        `inference`), before saying where its cases are: `'training' is a workload now, not a
+        topic` (MCP get_topic and topic:// say it so too)."""
+        return f"{raw!r} is a workload now, not a topic"
 
 
 def find_topic(raw: str) -> TopicLookup:
@@ -183,11 +178,11 @@ def find_topic(raw: str) -> TopicLookup:
     topics = [t for t in terms if t.facet == Facet.TOPIC]
     term = resolve_term(raw, topics)
     if term is not None:
-        return TopicLookup(term=term, canonical_slug=None if term.slug == raw else term.slug, topics=topics)
+        return TopicLookup(term=term, canonical_slug=None if term.slug == raw else term.slug, terms=topics)
     workload = resolve_term(raw, [t for t in terms if t.facet == Facet.WORKLOAD])
     if workload is not None:
-        return TopicLookup(workload=workload, topics=topics)
-    return TopicLookup(closest=nearest_terms(raw, topics), topics=topics)
+        return TopicLookup(workload=workload, terms=topics)
+    return TopicLookup(closest=nearest_terms(raw, topics), terms=topics)
 
 
 def closest_terms(text: str, *, limit: int = 5) -> list[Term]:

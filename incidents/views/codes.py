@@ -9,8 +9,9 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import selectors
+from incidents.models import Facet
 
-from .common import not_found_page, render_page
+from .common import render_page, unknown_term_page
 
 
 def code_index(request: HttpRequest) -> HttpResponse:
@@ -35,15 +36,18 @@ def code_detail(request: HttpRequest, slug: str) -> HttpResponse:
     among them ("Hardware fault: 5 of 7") and the checks those cases name.
 
     A code named by its name or a synonym (`/codes/Xid 79`) redirects permanently to its
-    slug; an unknown one gives the 404 page with terms spelt like it.
-    Data: `selectors.code_detail` (3 queries), `selectors.find_code` when the slug is not one.
+    slug; an unknown one gives the 404 its feed gives, saying what the API and MCP say of
+    it with the closest codes (`No error code called “xid-97”. Did you mean Xid 74, ...?`:
+    `common.unknown_term_page`).
+    Data: `selectors.code_detail` (3 queries), `selectors.find_facet_term` when the slug is
+    not one.
     """
     detail = selectors.code_detail(slug)
     if detail is None:
-        term = selectors.find_code(slug)
-        if term is not None:
-            return redirect("incidents:code-detail", slug=term.slug, permanent=True)
-        return not_found_page(request, what=f"No error code {slug}", text=slug)
+        lookup = selectors.find_facet_term(Facet.ERROR_CODE, slug)
+        if lookup.term is not None:
+            return redirect("incidents:code-detail", slug=lookup.term.slug, permanent=True)
+        return unknown_term_page(request, slug, lookup)
     return render_page(
         request,
         "incidents/code_detail.html",

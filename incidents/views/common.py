@@ -70,15 +70,14 @@ def render_page(
     return response
 
 
-def unknown_term_page(
-    request: HttpRequest, slug: str, problem: selectors.Problem, closest: Sequence[Term]
-) -> HttpResponse:
-    """The 404 page of a `slug` naming no term of a facet (`/topics/<slug>`, a topic,
-    symptom or error-code feed): the sentence the API and MCP say of it (`problem`, a
-    `TopicLookup` or `TermLookup`'s: `No symptom called “trainig-hang”. Did you mean
-    Training hang?`) with the `closest` terms first, not "Nothing lives at <path>"."""
-    notice = problem.message()  # the API's 404 says it in these words
-    return not_found_page(request, what=notice, text=slug, topics=closest, notice=notice)
+def unknown_term_page(request: HttpRequest, slug: str, lookup: selectors.TermLookup) -> HttpResponse:
+    """The 404 page of a `slug` naming no term of a facet (`lookup`, `find_facet_term`'s or
+    `find_topic`'s answer for it), for `/topics/<slug>`, `/vocab/<facet>/<slug>`,
+    `/codes/<slug>` and their feeds: the sentence the API and MCP say of it
+    (`lookup.problem`: `No symptom called “trainig-hang”. Did you mean Training hang?`)
+    with the closest terms first, not "Nothing lives at <path>"."""
+    notice = lookup.problem(slug).message()  # the API's 404 says it in these words
+    return not_found_page(request, what=notice, text=slug, topics=lookup.closest, notice=notice)
 
 
 def not_found_page(

@@ -99,7 +99,7 @@ class TermFeed(CaseEntriesFeed):
         lookup = selectors.find_facet_term(self.facet, slug)
         if lookup.term is not None and lookup.canonical_slug is not None:
             return HttpResponsePermanentRedirect(self.feed_url(lookup.term))
-        return unknown_term_page(request, slug, lookup.problem(slug), lookup.closest)
+        return unknown_term_page(request, slug, lookup)
 
     def get_object(self, request: HttpRequest, slug: str) -> Term:
         term = selectors.term_by_slug(self.facet, slug)

@@ -34,7 +34,7 @@ def unknown_topic_page(request: HttpRequest, slug: str, lookup: selectors.TopicL
     if lookup.workload is not None:
         notice = f"{lookup.moved(slug)}."
         return not_found_page(request, what=notice, text=slug, topics=[lookup.workload], notice=notice)
-    return unknown_term_page(request, slug, lookup.problem(slug), lookup.closest)
+    return unknown_term_page(request, slug, lookup)
 
 
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:

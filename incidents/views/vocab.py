@@ -10,7 +10,7 @@ from incidents import selectors
 from incidents.models import Facet, Term
 from incidents.selectors import FACETS_BY_NAME, FACETS_BY_SEGMENT
 
-from .common import not_found_page, render_page
+from .common import not_found_page, render_page, unknown_term_page
 
 FACET_TITLES: dict[str, str] = {
     Facet.TOPIC: "Topics",
@@ -66,8 +66,11 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
     Topics redirect to `/topics/<slug>`; a term named otherwise than by its URL (the facet
     or slug in other letters, the term's name or a synonym: `/vocab/symptom/NCCL-timeout`,
     `/vocab/accelerator/H100`) redirects permanently to it, as `/topics/` and `/codes/` do;
-    an unknown facet or term gives a 404 page naming the terms spelt like it.
-    Data: `selectors.term_detail`, `selectors.find_term` when the slug is not one.
+    an unknown term gives the 404 its feed gives, saying what the API and MCP say of it
+    with the closest terms of the facet (`No symptom called “trainig-hang”. Did you mean
+    Training hang?`: `common.unknown_term_page`); an unknown facet, a 404 naming the terms
+    spelt like the slug.
+    Data: `selectors.term_detail`, `selectors.find_facet_term` when the slug is not one.
     """
     segment = facet.lower()
     facet_value = FACETS_BY_SEGMENT.get(segment)
@@ -77,10 +80,10 @@ def vocab_term(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
         return redirect("incidents:topic-detail", slug=slug, permanent=True)
     detail = selectors.term_detail(facet_value, slug, limit=CASES_SHOWN) if segment == facet else None
     if detail is None:
-        term = selectors.find_term(facet_value, slug)
-        if term is not None:
-            return redirect("incidents:vocab-term", facet=segment, slug=term.slug, permanent=True)
-        return not_found_page(request, what=f"No {segment.replace('-', ' ')} {slug}", text=slug)
+        lookup = selectors.find_facet_term(facet_value, slug)
+        if lookup.term is not None:
+            return redirect("incidents:vocab-term", facet=segment, slug=lookup.term.slug, permanent=True)
+        return unknown_term_page(request, slug, lookup)
     filter_url = detail.term.get_filter_url()
     co_occurring = [
         (CO_OCCURRING_TITLES[f], [(t, n, f"{filter_url}&{f}={t.slug}") for t, n in pairs])

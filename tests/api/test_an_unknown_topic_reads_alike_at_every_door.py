@@ -68,7 +68,7 @@ def test_a_former_topic_is_told_it_is_a_workload_now_and_where_its_cases_are(cli
     # (tests/mcp/test_get_topic.py).
     body = api_problem(client, "training")
     assert body["detail"] == (
-        "“training” is a workload now, not a topic: its cases are at "
+        "'training' is a workload now, not a topic: its cases are at "
         "http://testserver/api/cases/?workload=training."
     )
     assert body["errors"] == [

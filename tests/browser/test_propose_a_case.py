@@ -1,6 +1,6 @@
 """A reader proposes a case: the form warns that it looks like an existing case, the
-proposal is sent, its private page shows it received; a reviewer accepts it in the admin
-and the case appears in search."""
+proposal is sent, its private page shows it received; a reviewer writes what operators saw
+in its draft, accepts it in the admin and the case appears in search."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .conftest import run_axe, sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TITLE = "Object storage throttling stalled checkpoint uploads for a week of training"
+SYMPTOMS = "Checkpoint saves took hours; the object store answered 503 SlowDown to most uploads."
 
 
 def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, site, settings):
@@ -61,6 +62,19 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     admin.locator("select[name=action]").select_option("accept")
     admin.get_by_role("button", name="Go").click()
     admin.locator("ul.messagelist").wait_for()
+    # Its draft says no more than the proposal's text, its summary: accepting is refused,
+    # naming the field to write, until the reviewer writes what operators saw.
+    refused = admin.locator("ul.messagelist").inner_text()
+    assert f"its draft {proposal.case_id} has no “Symptoms description”" in refused
+    admin.goto(f"{site}/admin/incidents/case/{proposal.case_id}/change/")
+    admin.get_by_label("Symptoms description").fill(SYMPTOMS)
+    admin.locator("input[name=_save]").click()
+    admin.wait_for_url(re.compile(r"/admin/incidents/case/$"))
+    admin.goto(f"{site}/admin/incidents/proposal/")
+    admin.locator("input[name=_selected_action]").first.check()
+    admin.locator("select[name=action]").select_option("accept")
+    admin.get_by_role("button", name="Go").click()
+    admin.locator("ul.messagelist").wait_for()
     assert "accepted" in admin.locator("ul.messagelist").inner_text()
 
     page.goto(status_url)
@@ -69,6 +83,7 @@ def test_propose_see_the_duplicate_warning_submit_and_get_accepted(open_page, si
     page.get_by_role("link", name=case_id).click()
     page.wait_for_url(re.compile(rf"/cases/{case_id}$"))
     assert page.locator("h1").inner_text().startswith("Object storage throttling stalled")
+    assert SYMPTOMS in page.locator("main").inner_text()
 
     page.goto(f"{site}/cases/?q=object+storage+throttling")
     assert case_id in page.locator("section.results .case-id").all_inner_texts()

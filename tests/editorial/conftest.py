@@ -184,3 +184,20 @@ def case_change_form(client, case_id: str) -> dict[str, list[str]]:
 def proposal_rate(settings) -> None:
     """Proposals limited to 100 a minute, the API unlimited (a test may set its own after)."""
     set_throttle_rates(settings, {"api": None, "api-heavy": None, "proposals": "100/minute"})
+
+
+SYMPTOMS = "Every rank stalled in the first all-reduce after the restart; the job logged nothing for an hour."
+
+
+def write_symptoms(client, user, case_id: str | None, text: str = SYMPTOMS) -> None:
+    """`user` writes what operators saw in the case's admin form and saves it: what a
+    reviewer does to a new case's draft (`case_id`, a proposal's) before accepting the
+    proposal, whose text is the draft's summary alone (a case is published only with its
+    symptoms)."""
+    assert case_id is not None
+    client.force_login(user)
+    data = case_change_form(client, case_id)
+    data["symptoms_description"] = [text]
+    response = client.post(reverse(CASE_CHANGE, args=[case_id]), data)
+    assert response.status_code == 302, response.content.decode()
+    client.get(response["Location"])  # shows (and so clears) the save's messages

@@ -14,7 +14,7 @@ from incidents.history import case_history
 from incidents.models import Case
 from incidents.proposals.models import Proposal
 
-from .conftest import form_data
+from .conftest import form_data, write_symptoms
 from .test_proposals import form_post
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
@@ -133,6 +133,7 @@ def test_an_editor_cannot_accept_a_correction_by_posting_it(client, editor, corr
 def test_an_accepted_new_case_says_it_is_published(client, reviewer):
     assert form_post(client).status_code == 302
     proposal = Proposal.objects.get()
+    write_symptoms(client, reviewer, proposal.case_id)
     messages = accept_in_the_list(client, reviewer, proposal)
     assert messages == [f"{proposal.title}: accepted; {proposal.case_id} is published."]
     page = client.get(proposal.get_absolute_url()).content.decode()

@@ -13,6 +13,7 @@ import pytest
 from incidents.models import Case
 from incidents.proposals.models import Proposal
 
+from .conftest import write_symptoms
 from .test_accepting_a_correction_is_worded_and_recorded import accept_in_the_list as accept
 from .test_proposals import form_post
 
@@ -28,6 +29,7 @@ def test_accepting_a_proposal_citing_a_case_s_source_names_that_case(client, rev
     assert form_post(client, source_urls=SOURCE).status_code == 302
     proposal = Proposal.objects.get()
     assert [found["id"] for found in proposal.lookalikes] == ["IL-0428"]
+    write_symptoms(client, reviewer, proposal.case_id)
     assert accept(client, reviewer, proposal) == [
         f"{proposal.title}: accepted; {proposal.case_id} is published.",
         f"Possible duplicate: {proposal.case_id} looks like IL-0428 (same source URL {SOURCE})",
@@ -38,6 +40,7 @@ def test_accepting_a_proposal_citing_a_case_s_source_names_that_case(client, rev
 def test_a_proposal_like_no_case_is_accepted_without_a_warning(client, reviewer):
     assert form_post(client).status_code == 302
     proposal = Proposal.objects.get()
+    write_symptoms(client, reviewer, proposal.case_id)
     assert accept(client, reviewer, proposal) == [
         f"{proposal.title}: accepted; {proposal.case_id} is published."
     ]

@@ -16,6 +16,7 @@ from django.urls import reverse
 from incidents.proposals import services
 from incidents.proposals.models import Proposal
 
+from .conftest import write_symptoms
 from .test_proposals import form_post
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
@@ -34,6 +35,7 @@ def accepted(client, editor, reviewer) -> str:
     assert form_post(client).status_code == 302
     proposal = Proposal.objects.get()
     services.start_review(proposal, user=editor)
+    write_symptoms(client, reviewer, proposal.case_id)
     services.accept(proposal, user=reviewer)
     assert proposal.case_id is not None
     return proposal.case_id
@@ -44,6 +46,7 @@ def test_each_entry_says_what_happened_and_who_did_it(client, accepted):
     assert meta_lines(html) == [
         # Newest first.
         "Proposal accepted by rita · proposal accepted · status Published",
+        "Changed by rita · admin edit · status In review",  # wrote what operators saw, to publish it
         "Changed by edna · status In review",
         "Created from a public proposal · public proposal · status Draft",
     ]

@@ -12,7 +12,7 @@ from incidents.proposals import services
 from incidents.proposals.models import Proposal
 from tests.factories import NEW_PROPOSAL as NEW
 
-from .conftest import form_data
+from .conftest import form_data, write_symptoms
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("proposal_rate")]
 
@@ -189,6 +189,7 @@ def test_review_accept_publishes_the_draft_and_decline_keeps_the_reason(client, 
     assert Case.objects.get(id=proposal.case_id).status == "in_review"
     with pytest.raises(Exception, match="reviewer"):
         services.accept(proposal, user=editor)
+    write_symptoms(client, reviewer, proposal.case_id)
     services.accept(proposal, user=reviewer)
     assert Case.objects.get(id=proposal.case_id).status == "published"
     page = client.get(proposal.get_absolute_url()).content.decode()

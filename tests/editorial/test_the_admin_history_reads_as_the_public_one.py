@@ -7,6 +7,7 @@ the same template and `history_value`."""
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
@@ -76,3 +77,18 @@ def test_each_admin_row_is_one_revision_of_the_case(reviewed_case):
     revisions = revisions_by_row(reviewed_case)
     assert sorted(r.number for r in revisions.values()) == list(range(1, len(revisions) + 1))
     assert set(revisions) == set(Case.history.filter(id=reviewed_case).values_list("history_id", flat=True))
+
+
+def test_the_admin_dates_each_version_as_the_public_page_does_in_utc(client, editor, reviewed_case):
+    # The admin showed Django's "Dec. 7, 2026, 6:05 a.m.", saying no time zone, where the
+    # public page says "7 December 2026, 06:05 UTC".
+    moment = r'<time datetime="([^"]+)">([^<]+)</time>'
+    html = admin_history(client, editor, reviewed_case)
+    admin = re.findall(rf">Version (\d+)</a></td>\s*<td>{moment}</td>", html)
+    public_html = client.get(reverse("incidents:case-history", args=[reviewed_case])).content.decode()
+    public = re.findall(rf'id="rev-(\d+)">Version \d+ · {moment}</h2>', public_html)
+    assert len(admin) == 4 and sorted(admin) == sorted(public)
+    for _, iso, shown in admin:
+        when = datetime.datetime.fromisoformat(iso)
+        assert when.utcoffset() == datetime.timedelta(0)
+        assert shown == f"{when.day} {when:%B %Y, %H:%M} UTC"

@@ -95,7 +95,14 @@ def test_the_draft_shows_the_proposers_text_once(client, reviewer, new_case_prop
     case = element(shown, "div", class_="proposal-case").split("<details>")[0]
     assert case.count("<li>rank 3 sat in <code>ncclAllReduce</code></li>") == 1
     symptoms = re.search(r"<dt>Symptoms</dt><dd>(.*?)</dd>", case, re.S)
-    assert symptoms is not None and text_of(symptoms.group(1)) == "none yet: a new case's text is its summary"
+    assert symptoms is not None
+    # Said with where to write them: accepting is refused until they are written.
+    case_id = new_case_proposal.case_id
+    assert text_of(symptoms.group(1)) == (
+        "none yet: a new case's text is its summary. Write what operators saw in the “Symptoms "
+        f"description” of {case_id} before accepting: a case is published with it."
+    )
+    assert f'<a href="/admin/incidents/case/{case_id}/change/">{case_id}</a>' in symptoms.group(1)
 
 
 def test_the_case_document_is_folded_away_as_escaped_json(client, reviewer, new_case_proposal):

@@ -37,13 +37,18 @@ def test_a_synonym_redirects_to_its_term(client):
 
 
 @pytest.mark.parametrize(
-    "path", ["/vocab/symptom/nccl-timeoutz", "/vocab/accelerator/H1000", "/vocab/nonsense/x"]
+    ("path", "said"),
+    [
+        ("/vocab/symptom/nccl-timeoutz", "No symptom called “nccl-timeoutz”."),
+        ("/vocab/accelerator/H1000", "No accelerator called “H1000”."),
+        ("/vocab/nonsense/x", "Nothing lives at <code>/vocab/nonsense/x</code>."),
+    ],
 )
-def test_an_unknown_term_is_a_404_without_the_case_id_hint(client, path):
+def test_an_unknown_term_is_a_404_without_the_case_id_hint(client, path, said):
     response = client.get(path)
     assert response.status_code == 404
     html = response.content.decode()
-    assert f"Nothing lives at <code>{path}</code>." in html
+    assert said in html
     assert "Case ids look like" not in html
 
 
