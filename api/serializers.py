@@ -77,6 +77,15 @@ class ProblemSerializer(serializers.Serializer):
     errors = ParameterErrorSerializer(  # type: ignore[assignment]
         many=True, required=False, help_text="One entry per bad parameter or body field."
     )
+    scope = serializers.CharField(
+        required=False,
+        help_text="429 only: the limit reached: `api`, `api-heavy` (match, triage, export), "
+        "`proposals` or `proposals-refused`.",
+    )
+    rate = serializers.CharField(required=False, help_text='429 only: that limit, e.g. "30/minute".')
+    retry_after = serializers.IntegerField(
+        required=False, help_text="429 only: seconds to wait, as the `Retry-After` header says."
+    )
 
 
 class CaseSummarySerializer(ResponseSerializer):
