@@ -727,7 +727,9 @@ class TriageResponseSerializer(ResponseSerializer):
     known = serializers.BooleanField(help_text="True when a case matches strongly.")
     cases = TriageCaseSerializer(many=True, help_text="3-5 cases, best first.")
     log_lines = TriageLogLineSerializer(many=True, help_text="Each matched log line once.")
-    lines_scanned = serializers.IntegerField(help_text="Lines in the posted log.")
+    lines_read = serializers.IntegerField(
+        help_text="Lines in the posted log, counted as `POST /api/match` counts `lines_read`; 0 without one."
+    )
     notes = serializers.ListField(
         child=serializers.CharField(), help_text='E.g. "Nothing like this is known: ..."'
     )

@@ -289,7 +289,7 @@ class TriageResult(BaseModel):
     known: bool
     cases: list[TriageCase]
     log_lines: list[LogLine]
-    lines_scanned: int
+    lines_read: int
     notes: list[str]
     truncated: bool = False
 
