@@ -169,10 +169,14 @@ class CaseListSerializer(ResponseSerializer):
     results = SearchHitSerializer(many=True, help_text="This page's matching cases, in the asked order.")
     partial_matches = SearchHitSerializer(
         many=True,
-        help_text="After the last page of matches: the closest cases that do not match well "
-        "(confidence weak), best first; empty on other pages and without `q`.",
+        help_text="After the last page of matches: the closest of the `partial_count` partial matches "
+        "(confidence weak), best first, at most 5 (and `page_size`); empty on other pages and "
+        "without `q`. The others are never listed: a filter lists the closest of those it keeps.",
     )
-    partial_count = serializers.IntegerField(help_text="Cases that match only partially (not in `count`).")
+    partial_count = serializers.IntegerField(
+        help_text="Cases that share only some words or a loose resemblance with the query (not in "
+        "`count`): all of them, of which `partial_matches` lists the closest 5 at most."
+    )
     suggestion = serializers.CharField(
         allow_null=True, help_text='"Did you mean": the query with misspelt words corrected, or null.'
     )
