@@ -29,7 +29,18 @@ from rest_framework.views import exception_handler
 
 from incidents.encodable import encodable
 
+from .throttling import HEAVY_SCOPE, OverRate
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+# What each rate scope limits at the API, and the other doors' work it is counted with, for a
+# 429 (`OverRate.message`, the words MCP's 429 uses).
+_RATED_WORK: dict[str, tuple[str, str]] = {
+    "api": ("API requests", "MCP calls"),
+    HEAVY_SCOPE: (
+        "log matching, triage and export (POST /api/match, POST /api/triage, GET /api/export)",
+        "MCP match_log and triage calls and /match/ page posts",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,16 @@ class UnsupportedCharset(InvalidParameters):
     default_code = "unsupported_charset"
 
 
+class RateExceeded(exceptions.Throttled):
+    """429 over the rate of `scope`, raised by a view that counts against a rate of its own
+    (proposals) with its own `detail`; the API's throttle raises DRF's `Throttled`, whose
+    scope is the view's `throttle_scope`. Either answers `scope`, `rate` and `retry_after`."""
+
+    def __init__(self, wait: int, *, scope: str, detail: str | None = None):
+        self.scope = scope
+        super().__init__(wait=wait, detail=detail)
+
+
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "The request body is too large."
@@ -88,8 +109,10 @@ def problem_body(
     detail: str,
     errors: list[dict[str, Any]] | None = None,
     instance: str | None = None,
+    extensions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The problem-details dict; `title` defaults to the status phrase. What it echoes
+    """The problem-details dict; `title` defaults to the status phrase; `extensions` are
+    members of this kind of problem (a 429's `scope`, `rate`, `retry_after`). What it echoes
     (a parameter name, a value, a body key) is made `encodable`: a lone surrogate sent in
     JSON is shown as its escape instead of failing the renderer with a 500."""
     body: dict[str, Any] = {
@@ -102,6 +125,7 @@ def problem_body(
         body["instance"] = instance
     if errors:
         body["errors"] = errors
+    body.update(extensions or {})
     return encodable(body)
 
 
@@ -200,8 +224,10 @@ def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF exception handler that answers every error in the problem shape.
 
-    Keeps DRF's headers (`Retry-After` on 429, `Allow` on 405). Unexpected exceptions
-    return None, so Django's 500 handler answers (also in the problem shape under /api/).
+    Keeps DRF's headers (`Retry-After` on 429, `Allow` on 405); a 429 says which limit
+    (`scope`, `rate`) and when to retry (`retry_after` seconds), in the words of MCP's 429
+    (`_over_rate`). Unexpected exceptions return None, so Django's 500 handler answers (also
+    in the problem shape under /api/).
     """
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
@@ -211,7 +237,18 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     if response is None:
         return None
     errors: list[dict[str, Any]] | None = None
-    if isinstance(exc, (InvalidParameters, UnknownResource)):
+    extensions: dict[str, Any] | None = None
+    wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+    if wait is not None:
+        # The proposal door's own rate and words, or the view's rate (DRF's throttle).
+        if isinstance(exc, RateExceeded):
+            over = OverRate(exc.scope, max(1, int(wait)))
+            detail = str(exc.detail)
+        else:
+            over = OverRate(getattr(context.get("view"), "throttle_scope", "api"), max(1, int(wait)))
+            detail = _over_rate(over)
+        extensions = over.facts()
+    elif isinstance(exc, (InvalidParameters, UnknownResource)):
         errors = [e.as_dict() for e in exc.errors]
         detail = str(exc.detail)
     elif isinstance(exc, exceptions.ValidationError):
@@ -226,8 +263,14 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         detail = str(getattr(exc, "detail", exc))
     request = context.get("request")
     response.data = problem_body(
-        response.status_code, None, detail, errors, request.path if request else None
+        response.status_code, None, detail, errors, request.path if request else None, extensions
     )
     response.content_type = PROBLEM_CONTENT_TYPE
     response["Cache-Control"] = "no-store"
     return response
+
+
+def _over_rate(over: OverRate) -> str:
+    """A 429's detail: the limit, the work it covers and when to retry."""
+    work, counted_with = _RATED_WORK.get(over.scope, (f"{over.scope} requests", "MCP calls"))
+    return over.message(work=work, counted_with=counted_with)

@@ -77,6 +77,15 @@ class ProblemSerializer(serializers.Serializer):
     errors = ParameterErrorSerializer(  # type: ignore[assignment]
         many=True, required=False, help_text="One entry per bad parameter or body field."
     )
+    scope = serializers.CharField(
+        required=False,
+        help_text="429 only: the limit reached: `api`, `api-heavy` (match, triage, export), "
+        "`proposals` or `proposals-refused`.",
+    )
+    rate = serializers.CharField(required=False, help_text='429 only: that limit, e.g. "30/minute".')
+    retry_after = serializers.IntegerField(
+        required=False, help_text="429 only: seconds to wait, as the `Retry-After` header says."
+    )
 
 
 class CaseSummarySerializer(ResponseSerializer):
@@ -160,10 +169,14 @@ class CaseListSerializer(ResponseSerializer):
     results = SearchHitSerializer(many=True, help_text="This page's matching cases, in the asked order.")
     partial_matches = SearchHitSerializer(
         many=True,
-        help_text="After the last page of matches: the closest cases that do not match well "
-        "(confidence weak), best first; empty on other pages and without `q`.",
+        help_text="After the last page of matches: the closest of the `partial_count` partial matches "
+        "(confidence weak), best first, at most 5 (and `page_size`); empty on other pages and "
+        "without `q`. The others are never listed: a filter lists the closest of those it keeps.",
     )
-    partial_count = serializers.IntegerField(help_text="Cases that match only partially (not in `count`).")
+    partial_count = serializers.IntegerField(
+        help_text="Cases that share only some words or a loose resemblance with the query (not in "
+        "`count`): all of them, of which `partial_matches` lists the closest 5 at most."
+    )
     suggestion = serializers.CharField(
         allow_null=True, help_text='"Did you mean": the query with misspelt words corrected, or null.'
     )
@@ -718,7 +731,9 @@ class TriageResponseSerializer(ResponseSerializer):
     known = serializers.BooleanField(help_text="True when a case matches strongly.")
     cases = TriageCaseSerializer(many=True, help_text="3-5 cases, best first.")
     log_lines = TriageLogLineSerializer(many=True, help_text="Each matched log line once.")
-    lines_scanned = serializers.IntegerField(help_text="Lines in the posted log.")
+    lines_read = serializers.IntegerField(
+        help_text="Lines in the posted log, counted as `POST /api/match` counts `lines_read`; 0 without one."
+    )
     notes = serializers.ListField(
         child=serializers.CharField(), help_text='E.g. "Nothing like this is known: ..."'
     )

@@ -9,6 +9,7 @@ so a client's requests through every door add up in one count per scope."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from rest_framework.settings import api_settings
@@ -70,3 +71,29 @@ def count_request(request: Any, scope: str, *, record: bool = True) -> int | Non
     if throttle.allow_request(request, _Scope(scope)):
         return None
     return max(1, math.ceil(throttle.wait() or 1))
+
+
+@dataclass(frozen=True)
+class OverRate:
+    """A request refused over `scope`'s rate, told alike at every door: the API's 429 problem,
+    MCP's 429 JSON-RPC error (`data`: `facts()`), each in `message()`'s words."""
+
+    scope: str
+    retry_after: int  # whole seconds, at least 1 (the `Retry-After` header)
+
+    @property
+    def rate(self) -> str | None:
+        return rate_of(self.scope)
+
+    def facts(self) -> dict[str, Any]:
+        """Which limit and when to retry: `{"scope", "rate", "retry_after"}`."""
+        return {"scope": self.scope, "rate": self.rate, "retry_after": self.retry_after}
+
+    def message(self, *, work: str, counted_with: str) -> str:
+        """`Rate limit: at most 30/minute for <work> from one client address, counted with this
+        address's <counted_with>; try again in 12 seconds.`"""
+        seconds = f"{self.retry_after} second{'s' if self.retry_after != 1 else ''}"
+        return (
+            f"Rate limit: at most {self.rate} for {work} from one client address, counted with "
+            f"this address's {counted_with}; try again in {seconds}."
+        )

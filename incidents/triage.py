@@ -124,7 +124,7 @@ class Candidate:
 class TriageAnswer:
     candidates: list[Candidate]
     log_lines: dict[int, str]  # line number -> text, each matched line once
-    lines_scanned: int
+    lines_read: int  # the log engine's count (`LogReading.lines_read`); 0 when no log was read
     notes: list[str]
 
     @property
@@ -298,8 +298,10 @@ def triage(
             filler.matched_terms = list(hit.matched_terms)
             partial.append(filler)
     log_kind: JobKind | None = None
+    lines_read = 0
     if log.strip():
         reading = search.read_log(log, limit=CANDIDATES)
+        lines_read = reading.lines_read
         if context.job is None and reading.job_kind is not None:
             # The log says which kind of job failed (a torchrun launcher, vLLM's metrics):
             # weighed as if the caller had said so, as the log matching itself does.
@@ -353,7 +355,7 @@ def triage(
     return TriageAnswer(
         candidates=ranked,
         log_lines={n: text for n, text in sorted(log_lines.items()) if n in shown},
-        lines_scanned=len(log.splitlines()),
+        lines_read=lines_read,
         notes=notes,
     )
 
@@ -431,7 +433,7 @@ def candidate_document(candidate: Candidate, links: dict[str, str], detail: Deta
 
 def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) -> dict[str, Any]:
     """The triage answer as JSON: `known`, `cases` (best first), `log_lines` (each line a
-    case points at, once), `lines_scanned`, `notes`, `truncated`. `link_for(case_id)` gives a
+    case points at, once), `lines_read`, `notes`, `truncated`. `link_for(case_id)` gives a
     case's `url` and `html_url` (absolute, as the caller's front door builds them). `detail`
     says how much of each case to show (the API shows `FULL`)."""
     cases = [candidate_document(c, link_for(c.case.id), detail) for c in answer.candidates]
@@ -447,7 +449,7 @@ def triage_document(answer: TriageAnswer, link_for: Any, detail: Detail = FULL) 
             for n, text in answer.log_lines.items()
             if n in shown
         ],
-        "lines_scanned": answer.lines_scanned,
+        "lines_read": answer.lines_read,
         "notes": answer.notes,
         "truncated": False,
     }

@@ -38,7 +38,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.throttling import HEAVY_SCOPE, count_request, rate_of
+from api.throttling import HEAVY_SCOPE, OverRate, count_request, rate_of
 from incidents.encodable import encodable
 from incidents.references import split_url
 
@@ -108,13 +108,10 @@ async def rate_refusal(scope: Scope, message: dict[str, Any]) -> JSONResponse | 
     wait = await anyio.to_thread.run_sync(with_database(_count), scope, rate)
     if wait is None:
         return None
-    what = "log matching and triage (match_log, triage)" if rate == HEAVY_SCOPE else "tools and reads"
-    text = (
-        f"Rate limit: at most {rate_of(rate)} for {what} from one client address, counted with "
-        f"this address's API requests; try again in {wait} second{'s' if wait != 1 else ''}."
-    )
-    data = {"scope": rate, "rate": rate_of(rate), "retry_after": wait}
-    return rpc_error(429, RATE_LIMITED, text, message["id"], data, **{"Retry-After": str(wait)})
+    over = OverRate(rate, wait)
+    work = "log matching and triage (match_log, triage)" if rate == HEAVY_SCOPE else "tools and reads"
+    text = over.message(work=work, counted_with="API requests")
+    return rpc_error(429, RATE_LIMITED, text, message["id"], over.facts(), **{"Retry-After": str(wait)})
 
 
 def envelope_problem(message: Any) -> str | None:

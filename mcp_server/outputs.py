@@ -78,7 +78,12 @@ class SearchResult(BaseModel):
     )
     partial_matches: list[SearchHit] = Field(
         description="After the last page of hits: the closest cases that do not match well "
-        "(confidence weak), best first; not counted in `total` (as the API's partial_matches)."
+        "(confidence weak), best first, at most 5 of `partial_count`; not counted in `total` "
+        "(as the API's partial_matches)."
+    )
+    partial_count: int = Field(
+        description="Cases that share only some words or a loose resemblance with the query, "
+        "listed or not (as the API's partial_count); a filter lists the closest of those it keeps."
     )
     notes: list[str] = Field(description="Remarks on the query, e.g. that it had only stop words.")
     facets: dict[str, list[FacetValue]] | None = Field(
@@ -289,7 +294,7 @@ class TriageResult(BaseModel):
     known: bool
     cases: list[TriageCase]
     log_lines: list[LogLine]
-    lines_scanned: int
+    lines_read: int
     notes: list[str]
     truncated: bool = False
 

@@ -167,7 +167,8 @@ def search_incidents(
     cursor: Cursor = None,
     facets: WithFacets = False,
 ) -> SearchResult:
-    """Cases ranked by words or error text, then weak partial_matches.
+    """Cases ranked by words or error text, then weak partial_matches: the closest 5 of
+    partial_count, last page only (a filter lists the closest of those it keeps).
 
     Use for "have we seen this?" in words or an upstream id (NVIDIA/nccl#1116); filters
     AND, a list ORs (values: vocab; bounds inclusive). Not for: a failure to fix (triage),
@@ -223,6 +224,7 @@ def search_incidents(
         hits=hits,
         next_cursor=encode_cursor(end, key) if hits and end < results.total else None,
         partial_matches=partial,
+        partial_count=results.partial_total,
         notes=notes,
         facets=facet_values(results.facets) if facets else None,
     )

@@ -6,13 +6,13 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import APIException, NotFound, ParseError, Throttled
+from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api import schema
 from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
-from api.errors import InvalidParameters, ParameterError
+from api.errors import InvalidParameters, ParameterError, RateExceeded
 from api.http import ApiView
 from api.params import reject_unknown_keys
 from api.query import QueryParams, Repeated, Text
@@ -124,7 +124,7 @@ class ProposalCreateView(ApiView):
             check_refusals(request)
             proposal = self._receive(request)
         except RateLimited as limited:
-            raise Throttled(wait=limited.wait, detail=f"{limited.what}.") from None
+            raise RateExceeded(limited.wait, scope=limited.scope, detail=f"{limited.what}.") from None
         return Response(proposal_body(proposal, request), status=201)
 
     def _receive(self, request: Request) -> Proposal:

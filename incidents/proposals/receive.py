@@ -30,6 +30,7 @@ class RateLimited(Exception):
 
     def __init__(self, wait: int, what: str, scope: str):
         self.wait = wait
+        self.scope = scope
         self.what = f"{what} (at most {rate_of(scope)})"
         self.message = f"{self.what}; try again in {wait} seconds."
         super().__init__(self.message)

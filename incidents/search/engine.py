@@ -62,8 +62,9 @@ def search_cases(
     `IL0428`; a number alone is a word) names that published case: a strong match of score 1
     (`ranking.NAMED_SCORE`), first in a ranking by relevance whatever the rest of the query
     (whose words rank the other cases), alone when there is no word to rank by; filters and
-    reference tokens still apply, and a note says so, or names the closest ids of an id no
-    published case has.
+    reference tokens still apply, and a note says so, or that a case named is retracted, and
+    why (`selectors.lookup.retracted_note`), or names the closest ids of an id no published
+    or retracted case has.
 
     A word of the query that no published case contains (and no vocabulary word corrects)
     and a generic exception name (`RuntimeError`) beside other words are searched without,
@@ -74,10 +75,11 @@ def search_cases(
     case counts, the lexical ranking, the stored embeddings, snippets, the page's cases and
     their terms, the facet counts (one grouped query, none when nothing matches; one more
     query to order the matches by date when `sort` is newest or oldest); one more when the
-    query names a case id (whether it is published and allowed; one more again for an id no
-    published case has: the closest ids), and an id alone lists like browsing (1 + 4); a
-    query that only excludes words: 5; no query: 4 (the total and the facet counts from the store cache
-    when it is on, browsing every case or a few facet values: `hydration.hydrate`).
+    query names a case id (whether it is published and allowed, or retracted; one more again
+    for an id no published or retracted case has: the closest ids), and an id alone lists
+    like browsing (1 + 4); a query that only excludes words: 5; no query: 4 (the total and
+    the facet counts from the store cache when it is on, browsing every case or a few facet
+    values: `hydration.hydrate`).
     On SQLite, from `backends.SPLIT_FROM` published cases, an unfiltered query whose words are
     partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then

@@ -164,9 +164,9 @@ def plan(request: SearchRequest) -> SearchPlan:
     (one more when a word of four letters or more is no vocabulary word: whether any case
     has it, `spelling.check_words`), none when browsing. A query naming a case id
     (`IL-0428`, `il-0428 nccl`) costs one query more, whether those cases are published and
-    allowed (`selectors.cases_named`; one more again for an id no published case has, to
-    name the closest ones); other queries, digits and all, none. Any string is accepted:
-    nothing raises on odd input."""
+    allowed, or retracted (`selectors.cases_named`; one more again for an id no published or
+    retracted case has, to name the closest ones); other queries, digits and all, none. Any
+    string is accepted: nothing raises on odd input."""
     sort = cast(Sort, request.sort if request.sort in SORTS else "relevance")
     offset = min(max(0, int(request.offset)), MAX_OFFSET)
     limit = max(1, min(int(request.limit), MAX_LIMIT))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef
+from django.db.models import BooleanField, Exists, OuterRef, Value
 
 from ..models import Case, CaseQuerySet, Facet, Term
 from .cases import case_by_id, resolve_case_id, visible_case_ids
@@ -224,12 +224,14 @@ class NamedCases:
 
     found: tuple[str, ...] = ()  # published and among the allowed cases, in the order named
     filtered_out: tuple[str, ...] = ()  # published, but the filters (or references) leave them out
-    # Named ids no published case has, each with the closest published ids.
+    retracted: tuple[tuple[str, str], ...] = ()  # (id, reason) of the retracted cases named
+    # Named ids no published or retracted case has, each with the closest published ids.
     unknown: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def notes(self, *, left_out_by: str = "the filters") -> list[str]:
-        """What a reader is told: the cases found, those `left_out_by` leaves out, the unknown
-        ids with the closest ones (as an unknown id in a URL is answered)."""
+        """What a reader is told: the cases found, those `left_out_by` leaves out, the
+        retracted ones with their reason (`retracted_note`), the unknown ids with the closest
+        ones (as an unknown id in a URL is answered)."""
         notes = []
         if self.found:
             matches = "a strong match" if len(self.found) == 1 else "strong matches"
@@ -239,10 +241,26 @@ class NamedCases:
             notes.append(
                 f"The query names {_cases(self.filtered_out)} by id, but {left_out_by} leave {them} out."
             )
+        notes.extend(retracted_note(case_id, reason) for case_id, reason in self.retracted)
         for case_id, closest in self.unknown:
             hint = f"; the closest ids: {', '.join(closest)}" if closest else ""
             notes.append(f"No published case has the id {case_id}{hint}.")
         return notes
+
+
+def retracted_note(case_id: str, reason: str) -> str:
+    """What search says of a retracted case it was asked for by id, in the words of the case's
+    page ("This case was retracted." and its reason) and `get_incident`'s notice: `Case
+    IL-0480 was retracted: <reason> It is left out of search; it still resolves by id (its
+    page, GET /api/cases/IL-0480, get_incident).`"""
+    reason = " ".join(reason.split())
+    if reason and not reason.endswith((".", "!", "?")):
+        reason += "."
+    said = f": {reason}" if reason else "."
+    return (
+        f"Case {case_id} was retracted{said} It is left out of search; it still resolves by id "
+        f"(its page, GET /api/cases/{case_id}, get_incident)."
+    )
 
 
 def _cases(ids: tuple[str, ...]) -> str:
@@ -253,23 +271,32 @@ def cases_named(case_ids: list[str], allowed: CaseQuerySet, *, every: bool = Fal
     """Which of `case_ids` (normalised, as `split_case_ids` gives them) are published cases
     among `allowed` (a lazy queryset of published cases; `every`: it is every one of them).
 
-    Published cases only: a draft, a case in review, a retracted or merged-away id is
-    unknown to search. Queries: 1; 1 more when an id is no published case's (every
+    Published cases only: a draft, a case in review or a merged-away id is unknown to
+    search; a retracted one is named as such, with its reason (search leaves it out, as every
+    list does). Queries: 1; 1 more when an id is no published or retracted case's (every
     published id, for the closest ones: `spelling.closest_case_ids`).
     """
-    published = Case.objects.published().filter(id__in=case_ids)
-    rows: dict[str, bool]
-    if every:
-        rows = dict.fromkeys(published.values_list("id", flat=True), True)
-    else:
-        rows = dict(published.values_list("id", Exists(allowed.filter(pk=OuterRef("pk")))))
+    named = Case.objects.visible().filter(id__in=case_ids)
+    allowed_too = (
+        Value(True, output_field=BooleanField()) if every else Exists(allowed.filter(pk=OuterRef("pk")))
+    )
+    rows = {
+        case_id: (status, reason or "", is_allowed)
+        for case_id, status, reason, is_allowed in named.values_list(
+            "id", "status", "retraction_reason", allowed_too
+        )
+    }
+    published = {i: rows[i][2] for i in case_ids if i in rows and rows[i][0] == Case.Status.PUBLISHED}
     missing = [case_id for case_id in case_ids if case_id not in rows]
     unknown: list[tuple[str, tuple[str, ...]]] = []
     if missing:
         ids = list(Case.objects.published().order_by("id").values_list("id", flat=True))
         unknown = [(i, tuple(closest_case_ids(i, ids, limit=MAX_CLOSEST))) for i in missing]
     return NamedCases(
-        found=tuple(i for i in case_ids if rows.get(i)),
-        filtered_out=tuple(i for i in case_ids if i in rows and not rows[i]),
+        found=tuple(i for i in case_ids if published.get(i)),
+        filtered_out=tuple(i for i in case_ids if i in published and not published[i]),
+        retracted=tuple(
+            (i, rows[i][1]) for i in case_ids if i in rows and rows[i][0] == Case.Status.RETRACTED
+        ),
         unknown=tuple(unknown),
     )

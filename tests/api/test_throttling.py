@@ -23,6 +23,10 @@ def small_limits(settings):
     cache.clear()
 
 
+def seconds(wait: int) -> str:
+    return f"{wait} second{'s' if wait != 1 else ''}"
+
+
 def get(client, url, address="10.0.0.1"):
     return client.get(url, REMOTE_ADDR=address)
 
@@ -33,9 +37,20 @@ def test_the_request_over_the_limit_gets_429_with_retry_after(client, small_limi
     assert response.status_code == 429
     assert_matches_schema(response, "/api/stats")
     assert 0 < int(response["Retry-After"]) <= 60
-    body = response.json()
-    assert (body["title"], body["status"]) == ("Too Many Requests", 429)
-    assert body["detail"].startswith("Request was throttled. Expected available in ")
+    wait = int(response["Retry-After"])
+    # Which limit and when to retry, in the words of MCP's 429 (it said only "Request was
+    # throttled. Expected available in 42 seconds.", naming neither the limit nor its rate).
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Too Many Requests",
+        "status": 429,
+        "detail": "Rate limit: at most 3/minute for API requests from one client address, counted with "
+        f"this address's MCP calls; try again in {seconds(wait)}.",
+        "instance": "/api/stats",
+        "scope": "api",
+        "rate": "3/minute",
+        "retry_after": wait,
+    }
     assert response["Cache-Control"] == "no-store"
 
 
@@ -71,7 +86,19 @@ def test_match_and_export_have_their_own_lower_limit(client, small_limits):
             REMOTE_ADDR="10.0.0.5",
         )
 
-    assert [match().status_code, match().status_code, match().status_code] == [200, 200, 429]
+    assert [match().status_code, match().status_code] == [200, 200]
+    refused = match()
+    wait = int(refused["Retry-After"])
+    assert refused.status_code == 429
+    assert_matches_schema(refused, "/api/match", "post")
+    assert {key: refused.json()[key] for key in ("detail", "scope", "rate", "retry_after")} == {
+        "detail": "Rate limit: at most 2/minute for log matching, triage and export (POST /api/match, "
+        "POST /api/triage, GET /api/export) from one client address, counted with this address's MCP "
+        f"match_log and triage calls and /match/ page posts; try again in {seconds(wait)}.",
+        "scope": "api-heavy",
+        "rate": "2/minute",
+        "retry_after": wait,
+    }
     assert get(client, "/api/export", "10.0.0.5").status_code == 429
     assert get(client, "/api/stats", "10.0.0.5").status_code == 200
 

@@ -68,6 +68,12 @@ def test_past_the_proposal_rate_both_doors_answer_429_with_retry_after(client):
     assert api.json()["detail"] == (
         f"Too many proposals from here (at most 2/hour). Expected available in {api['Retry-After']} seconds."
     )
+    # Which limit and when to retry, as every 429 of the API says them.
+    assert {key: api.json()[key] for key in ("scope", "rate", "retry_after")} == {
+        "scope": "proposals",
+        "rate": "2/hour",
+        "retry_after": int(api["Retry-After"]),
+    }
     form = form_post(client, "10.9.0.2", title=NEW["title"] + " fourth")
     assert form.status_code == 429
     wait = int(form["Retry-After"])

@@ -159,6 +159,7 @@ def test_list_outputs_are_described(mcp):
         "hits",
         "next_cursor",
         "partial_matches",
+        "partial_count",
         "notes",
         "facets",
         "truncated",
