@@ -682,6 +682,11 @@ class TriageRequestSerializer(serializers.Serializer):
 class TriageWhySerializer(ResponseSerializer):
     """Why a case is offered."""
 
+    text = serializers.CharField(
+        help_text="Why it is listed, in words, as search and log matching say it of their hits "
+        "(`Matches: watchdog, hang.` for the symptoms' words, `Shares: NCCL timeout (line 2).` for "
+        "the log's signatures), cut to 200 characters."
+    )
     matched_terms = serializers.ListField(
         child=serializers.CharField(), help_text="Terms and tokens matched."
     )

@@ -90,6 +90,17 @@ def figures(runs: list[tuple[list[str], list[str]]]) -> dict[str, float]:
     }
 
 
+def count_labels(counts: dict[str, int], listed: list[tuple[str, str | None]], relevant: list[str]) -> None:
+    """Add one query's (or log's) labels to `counts`: whether its first hit is strong and
+    relevant or strong and not, and its strong hits (of the first 10) and how many are relevant:
+    what "strong" promises ("we have seen this") is read from these."""
+    strong = [case_id for case_id, label in listed if label == "strong"]
+    if listed and listed[0][1] == "strong":
+        counts["first_strong_relevant" if listed[0][0] in relevant else "first_strong_not_relevant"] += 1
+    counts["strong"] += len(strong)
+    counts["strong_relevant"] += sum(1 for case_id in strong if case_id in relevant)
+
+
 def precision_at_3(runs: list[tuple[list[str], list[str]]]) -> float:
     values = [len(set(r[:3]) & set(rel)) / min(3, len(rel)) for r, rel in runs if rel]
     return round(sum(values) / max(len(values), 1), 3)
@@ -145,10 +156,13 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
 
     started = time.perf_counter()
     runs, bm25, sem, top, misses = [], [], [], {}, []
+    labels = {"first_strong_relevant": 0, "first_strong_not_relevant": 0, "strong": 0, "strong_relevant": 0}
     for item in queries:
         results = search_cases(query=item["q"], limit=10)
-        ranked = [h.case.id for h in [*results.hits, *results.partial_hits]][:10]
+        listed = [*results.hits, *results.partial_hits][:10]
+        ranked = [h.case.id for h in listed]
         runs.append((ranked, item["relevant"]))
+        count_labels(labels, [(h.case.id, h.confidence) for h in listed], item["relevant"])
         bm25.append((base.rank(item["q"]), item["relevant"]))
         sem.append((base.semantic(item["q"]), item["relevant"]))
         top[item["q"]] = ranked[0] if ranked else None
@@ -157,9 +171,16 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
     out["search_ms_per_query"] = round(1000 * (time.perf_counter() - started) / max(len(queries), 1), 1)
     out["search"] = {"incidentlib": figures(runs), "bm25": figures(bm25), "semantic": figures(sem)}
     out["top1"], out["misses"] = top, misses
+    out["search_labels"] = labels
 
     log_runs, log_bm25, log_sem, log_misses = [], [], [], []
     no_match = {"logs": 0, "strong": 0, "any_hit": 0}
+    log_labels = {
+        "first_strong_relevant": 0,
+        "first_strong_not_relevant": 0,
+        "strong": 0,
+        "strong_relevant": 0,
+    }
     for item in logs:
         text = (log_dir / item["file"]).read_text(encoding="utf-8")
         hits = read_log(text, limit=10).hits
@@ -170,12 +191,14 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
             continue
         ranked = [h.case.id for h in hits]
         log_runs.append((ranked, item["relevant"]))
+        count_labels(log_labels, [(h.case.id, h.confidence) for h in hits], item["relevant"])
         log_bm25.append((base.rank(text), item["relevant"]))
         if not set(ranked[:5]) & set(item["relevant"]):
             log_misses.append((item["file"], item["relevant"], ranked[:3], log_bm25[-1][0][:3]))
         log_sem.append((base.semantic(text), item["relevant"]))
     out["logs"] = {"incidentlib": figures(log_runs), "bm25": figures(log_bm25), "semantic": figures(log_sem)}
     out["logs_no_match"] = no_match
+    out["log_labels"] = log_labels
     out["log_misses"] = log_misses
     out["counts"]["logs_matching"] = len(log_runs)
 
@@ -330,6 +353,14 @@ def table(name: str, figures_: dict) -> str:
         f"| similar cases ({figures_['counts']['similar']}) precision@3 | {s['incidentlib']:.3f}"
         f" | {s['bm25']:.3f} | {s['semantic']:.3f} |"
     )
+    for task, key in (("search", "search_labels"), ("logs", "log_labels")):
+        counted = figures_.get(key)
+        if counted:
+            rows.append(
+                f"| {task} labels: first hit strong and relevant / strong, not relevant; strong hits relevant"
+                f" | {counted['first_strong_relevant']} / {counted['first_strong_not_relevant']};"
+                f" {counted['strong_relevant']} of {counted['strong']} | | |"
+            )
     nm = figures_["logs_no_match"]
     if nm["logs"]:
         rows.append(

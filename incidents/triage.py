@@ -106,6 +106,9 @@ class Candidate:
     search_rank: int | None = None
     log_rank: int | None = None
     matched_terms: list[str] = field(default_factory=list)
+    # Why each source lists it, in its own words: the word search's (`SearchHit.why`, as
+    # search_incidents says it), then the log matching's (`LogHit.why`, as match_log does).
+    reasons: list[str] = field(default_factory=list)
     line_numbers: list[int] = field(default_factory=list)  # matched log lines, evidence first
     context_fit: list[str] = field(default_factory=list)
     context_misfit: list[str] = field(default_factory=list)
@@ -292,10 +295,12 @@ def triage(
             candidate.labels.append(_label(hit.confidence))
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
+            candidate.reasons += [hit.why] if hit.why else []
         for hit in results.partial_hits:  # best first, after the matches
             filler = Candidate(case=hit.case, labels=[_label(hit.confidence)])
             filler.fused = (hit.score or 0.0) / best
             filler.matched_terms = list(hit.matched_terms)
+            filler.reasons = [hit.why] if hit.why else []
             partial.append(filler)
     log_kind: JobKind | None = None
     lines_read = 0
@@ -314,6 +319,7 @@ def triage(
             candidate.log_score = log_hit.score
             candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += log_hit.score / full
+            candidate.reasons += [log_hit.why] if log_hit.why else []
             # Each matched line once (at most 50 a hit), as the log matching orders them: the
             # lines carrying a signature first, then those sharing only a component's name.
             for line in log_hit.lines:
@@ -409,6 +415,9 @@ def candidate_document(candidate: Candidate, links: dict[str, str], detail: Deta
     """One case of a triage answer, as the API and MCP serve it, shown at `detail`."""
     case = candidate.case
     why = {
+        # In words, as search_incidents and match_log say it of their hits: every case says
+        # why it is listed, also when it carries no term of the query and no log was given.
+        "text": _cut(" ".join(candidate.reasons), detail.text_chars) or "",
         "matched_terms": candidate.matched_terms[:6],
         # The evidence first, shown in log order: cut after sorting, a case pointed at a long
         # log's first lines (a launcher's banner, NCCL's start-up), not at its error lines.

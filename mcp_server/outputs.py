@@ -267,6 +267,7 @@ class VocabularyCut(BaseModel):
 
 
 class TriageWhy(BaseModel):
+    text: str
     matched_terms: list[str]
     line_numbers: list[int]
     context: list[str]

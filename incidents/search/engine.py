@@ -84,6 +84,9 @@ def search_cases(
     partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then
     every match is ranked, as below that size).
+    A query quoting printed output (it shows an error code by the code's patterns) costs one
+    query more when a case would be strong that matches at most half of its words: whether
+    it holds one of the line's failure tokens (`signatures.holding_a_signature`).
     A query whose quoted phrases match no case as written (a pasted error line) is searched
     again with their quotes off (`query.without_phrase_quotes`; excluded phrases keep
     theirs), a note first saying so (`PHRASE_LOOSENED`): its plan and ranking cost their

@@ -9,8 +9,10 @@ mean the same on both backends: the share of the query's word groups its text ma
 `semantic.Vectors`), absolute and relative to the best case's.
 
 Cases are ranked by that probability, and it gives the confidence label:
-strong (p >= STRONG_P), possible (p >= POSSIBLE_P, or a case whose text has every word of
-the query, each as typed or as a synonym), weak. Strong and possible hits are the
+strong (p >= STRONG_P, for a query that says which failure: `kinds.names_only_a_kind`;
+`ranking.rank` also asks a strong case holding few of a pasted line's words to hold its
+failure signature, `signatures.holding_a_signature`), possible (p >= POSSIBLE_P, or a case
+whose text has every word of the query, each as typed or as a synonym), weak. Strong and possible hits are the
 *matches* (the total and the facet counts count them); weak ones come after them as
 partial matches. When the first hit is a match, the partial matches are ordered by their
 probability raised for the cases most like that first hit (`by_likeness`): a query with
@@ -91,9 +93,12 @@ class Candidate:
         return self.confidence != WEAK
 
 
-def label(p: float) -> Confidence:
-    """strong / possible / weak for a calibrated probability `p`."""
-    return STRONG if p >= STRONG_P else POSSIBLE if p >= POSSIBLE_P else WEAK
+def label(p: float, *, strong: bool = True) -> Confidence:
+    """strong / possible / weak for a calibrated probability `p`; possible at most when not
+    `strong` (a query naming only a kind of failure, `kinds.names_only_a_kind`)."""
+    if p >= STRONG_P and strong:
+        return STRONG
+    return POSSIBLE if p >= POSSIBLE_P else WEAK
 
 
 def features(
@@ -144,9 +149,11 @@ def probability(values: list[float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list[Candidate]:
+def fuse(
+    lexical: list[RankedRow], semantic: Mapping[str, float] | None, *, strong: bool = True
+) -> list[Candidate]:
     """Candidates best first: matches (strong, possible) by calibrated probability, then
-    weak ones.
+    weak ones. `strong` False: none is strong (a query naming only a kind of failure).
 
     `lexical` is the lexical ranking (best first); `semantic` maps every allowed case to
     its semantic score (None when semantic retrieval is off: the semantic features are 0;
@@ -174,7 +181,7 @@ def fuse(lexical: list[RankedRow], semantic: Mapping[str, float] | None) -> list
     )
     candidates = []
     for case_id, sem, has, p in zip(ids, values.tolist(), scored.tolist(), probabilities, strict=True):
-        confidence = label(p)
+        confidence = label(p, strong=strong)
         if confidence == WEAK and case_id in lexical_rank and share[case_id] >= 1.0:
             confidence = POSSIBLE  # it has every word of the query (or a synonym): a match
         candidates.append(

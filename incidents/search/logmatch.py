@@ -526,6 +526,26 @@ def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dic
     return found
 
 
+# Extractors whose token's extent is a guess (the free text after `CUDA error:`, `error:` or
+# a "could not" marker): in a typed query it runs on into the words after the message
+# (`CUDA error: unknown error workCleanupLoop`), which no case quotes that way.
+FREE_TEXT_EXTRACTORS = frozenset({"cuda-error", "message", ERROR_MESSAGE})
+
+
+def signature_tokens(text: str) -> list[str]:
+    """The failure tokens `text` shows that name a failure as a program prints it (`_tokens`,
+    in the order found): codes, exception names, errno and signal names, NCCL results, known
+    failure phrases (`Watchdog caught collective operation timeout`); not boilerplate, code
+    names or settings, which do not say what failed, nor free text (`FREE_TEXT_EXTRACTORS`)."""
+    return [
+        token
+        for token, evidence in _tokens(_unique_lines(text)).items()
+        if evidence.kind not in (*NAMING_EXTRACTORS, "setting", *FREE_TEXT_EXTRACTORS)
+        and token.lower() not in BOILERPLATE
+        and words(token)
+    ]
+
+
 def _matches_by_line(scanned: LogLines) -> Iterator[tuple[int, list[tuple[Extractor, LineMatch]]]]:
     """Each line with a failure token, in order, with its matches by extractor (in
     `EXTRACTORS` order), then by place in the line. The extractors' scans are merged as

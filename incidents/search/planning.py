@@ -14,10 +14,11 @@ import copy
 import dataclasses
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from incidents import store_cache
+from incidents.codes import CodeTerm, CodeVocabulary
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors import SORTS, CaseFilters, filter_cases
 from incidents.selectors.lookup import cases_named, split_case_ids
@@ -25,6 +26,7 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
+from .logmatch import signature_tokens
 from .patterns import GENERIC_TOKENS
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .spelling import check_words, known_words
@@ -85,6 +87,10 @@ class SearchPlan:
     filtered: bool = False  # a filter narrows `cases` (the notes say "with these filters")
     # Published cases, as the vocabulary's counts read them (0 when no words are searched).
     library_size: int = 0
+    # A query quoting what a program printed (it shows an error code by the code's patterns):
+    # the failure tokens it shows (`logmatch.signature_tokens`), one of which a strong hit
+    # holds (`signatures.holding_a_signature`); empty for other queries.
+    signatures: tuple[str, ...] = ()
 
 
 def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
@@ -104,6 +110,7 @@ def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
             name=t.name,
             forms=(t.name, *t.synonyms),
             weight=max(0.0, math.log(total / max(t.case_count, 1)) / math.log(total)),
+            cases=t.case_count,
         )
         for t in terms
     ]
@@ -124,6 +131,8 @@ class Vocabulary:
     lexicon: dict[tuple[str, ...], list[VocabTerm]]
     known: list[str]
     library_size: int = 0  # published cases (every one has a root cause: their counts' sum)
+    # The error codes with their patterns: whether a query quotes what a program printed.
+    codes: CodeVocabulary = field(default_factory=lambda: CodeVocabulary(()))
 
 
 def vocabulary() -> Vocabulary:
@@ -135,10 +144,21 @@ def vocabulary() -> Vocabulary:
 
 
 def _read_vocabulary() -> Vocabulary:
-    counted = terms_with_case_counts(EXPAND_FACETS)
+    # The error codes in the same query: only their patterns are read (they widen no query).
+    every = terms_with_case_counts([*EXPAND_FACETS, Facet.ERROR_CODE])
+    counted = [t for t in every if t.facet != Facet.ERROR_CODE]
     terms = vocabulary_terms(counted)
+    codes = CodeVocabulary.of(
+        CodeTerm(t.name, t.slug, t.vendor or "", (t.slug, t.name, *t.synonyms), tuple(t.patterns))
+        for t in every
+        if t.facet == Facet.ERROR_CODE
+    )
     return Vocabulary(
-        terms=terms, lexicon=build_lexicon(terms), known=known_words(terms), library_size=_published(counted)
+        terms=terms,
+        lexicon=build_lexicon(terms),
+        known=known_words(terms),
+        library_size=_published(counted),
+        codes=codes,
     )
 
 
@@ -249,6 +269,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         suggestion=suggestion,
         notes=tuple(notes),
         library_size=vocab.library_size,
+        signatures=tuple(signature_tokens(query)) if vocab.codes.find(query) else (),
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude

@@ -97,6 +97,7 @@ class VocabTerm:
     name: str
     forms: tuple[str, ...]  # name first, then synonyms
     weight: float = 1.0  # how much naming it favours cases tagged with it (0..1)
+    cases: int = 0  # published cases tagged with it
 
 
 @dataclass
@@ -106,6 +107,9 @@ class ParsedQuery:
     literal_groups: list[list[Atom]] = field(default_factory=list)
     excluded: list[Atom] = field(default_factory=list)
     terms: list[VocabTerm] = field(default_factory=list)  # terms the query names
+    # Per group of `groups` (once widened), the terms its run of words names; empty for a
+    # group of other words and for an identifier (`Xid 79`: precise whatever its term says).
+    group_terms: list[tuple[VocabTerm, ...]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     dropped_stop_words: list[str] = field(default_factory=list)
     operators: list[str] = field(default_factory=list)  # OR, AND, NOT as typed (not searched)
@@ -355,6 +359,7 @@ def expand_with_vocabulary(
     groups = _join_identifiers(parsed.groups, _code_words(lexicon))
     result: list[list[Atom]] = []
     literal: list[list[Atom]] = []
+    group_terms: list[tuple[VocabTerm, ...]] = []
     named: list[VocabTerm] = []
     widened: set[int] = set()  # ids of the terms a run was widened with
 
@@ -387,6 +392,7 @@ def expand_with_vocabulary(
                     name(lexicon.get(_form_key(atom.text()), []))
             result.append(alternatives)
             literal.append(list(group))
+            group_terms.append(())
             i += 1
             continue
         span_end = i + 1
@@ -408,15 +414,18 @@ def expand_with_vocabulary(
             alternatives.extend(a for a in errno_name_alternatives(span) if a.folded not in spelt)
             result.append(alternatives)
             literal.append([span])
+            group_terms.append(tuple(found))
         else:
             kept = [atom for atom in group if not atom.says_nothing]
             parsed.dropped_stop_words.extend(a.text() for a in group if a.says_nothing)
             if kept:
                 result.append(kept + [a for k in kept for a in errno_name_alternatives(k) if a not in kept])
                 literal.append(kept)
+                group_terms.append(())
         i = span_end
     parsed.groups = result
     parsed.literal_groups = literal
     parsed.excluded = [atom for atom in parsed.excluded if not atom.says_nothing]
     parsed.terms = named
+    parsed.group_terms = group_terms
     return parsed

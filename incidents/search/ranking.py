@@ -26,9 +26,11 @@ from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
 from .fusion import LIKENESS_DEPTH, STRONG, Candidate, by_likeness, fuse
+from .kinds import names_only_a_kind
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
+from .signatures import holding_a_signature
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -55,7 +57,9 @@ class Ranking:
 def rank(plan: SearchPlan) -> Ranking:
     """Rank `plan`: for a ranked plan the lexical ranking and the stored embeddings (two
     queries; one more to order the matches by date when the plan's sort is newest or
-    oldest); no query otherwise (a listing is a lazy queryset)."""
+    oldest, one more when a strong case holding few of a pasted line's words must show it
+    holds the line's failure signature, `signatures.holding_a_signature`); no query
+    otherwise (a listing is a lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
     if plan.kind == "nothing" or plan.parsed is None:
@@ -98,7 +102,11 @@ def rank(plan: SearchPlan) -> Ranking:
         else:
             vectors = load_vectors(allowed)
             semantic = vectors.search_scores(vector, also=lexical, two_stages=False)
-    ranked = fuse(rows, semantic)
+    # An upstream record the query names (`NVIDIA/nccl#1116 hang`) says which failure: the
+    # words beside it rank its citing cases, whatever kind they name.
+    kind_only = not plan.references and names_only_a_kind(parsed, plan.library_size)
+    ranked = fuse(rows, semantic, strong=not kind_only)
+    ranked = holding_a_signature(ranked, plan.signatures, backend)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
     if plan.case_ids:

@@ -176,9 +176,9 @@ def test_a_search_gives_every_lexical_case_its_exact_semantic_score(monkeypatch,
     seen: list[tuple[list[RankedRow], semantic.CaseScores]] = []
     real = fusion.fuse
 
-    def spy(lexical, scores):
+    def spy(lexical, scores, **options):
         seen.append((lexical, scores))
-        return real(lexical, scores)
+        return real(lexical, scores, **options)
 
     monkeypatch.setattr(ranking, "fuse", spy)
     monkeypatch.setattr(semantic, "SEARCH_DEPTH", 10)
@@ -207,9 +207,9 @@ def test_vectors_read_for_one_search_are_scored_exactly_without_a_sketch(monkeyp
     seen: list[semantic.CaseScores] = []
     real = fusion.fuse
 
-    def spy(lexical, scores):
+    def spy(lexical, scores, **options):
         seen.append(scores)
-        return real(lexical, scores)
+        return real(lexical, scores, **options)
 
     def no_sketch(self):
         raise AssertionError("a sketch was built for vectors read for one search")
