@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from incidents.models import Facet
 
-from .logmatch import THRESHOLDS
+from .log_thresholds import THRESHOLDS
 from .query import ParsedQuery, VocabTerm
 
 # Facets whose terms say what failed; components, topics and workloads say what ran.

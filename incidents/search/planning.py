@@ -26,7 +26,6 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
-from .logmatch import signature_tokens
 from .patterns import GENERIC_TOKENS
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .spelling import check_words, known_words
@@ -269,7 +268,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         suggestion=suggestion,
         notes=tuple(notes),
         library_size=vocab.library_size,
-        signatures=tuple(signature_tokens(query)) if vocab.codes.find(query) else (),
+        signatures=_signatures(query, vocab),
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude
@@ -415,3 +414,15 @@ def _empty_note(parsed: ParsedQuery) -> str:
         "The query has no words to search for (only punctuation or symbols):"
         " type a word, an error message or a component."
     )
+
+
+def _signatures(query: str, vocab: Vocabulary) -> tuple[str, ...]:
+    """The failure tokens a query quoting what a program printed shows (one of its codes'
+    patterns matches), as log matching reads them; () for any other query."""
+    if not vocab.codes.find(query):
+        return ()
+    # Imported here: log matching loads the encoder and numpy, which a process that never
+    # searches (`manage.py check`, a case page) should not.
+    from .logmatch import signature_tokens
+
+    return tuple(signature_tokens(query))
