@@ -6,7 +6,8 @@ the same three parts are computed for a block of B cases against all N at once:
 
 - vocabulary: shared term weight = (terms of the block, weighted) · (terms of all)ᵀ, dense
   (the vocabulary has a few hundred terms), then the weighted Jaccard;
-- text: the cosine of TF-IDF vectors = (all vectors, sparse CSR) · (block vectors)ᵀ;
+- text: the cosine of TF-IDF vectors = (all vectors, sparse CSR) · (block vectors)ᵀ, in numpy
+  for a block of a few cases (`row_products.py`), else with scipy.sparse;
 - semantic: the cosine of the mean passage embeddings, one float32 matrix product, less
   half of each case's hubness plus the centre (`hubness.py`), clipped to 0..1.
 
@@ -23,16 +24,22 @@ Cost: still every pair, but in BLAS and sparse kernels, about a thousand times c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+from . import row_products
+from .row_products import SparseRows
+
 # scipy.sparse is imported where a matrix is built, not here: this module comes with the
 # search modules into every server worker, which reads stored similar-case lists and builds
 # no matrix, and scipy 1.17 reads every attribute of numpy on import (numpy.f2py,
 # numpy.testing and the rest): about 10 MB of each worker's memory and 0.3 s of its start.
+# A block of a few rows (an increment, a list computed on the fly) is multiplied in numpy
+# (`row_products.py`), so that only a full rebuild imports it.
 if TYPE_CHECKING:
     from scipy import sparse
 
@@ -77,21 +84,31 @@ class PairScores:
         self.centre = np.float32(corpus.centre)
         self.embedded = np.array([p.embedding is not None for p in ordered], dtype=bool)
         shape_t = (n, max(len(term_index), 1))
-        from scipy import sparse  # here, not at the top: see the imports
-
-        # Weighted terms, dense: the vocabulary is small (hundreds of terms).
-        self.term_weights = (
-            sparse.csr_matrix((t_vals, (t_rows, t_cols)), shape=shape_t).toarray().astype(np.float32)
-        )
-        self.term_present = (
-            sparse.csr_matrix((np.ones(len(t_rows)), (t_rows, t_cols)), shape=shape_t).toarray() > 0
-        ).astype(np.float32)
+        # Weighted terms, dense: the vocabulary is small (hundreds of terms). A case holds a
+        # term once (`Profile.terms` is a dict), so each cell is set once.
+        self.term_weights = np.zeros(shape_t, dtype=np.float32)
+        self.term_weights[t_rows, t_cols] = t_vals
+        self.term_present = np.zeros(shape_t, dtype=np.float32)
+        self.term_present[t_rows, t_cols] = 1.0
         self.term_total = np.array([p.term_total for p in ordered], dtype=np.float32)
         rows = [corpus.row[p.id] for p in ordered]
+        words = corpus.words
+        vectors = SparseRows(words.starts, words.columns, words.values, max(len(words.words), 1))
         # Without a copy by row indexing when the corpus's rows are in this order already.
         same_order = rows == list(range(len(rows)))
-        self.vectors = corpus.words.matrix(None if same_order else rows, dtype=np.float32)
+        self.vectors = (vectors if same_order else vectors.take(rows)).astype(np.float32)
         self.block = max(8, min(1024, CELLS_PER_BLOCK // max(n, len(corpus.words.words), 1)))
+
+    @functools.cached_property
+    def matrix(self) -> sparse.csr_matrix:
+        """`vectors` as a scipy CSR matrix, for blocks too large for `row_products` (built on
+        first use: an increment never needs it)."""
+        from scipy import sparse  # here, not at the top: see the imports
+
+        v = self.vectors
+        # A copy of the columns: scipy may sort a row's in place, and `_Corpus.vector` may
+        # read the same array in its order (strongest first).
+        return sparse.csr_matrix((v.values, v.columns.copy(), v.starts), shape=(len(v), v.width))
 
     def rows(self, indices: Sequence[int]) -> np.ndarray:
         """Scores (len(indices) x N, float32) of these cases against every case; a case
@@ -110,8 +127,10 @@ class PairScores:
         total = self.term_total[idx, None] + self.term_total[None, :] - shared
         scores = np.divide(shared, total, out=np.zeros_like(shared), where=total > 0)
         scores *= v_w
-        # Sparse (N x W) times dense (W x B): one pass over the stored vectors per block.
-        text = np.asarray(self.vectors @ self.vectors[idx].toarray().T).T
+        text = row_products.products(self.vectors, self.vectors.take(idx))
+        if text is None:
+            # Sparse (N x W) times dense (W x B): one pass over the stored vectors per block.
+            text = np.asarray(self.matrix @ self.matrix[idx].toarray().T).T
         np.minimum(text, 1.0, out=text)
         text *= t_w
         scores += text

@@ -74,6 +74,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import transaction
@@ -87,12 +88,16 @@ from incidents.locking import serialize_case_writes
 from incidents.models import Case, CaseTerm, Facet
 from incidents.selectors.cases import related_case_ids
 
-from . import candidate_cases, deferred, hubness, profiles, semantic, word_statistics
+from . import candidate_cases, deferred, hubness, profiles, row_products, semantic, word_statistics
 from .models import CaseNeighbour, CaseProfile
 from .pair_scores import MARGIN, PairScores, candidates, sparse_rows
 from .profiles import Profile, text_profile, word_counts
 from .results import SimilarCase
+from .row_products import SparseRows
 from .word_vectors import word_vectors
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 NEIGHBOURS = 10
 # On the tuning judgements (eval/similar.json, 82 cases) the whole-text TF-IDF found the
@@ -263,11 +268,14 @@ class _Corpus:
         scored.sort(key=lambda s: (-s[1][0], s[0]))
         return scored[:NEIGHBOURS]
 
-    def best(self, a: Profile, exclude: Iterable[str] = ()) -> list[tuple[str, tuple]]:
+    def best(
+        self, a: Profile, exclude: Iterable[str] = (), *, row: np.ndarray | None = None
+    ) -> list[tuple[str, tuple]]:
         """`a`'s best neighbours: one row of matrix scores against every case, then the few
-        candidates near the top scored exactly."""
+        candidates near the top scored exactly. `row`: that row when the caller computed it
+        with others (`pairs.rows`); it is left as it is."""
         pairs = self.pairs
-        row = pairs.rows([pairs.index[a.id]])[0]
+        row = pairs.rows([pairs.index[a.id]])[0] if row is None else row.copy()
         for other in exclude:
             if other in pairs.index:
                 row[pairs.index[other]] = -np.inf
@@ -411,8 +419,10 @@ def update_neighbours(
     # The changed cases against every case: their own lists, and (the score is symmetric)
     # which other lists they may enter.
     changed_rows = pairs.rows([pairs.index[cid] for cid in live_changed]) if live_changed else None
-    for cid in live_changed:
-        new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid])))
+    # Each changed case's list from its own row of `changed_rows`: computing the row again
+    # alone was a tenth of an increment.
+    for cid, row in zip(live_changed, changed_rows if changed_rows is not None else [], strict=True):
+        new_rows.extend(_rows_for(corpus, cid, corpus.best(corpus.profiles[cid], row=row)))
     stored = _lists_that_may_change(corpus, changed, changed_rows, partial=partial)
     # The neighbours still published: the corpus's cases, or, as a partial corpus lacks some
     # of them, asked apart.
@@ -675,7 +685,7 @@ class TextIndex:
     one text with every case by a sparse product without further queries. Similar cases
     compare the whole text instead (`_Corpus` without `account_only`).
 
-    Holds only what `matches` reads: the accounts' vectors as one CSR matrix (12 bytes per
+    Holds only what `matches` reads: the accounts' vectors as CSR arrays (12 bytes per
     kept word of a case: about 15 MB at 20,000 synthetic cases), the case ids of its rows
     and each word's column and idf. The profiles it was built from are let go, so that a
     server can keep one per store generation (`current_text_index`): with them it held
@@ -700,7 +710,7 @@ class TextIndex:
         # its norm, as it does against the whole library).
         self.rarities = rarities
         words = corpus.words
-        self.ids: list[str] = list(corpus.profiles)  # row -> case id, as `matrix`
+        self.ids: list[str] = list(corpus.profiles)  # row -> case id, as `vectors`
         self.row: dict[str, int] = corpus.row
         self.words: list[str] = words.words  # column -> word
         self.column_of: dict[str, int] = words.column_of
@@ -708,9 +718,8 @@ class TextIndex:
         # word -> its idf as a Python float (a numpy scalar read per word of every probe was
         # a third of probing an import's documents); the same values.
         self.idf_of: dict[str, float] = dict(zip(self.words, self.idf.tolist(), strict=True))
-        # `words` columns in each row's strongest-first order; scipy may sort them in place,
-        # which `vector` does not mind (a dict).
-        self.matrix = words.matrix()
+        # `words` columns in each row's strongest-first order.
+        self.vectors = SparseRows(words.starts, words.columns, words.values, max(len(words.words), 1))
 
     @classmethod
     def for_texts(cls, texts: list[str]) -> TextIndex:
@@ -727,15 +736,24 @@ class TextIndex:
 
     def vector(self, row: int) -> dict[str, float]:
         """The account vector of case `row` (word -> weight), as `_Corpus.vector` gives it."""
-        lo, hi = self.matrix.indptr[row], self.matrix.indptr[row + 1]
+        lo, hi = self.vectors.starts[row], self.vectors.starts[row + 1]
         words = self.words
         return dict(
             zip(
-                [words[c] for c in self.matrix.indices[lo:hi].tolist()],
-                self.matrix.data[lo:hi].tolist(),
+                [words[c] for c in self.vectors.columns[lo:hi].tolist()],
+                self.vectors.values[lo:hi].tolist(),
                 strict=True,
             )
         )
+
+    @functools.cached_property
+    def matrix(self) -> sparse.csr_matrix:
+        """`vectors` as a scipy CSR matrix, for blocks of texts too large for `row_products`
+        (built on first use: a duplicate check of a few texts never needs it)."""
+        from scipy import sparse  # here, not at the top: see `pair_scores`' imports
+
+        v = self.vectors
+        return sparse.csr_matrix((v.values, v.columns.copy(), v.starts), shape=(len(v), v.width))
 
     def matches(
         self, text: str, *, exclude: Iterable[str] = (), min_score: float = 0.0, limit: int = 5
@@ -752,17 +770,23 @@ class TextIndex:
         vectors with every case's picks the cases near `min_score` (float sums in another
         order differ by far less than `MARGIN`; a case sharing no word scores 0 and is never
         a match), which are then scored one pair at a time, rounding included. Cost: one
-        sparse product per block of texts, not a Python loop over every case per text."""
+        sparse product per block of texts (`row_products`, or scipy for a large block), not
+        a Python loop over every case per text."""
         probes = [self._probe(text) for text in texts]
         results: list[list[tuple[str, float]]] = []
         step = max(1, 2_000_000 // max(len(self.ids), 1))
         for start in range(0, len(probes), step):
             block = probes[start : start + step]
-            scores = (sparse_rows(block, self.column_of) @ self.matrix.T).tocsr()
+            scores = row_products.products(
+                self.vectors, row_products.from_mappings(block, self.column_of, self.vectors.width)
+            )
+            if scores is None:
+                scores = (sparse_rows(block, self.column_of) @ self.matrix.T).toarray()
             for row, probe in enumerate(block):
-                lo, hi = scores.indptr[row], scores.indptr[row + 1]
                 skip = excludes[start + row]
-                columns, values = scores.indices[lo:hi], scores.data[lo:hi].copy()
+                # The cases sharing a word with the text: every weight is positive.
+                columns = np.flatnonzero(scores[row] > 0)
+                values = scores[row, columns]
                 skipped = [self.row[case_id] for case_id in skip if case_id in self.row]
                 values[np.isin(columns, skipped)] = -np.inf
                 # Only cases near the limit-th best can be among the best once scored one pair

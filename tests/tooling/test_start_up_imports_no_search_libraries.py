@@ -81,8 +81,9 @@ def test_the_search_functions_are_read_when_first_used():
 
 def test_the_read_paths_import_numpy_and_not_scipy():
     """A server worker reads stored similar-case lists and never builds a sparse matrix:
-    scipy (about 10 MB of every worker) comes with the first matrix an import, an edit or a
-    similar-case list computed on the fly builds (`pair_scores`' imports)."""
+    scipy (about 10 MB of every worker) comes with the first product of hundreds of rows (a
+    full rebuild, a large import); a few rows are multiplied in numpy (`row_products.py`,
+    tests/search/test_an_increment_needs_no_scipy.py)."""
     script = (
         "import django;"
         "django.setup();"
