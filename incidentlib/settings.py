@@ -302,7 +302,10 @@ LOG_LEVEL = env.choice("LOG_LEVEL", default="warning", choices=LOG_LEVELS).upper
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"drop_traceback": {"()": "incidentlib.logs.DropTraceback"}},
+    "filters": {
+        "drop_traceback": {"()": "incidentlib.logs.DropTraceback"},
+        "request_client": {"()": "incidentlib.logs.RequestClient"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -312,7 +315,7 @@ LOGGING = {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_client"]},
         "console_short": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
