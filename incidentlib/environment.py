@@ -160,6 +160,19 @@ class EnvironmentReader:
             return default
         return [item.strip() for item in value.split(",") if item.strip()]
 
+    def hosts(self, name: Text, default: builtins.list[Text]) -> builtins.list[Text]:
+        """Comma-separated host names (`.example.org` for it and its subdomains, `*`), without
+        a scheme, path or port: Django compares them with the request's host alone."""
+        kept = []
+        for host in self.list(name, default=default):
+            if re.fullmatch(r"[\w.\-*]+|\[[0-9a-fA-F:.]+\]", host):
+                kept.append(host)
+            else:
+                self._bad(
+                    name, host, "expected host names, comma-separated, e.g. kb.example.org,.example.org"
+                )
+        return kept
+
     def path(self, name: Text, default: Path, *, must_exist: builtins.bool = False) -> Path:
         """A file system path; with `must_exist`, one that names an existing file."""
         value = self._raw(name)

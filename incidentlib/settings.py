@@ -40,7 +40,7 @@ if not DEBUG and "ALLOWED_HOSTS" not in env.ENVIRON:
         "ALLOWED_HOSTS must be set when DEBUG is off: the host names the site answers to, "
         "comma-separated (`make setup` writes 127.0.0.1,localhost,[::1] to .env)"
     )
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+ALLOWED_HOSTS = env.hosts("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # Origins besides the site's own (http(s)://<ALLOWED_HOSTS entry>[:port]) whose pages may call
 # /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
 MCP_ALLOWED_ORIGINS = env.origins("MCP_ALLOWED_ORIGINS")

@@ -55,6 +55,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         ("CACHE_URL", "memcached-somewhere", "expected a cache URL, redis://host:6379/0"),
         ("SITE_URL", "kb.example.org", "expected an http:// or https:// URL with a host"),
         ("SEARCH_CONCURRENCY", "0", "expected a whole number from 1 up"),
+        ("ALLOWED_HOSTS", "https://kb.example.org", "expected host names, comma-separated"),
     ],
 )
 def test_a_bad_value_stops_the_start_naming_the_variable(name, value, accepted):
