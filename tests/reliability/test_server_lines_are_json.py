@@ -1,6 +1,6 @@
 """The served configuration (`make run`: uvicorn with `incidentlib.asgi`) writes uvicorn's own
 lines as the app writes its lines, one JSON object each: start-up lines and one access line
-a request, that with its client, method, path and status as fields. They were uvicorn's
+a request, that with its client, method, path, status and duration as fields. They were uvicorn's
 plain text (`INFO:     127.0.0.1:50000 - "GET /healthz HTTP/1.1" 200 OK`) beside the app's
 JSON. Which lines uvicorn writes stays its choice: `--no-access-log` still writes none."""
 
@@ -64,7 +64,13 @@ def test_uvicorns_start_up_and_access_lines_are_json_with_fields(served_database
         ("GET", "/healthz?probe=1", 200, "INFO")
     ] * 2
     assert access[0]["client_addr"].startswith("127.0.0.1:")
-    assert access[0]["message"].endswith('"GET /healthz?probe=1 HTTP/1.1" 200')
+    # How long the request took until its answer started, and its client as the rate limits
+    # count it (the connection's address here: no API_NUM_PROXIES).
+    assert [(type(r["duration_ms"]), r["client"]) for r in access] == [(float, "127.0.0.1")] * 2
+    assert all(0 < r["duration_ms"] < 30_000 for r in access)
+    assert access[0]["message"].endswith(
+        f'"GET /healthz?probe=1 HTTP/1.1" 200 {access[0]["duration_ms"]:.1f} ms, client 127.0.0.1'
+    )
 
 
 def test_no_access_log_still_writes_no_access_line(served_database_url, tmp_path):

@@ -62,8 +62,8 @@ def test_an_unhandled_error_gives_a_bare_500_page_and_one_json_log_line(client, 
     assert (record["level"], record["logger"], record["message"]) == (
         "ERROR",
         "django.request",
-        "Internal Server Error: /",
+        "Internal Server Error: / (client 127.0.0.1)",
     )
-    assert record["status_code"] == 500
+    assert (record["status_code"], record["client"]) == (500, "127.0.0.1")
     # The traceback travels inside the one line, for the operator.
     assert "RuntimeError: the store broke" in record["exc_info"] and SECRET in record["exc_info"]

@@ -1,7 +1,10 @@
-"""`manage.py createeditor NAME [--reviewer]`: an account for the admin and the write API."""
+"""`manage.py createeditor NAME [--reviewer | --no-reviewer]`: an account for the admin and
+the write API. Run again on an existing account it keeps the account's reviewer role unless
+told otherwise, so that updating an e-mail or a password never demotes a reviewer."""
 
 from __future__ import annotations
 
+import argparse
 import getpass
 import sys
 
@@ -16,17 +19,24 @@ from incidents.workflow import EDITOR, REVIEWER
 class Command(BaseCommand):
     help = (
         "Create (or update) an editor account: staff, in the `editor` group (and `reviewer` "
-        "with --reviewer), and print its API token. The password is asked for on a terminal; "
-        "without one (--no-password, or no terminal) the account signs in by token only."
+        "with --reviewer; an existing account keeps its reviewer role unless --no-reviewer), "
+        "and print its API token. The password is asked for on a terminal; without one "
+        "(--no-password, or no terminal) the account signs in by token only."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument("--email", default="")
-        parser.add_argument("--reviewer", action="store_true", help="may also publish, retract and merge")
+        parser.add_argument(
+            "--reviewer",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="may also publish, retract and merge (--no-reviewer: an editor only; "
+            "neither: a new account is an editor, an existing one keeps its role)",
+        )
         parser.add_argument("--no-password", action="store_true", help="token only, no admin sign-in")
 
-    def handle(self, *args, username: str, email: str, reviewer: bool, no_password: bool, **options):
+    def handle(self, *args, username: str, email: str, reviewer: bool | None, no_password: bool, **options):
         if not username.strip():
             raise CommandError("the username must not be empty")
         groups = ensure_roles()
@@ -43,11 +53,19 @@ class Command(BaseCommand):
             user.set_unusable_password()
         user.save()
         user.groups.add(groups[EDITOR])
+        was_reviewer = user.groups.filter(pk=groups[REVIEWER].pk).exists()
         if reviewer:
             user.groups.add(groups[REVIEWER])
+        elif reviewer is False:
+            user.groups.remove(groups[REVIEWER])
+        is_reviewer = was_reviewer if reviewer is None else reviewer
         token, _ = Token.objects.get_or_create(user=user)
-        roles = "editor and reviewer" if reviewer else "editor"
+        roles = "editor and reviewer" if is_reviewer else "editor"
         self.stdout.write(f"{'Created' if created else 'Updated'} {username} ({roles}).")
+        if reviewer is None and was_reviewer:
+            self.stdout.write(f"{username} stays a reviewer (--no-reviewer removes the role).")
+        elif reviewer is False and was_reviewer:
+            self.stdout.write(f"{username} is no longer a reviewer.")
         self.stdout.write(f"API token: {token.key}")
         if not user.has_usable_password():
             # Without a terminal no password was asked for: say so rather than leave the

@@ -1,0 +1,39 @@
+"""`make help` lists every target of the Makefile's .PHONY list with the first sentence of
+the comment above it, read from the Makefile itself, so it stays true as targets change."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from django.conf import settings
+
+ROOT = settings.BASE_DIR
+
+
+def phony_targets() -> list[str]:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    [line] = re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.MULTILINE)
+    return line.split()
+
+
+def test_make_help_lists_every_phony_target_with_a_sentence():
+    result = subprocess.run(
+        ["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    listed = dict(line.split(None, 1) for line in result.stdout.splitlines())
+    assert sorted(listed) == sorted(phony_targets())
+    assert listed["run"] == (
+        "Set everything up and serve the site and API on http://$HOST:$PORT (uvicorn, ASGI, one worker)"
+    )
+    assert listed["data"] == "Migrate and seed the bundled vocabulary and real cases"
+    assert all(sentence.strip() for sentence in listed.values())
+
+
+def test_make_run_binds_the_host_given():
+    plan = subprocess.run(
+        ["make", "-n", "run", "HOST=0.0.0.0"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    [line] = [line for line in plan.stdout.splitlines() if "incidentlib.asgi:application" in line]
+    assert "--host 0.0.0.0 --port " in line
