@@ -38,6 +38,7 @@ from django.db import transaction
 
 from . import history as case_history
 from .exporting import export_to_directory, export_vocabulary
+from .id_lists import ids_in
 from .locking import serialize_case_writes
 from .models import Case, Facet, Term
 from .problems import CaseImportError, ImportProblem
@@ -382,7 +383,7 @@ def _not_in_backup(case_ids: set[str], terms: set[tuple[str, str]]) -> _Extra:
     """What the database holds beyond the backup's cases and (facet, slug) terms (3 queries)."""
     return _Extra(
         cases=tuple(sorted(set(Case.objects.values_list("id", flat=True)) - case_ids)),
-        history_rows=_history_model().objects.exclude(id__in=list(case_ids)).count(),
+        history_rows=_history_model().objects.exclude(id__in=ids_in(case_ids)).count(),
         terms=tuple(
             sorted(
                 term_id
@@ -405,7 +406,7 @@ def _write(items, definitions, editorial: dict[str, _Editorial], history, extra:
         services.delete_cases(extra.cases)
     History = _history_model()
     if extra.cases or extra.history_rows:  # after the deletes, which record a history row each
-        History.objects.exclude(id__in=list(editorial)).delete()
+        History.objects.exclude(id__in=ids_in(list(editorial))).delete()
     services.write_documents(items, definitions, reason="restore")
     if extra.terms:
         # After the write: a restored case no longer links them (a consistent backup names

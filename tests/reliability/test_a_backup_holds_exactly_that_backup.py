@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from incidents import backup
+from incidents import backup, services
 from incidents.models import Case
+from tests.conftest import load_fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,8 @@ def test_a_backup_that_fails_half_way_leaves_the_earlier_one(tmp_path, monkeypat
     folder = tmp_path / "nightly"
     call_command("export_cases", str(folder), "--backup")
     earlier = tree(folder)
+    draft = {**load_fixture("IL-0428"), "id": "IL-9001", "status": "draft", "related": []}
+    services.save_case_document(draft, reason="written after the backup")
 
     def disk_full(path: Path) -> int:
         raise OSError(28, "No space left on device")
