@@ -223,14 +223,17 @@ def validate_batch(
     for item in items:
         found = schema_problems(item)
         problems.extend(found)
-        if found:
-            refused.append((item, found))
-        else:
+        if not found:
             valid.append(item)
+        elif isinstance(item.document, dict) and not any(_storable_problems(item.document)):
+            # Not one holding text no database takes (a NUL, a lone surrogate): the checks
+            # below query the database with the document's ids.
+            refused.append((item, found))
 
     # Every string id of the batch, a refused document's too: a case relating to a document
     # that has a schema problem is told about that problem, not that the id is unknown.
-    identified = [item for item in items if isinstance(_id_of(item), str)]
+    checked = [*valid, *(item for item, _ in refused)]
+    identified = [item for item in checked if isinstance(_id_of(item), str)]
     batch_ids: dict[str, str] = {}
     for item in identified:
         case_id = item.document["id"]
@@ -244,7 +247,7 @@ def validate_batch(
     problems.extend(_retired_id_problems(identified))
     related_ids = {
         rid
-        for item in items
+        for item in checked
         if isinstance(item.document, dict) and isinstance(item.document.get("related"), list)
         for rid in item.document["related"]
         if isinstance(rid, str)
