@@ -36,6 +36,7 @@ urlpatterns = [
     path("match", views.MatchView.as_view(), name="match"),
     path("triage", views.TriageView.as_view(), name="triage"),
     path("export", views.ExportView.as_view(), name="export"),
+    path("export/vocab", views.ExportVocabularyView.as_view(), name="export-vocab"),
     path("changes", views.ChangesView.as_view(), name="changes"),
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path(

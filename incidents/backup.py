@@ -1,7 +1,9 @@
 """Backup and restore of the whole case store, editorial state and history included.
 
-`manage.py export_cases --backup DIR` writes, `manage.py import_cases --restore DIR` reads
-back into any database, an empty one included:
+`manage.py export_cases --backup DIR` writes (DIR then holds exactly that backup: an
+earlier one there is replaced whole), `manage.py import_cases --restore DIR` reads back into
+a database holding nothing the backup does not (an empty one), or with `--replace` into any,
+deleting what the backup lacks:
 
     DIR/cases/<id>.json   every case document, as `export_cases` writes them (all statuses)
     DIR/vocab.json        the vocabulary, in the `--vocab` format of fixtures/vocab.json
@@ -24,6 +26,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
+import stat
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,8 @@ from django.db import transaction
 
 from . import history as case_history
 from .exporting import export_to_directory, export_vocabulary
+from .id_lists import ids_in
+from .locking import serialize_case_writes
 from .models import Case, Facet, Term
 from .problems import CaseImportError, ImportProblem
 from .strict_json import parse_json
@@ -52,6 +59,10 @@ class BackupSummary:
     cases: int
     terms: int
     history_rows: int
+    # A restore with `replace`: what it deleted that the backup does not hold.
+    deleted_cases: int = 0
+    deleted_history_rows: int = 0
+    deleted_terms: int = 0
 
 
 def _history_model() -> Any:
@@ -73,10 +84,74 @@ def _line(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
+class BackupRefused(Exception):
+    """`export_backup` will not write into this folder (the message says why and what to do)."""
+
+
 def export_backup(directory: Path) -> BackupSummary:
-    """Write the backup of every case, term and history row into `directory` (the layout
-    in the module docstring). Memory stays bounded: cases and history rows are streamed."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write the backup of every case, term and history row so that `directory` holds exactly
+    that backup (the layout in the module docstring). Memory stays bounded: cases and
+    history rows are streamed.
+
+    The backup is written into a new sibling folder, which then takes the place of
+    `directory`: a folder holding an earlier backup is replaced whole (a case it held that
+    the library no longer does is not left behind for a restore to trip on), and a failed
+    or interrupted backup leaves the earlier one as it was. Raises BackupRefused, writing
+    nothing, when `directory` holds anything a backup does not write (it is not replaced).
+    """
+    directory = directory.resolve()
+    foreign = _not_written_by_a_backup(directory)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise BackupRefused(
+            f"{directory} holds what no backup writes ({shown}); a backup replaces the folder it "
+            "is written to: give a new or empty folder, or one holding an earlier backup"
+        )
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = directory.with_name(f".{directory.name}.partial-{uuid.uuid4().hex[:8]}")
+    staging.mkdir()
+    try:
+        summary = _write_backup(staging)
+        _replace_folder(directory, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return summary
+
+
+def _not_written_by_a_backup(directory: Path) -> list[str]:
+    """The entries of `directory` (relative paths, sorted) that a backup does not write: none
+    for a missing or empty folder or an earlier backup."""
+    if not directory.is_dir():
+        return []
+    foreign = []
+    for entry in sorted(directory.iterdir()):
+        if entry.name == CASES and entry.is_dir() and not entry.is_symlink():
+            foreign += [
+                f"{CASES}/{p.name}"
+                for p in sorted(entry.iterdir())
+                if not (p.suffix == ".json" and p.is_file() and not p.is_symlink())
+            ]
+        elif not (entry.name in (VOCAB, EDITORIAL, HISTORY) and entry.is_file() and not entry.is_symlink()):
+            foreign.append(entry.name)
+    return foreign
+
+
+def _replace_folder(directory: Path, staging: Path) -> None:
+    """Put `staging` in the place of `directory` (renames in one folder, so each is atomic),
+    keeping the earlier folder's permissions; the earlier backup is removed once replaced."""
+    if not directory.exists():
+        staging.rename(directory)
+        return
+    staging.chmod(stat.S_IMODE(directory.stat().st_mode))
+    earlier = directory.with_name(f".{directory.name}.earlier-{uuid.uuid4().hex[:8]}")
+    directory.rename(earlier)
+    staging.rename(directory)
+    shutil.rmtree(earlier)
+
+
+def _write_backup(directory: Path) -> BackupSummary:
+    """Write the backup's files into the (new, empty) `directory`."""
     written = export_to_directory(directory / CASES)
     terms = export_vocabulary(directory / VOCAB)  # what import_cases --vocab reads back
     with open(directory / EDITORIAL, "w", encoding="utf-8") as out:
@@ -206,15 +281,18 @@ def _history_rows(
     return rows
 
 
-def restore_backup(directory: Path) -> BackupSummary:
-    """Restore a backup written by `export_backup` (see the module docstring).
+def restore_backup(directory: Path, *, replace: bool = False) -> BackupSummary:
+    """Restore a backup written by `export_backup` (see the module docstring), leaving the
+    database in the backup's state.
 
-    Raises CaseImportError listing every problem (file, JSON path or line); nothing is
-    written then.
+    A database holding cases, history rows or vocabulary terms the backup does not is
+    refused (`_not_in_backup`), unless `replace`: those are then deleted in the restore's
+    transaction. Raises CaseImportError listing every problem (file, JSON path or line);
+    nothing is written then.
     """
     problems: list[ImportProblem] = []
-    definitions, found = load_vocabulary(directory / VOCAB)
-    problems += found
+    definitions, vocabulary_problems = load_vocabulary(directory / VOCAB)
+    problems += vocabulary_problems
     files, found = expand_paths([directory / CASES])
     problems += found
     items, found = load_documents(files)
@@ -245,21 +323,97 @@ def restore_backup(directory: Path) -> BackupSummary:
         else item
         for item in items
     ]
-    if not problems:
-        problems += validate_batch(checked, definitions)
+    # The documents are checked whatever else is wrong, so that one run names every problem;
+    # against their terms only when vocab.json reads (else every term would look unknown).
+    problems += validate_batch(
+        checked,
+        definitions,
+        vocabulary=not vocabulary_problems,
+        vocabulary_file=f"the backup's {VOCAB} ({directory / VOCAB})",
+    )
     if problems:
         raise CaseImportError(problems)
-    _write(checked, definitions, editorial, history)
-    return BackupSummary(cases=len(checked), terms=len(definitions.terms), history_rows=len(history))
+    terms = {(str(d.facet), d.slug) for d in definitions.terms}
+    with transaction.atomic():
+        serialize_case_writes()  # what is counted below holds until the restore commits
+        extra = _not_in_backup(set(editorial), terms)
+        if extra.any() and not replace:
+            raise CaseImportError([ImportProblem(str(directory), "$", extra.refusal())])
+        _write(checked, definitions, editorial, history, extra)
+    return BackupSummary(
+        cases=len(checked),
+        terms=len(definitions.terms),
+        history_rows=len(history),
+        deleted_cases=len(extra.cases),
+        deleted_history_rows=extra.history_rows,
+        deleted_terms=len(extra.terms),
+    )
 
 
-@transaction.atomic
-def _write(items, definitions, editorial: dict[str, _Editorial], history) -> None:
+@dataclass(frozen=True)
+class _Extra:
+    """What the database holds that a backup does not: case ids, how many history rows of
+    other cases (a case deleted since, or one the backup lacks), term ids."""
+
+    cases: tuple[str, ...] = ()
+    history_rows: int = 0
+    terms: tuple[int, ...] = ()
+
+    def any(self) -> bool:
+        return bool(self.cases or self.history_rows or self.terms)
+
+    def refusal(self) -> str:
+        held = []
+        if self.cases:
+            shown = ", ".join(self.cases[:5]) + (" ..." if len(self.cases) > 5 else "")
+            held.append(f"{len(self.cases)} case(s) ({shown})")
+        if self.history_rows:
+            held.append(f"{self.history_rows} history row(s) of cases outside the backup")
+        if self.terms:
+            held.append(f"{len(self.terms)} vocabulary term(s)")
+        return (
+            f"the database holds {' and '.join(held)} that the backup does not, and a restore "
+            "puts the database in the backup's state: restore into an empty database (a new "
+            "DATABASE_URL, then `manage.py migrate`), or pass --replace to delete them in the "
+            "restore's transaction"
+        )
+
+
+def _not_in_backup(case_ids: set[str], terms: set[tuple[str, str]]) -> _Extra:
+    """What the database holds beyond the backup's cases and (facet, slug) terms (3 queries)."""
+    return _Extra(
+        cases=tuple(sorted(set(Case.objects.values_list("id", flat=True)) - case_ids)),
+        history_rows=_history_model().objects.exclude(id__in=ids_in(case_ids)).count(),
+        terms=tuple(
+            sorted(
+                term_id
+                for term_id, facet, slug in Term.objects.values_list("id", "facet", "slug")
+                if (facet, slug) not in terms
+            )
+        ),
+    )
+
+
+def _write(items, definitions, editorial: dict[str, _Editorial], history, extra: _Extra) -> None:
+    """Write a checked backup, inside the caller's transaction, deleting `extra` first."""
     # Imported by the restore that writes: `export_cases --backup` reads this module too and
     # never needs the services' search modules (numpy, scipy).
     from . import services
 
+    if extra.cases:
+        # Merged into one another, in either order: PROTECT would refuse the first delete.
+        Case.objects.filter(id__in=extra.cases).update(merged_into=None)
+        services.delete_cases(extra.cases)
+    History = _history_model()
+    if extra.cases or extra.history_rows:  # after the deletes, which record a history row each
+        History.objects.exclude(id__in=ids_in(list(editorial))).delete()
     services.write_documents(items, definitions, reason="restore")
+    if extra.terms:
+        # After the write: a restored case no longer links them (a consistent backup names
+        # only its own terms), and the deleted cases took their links with them.
+        Term.objects.filter(id__in=extra.terms, family__isnull=False).update(family=None)
+        Term.objects.filter(id__in=extra.terms).delete()
+        services.refresh_derived([])
     changed = []
     for case_id, state in editorial.items():
         updated = Case.objects.filter(id=case_id).exclude(
@@ -271,7 +425,6 @@ def _write(items, definitions, editorial: dict[str, _Editorial], history) -> Non
             changed.append(case_id)
     if changed:
         services.refresh_derived(changed)
-    History = _history_model()
     History.objects.filter(id__in=list(editorial)).delete()
     users = _users({user for _, user, _ in history if user})
     categories = dict(Term.objects.filter(facet=Facet.ROOT_CAUSE).values_list("slug", "id"))

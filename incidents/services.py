@@ -44,6 +44,7 @@ from .problems import CaseImportError, ImportProblem
 from .references import case_keys, normalised_reference
 from .search import candidate_cases, deferred, index, profiles, word_statistics
 from .selectors.spelling import spelling_key
+from .term_spellings import TermSpellings
 from .validation import (
     LoadedDocument,
     alias_references,
@@ -137,9 +138,8 @@ def import_case_files(
     if new_only or seed:
         definitions, terms_skipped = _not_held_terms(definitions)
     # Documents that parsed are checked even when others did not, so one run reports all;
-    # with a broken vocabulary file every term would look unknown, so that waits for a fix.
-    if vocabulary_ok:
-        problems.extend(validate_batch(items, definitions))
+    # with a broken vocabulary file every term would look unknown, so their terms wait for a fix.
+    problems.extend(validate_batch(items, definitions, vocabulary=vocabulary_ok))
     if problems:
         raise CaseImportError(problems)
     if dry_run:
@@ -324,23 +324,29 @@ class Preparer:
     every line break as `\\n` (`line_endings`: a browser sends a textarea's as CRLF, so an
     admin form saved untouched is no change), `symptoms.error_codes` by name plus the codes
     its text shows (`codes.CodeVocabulary`), `affected` components by name and every range
-    spelled out, `references` spelled out with `id` filled from the URL. Export writes
-    documents in this form, so re-importing an export changes nothing."""
+    spelled out, `references` spelled out with `id` filled from the URL, the other
+    term-valued fields by their terms' references (`term_spellings`: a synonym by its term).
+    Export writes documents in this form, so re-importing an export changes nothing."""
 
     codes: CodeVocabulary
     components: ComponentIndex
+    spellings: TermSpellings
 
     @classmethod
     def load(cls, definitions: VocabularyDefinitions | None = None) -> Preparer:
-        """From the stored vocabulary and `definitions` (two queries)."""
-        return cls(CodeVocabulary.load(definitions), ComponentIndex.load(definitions))
+        """From the stored vocabulary and `definitions` (three queries)."""
+        return cls(
+            CodeVocabulary.load(definitions),
+            ComponentIndex.load(definitions),
+            TermSpellings.load(definitions),
+        )
 
     def __call__(
         self, document: dict[str, Any], derived_before: Collection[str] = ()
     ) -> tuple[dict[str, Any], list[str]]:
         """The prepared document and the names of its derived error codes (`derived_before`:
         the case's codes stored as derived, see `CodeVocabulary.split`)."""
-        document = with_unix_newlines(document)
+        document = self.spellings.normalised(with_unix_newlines(document))
         stated, derived = self.codes.split(document, derived_before)
         prepared = dict(document)
         prepared["symptoms"] = {**document["symptoms"], "error_codes": [*stated, *derived]}

@@ -1,13 +1,15 @@
 """Checks a batch of case documents before anything is written.
 
-First each document against `case.schema.json`, then across documents and the database:
-duplicate ids, `related` ids that exist, scale rows that use only their table's columns,
-vocabulary terms that exist (in the database or in the definitions being imported),
-organizations, accelerators, error codes (`symptoms.error_codes`) and `affected`
-components that resolve to a term through one of its spellings; an `affected` range with
-both `fixed` and `last_affected` (OSV: one or the other); a reference `id` naming another
-record than its GitHub or arXiv URL; a published or retracted case whose symptoms
-description is empty (the schema lets a draft's be: `workflow.lacks_symptoms`).
+First each document against `case.schema.json`, then across documents and the database
+(a document the schema refuses too, where its fields allow, so that one run names every
+problem): duplicate ids, `related` ids that exist, scale rows that use only their table's
+columns, vocabulary terms that exist (in the database or in the definitions being imported;
+any spelling of a term, `term_spellings`), organizations, accelerators, error codes
+(`symptoms.error_codes`) and `affected` components that resolve to a term through one of
+its spellings; an `affected` range with both `fixed` and `last_affected` (OSV: one or the
+other); a reference `id` naming another record than its GitHub or arXiv URL; a published or
+retracted case whose symptoms description is empty (the schema lets a draft's be:
+`workflow.lacks_symptoms`).
 
 Policy for an organization or accelerator no vocabulary names: an import error naming the
 file and JSON path (`$.organization`, `$.environment.accelerator`) and the nearest terms;
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from .problems import ImportProblem
 from .references import alias_of_url, reference_key
 from .selectors.spelling import spelling_key
 from .strict_json import MAX_DEPTH, NESTED_TOO_DEEPLY, NumberTooLong, nesting_depth, parse_json
+from .term_spellings import TermSpellings
 from .vocabulary import VocabularyDefinitions, reference_of
 from .workflow import lacks_symptoms, symptoms_field
 
@@ -61,30 +64,47 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportPr
 
 
 def load_documents(files: Iterable[Path]) -> tuple[list[LoadedDocument], list[ImportProblem]]:
-    """Parse each file as JSON; a file that is not a JSON object is a problem."""
+    """Parse each file as JSON, or, named `*.jsonl`, as JSON Lines (what `/api/export`
+    serves): one document a line, named `file:line N` in its problems; blank lines skipped."""
     loaded: list[LoadedDocument] = []
     problems: list[ImportProblem] = []
     for path in files:
         try:
-            data = parse_json(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(ImportProblem(str(path), "$", f"cannot read file: {exc}"))
             continue
-        except json.JSONDecodeError as exc:
-            problems.append(
-                ImportProblem(
-                    str(path), "$", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-                )
-            )
-            continue
-        except NumberTooLong as exc:
-            problems.append(ImportProblem(str(path), exc.path, exc.reason))
-            continue
-        except ValueError as exc:
-            problems.append(ImportProblem(str(path), "$", f"invalid JSON: {exc}"))
-            continue
-        loaded.append(LoadedDocument(str(path), data))
+        lines = path.suffix == JSON_LINES
+        if lines:
+            sources = [
+                (f"{path}:line {n}", line) for n, line in enumerate(text.splitlines(), 1) if line.strip()
+            ]
+        else:
+            sources = [(str(path), text)]
+        for where, source in sources:
+            data, problem = _parsed(where, source, one_line=lines)
+            if problem is None:
+                loaded.append(LoadedDocument(where, data))
+            else:
+                problems.append(problem)
     return loaded, problems
+
+
+JSON_LINES = ".jsonl"
+
+
+def _parsed(where: str, text: str, *, one_line: bool) -> tuple[Any, ImportProblem | None]:
+    """The JSON value of `text`, or the problem naming `where` and the JSON path (`one_line`:
+    `where` names the line already, so the position is its column)."""
+    try:
+        return parse_json(text), None
+    except json.JSONDecodeError as exc:
+        position = f"column {exc.colno}" if one_line else f"line {exc.lineno}, column {exc.colno}"
+        return None, ImportProblem(where, "$", f"invalid JSON: {exc.msg} ({position})")
+    except NumberTooLong as exc:
+        return None, ImportProblem(where, exc.path, exc.reason)
+    except ValueError as exc:
+        return None, ImportProblem(where, "$", f"invalid JSON: {exc}")
 
 
 def schema_problems(item: LoadedDocument) -> list[ImportProblem]:
@@ -181,18 +201,44 @@ def _storable_problems(
             yield from _storable_problems(value, f"{path}[{index}]", integers)
 
 
-def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitions) -> list[ImportProblem]:
-    """Every problem in the batch; an empty list means it can be written."""
+# How a vocabulary problem says where terms are defined: at import, the files of --vocab.
+VOCAB_FILES = "a vocabulary file passed with --vocab"
+
+
+def validate_batch(
+    items: list[LoadedDocument],
+    definitions: VocabularyDefinitions,
+    *,
+    vocabulary: bool = True,
+    vocabulary_file: str = VOCAB_FILES,
+) -> list[ImportProblem]:
+    """Every problem in the batch; an empty list means it can be written.
+
+    A document the schema refuses is still checked across documents and the database where
+    its fields allow (`_cross_problems`), so one run names every problem. `vocabulary`:
+    whether to check the terms documents name (not while the vocabulary files have problems,
+    as every term would look unknown); `vocabulary_file`: where a problem says to define a
+    missing term (a restore says the backup's vocab.json).
+    """
     problems: list[ImportProblem] = []
     valid: list[LoadedDocument] = []
+    refused: list[tuple[LoadedDocument, list[ImportProblem]]] = []
     for item in items:
         found = schema_problems(item)
         problems.extend(found)
         if not found:
             valid.append(item)
+        elif isinstance(item.document, dict) and not any(_storable_problems(item.document)):
+            # Not one holding text no database takes (a NUL, a lone surrogate): the checks
+            # below query the database with the document's ids.
+            refused.append((item, found))
 
+    # Every string id of the batch, a refused document's too: a case relating to a document
+    # that has a schema problem is told about that problem, not that the id is unknown.
+    checked = [*valid, *(item for item, _ in refused)]
+    identified = [item for item in checked if isinstance(_id_of(item), str)]
     batch_ids: dict[str, str] = {}
-    for item in valid:
+    for item in identified:
         case_id = item.document["id"]
         if case_id in batch_ids:
             problems.append(
@@ -201,26 +247,98 @@ def validate_batch(items: list[LoadedDocument], definitions: VocabularyDefinitio
         else:
             batch_ids[case_id] = item.file
 
-    problems.extend(_retired_id_problems(valid))
-    related_ids = {rid for item in valid for rid in item.document.get("related", [])}
+    problems.extend(_retired_id_problems(identified))
+    related_ids = {
+        rid
+        for item in checked
+        if isinstance(item.document, dict) and isinstance(item.document.get("related"), list)
+        for rid in item.document["related"]
+        if isinstance(rid, str)
+    }
     existing_ids = set(Case.objects.filter(id__in=ids_in(related_ids)).values_list("id", flat=True))
-    known_terms = _known_references(definitions)
-    aliases = alias_index(definitions)
-    codes = CodeVocabulary.load(definitions)
-    components = ComponentIndex.load(definitions)
-    known_ids = set(batch_ids) | existing_ids  # once: per document it was O(N²) at import
-    # Once: reading them off the schema for every document was a thirtieth of a first import.
-    durations = sorted(case_model().paths_of_definition("duration"))
+    checks = _Checks(
+        known_ids=set(batch_ids) | existing_ids,  # once: per document it was O(N²) at import
+        vocabulary=vocabulary,
+        vocabulary_file=vocabulary_file,
+        known_terms=_known_references(definitions),
+        spellings=TermSpellings.load(definitions),
+        aliases=alias_index(definitions),
+        codes=CodeVocabulary.load(definitions),
+        components=ComponentIndex.load(definitions),
+        # Once: reading them off the schema for every document was a thirtieth of a first import.
+        durations=sorted(case_model().paths_of_definition("duration")),
+    )
     for item in valid:
-        problems.extend(_symptoms_problems(item))
-        problems.extend(_related_problems(item, known_ids))
-        problems.extend(_scale_problems(item))
-        problems.extend(_vocabulary_problems(item, known_terms, aliases))
-        problems.extend(_duration_problems(item, durations))
-        problems.extend(_code_problems(item, codes))
-        problems.extend(_affected_problems(item, components))
-        problems.extend(_reference_problems(item))
+        for check in checks.each():
+            problems.extend(check(item))
+    for item, found in refused:
+        problems.extend(_cross_problems(item, found, checks))
     return problems
+
+
+def _id_of(item: LoadedDocument) -> Any:
+    return item.document.get("id") if isinstance(item.document, dict) else None
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """What the checks across documents and the database read, loaded once per batch."""
+
+    known_ids: set[str]
+    vocabulary: bool
+    vocabulary_file: str
+    known_terms: dict[Facet, set[str]]
+    spellings: TermSpellings
+    aliases: dict[tuple[str, str], str]
+    codes: CodeVocabulary
+    components: ComponentIndex
+    durations: list[str]
+
+    def each(self) -> list[Callable[[LoadedDocument], list[ImportProblem]]]:
+        """Each check of one document, in the order its problems are reported."""
+        checks: list[Callable[[LoadedDocument], list[ImportProblem]]] = [
+            _symptoms_problems,
+            lambda item: _related_problems(item, self.known_ids),
+            _scale_problems,
+        ]
+        if self.vocabulary:
+            checks.append(
+                lambda item: _vocabulary_problems(
+                    item, self.known_terms, self.spellings, self.aliases, self.vocabulary_file
+                )
+            )
+        checks.append(lambda item: _duration_problems(item, self.durations))
+        if self.vocabulary:
+            checks.append(lambda item: _code_problems(item, self.codes, self.vocabulary_file))
+            checks.append(lambda item: _affected_problems(item, self.components))
+        checks.append(_reference_problems)
+        return checks
+
+
+def _cross_problems(
+    item: LoadedDocument, schema_found: list[ImportProblem], checks: _Checks
+) -> list[ImportProblem]:
+    """The checks across documents of a document the schema refuses, where its fields allow:
+    a check the document's shape trips up names nothing, and a problem at or around a path
+    the schema named already is left out (the schema's is the one to fix first). A problem
+    at `$` (a missing or unexpected field) spoils no other field's checks."""
+    if not isinstance(item.document, dict):
+        return []
+    refused = [p.path for p in schema_found if p.path != "$"]
+    found: list[ImportProblem] = []
+    for check in checks.each():
+        try:
+            problems = check(item)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            continue
+        found.extend(p for p in problems if not any(_overlap(p.path, path) for path in refused))
+    return found
+
+
+def _overlap(path: str, other: str) -> bool:
+    """Whether one JSON path is the other or lies inside it (`$.a` and `$.a[0].b`, not `$.ab`)."""
+    shorter, longer = sorted((path, other), key=len)
+    return longer == shorter or longer.startswith((f"{shorter}.", f"{shorter}["))
 
 
 def _symptoms_problems(item: LoadedDocument) -> list[ImportProblem]:
@@ -236,7 +354,7 @@ def _symptoms_problems(item: LoadedDocument) -> list[ImportProblem]:
     return [ImportProblem(item.file, "$.symptoms.description", message)]
 
 
-def _code_problems(item: LoadedDocument, codes: CodeVocabulary) -> list[ImportProblem]:
+def _code_problems(item: LoadedDocument, codes: CodeVocabulary, vocabulary_file: str) -> list[ImportProblem]:
     problems = []
     names = [term.name for term in codes.terms]
     for index, spelling in enumerate(item.document["symptoms"].get("error_codes", [])):
@@ -246,10 +364,7 @@ def _code_problems(item: LoadedDocument, codes: CodeVocabulary) -> list[ImportPr
         close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.5)
         if close:
             message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
-        message += (
-            "; add it, or this spelling as a synonym of one, to the error_codes of a vocabulary "
-            "file passed with --vocab"
-        )
+        message += f"; add it, or this spelling as a synonym of one, to the error_codes of {vocabulary_file}"
         problems.append(ImportProblem(item.file, f"$.symptoms.error_codes[{index}]", message))
     return problems
 
@@ -362,18 +477,40 @@ def _known_references(definitions: VocabularyDefinitions) -> dict[Facet, set[str
 
 
 def _vocabulary_problems(
-    item: LoadedDocument, known: dict[Facet, set[str]], aliases: dict[tuple[str, str], str]
+    item: LoadedDocument,
+    known: dict[Facet, set[str]],
+    spellings: TermSpellings,
+    aliases: dict[tuple[str, str], str],
+    vocabulary_file: str = VOCAB_FILES,
 ) -> list[ImportProblem]:
     problems = []
+    named: dict[tuple[str, str], str] = {}  # (field, reference) -> the path naming it first
     for facet, reference, path in term_references(item.document):
-        if reference in known[facet]:
+        candidates = spellings.candidates(facet, reference)
+        if len(candidates) == 1:
+            field = path.partition("[")[0]
+            earlier = named.setdefault((field, candidates[0]), path)
+            if earlier != path:
+                problems.append(
+                    ImportProblem(
+                        item.file,
+                        path,
+                        f"{reference!r} names {candidates[0]!r}, as {earlier} does; name each term once",
+                    )
+                )
             continue
         label = Facet(facet).label.lower()
-        message = f"unknown {label} {reference!r}"
-        close = difflib.get_close_matches(reference, sorted(known[facet]), n=3, cutoff=0.6)
-        if close:
-            message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
-        message += "; define it in a vocabulary file passed with --vocab"
+        if candidates:
+            message = (
+                f"{reference!r} is a spelling of {len(candidates)} {label} terms "
+                f"({', '.join(repr(c) for c in candidates)}); name one of them"
+            )
+        else:
+            message = f"unknown {label} {reference!r}"
+            close = spellings.closest(facet, reference) if isinstance(reference, str) else []
+            if close:
+                message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
+            message += f"; define it in {vocabulary_file}"
         problems.append(ImportProblem(item.file, path, message))
     for facet, spelling, path in alias_references(item.document):
         if (facet, spelling_key(spelling)) in aliases:
@@ -384,10 +521,7 @@ def _vocabulary_problems(
         if close:
             message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
         plural = "organizations" if facet == Facet.ORGANIZATION else "accelerators"
-        message += (
-            f"; add it, or this spelling as a synonym of one, to the {plural} of a vocabulary "
-            "file passed with --vocab"
-        )
+        message += f"; add it, or this spelling as a synonym of one, to the {plural} of {vocabulary_file}"
         problems.append(ImportProblem(item.file, path, message))
     return problems
 

@@ -29,6 +29,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from incidents.database_ready import missing_tables
 from incidents.encodable import encodable
 
 from .links import resource_links
@@ -55,7 +56,7 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
             return fn(*args, **kwargs)
         except DatabaseError as exc:
             logger.exception("database error in %s", fn.__name__)
-            raise error("The incident database did not answer; try again in a moment.") from exc
+            raise error(_database_problem()) from exc
         finally:
             for conn in connections.all(initialized_only=True):
                 if not conn.in_atomic_block:
@@ -63,6 +64,18 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
                     _release_in_memory(conn)
 
     return wrapper
+
+
+def _database_problem() -> str:
+    """What a tool says when the database failed: that it was never migrated when so (waiting
+    would not help), else that it did not answer."""
+    try:
+        missing = missing_tables()
+    except DatabaseError:
+        missing = None
+    if missing is not None:
+        return f"The incident database is not set up: {missing}."
+    return "The incident database did not answer; try again in a moment."
 
 
 def _release_in_memory(conn: Any) -> None:

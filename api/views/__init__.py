@@ -3,7 +3,7 @@
 """
 
 from .affected import AffectedView
-from .bulk import ChangesView, ExportView
+from .bulk import ChangesView, ExportView, ExportVocabularyView
 from .cases import CaseDetailView, CaseListView, CaseSimilarView
 from .catalog import StatsView, TopicDetailView, TopicListView, VocabularyFacetView, VocabularyView
 from .codes import CodeDetailView, CodeListView
@@ -21,6 +21,7 @@ __all__ = [
     "CodeDetailView",
     "CodeListView",
     "ExportView",
+    "ExportVocabularyView",
     "LookupView",
     "MatchView",
     "SchemaView",

@@ -1,4 +1,5 @@
-"""`/api/export` (every published case as JSON Lines) and `/api/changes` (change feed)."""
+"""`/api/export` (every published case as JSON Lines), `/api/export/vocab` (the vocabulary
+as the definitions file `import_cases --vocab` reads) and `/api/changes` (change feed)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Iterator
 from itertools import islice
 
 from django.http import StreamingHttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -13,6 +15,7 @@ from rest_framework.response import Response
 
 from incidents import selectors
 from incidents.documents import dumps_document
+from incidents.exporting import vocabulary_document
 
 from .. import schema, shapes
 from ..http import ApiView, conditional_on_store, streamed
@@ -87,6 +90,47 @@ class ExportView(ApiView):
             streamed(request, chunks), content_type=f"{JSONL_CONTENT_TYPE}; charset=utf-8"
         )
         response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
+        # The vocabulary the documents name, for `import_cases --vocab` (an empty database
+        # knows no term): the body stays one case a line for every existing client.
+        response["Link"] = f'<{reverse("api:export-vocab")}>; rel="describedby"; type="application/json"'
+        return response
+
+
+class ExportVocabularyView(ApiView):
+    """`GET /api/export/vocab`: `exporting.vocabulary_document()`, the definitions file that
+    `manage.py export_cases --vocab` writes, so that `/api/export` imports into an empty
+    database: `import_cases --vocab vocab.json export.jsonl`."""
+
+    @extend_schema(
+        operation_id="export_vocab_retrieve",
+        summary="The vocabulary as an import definitions file",
+        description=(
+            "Every vocabulary term (topics, symptom tags, root causes, components, workloads, "
+            "organizations, accelerators, error codes) in the definitions format `manage.py "
+            "import_cases --vocab` reads (`fixtures/vocab.json`'s, what `manage.py export_cases "
+            "--vocab` writes): `curl /api/export -o cases.jsonl; curl /api/export/vocab -o "
+            "vocab.json; manage.py import_cases --vocab vocab.json cases.jsonl` fills an empty "
+            "database. `/api/export` points here in its `Link` header (`rel=describedby`). "
+            "Takes no query parameters."
+        ),
+        parameters=schema.CONDITIONAL_HEADERS,
+        responses={
+            200: OpenApiResponse(
+                response=OpenApiTypes.OBJECT,
+                description="Each facet's plural key -> its terms (name, slug, description, ...).",
+            ),
+            304: schema.NOT_MODIFIED,
+            **schema.error_responses(bad_request="A query parameter was given."),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        reject_all(request.query_params)
+        return self.answer(request)
+
+    @conditional_on_store()
+    def answer(self, request: Request) -> Response:
+        response = Response(vocabulary_document())
+        response["Content-Disposition"] = 'attachment; filename="incidentlib-vocab.json"'
         return response
 
 

@@ -34,6 +34,7 @@ PATHS = {
     "/api/match": {"post"},
     "/api/triage": {"post"},
     "/api/export": {"get"},
+    "/api/export/vocab": {"get"},
     "/api/changes": {"get"},
 }
 

@@ -180,13 +180,13 @@ def test_an_edit_saved_while_the_files_are_checked_is_kept(tmp_path, editor, cap
     import_earlier_version(tmp_path, "IL-0497", il_0497_before_its_correction)
     validate_batch = services.validate_batch
 
-    def validate_then_edit(items, definitions):
+    def validate_then_edit(items, definitions, **options):
         # An editor saves the case after seeding read the history, before it takes the lock.
         monkeypatch.setattr(services, "validate_batch", validate_batch)
         document = stored("IL-0497")
         document["action_items"] = ["Pin NCCL 2.29.3 or later on Grace hosts."]
         services.save_case_document(document, user=editor, reason="admin edit")
-        return validate_batch(items, definitions)
+        return validate_batch(items, definitions, **options)
 
     monkeypatch.setattr(services, "validate_batch", validate_then_edit)
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from incidents.backup import export_backup
+from incidents.backup import BackupRefused, export_backup
+from incidents.database_ready import require_tables
 from incidents.exporting import export_to_directory, export_vocabulary
 
 
@@ -28,16 +29,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--backup",
             action="store_true",
-            help="also the vocabulary, each case's editorial state and every history row",
+            help="also the vocabulary, each case's editorial state and every history row; DIR then "
+            "holds exactly this backup: an earlier backup there is replaced whole once the new one "
+            "is written (a folder holding anything else is refused)",
         )
 
     def handle(self, *args, directory: Path, vocab: Path | None, backup: bool, **options):
         if directory.exists() and not directory.is_dir():
             raise CommandError(f"{directory} exists and is not a folder")
+        require_tables()
         if backup:
             if vocab is not None:
                 raise CommandError("--backup writes the vocabulary itself (vocab.json); leave out --vocab")
-            summary = export_backup(directory)
+            try:
+                summary = export_backup(directory)
+            except BackupRefused as exc:
+                raise CommandError(str(exc)) from exc
             self.stdout.write(
                 f"backed up {summary.cases} case(s), {summary.terms} term(s) and "
                 f"{summary.history_rows} history row(s) to {directory}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from incidents.database_ready import require_tables
 from incidents.models import Case
 from incidents.problems import CaseImportError
 from incidents.search import deferred
@@ -30,7 +31,14 @@ class Command(BaseCommand):
             "--restore",
             action="store_true",
             help="PATHS is one folder written by export_cases --backup: restore its cases, "
-            "vocabulary, editorial state and history (all or nothing)",
+            "vocabulary, editorial state and history (all or nothing); refused when the database "
+            "holds cases, history or terms the backup does not, unless --replace",
+        )
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="with --restore: delete the cases, history rows and vocabulary terms the backup "
+            "does not hold, in the restore's transaction, so the database is the backup's state",
         )
         parser.add_argument(
             "--vocab",
@@ -73,11 +81,27 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args, paths, vocab, dry_run, strict, restore, neighbours_later, new_only, seed, **options
+        self,
+        *args,
+        paths,
+        vocab,
+        dry_run,
+        strict,
+        restore,
+        replace,
+        neighbours_later,
+        new_only,
+        seed,
+        **options,
     ):
+        require_tables()
         if restore:
-            self._restore(paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only or seed)
+            self._restore(
+                paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only or seed, replace=replace
+            )
             return
+        if replace:
+            raise CommandError("--replace goes with --restore (a plain import replaces the cases it reads)")
         try:
             result = import_case_files(
                 paths=paths,
@@ -159,13 +183,13 @@ class Command(BaseCommand):
                 "(terms keep no history to tell an edited one from a seeded one)"
             )
 
-    def _restore(self, paths, *, vocab, dry_run, strict, new_only) -> None:
+    def _restore(self, paths, *, vocab, dry_run, strict, new_only, replace) -> None:
         if len(paths) != 1 or vocab or dry_run or strict or new_only:
             raise CommandError("--restore takes one backup folder and no other option")
         try:
             from incidents.backup import restore_backup  # only here: its exports are a start-up cost
 
-            summary = restore_backup(Path(paths[0]))
+            summary = restore_backup(Path(paths[0]), replace=replace)
         except CaseImportError as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
@@ -176,6 +200,11 @@ class Command(BaseCommand):
             f"restored {summary.cases} case(s), {summary.terms} term(s) and "
             f"{summary.history_rows} history row(s)"
         )
+        if summary.deleted_cases or summary.deleted_history_rows or summary.deleted_terms:
+            self.stdout.write(
+                f"deleted what the backup does not hold (--replace): {summary.deleted_cases} case(s), "
+                f"{summary.deleted_history_rows} history row(s), {summary.deleted_terms} term(s)"
+            )
 
 
 def _last_change(kept: KeptCase) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from incidents.database_ready import require_tables
 from incidents.models import Case
 from incidents.search.index import finish_pending, rebuild_all
 from incidents.search.models import CaseNeighbour
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, neighbours: bool = False, **options) -> None:
+        require_tables()
         if neighbours:
             # Not in one transaction: the passages are encoded outside the write lock, a batch
             # at a time; the profiles were stored by the import that left this step pending.

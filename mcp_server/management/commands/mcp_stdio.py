@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 from django.core.management.base import BaseCommand
 
+from incidents.database_ready import require_tables
 from mcp_server.server import build_server
 from mcp_server.stdio import install_checked_stdio
 
@@ -20,5 +21,8 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
+        # Before the protocol starts: a client shows the server's stderr when it fails to start,
+        # while every tool would only have answered that the database did not answer.
+        require_tables()
         install_checked_stdio()
         anyio.run(build_server().run_stdio_async)

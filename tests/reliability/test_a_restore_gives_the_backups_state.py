@@ -1,0 +1,75 @@
+"""`import_cases --restore DIR` puts the database in the backup's state or refuses: into a
+database holding cases, history or terms the backup does not, it used to merge (a 173-case
+backup restored into a 176-case database left 176 cases). It now refuses, naming what the
+database holds beyond the backup and what to do; `--replace` deletes those in the restore's
+transaction."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from incidents import services
+from incidents.history import case_history
+from incidents.models import Case, Facet, Term
+from tests.conftest import load_fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def add_draft(case_id: str) -> None:
+    draft = {**load_fixture("IL-0428"), "id": case_id, "status": "draft", "related": []}
+    draft["title"] = f"A draft written after the backup ({case_id})"
+    services.save_case_document(draft, reason="written after the backup")
+
+
+def test_a_database_holding_more_than_the_backup_is_refused_unchanged(tmp_path, capsys):
+    backup = tmp_path / "backup"
+    call_command("export_cases", str(backup), "--backup")
+    held = Case.objects.count()
+    for case_id in ("IL-9001", "IL-9002", "IL-9003"):
+        add_draft(case_id)
+
+    with pytest.raises(CommandError, match=r"restore refused: 1 problem\(s\); nothing was written"):
+        call_command("import_cases", "--restore", str(backup))
+
+    assert capsys.readouterr().err.splitlines() == [
+        f"{backup}: $: the database holds 3 case(s) (IL-9001, IL-9002, IL-9003) and 3 history "
+        "row(s) of cases outside the backup that the backup does not, and a restore puts the "
+        "database in the backup's state: restore into an empty database (a new DATABASE_URL, "
+        "then `manage.py migrate`), or pass --replace to delete them in the restore's transaction"
+    ]
+    assert Case.objects.count() == held + 3
+
+
+def test_replace_deletes_what_the_backup_does_not_hold(tmp_path, capsys):
+    backup = tmp_path / "backup"
+    call_command("export_cases", str(backup), "--backup")
+    ids = sorted(Case.objects.values_list("id", flat=True))
+    rows = {case_id: len(case_history(case_id)) for case_id in ids}
+    add_draft("IL-9001")
+    Term.objects.create(facet=Facet.TOPIC, slug="added-later", name="Added later", description="after")
+
+    call_command("import_cases", "--restore", str(backup), "--replace")
+
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (
+        "deleted what the backup does not hold (--replace): 1 case(s), 1 history row(s), 1 term(s)"
+    )
+    assert sorted(Case.objects.values_list("id", flat=True)) == ids
+    assert case_history("IL-9001") == []
+    assert not Term.objects.filter(slug="added-later").exists()
+    assert {case_id: len(case_history(case_id)) for case_id in ids} == rows
+    again = tmp_path / "again"
+    call_command("export_cases", str(again), "--backup")
+    assert {p.name: p.read_bytes() for p in (again / "cases").iterdir()} == {
+        p.name: p.read_bytes() for p in (backup / "cases").iterdir()
+    }
+    assert (again / "vocab.json").read_bytes() == (backup / "vocab.json").read_bytes()
+    assert (again / "editorial.jsonl").read_bytes() == (backup / "editorial.jsonl").read_bytes()
+    assert (again / "history.jsonl").read_bytes() == (backup / "history.jsonl").read_bytes()
+
+
+def test_replace_belongs_to_restore(tmp_path):
+    with pytest.raises(CommandError, match="--replace goes with --restore"):
+        call_command("import_cases", "--replace", str(tmp_path))
