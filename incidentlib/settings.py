@@ -75,7 +75,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
+    "incidentlib.middleware.TlsRedirectMiddleware",
+    # /healthz before anything reads the Host header: load balancers probe by address.
+    "incidentlib.middleware.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "incidentlib.middleware.RejectNulMiddleware",
     # One read of the store generation per request (incidents/store_cache.py).
