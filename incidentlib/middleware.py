@@ -5,8 +5,8 @@
   in text) never sees one.
 - `StoreGenerationMiddleware`: a request reads the store generation from the shared cache
   once (`store_cache.one_generation`), not once per cached value it uses.
-- `TlsRedirectMiddleware`: Django's `SecurityMiddleware` whose redirect to https:// (with
-  `HTTPS=true`) is a 308, which clients follow with the same method and body: a 301 turns
+- `TlsRedirectMiddleware`: the redirect to https:// of Django's `SecurityMiddleware` (with
+  `HTTPS=true`), answered before it as a 308, which clients follow with the same method and body: a 301 turns
   `POST /api/match` into a GET without its body. `/mcp` is redirected by the ASGI app
   (`incidentlib.tls_redirect`), since it never reaches Django.
 - `HealthCheckMiddleware`: `/healthz` is answered before anything reads the Host header, so a
@@ -22,11 +22,12 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
-from django.middleware.security import SecurityMiddleware
 from django.shortcuts import render
 
 from api.errors import ParameterError, problem_response
@@ -78,12 +79,24 @@ class StoreGenerationMiddleware:
             return self.get_response(request)
 
 
-class TlsRedirectMiddleware(SecurityMiddleware):
-    def process_request(self, request: HttpRequest) -> HttpResponsePermanentRedirect | None:
-        redirect = super().process_request(request)
-        if redirect is None:
-            return None
-        return HttpResponsePermanentRedirect(redirect["Location"], preserve_request=True)
+class TlsRedirectMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        # SecurityMiddleware's own test (it stays in MIDDLEWARE for its headers, after this one).
+        if (
+            settings.SECURE_SSL_REDIRECT
+            and not request.is_secure()
+            and not any(
+                re.search(pattern, request.path.lstrip("/")) for pattern in settings.SECURE_REDIRECT_EXEMPT
+            )
+        ):
+            host = settings.SECURE_SSL_HOST or request.get_host()
+            return HttpResponsePermanentRedirect(
+                f"https://{host}{request.get_full_path()}", preserve_request=True
+            )
+        return self.get_response(request)
 
 
 class HealthCheckMiddleware:
