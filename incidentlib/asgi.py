@@ -17,6 +17,11 @@ format_server_logs()  # uvicorn's start-up and access lines as the app's (JSON)
 
 django_application = OneHopASGIHandler()
 
+from incidents.servers_cache import record_servers_cache  # noqa: E402
+
+# Writers configured otherwise (a command without CACHE_URL) learn where to tell of a change.
+record_servers_cache()
+
 from incidents.collector import settle  # noqa: E402
 from mcp_server.http_app import build_asgi_app  # noqa: E402
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,8 +19,8 @@ def is_api_request(request: HttpRequest) -> bool:
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """400 on the site's own page (problem JSON under /api/); 413 for a body over
-    DATA_UPLOAD_MAX_MEMORY_SIZE, saying the limit."""
+    """400 on the site's own page (problem JSON under /api/), saying so when the Host is not in
+    ALLOWED_HOSTS; 413 for a body over DATA_UPLOAD_MAX_MEMORY_SIZE, saying the limit."""
     if isinstance(exception, RequestDataTooBig):
         limit = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1_000_000:.1f} MB"
         detail = f"The request body is larger than {limit}, the most this site accepts."
@@ -31,6 +31,15 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
             "are enough: the first error and the lines before it."
         )
         return render(request, "error.html", {"title": "Too large", "message": message}, status=413)
+    if isinstance(exception, DisallowedHost):
+        # The real reason, which the log alone said: the Host header names no site served here.
+        detail = (
+            "The host name in this request is not one this server is configured to answer "
+            "(its ALLOWED_HOSTS setting)."
+        )
+        if is_api_request(request):
+            return problem_response(400, "Bad Request", detail, instance=request.path)
+        return render(request, "error.html", {"title": "Unknown host", "message": detail}, status=400)
     if is_api_request(request):
         return problem_response(
             400, "Bad Request", "The request could not be understood.", instance=request.path

@@ -75,7 +75,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # HTTPS=true: plain HTTP redirected with 308 (method and body kept), not SecurityMiddleware's 301.
+    "incidentlib.middleware.TlsRedirectMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # /healthz before anything reads the Host header: load balancers probe by address.
+    "incidentlib.middleware.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "incidentlib.middleware.RejectNulMiddleware",
     # One read of the store generation per request (incidents/store_cache.py).

@@ -568,6 +568,16 @@ class ScaleRow(models.Model):
         return [self.values.get(column.key) for column in self.table.columns.all()]
 
 
+class ServersCache(models.Model):
+    """The shared cache the app servers keep the store generation in (one row), as their
+    `settings.CACHES["default"]`: written at each server's start with the store cache on, read
+    by every write (`incidents.servers_cache`), so a process configured otherwise (a command
+    run without CACHE_URL) still tells the servers that the store changed."""
+
+    config = models.JSONField()
+    recorded_at = models.DateTimeField(auto_now=True)
+
+
 # Derived search data lives with the search module; importing it here registers the model.
 from .proposals.models import Proposal  # noqa: E402, F401
 from .search.models import CaseNeighbour, CaseProfile, WordStatistic  # noqa: E402, F401

@@ -33,13 +33,21 @@ that chain, or a write that names no cases, means reading everything again.
 
 Only with `settings.STORE_CACHE` (on when `CACHE_URL` names a cache server such as Redis):
 every process must see the same token, and with the database cache each cache read is a
-query costing about what it saves. Off, `cached` and `local` compute every time and
-`changed` does nothing.
+query costing about what it saves. Off, `cached` and `local` compute every time.
+
+Every write also replaces the generation in the servers' cache when it is not the writer's
+own (incidents/servers_cache.py: each server records its cache in the database at start-up),
+so a command run without the servers' CACHE_URL never leaves them serving what it changed;
+a write that cannot reach a cache it must tell is refused (`SharedCacheUnreachable`).
+
+A cache server that does not answer (`CACHE_ERRORS`) degrades reads to the database: they
+are computed as with the store cache off, and the outage is logged (once a minute).
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 import uuid
@@ -50,11 +58,16 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
 from django.db import transaction
 
+from incidentlib.cache_errors import CACHE_ERRORS
 from incidentlib.db_router import primary_reads
 from incidents.collector import settle
 from incidents.models import Case
+from incidents.servers_cache import SharedCacheUnreachable, servers_cache, unreachable
+
+logger = logging.getLogger("incidentlib.reliability")
 
 T = TypeVar("T")
 
@@ -81,6 +94,9 @@ _settled = [""]  # the generation whose values the last full `settle` kept
 # One lock a name: the threads of a worker asking for the same value at once (a burst after
 # an import) wait for one of them to compute it instead of each building its own copy.
 _building: dict[str, threading.RLock] = {}
+# Seconds between two log lines of one process saying its cache server does not answer.
+DOWN_LOG_INTERVAL = 60.0
+_down_logged = [0.0]
 
 
 def _new_token() -> str:
@@ -127,24 +143,42 @@ def _shared_generation() -> str:
     return token
 
 
-def _replace(case_ids: tuple[str, ...] | None = None) -> None:
-    replaced = cache.get(GENERATION_KEY)
+def _cache_down(exc: Exception) -> None:
+    """Log that the cache server did not answer (at most once a `DOWN_LOG_INTERVAL`)."""
+    now = time.monotonic()
+    if now - _down_logged[0] >= DOWN_LOG_INTERVAL:
+        _down_logged[0] = now
+        logger.error("shared cache unavailable, reading from the database: %s: %s", type(exc).__name__, exc)
+
+
+def _replace(case_ids: tuple[str, ...] | None = None, target: BaseCache | None = None) -> None:
+    """A new generation in `target` (this process's cache when None), linked from the one it
+    replaces; a cache that does not answer refuses the write (`SharedCacheUnreachable`)."""
+    own = target is None
+    into = cache if target is None else target
     token = _new_token()
-    cache.set(GENERATION_KEY, token, timeout=None)
-    if replaced is not None:
-        _file_delta(replaced, token, case_ids)
+    try:
+        replaced = into.get(GENERATION_KEY)
+        into.set(GENERATION_KEY, token, timeout=None)
+        if replaced is not None:
+            _file_delta(replaced, token, case_ids, into)
+    except CACHE_ERRORS as exc:
+        raise unreachable(into, exc, own=own) from exc
     remembered = _request_generation.get()
-    if remembered is not None:
+    if own and remembered is not None:
         remembered[:] = [token]
 
 
-def _file_delta(replaced: str, token: str, case_ids: tuple[str, ...] | None) -> None:
+def _file_delta(
+    replaced: str, token: str, case_ids: tuple[str, ...] | None, into: BaseCache | None = None
+) -> None:
     """File what replaced the generation `replaced`: `token` and `case_ids`. Only the first
     writer to replace it may (`add`): another that read the same token changed cases this
     link does not name, so the link is then spoilt (None) and readers read everything."""
+    into = cache if into is None else into
     key = DELTA_PREFIX + replaced
-    if case_ids is None or not cache.add(key, (token, case_ids), timeout=VALUE_TIMEOUT):
-        cache.set(key, None, timeout=VALUE_TIMEOUT)
+    if case_ids is None or not into.add(key, (token, case_ids), timeout=VALUE_TIMEOUT):
+        into.set(key, None, timeout=VALUE_TIMEOUT)
 
 
 def changed(case_ids: Iterable[str] | None = None) -> None:
@@ -154,14 +188,21 @@ def changed(case_ids: Iterable[str] | None = None) -> None:
     superset is fine), so that `local` values with an `update` re-read only those; None when
     the write cannot say (every such value is read again), as when they are more than
     `FULL_READ_SHARE` of the library (one count of the cases, for more than
-    `FULL_READ_FLOOR`)."""
-    if not settings.STORE_CACHE:
+    `FULL_READ_FLOOR`).
+    Also replaces the generation in the servers' recorded cache when it is not this
+    process's (one query; `incidents.servers_cache`), whether or not the store cache is on
+    here. Raises `SharedCacheUnreachable` when a cache to tell does not answer."""
+    servers = servers_cache()
+    if not settings.STORE_CACHE and servers is None:
         return
     named = None if case_ids is None else tuple(sorted(set(case_ids)))
     if named is not None and len(named) > FULL_READ_FLOOR and len(named) > FULL_READ_SHARE * _library_size():
         named = None
-    _replace(named)
-    transaction.on_commit(_AfterCommit(named))
+    if settings.STORE_CACHE:
+        _replace(named)
+    if servers is not None:
+        _replace(named, servers)
+    transaction.on_commit(_AfterCommit(named, servers))
 
 
 def _library_size() -> int:
@@ -173,13 +214,22 @@ class _AfterCommit:
     """`changed`'s second replacement, once its transaction committed (`on_commit`). Known by
     its class among a connection's pending callbacks (`_pending_changes`); `done` once run."""
 
-    def __init__(self, case_ids: tuple[str, ...] | None):
+    def __init__(self, case_ids: tuple[str, ...] | None, servers: BaseCache | None = None):
         self.case_ids = case_ids
+        self.servers = servers
         self.done = False
 
     def __call__(self) -> None:
         self.done = True
-        _replace(self.case_ids)
+        # Committed: too late to refuse. The first replacement already retired the values
+        # kept before the write; only one computed during the transaction may be kept.
+        try:
+            if settings.STORE_CACHE:
+                _replace(self.case_ids)
+            if self.servers is not None:
+                _replace(self.case_ids, self.servers)
+        except SharedCacheUnreachable as exc:
+            logger.error("after a committed write: %s", exc)
 
 
 def _pending_changes() -> tuple[_AfterCommit, ...]:
@@ -251,13 +301,25 @@ def cached(name: str, compute: Callable[[], T]) -> T:
     transaction that has written the store and not yet committed (`_writing`)."""
     if not settings.STORE_CACHE or _writing():
         return compute()
-    key = _key(name)
-    value = cache.get(key, _MISSING)
+    try:
+        key = _key(name)
+        value = cache.get(key, _MISSING)
+    except CACHE_ERRORS as exc:
+        _cache_down(exc)
+        return compute()
     if value is _MISSING:
         with primary_reads():  # never a lagging replica's answer under the new token
             value = compute()
-        cache.set(key, value, timeout=VALUE_TIMEOUT)
+        _keep(key, value)
     return value
+
+
+def _keep(key: str, value: Any) -> None:
+    """File `value` under `key`; a cache that stopped answering meanwhile only loses it."""
+    try:
+        cache.set(key, value, timeout=VALUE_TIMEOUT)
+    except CACHE_ERRORS as exc:
+        _cache_down(exc)
 
 
 def cached_many(names: Sequence[str], compute: Callable[[list[str]], dict[str, T]]) -> dict[str, T]:
@@ -267,15 +329,22 @@ def cached_many(names: Sequence[str], compute: Callable[[list[str]], dict[str, T
     neither inside a transaction that has written the store (`_writing`)."""
     if not settings.STORE_CACHE or _writing():
         return compute(list(names))
-    token = generation()  # once for all, before the database is read
-    keys = {name: _key(name, token) for name in names}
-    held = cache.get_many(list(keys.values()))
+    try:
+        token = generation()  # once for all, before the database is read
+        keys = {name: _key(name, token) for name in names}
+        held = cache.get_many(list(keys.values()))
+    except CACHE_ERRORS as exc:
+        _cache_down(exc)
+        return compute(list(names))
     found = {name: held[key] for name, key in keys.items() if key in held}
     missing = [name for name in names if name not in found]
     if missing:
         with primary_reads():
             fresh = compute(missing)
-        cache.set_many({keys[name]: value for name, value in fresh.items()}, timeout=VALUE_TIMEOUT)
+        try:
+            cache.set_many({keys[name]: value for name, value in fresh.items()}, timeout=VALUE_TIMEOUT)
+        except CACHE_ERRORS as exc:
+            _cache_down(exc)
         found.update(fresh)
     return found
 
@@ -290,15 +359,19 @@ def answer(
     inside a transaction that has written the store and not yet committed (`_writing`)."""
     if not settings.STORE_CACHE or _writing():
         return compute()
-    key = _key(name)
-    held = cache.get(key)
+    try:
+        key = _key(name)
+        held = cache.get(key)
+    except CACHE_ERRORS as exc:
+        _cache_down(exc)
+        return compute()
     if held is not None:
         return restore(held)
     with primary_reads():
         fresh = compute()
     kept = keep(fresh)
     if kept is not None:
-        cache.set(key, kept, timeout=VALUE_TIMEOUT)
+        _keep(key, kept)
     return fresh
 
 
@@ -314,6 +387,16 @@ def local(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[st
     only (`_as_read_now`)."""
     if not settings.STORE_CACHE:
         return compute()
+    try:
+        return _local_value(name, compute, update)
+    except CACHE_ERRORS as exc:
+        # Only the cache's reads raise these (`generation`, `changed_between`): a value of
+        # some generation is never served without the token to check it against.
+        _cache_down(exc)
+        return compute()
+
+
+def _local_value(name: str, compute: Callable[[], T], update: Callable[[T, frozenset[str]], T] | None) -> T:
     token = generation()
     held = _local.get(name)
     if held is not None and held[0] == token and _as_read_now(held[2]):

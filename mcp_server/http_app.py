@@ -9,6 +9,8 @@
   `MCP_ALLOWED_ORIGINS`), methods, body size and the JSON-RPC envelope; the SDK's own
   Host/Origin check is off because it compares names exactly (no case folding, no trailing
   dot, no subdomain patterns), which would make a second, different allow-list.
+- With `HTTPS=true`, plain-HTTP requests get a 308 to https:// (`incidentlib.tls_redirect`)
+  before anything else, as Django's `TlsRedirectMiddleware` does for the other paths.
 - CORS (Starlette's `CORSMiddleware`): preflights and response headers for the origins in
   `MCP_ALLOWED_ORIGINS` only, so a browser-based client served from there can call /mcp.
 """
@@ -25,6 +27,8 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from incidentlib.tls_redirect import HttpsOnly
 
 from .http_guard import MAX_BODY_BYTES, McpGuard
 from .server import build_server
@@ -71,7 +75,8 @@ def build_asgi_app(django_app: Any) -> Starlette:
         max_request_body_size=MAX_BODY_BYTES + 1,  # McpGuard answers first, with a JSON body
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    endpoint = cors(McpGuard(at_mcp_path(mcp_app)))
+    # Redirected to https:// first (HTTPS=true), as Django redirects every other path.
+    endpoint = HttpsOnly(cors(McpGuard(at_mcp_path(mcp_app))))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -29,12 +29,17 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from incidentlib.cache_errors import CACHE_ERRORS
 from incidents.database_ready import missing_tables
 from incidents.encodable import encodable
+from incidents.servers_cache import SharedCacheUnreachable
 
 from .links import resource_links
 
 logger = logging.getLogger(__name__)
+
+# A cache server that does not answer, read or written: the client is told to try again.
+_CACHE_FAILURES: tuple[type[Exception], ...] = (*CACHE_ERRORS, SharedCacheUnreachable)
 
 # No destructive_hint or idempotent_hint: the specification gives both meaning only when
 # read_only_hint is false (a tool that only reads changes nothing, however often it is
@@ -45,8 +50,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError) -> Callable[..., Any]:
     """Run `fn` with fresh database connections and close them afterwards.
 
-    A database failure becomes `error` (a message for the client, the traceback in the log)
-    rather than an anonymous crash.
+    A database or shared-cache failure becomes `error` (a message for the client, the
+    traceback in the log) rather than an anonymous crash.
     """
 
     @functools.wraps(fn)
@@ -57,6 +62,9 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
         except DatabaseError as exc:
             logger.exception("database error in %s", fn.__name__)
             raise error(_database_problem()) from exc
+        except _CACHE_FAILURES as exc:
+            logger.exception("shared cache error in %s", fn.__name__)
+            raise error("The site's shared cache did not answer; try again in a moment.") from exc
         finally:
             for conn in connections.all(initialized_only=True):
                 if not conn.in_atomic_block:

@@ -4,11 +4,13 @@ Each test gets its own key prefix, so nothing cached by another test or run is r
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+# TEST_REDIS_URL: another database of the server (e.g. when several checkouts test at once).
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 BACKENDS = {
     "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

@@ -85,12 +85,13 @@ def test_an_outage_is_a_503_and_the_app_recovers_without_a_restart(postgres, app
     status, headers, body = fetch(app + "/api/cases/IL-0428")
     assert status == 503 and headers["Retry-After"] == "5"
     assert json.loads(body)["detail"] == (
-        "The case database is not answering right now. Try again in a few seconds."
+        "The case database (default) is not answering right now. Try again in a few seconds."
     )
     status, headers, body = fetch(app + "/cases/IL-0428")
-    assert status == 503 and "The case database is not answering right now" in body.decode()
+    assert status == 503 and "The case database (default) is not answering right now" in body.decode()
     status, _, body = fetch(app + "/healthz")
     assert status == 503 and json.loads(body)["status"] == "unavailable"
+    assert json.loads(body)["databases"] == {"default": "OperationalError"}
 
     postgres.start()
     # Two workers, each with its own broken connection: every one recovers on its next request.

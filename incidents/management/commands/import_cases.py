@@ -13,6 +13,7 @@ from incidents.problems import CaseImportError
 from incidents.search import deferred
 from incidents.search.index import finish_pending
 from incidents.seeding import KeptCase
+from incidents.servers_cache import SharedCacheUnreachable
 from incidents.services import ImportResult, import_case_files
 
 
@@ -118,6 +119,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"import refused: {len(exc.problems)} problem(s); nothing was written"
             ) from exc
+        except SharedCacheUnreachable as exc:
+            raise CommandError(f"import refused: {exc}") from exc
         for warning in result.warnings:
             self.stderr.write(f"warning: possible duplicate: {warning}")
         if seed:
@@ -196,6 +199,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"restore refused: {len(exc.problems)} problem(s); nothing was written"
             ) from exc
+        except SharedCacheUnreachable as exc:
+            raise CommandError(f"restore refused: {exc}") from exc
         self.stdout.write(
             f"restored {summary.cases} case(s), {summary.terms} term(s) and "
             f"{summary.history_rows} history row(s)"
