@@ -41,14 +41,17 @@ def cache_config(config: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def record_servers_cache() -> None:
     """At a server's start-up: record this process's cache as the servers' when its store
-    cache is on (one write). A database that cannot be written now is logged: the row a
-    previous start wrote stays."""
+    cache is on, or remove the record when it is off (one write): the last server started
+    says what the servers use, so a library moved off Redis does not refuse every write for
+    a cache nobody reads any more. A database that cannot be written now is logged: the row
+    a previous start wrote stays."""
     from incidents.models import ServersCache
 
-    if not settings.STORE_CACHE:
-        return
     try:
-        ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
+        if settings.STORE_CACHE:
+            ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
+        else:
+            ServersCache.objects.filter(pk=_ROW).delete()
     except DatabaseError as exc:
         logger.warning("could not record the servers' shared cache: %s: %s", type(exc).__name__, exc)
 
