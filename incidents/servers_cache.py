@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import CacheHandler
+from django.core.cache import CacheHandler, cache
 from django.core.cache.backends.base import BaseCache
 from django.db import DatabaseError
 
@@ -26,6 +26,7 @@ logger = logging.getLogger("incidentlib.reliability")
 # What names a cache: the same values here mean the same keys on the same server.
 IDENTITY_KEYS = ("BACKEND", "LOCATION", "KEY_PREFIX", "VERSION", "OPTIONS")
 _ROW = 1
+_PROBE_KEY = "incidentlib:servers-cache-probe"
 _backends: dict[str, BaseCache] = {}
 
 
@@ -47,6 +48,15 @@ def record_servers_cache() -> None:
     a previous start wrote stays."""
     from incidents.models import ServersCache
 
+    if settings.STORE_CACHE and not _answers(cache):
+        # Recorded, a cache nobody can reach would refuse every later write, from any process,
+        # even after this server is stopped: the row a previous start wrote stays instead.
+        logger.warning(
+            "not recording this server's shared cache at %s: it did not answer; writes elsewhere "
+            "will not reach it until it does and the server is restarted",
+            describe(cache, settings.CACHES["default"]),
+        )
+        return
     try:
         if settings.STORE_CACHE:
             ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
@@ -54,6 +64,15 @@ def record_servers_cache() -> None:
             ServersCache.objects.filter(pk=_ROW).delete()
     except DatabaseError as exc:
         logger.warning("could not record the servers' shared cache: %s: %s", type(exc).__name__, exc)
+
+
+def _answers(target: BaseCache) -> bool:
+    """Whether `target` takes and gives back a value."""
+    try:
+        target.set(_PROBE_KEY, _ROW, timeout=10)
+        return target.get(_PROBE_KEY) == _ROW
+    except Exception:  # any client's connection error: the cache is not usable either way
+        return False
 
 
 def servers_cache() -> BaseCache | None:
@@ -84,5 +103,7 @@ def unreachable(target: BaseCache, exc: Exception, *, own: bool) -> SharedCacheU
     return SharedCacheUnreachable(
         f"nothing was written: {whose} at {where} did not answer ({type(exc).__name__}: {exc}), so the "
         "servers could not learn of the change. Start that cache server, or set CACHE_URL to the "
-        "servers' cache in .env (every command and server reads it) and run this again."
+        "servers' cache in .env (every command and server reads it) and run this again; the "
+        "servers' cache is the one the last server started recorded, so restarting a server "
+        "records its own."
     )

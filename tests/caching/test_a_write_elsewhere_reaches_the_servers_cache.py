@@ -95,6 +95,15 @@ def test_a_server_started_without_the_store_cache_forgets_the_old_one(settings):
     assert Case.objects.get(pk="IL-0428").title == document["title"]
 
 
+def test_a_server_whose_cache_does_not_answer_records_nothing(settings):
+    """Recorded, a dead cache would refuse every later write, even once that server is
+    stopped and the others run with a cache that works."""
+    settings.CACHES = {"default": DOWN_REDIS}
+    settings.STORE_CACHE = True
+    record_servers_cache()
+    assert not ServersCache.objects.exists()
+
+
 def test_a_write_that_cannot_tell_the_servers_cache_is_refused(settings):
     ServersCache.objects.create(pk=1, config=DOWN_REDIS)
     settings.STORE_CACHE = False
