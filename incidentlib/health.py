@@ -13,6 +13,8 @@ never cached, never throttled, no HTML.
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import uuid
 
 from django.core.cache import cache
@@ -52,9 +54,12 @@ def database_status(alias: str) -> str:
 def cache_status() -> str:
     """ "ok" when a value written to the shared cache is read back, else what went wrong."""
     token = uuid.uuid4().hex
+    # A key of this thread's own: two probes at once (a load balancer's and a monitor's, two
+    # workers) each wrote the one key and one read the other's token back, a 503 for nothing.
+    key = f"{_PROBE_KEY}:{os.getpid()}:{threading.get_ident()}"
     try:
-        cache.set(_PROBE_KEY, token, timeout=_PROBE_SECONDS)
-        if cache.get(_PROBE_KEY) == token:
+        cache.set(key, token, timeout=_PROBE_SECONDS)
+        if cache.get(key) == token:
             return OK
         problem = "value not read back"
     except _CACHE_FAILURES as exc:
