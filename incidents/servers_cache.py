@@ -42,13 +42,14 @@ def cache_config(config: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def record_servers_cache() -> None:
     """At a server's start-up: record this process's cache as the servers' when its store
-    cache is on, or remove the record when it is off (one write): the last server started
-    says what the servers use, so a library moved off Redis does not refuse every write for
-    a cache nobody reads any more. A database that cannot be written now is logged: the row
-    a previous start wrote stays."""
+    cache is on and answers (one write). A database that cannot be written now is logged:
+    the row a previous start wrote stays. Off, nothing is read or written (the module is
+    imported with the WSGI and ASGI applications, before any test may use the database)."""
     from incidents.models import ServersCache
 
-    if settings.STORE_CACHE and not _answers(cache):
+    if not settings.STORE_CACHE:
+        return
+    if not _answers(cache):
         # Recorded, a cache nobody can reach would refuse every later write, from any process,
         # even after this server is stopped: the row a previous start wrote stays instead.
         logger.warning(
@@ -58,10 +59,7 @@ def record_servers_cache() -> None:
         )
         return
     try:
-        if settings.STORE_CACHE:
-            ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
-        else:
-            ServersCache.objects.filter(pk=_ROW).delete()
+        ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
     except DatabaseError as exc:
         logger.warning("could not record the servers' shared cache: %s: %s", type(exc).__name__, exc)
 

@@ -83,18 +83,6 @@ def test_a_server_without_the_store_cache_records_nothing(settings):
     assert not ServersCache.objects.exists()
 
 
-def test_a_server_started_without_the_store_cache_forgets_the_old_one(settings):
-    """Servers moved off Redis: a command's write no longer needs (and is not refused for)
-    the cache the servers used before."""
-    ServersCache.objects.create(pk=1, config=DOWN_REDIS)
-    settings.STORE_CACHE = False
-    record_servers_cache()  # a server's start-up without CACHE_URL
-    assert not ServersCache.objects.exists()
-    document = edited_title("IL-0428")
-    save_case_document(document, reason="command line")
-    assert Case.objects.get(pk="IL-0428").title == document["title"]
-
-
 def test_a_server_whose_cache_does_not_answer_records_nothing(settings):
     """Recorded, a dead cache would refuse every later write, even once that server is
     stopped and the others run with a cache that works."""
