@@ -51,8 +51,9 @@ def database_status(alias: str) -> str:
     return OK
 
 
-def cache_status() -> str:
-    """ "ok" when a value written to the shared cache is read back, else what went wrong."""
+def cache_status(asking: str = "healthz") -> str:
+    """ "ok" when a value written to the shared cache is read back, else what went wrong
+    (logged, naming who was `asking`)."""
     token = uuid.uuid4().hex
     # A key of this thread's own: two probes at once (a load balancer's and a monitor's, two
     # workers) each wrote the one key and one read the other's token back, a 503 for nothing.
@@ -64,9 +65,9 @@ def cache_status() -> str:
         problem = "value not read back"
     except _CACHE_FAILURES as exc:
         problem = type(exc).__name__
-        logger.error("healthz: shared cache: %s: %s", problem, driver_message(exc))
+        logger.error("%s: shared cache: %s: %s", asking, problem, driver_message(exc))
         return problem
-    logger.error("healthz: shared cache: %s", problem)
+    logger.error("%s: shared cache: %s", asking, problem)
     return problem
 
 

@@ -21,12 +21,13 @@ from django.core.cache import CacheHandler, cache
 from django.core.cache.backends.base import BaseCache
 from django.db import DatabaseError
 
+from incidentlib.health import OK, cache_status
+
 logger = logging.getLogger("incidentlib.reliability")
 
 # What names a cache: the same values here mean the same keys on the same server.
 IDENTITY_KEYS = ("BACKEND", "LOCATION", "KEY_PREFIX", "VERSION", "OPTIONS")
 _ROW = 1
-_PROBE_KEY = "incidentlib:servers-cache-probe"
 _backends: dict[str, BaseCache] = {}
 
 
@@ -49,7 +50,7 @@ def record_servers_cache() -> None:
 
     if not settings.STORE_CACHE:
         return
-    if not _answers(cache):
+    if cache_status(asking="recording the servers' cache") != OK:
         # Recorded, a cache nobody can reach would refuse every later write, from any process,
         # even after this server is stopped: the row a previous start wrote stays instead.
         logger.warning(
@@ -62,15 +63,6 @@ def record_servers_cache() -> None:
         ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
     except DatabaseError as exc:
         logger.warning("could not record the servers' shared cache: %s: %s", type(exc).__name__, exc)
-
-
-def _answers(target: BaseCache) -> bool:
-    """Whether `target` takes and gives back a value."""
-    try:
-        target.set(_PROBE_KEY, _ROW, timeout=10)
-        return target.get(_PROBE_KEY) == _ROW
-    except Exception:  # any client's connection error: the cache is not usable either way
-        return False
 
 
 def servers_cache() -> BaseCache | None:
