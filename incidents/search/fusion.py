@@ -87,6 +87,8 @@ class Candidate:
     semantic: float | None  # None when semantic retrieval is off
     lexical_rank: int | None
     confidence: Confidence
+    # The first hit's id when listed as the case most like it (`nearest_to_first`).
+    like: str | None = None
 
     @property
     def is_match(self) -> bool:

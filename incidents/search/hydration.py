@@ -158,10 +158,12 @@ def _hits(
         snippet = parse_snippet(snippets.get(candidate.case_id))
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID
-        elif candidate.lexical_rank is None and candidate.semantic is not None:
+        elif candidate.lexical_rank is None and candidate.semantic is not None and not candidate.like:
             why = MEANING_ONLY  # found by the semantic part alone: no word to show
         else:
-            why = why_listed(snippet, carried, share=candidate.share, references=plan.references)
+            why = why_listed(
+                snippet, carried, share=candidate.share, references=plan.references, like=candidate.like
+            )
         hits.append(
             SearchHit(
                 case=case,

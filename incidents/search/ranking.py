@@ -11,7 +11,8 @@ That lexical ranking is fused with a semantic one (sentence embeddings of each c
 passages, `semantic.py`) by `fusion.fuse`, which gives every candidate a calibrated
 probability and labels it strong / possible / weak: strong and possible ones are the
 matches, weak ones the partial matches (the relevance floor), those most like the first
-hit first (`fusion.by_likeness`).
+hit first (`fusion.by_likeness`), led by a confident first hit's nearest case
+(`nearest_to_first`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from incidents.models import Case, CaseQuerySet, Facet
 from .backends import Backend, RankedRow, get_backend
 from .fusion import LIKENESS_DEPTH, STRONG, Candidate, by_likeness, fuse
 from .kinds import names_only_a_kind
+from .nearest_to_first import nearest_to_first
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
@@ -58,8 +60,9 @@ def rank(plan: SearchPlan) -> Ranking:
     """Rank `plan`: for a ranked plan the lexical ranking and the stored embeddings (two
     queries; one more to order the matches by date when the plan's sort is newest or
     oldest, one more when a strong case holding few of a pasted line's words must show it
-    holds the line's failure signature, `signatures.holding_a_signature`); no query
-    otherwise (a listing is a lazy queryset)."""
+    holds the line's failure signature, `signatures.holding_a_signature`; one more for the
+    nearest case of a confident first hit, `nearest_to_first`); no query otherwise (a
+    listing is a lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
     if plan.kind == "nothing" or plan.parsed is None:
@@ -109,6 +112,7 @@ def rank(plan: SearchPlan) -> Ranking:
     ranked = holding_a_signature(ranked, plan.signatures, backend)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
+    ranked = nearest_to_first(ranked, allowed)
     if plan.case_ids:
         # A case named by its id comes first, whatever its words: the reader asked for it.
         named = [

@@ -66,6 +66,7 @@ def why_listed(
     *,
     share: float = 0.0,
     references: Sequence[str] = (),
+    like: str | None = None,
 ) -> str:
     """Why a case is listed for a query, in a short sentence or two every door shows as they
     are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
@@ -75,7 +76,9 @@ def why_listed(
     carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
     which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
     none of those can say (its words are outside the snippet), whether it has every word of
-    the query, from `share` (the ranking's share of the query's word groups it matches)."""
+    the query, from `share` (the ranking's share of the query's word groups it matches).
+    A partial match listed as the case most like the first hit (`like`, that hit's id) says
+    so (`Similar to IL-0449, the first hit.`), as a log hit does."""
     parts: list[str] = []
     if references:
         parts.append(f"Cites {', '.join(references)}.")
@@ -88,8 +91,10 @@ def why_listed(
         parts.append(f"Matches: {', '.join(list(words.values())[:WHY_WORDS])}.")
     elif matched_terms:
         parts.append(tagged_sentence(matched_terms))
-    if not parts:
+    if not parts and (share > 0.0 or not like):
         parts.append("Has every word of the query." if share >= 1.0 else "Has some of the query's words.")
+    if like:
+        parts.append(f"Similar to {like}, the first hit.")
     return " ".join(parts)
 
 
