@@ -26,54 +26,57 @@ Each hit lists the lines that produced its evidence (line number, line, term or 
 from __future__ import annotations
 
 import functools
-import heapq
-import itertools
 import math
-import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
 
 import re2
-from django.conf import settings
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, Q, Subquery
 
 from incidents import store_cache
 from incidents.codes import natural_key
 from incidents.id_lists import ids_subquery
-from incidents.models import Case, CaseTerm, Facet, Term
-from incidents.selectors.affected import cases_with_ranges
+from incidents.models import Case, CaseTerm, Facet
 from incidents.selectors.stats import published_count
 from incidents.selectors.vocabulary import terms_with_case_counts
-from incidents.versions import range_verdict
 
-from . import encoder, errnos
+from . import encoder
 from .backends import Backend, atom_digest, get_backend
 from .gate import one_at_a_place
 from .hit_lines import context_shown
-from .log_lines import MAX_LOG_BYTES, LineMatch, LogLines, shown_line
+from .log_confidence import Shared, confidence, head_labels, names_the_failure, shared_weight, specific_units
+from .log_job_kind import read_job_kind, workload_kinds
+from .log_lines import MAX_LOG_BYTES, LogLines, shown_line
+from .log_rare_words import rare_words
+from .log_terms import find_terms, term_patterns
+from .log_text import LINES_PER_EVIDENCE, Evidence, decode_log, evidence_lines, physical_lines, unique_lines
 from .log_thresholds import THRESHOLDS, Thresholds
+from .log_tokens import NAMING_EXTRACTORS, failure_tokens, signature_tokens, tokens_to_look_up
+from .log_versions import affected_by, component_versions
 from .models import CaseNeighbour
-from .patterns import (
-    EXTRACTORS,
-    GENERIC_TOKENS,
-    NOT_WORDS,
-    Extractor,
-    blanked,
-    compile_pattern,
-    inside,
-    not_word_spans,
-    options,
-    pattern_problem,
-)
-from .query import Atom, keeps_meaning
+from .patterns import inside, not_word_spans, options
+from .query import Atom
 from .results import Confidence, FoundCode, LogHit, LogLine, LogReading, why_log_listed
 from .semantic import candidate_scores, query_vector
-from .text import STOP_WORDS, words
+from .text import words
 
-MAX_TOKENS = 40
-MAX_ERROR_MESSAGES = 10  # of the MAX_TOKENS, messages read after `fatal:` / `error:` / `panic:`
-LINES_PER_EVIDENCE = 20
+# Imported from here by other modules, tests and eval/calibrate.py (which replaces
+# `confidence` here to record what each hit's label is given: `_read_log` calls it by this
+# module's name).
+__all__ = [
+    "MAX_LOG_BYTES",
+    "THRESHOLDS",
+    "Shared",
+    "Thresholds",
+    "confidence",
+    "decode_log",
+    "match_log",
+    "names_the_failure",
+    "read_log",
+    "signature_tokens",
+    "specific_units",
+]
+
+
 MAX_LINES_PER_HIT = 50
 # Of a line, the characters searched for where each piece of evidence is (`Shared.places`):
 # evidence past them has no place, and counts as it did before places were read.
@@ -87,21 +90,9 @@ FACET_WEIGHTS: dict[str, float] = {Facet.SYMPTOM: 1.0, Facet.ROOT_CAUSE: 0.8, Fa
 # rare code outweighed everything else the log says (the PCIe ACS lines of a log whose
 # `unhandled system error` many unrelated failures print).
 CODE_WEIGHT = 1.0
-# Facets found by their patterns only: root causes have no name a log would print, and an
-# error code's name (`Xid 79`) is one of the spellings its patterns already cover.
-PATTERNS_ONLY = (Facet.ROOT_CAUSE, Facet.ERROR_CODE)
 # A component found by name only (context) counts this much of its weight, and only for a
 # case that also has a signature.
 CONTEXT_WEIGHT = 0.5
-# The log's kind of job against the case's workload (`environment.workload`): a case of
-# that kind gains, a case only of the other kind loses unless a line names that kind alone.
-# Losing it whatever the log showed ranked a vLLM host-memory leak (inference) tenth for the
-# GRPO job whose vLLM rollouts leaked (training lines, and a vLLM engine line): on the tuning
-# logs (eval/logs.json) recall@5 0.908 -> 0.934, MRR@10 0.904 -> 0.910, and the same at
-# any KIND_MISMATCH from 0.5 to 1.0.
-KIND_MATCH = 1.25
-KIND_MISMATCH = 0.6
-POSSIBLE_SIGNATURE = 2.0
 # A similar case of the first hit (`_like_the_first`) scores at most this share of the first
 # hit's score: it comes after the hit it is like.
 LIKE_FIRST_CAP = 0.99
@@ -117,24 +108,6 @@ VERSION_WEIGHT = 2.0
 # the text outweighs a shared Xid code. A third of that: it reorders near-ties, not evidence.
 SEMANTIC_FACTOR = 0.5
 SEMANTIC_CHARS = 2000  # of evidence lines read by the encoder (which reads 128 tokens anyway)
-# Tokens every failure of their kind prints, whatever the failure: torchrun's wrapper and its
-# summary fields, the CUDA and NCCL debugging hints. Two logs sharing them have not shown the
-# same failure, so they are not looked up (`read_log`) and count for nothing in `confidence`.
-BOILERPLATE = frozenset(
-    t.lower()
-    for t in (
-        "ChildFailedError",
-        "local_rank",
-        "error_file",
-        "CUDA_LAUNCH_BLOCKING",
-        "TORCH_USE_CUDA_DSA",
-        "NCCL_DEBUG",
-        "TORCH_DISTRIBUTED_DEBUG",
-        "TORCH_NCCL_ASYNC_ERROR_HANDLING",
-    )
-)
-# Extractors whose tokens name a setting or a place in code, not a failure.
-NAMING_EXTRACTORS = frozenset({"identifier", "env"})
 # In the ranking, a code name or an environment variable (`NAMING_EXTRACTORS`) weighs this
 # share of a failure token as rare: it says which program ran (`loss_scaler`,
 # `pretrain_gpt`, `deepspeed_training` in a stack), which any failure of that program shares,
@@ -160,18 +133,6 @@ NAMING_EXTRACTORS = frozenset({"identifier", "env"})
 # that range, where MRR@10 is also best (tuning 0.943 SQLite / 0.941 PostgreSQL, 0.939 /
 # 0.939 at 0.5). The gain is that one log (its case 18th on evidence, see above): fragile.
 NAMING_WEIGHT = 0.425
-# Rare words of the log (`_rare_words`): how many distinct words are looked up, the largest
-# share of the published cases a word may be in to count, how many of the rarest count, and
-# each one's weight (times log(1 + N / n), as a failure token's `TOKEN_WEIGHT`), and how many
-# a case must share for them to count. Chosen on the tuning logs (eval/logs.json): log MRR@10
-# 0.826 -> 0.898, recall@1 0.789 -> 0.868, recall@5 0.829 -> 0.882, no strong hit for a log
-# without a case; 60 words looked up lost two of the gained logs; with one word enough,
-# recall@5 was 0.908 but a lone shared word outranked cases carrying the log's Xid code.
-WORD_LOOKUP = 150
-RARE_SHARE = 0.02
-RARE_WORDS = 30
-WORD_WEIGHT = 0.4
-MIN_RARE_WORDS = 2
 # Evidence (a failure token, a term) in more than this many published cases is not returned
 # case by case: what it adds goes to the cases the rarer evidence found and to its own first
 # CANDIDATE_CAP cases by id, which fill the places after them (up to three more queries).
@@ -179,389 +140,6 @@ MIN_RARE_WORDS = 2
 # most of 100,000 cases quote was 47,000 rows; the database still reads its matches to count
 # and sort them); below the cap nothing changes.
 CANDIDATE_CAP = 1000
-# The extractor of the message after `fatal:` / `error:` / `panic:` (capped, deduplicated).
-ERROR_MESSAGE = "error-message"
-
-
-# Each finds a line naming the kind from the line's start, so one match per line is read
-# (`_job_kind` counts lines); no group captures, so RE2 need not track one along a long line.
-_KIND_PATTERNS = {
-    # The launcher's lines count too: a torchrun job's log may have no training word at all
-    # (an NCCL watchdog timeout, then `torch.distributed.elastic...ChildFailedError` with its
-    # `local_rank`), and read as no kind it ranked a vLLM (inference) hang first.
-    "training": re2.compile(
-        r"(?im)^[^\n]*?\b(?:epoch|iteration|global_step|train(?:ing|er)?|loss|optimizer|backward|"
-        r"gradient|deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
-        r"torch\.distributed\.(?:run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
-        r"rdzv\w*|rendezvous)\b"
-    ),
-    # `completions` (the API route, `/v1/completions`) or `chat.completion`, not a bare
-    # `completion`: NCCL's `NET/IB : Got completion with error 12` is an InfiniBand work
-    # completion, which made RoCE/IB training logs read as inference logs.
-    "inference": re2.compile(
-        r"(?im)^[^\n]*?\b(?:vllm|inference|serving|requests?|generate|generation|tgi|triton|"
-        r"sglang|prefill|decode|kv[ _-]?cache|endpoint|completions|chat\.completion|prompt)\b"
-    ),
-}
-
-
-def decode_log(text: str | bytes) -> str:
-    """Text of at most `MAX_LOG_BYTES` UTF-8 bytes: undecodable bytes become U+FFFD,
-    NUL and other control characters (but tabs and newlines) become spaces."""
-    if isinstance(text, bytes):
-        data = text[:MAX_LOG_BYTES]
-    else:
-        data = text.encode("utf-8", "replace")[:MAX_LOG_BYTES]
-    decoded = data.decode("utf-8", "replace")
-    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", " ", decoded).replace("\r", "")
-
-
-@dataclass
-class _TermForm:
-    term: Term
-    form: str  # a name or synonym as written, or one of the term's own patterns
-    pattern: bool  # `form` is one of the term's own patterns
-
-
-@dataclass
-class _Evidence:
-    lines: list[tuple[int, str]] = field(default_factory=list)
-    count: int = 0
-    # How a token was found, the most telling way (`_stronger_kind`): the extractor's name
-    # (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
-    kind: str = ""
-    # The job itself set this environment variable (`export CUDA_LAUNCH_BLOCKING=1`), as
-    # opposed to a hint that mentions it (`consider passing CUDA_LAUNCH_BLOCKING=1`).
-    set_by_job: bool = False
-    # Where a token or version was read in each of its first lines (line -> [start, end)
-    # spans of the extractor's whole match): its places (`Shared.places`). Terms, found by
-    # a set of patterns that says which matched but not where, are searched again instead.
-    at: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-
-    def add(self, number: int, line: str) -> None:
-        self.count += 1
-        if len(self.lines) < LINES_PER_EVIDENCE and (not self.lines or self.lines[-1][0] != number):
-            self.lines.append((number, line))
-
-    def read_at(self, line: str, span: tuple[int, int]) -> None:
-        """Record that the evidence was read at `span` of `line` (its first lines, a few spans each)."""
-        spans = self.at.get(line)
-        if spans is None and len(self.at) < LINES_PER_EVIDENCE:
-            spans = self.at[line] = []
-        if spans is not None and len(spans) < LINES_PER_EVIDENCE and span not in spans:
-            spans.append(span)
-
-
-@dataclass(frozen=True)
-class Shared:
-    """One piece of evidence a case shares with the log, as `confidence` weighs it."""
-
-    name: str
-    # `token:<extractor>` (`token:xid`, `token:exception`, `token:identifier`, ...),
-    # `pattern:<facet>` for a term found by one of its own patterns, `name:<facet>` for a
-    # term found by its name or a synonym, `version:affected` for a component version the
-    # log prints inside one of the case's affected ranges.
-    kind: str
-    cases: int  # published cases that share it
-    # Where the log shows it: (line number, start, end) of each match in its lines (`_places`);
-    # empty when its words are not found as written (an errno read from its number). Evidence
-    # at a place stronger evidence already holds is that signature again (`_counted`).
-    places: tuple[tuple[int, int, int], ...] = ()
-    # For a symptom term: how many symptoms the case lists (0 when not known). A case listing
-    # many is a survey of many failures (`Thresholds.survey_symptoms`).
-    listed: int = 0
-
-
-def _form_pattern(form: str) -> tuple[str, bool]:
-    """An RE2 pattern finding `form` as written, and whether case is ignored."""
-    escaped = re2.escape(form)
-    start = r"\b" if form[:1].isalnum() else ""
-    end = r"\b" if form[-1:].isalnum() else ""
-    short_upper = len(form) <= 4 and form.isupper()
-    return f"{start}{escaped}{end}", not short_upper
-
-
-def _source_files(scanned: LogLines) -> dict[str, list[tuple[int, int]]]:
-    """Line -> the spans of the source-file and host names in it (`patterns.NOT_WORDS`), for
-    the lines that name one: one scan of the joined lines (`log_lines.py`)."""
-    found: dict[str, list[tuple[int, int]]] = {}
-    for index, match in scanned.matches(NOT_WORDS):
-        found.setdefault(scanned.lines[index], []).append(match.span())
-    return found
-
-
-def _term_forms_in(
-    line: str, matcher: Any, entries: list[_TermForm], source_files: list[tuple[int, int]] | None
-) -> list[int]:
-    """The indexes of `entries` (`_term_matcher`) found in `line`. A name or synonym counts
-    only outside the source-file and host names of the line (`source_files`, its spans):
-    `proxy.cc` is where NCCL's code is, and `gpu-node-023` a machine, not the word `GPU` (a
-    synonym of NVIDIA GPU). A term's
-    own patterns are read in the whole line, since they may name a file on purpose
-    (Megatron-LM's, for `pretrain_gpt.py`)."""
-    found = matcher.Match(line) or []
-    if not found or not source_files:
-        return found
-    outside = set(matcher.Match(blanked(line, source_files)) or ())
-    return [index for index in found if entries[index].pattern or index in outside]
-
-
-def _term_matcher(terms: list[Term]):
-    """One RE2 set of every term form and pattern; index -> (term, form or pattern).
-    Compiling several hundred patterns costs tens of milliseconds, so the set is kept per
-    distinct vocabulary (`_matcher_of`), which changes only when terms are edited."""
-    spec = tuple((t.id, t.facet, t.name, tuple(t.synonyms), tuple(t.patterns)) for t in terms)
-    matcher, forms = _matcher_of(spec)
-    by_id = {t.id: t for t in terms}
-    return matcher, [_TermForm(by_id[term_id], form, pattern) for term_id, form, pattern in forms]
-
-
-@functools.lru_cache(maxsize=2)
-def _matcher_of(spec: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...]):
-    matcher = re2.Set.SearchSet(options())
-    forms: list[tuple[int, str, bool]] = []
-    for term_id, facet, name, synonyms, patterns in spec:
-        for form in [] if facet in PATTERNS_ONLY else [name, *synonyms]:
-            if len(words(form)) == 0 or all(w.lower() in STOP_WORDS for w in words(form)):
-                continue
-            pattern, ignore_case = _form_pattern(form)
-            matcher.Add(("(?i)" if ignore_case else "") + pattern)
-            forms.append((term_id, form, False))
-        for pattern in patterns:
-            if pattern_problem(pattern) is None:
-                matcher.Add("(?i)" + pattern)
-                forms.append((term_id, pattern, True))
-    if not forms:
-        return None, forms
-    matcher.Compile()
-    return matcher, forms
-
-
-@functools.lru_cache(maxsize=2)
-def _version_matcher(names: tuple[tuple[str, str], ...]):
-    """One RE2 pattern finding `<component name or synonym> [version|==|v|:] <version>` in
-    a line (`NCCL version 2.19.3+cuda12.3`, `torch==2.7.0`, `vLLM v0.6.3`), or None; group
-    1 the spelling, group 2 the version. `names`: (spelling, term name), longest first."""
-    if not names:
-        return None, {}
-    alternatives = "|".join(re2.escape(spelling) for spelling, _ in names)
-    # Never across a line break (`log_lines.py`): `[^\S\n]` for `\s`, `(?m)` for `^`.
-    space = r"[^\S\n]"
-    pattern = (
-        rf"(?im)(?:^|[^A-Za-z0-9_\n])({alternatives})"
-        rf"(?:{space}+version|{space}*==|{space}*:|{space}+v|{space}){space}*v?"
-        r"(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc|post|dev)\d*)?(?:\+[A-Za-z0-9.]+)?)\b"
-    )
-    return re2.compile(pattern, options()), {spelling.lower(): name for spelling, name in names}
-
-
-# NVIDIA's NGC framework images are named `nvcr.io/nvidia/<framework>:<YY.MM>-...`: the tag
-# is the container's monthly release (`pytorch:24.03` ships PyTorch 2.3.0a0), not the
-# framework's version. Other NVIDIA images carry their own version (`nvidia/cuda:12.1.0`,
-# `nvidia/gpu-operator:v23.9.1`), so only a YY.MM tag after `nvidia/<name>:` is skipped.
-_MONTHLY_TAG = re.compile(r"\d{2}\.\d{2}")
-
-
-def _is_container_release(line: str, match: Any) -> bool:
-    """Whether a version match (`_version_matcher`: group 1 the name, group 2 the version)
-    is an NGC framework image and its monthly release tag (`nvidia/pytorch:24.03`)."""
-    separator = line[match.end(1) : match.start(2)].strip().rstrip("vV").strip()
-    return (
-        separator == ":"
-        and bool(_MONTHLY_TAG.fullmatch(match.group(2)))
-        and line[: match.start(1)].lower().endswith("nvidia/")
-    )
-
-
-def _versions(
-    lines: dict[str, list[int]], terms: list[Term], scanned: LogLines | None = None
-) -> dict[tuple[str, str], _Evidence]:
-    """(component term name, version) -> the lines printing it, for every component of the
-    vocabulary the log names with a version number next to it. `scanned`: the keys of
-    `lines` joined (`log_lines.py`; joined here when not given)."""
-    spellings = {
-        (form, t.name)
-        for t in terms
-        if t.facet == Facet.COMPONENT
-        for form in (t.name, *t.synonyms)
-        if len(form) >= 3 and words(form)
-    }
-    matcher, by_spelling = _version_matcher(tuple(sorted(spellings, key=lambda p: (-len(p[0]), p))))
-    found: dict[tuple[str, str], _Evidence] = {}
-    if matcher is None:
-        return found
-    scanned = scanned or LogLines(lines)
-    for line_index, match in scanned.matches(matcher):
-        line = scanned.lines[line_index]
-        name = by_spelling.get(match.group(1).lower())
-        if name is None or _is_container_release(line, match):
-            continue
-        # A local build tag (`2.19.3+cuda12.3`) is the same release for the ranges.
-        evidence = found.setdefault((name, match.group(2).split("+")[0]), _Evidence())
-        evidence.read_at(line, match.span())
-        for number in lines[line]:
-            evidence.add(number, line)
-    return found
-
-
-def _affected_by(
-    versions: dict[tuple[str, str], _Evidence], slug_of: dict[str, str]
-) -> list[tuple[str, str, str]]:
-    """(case id, component, version) for each published case with an `affected` range that
-    includes a version the log prints. One query, only when the log prints one."""
-    if not versions:
-        return []
-    slugs = {slug_of[name] for name, _ in versions}
-    found = []
-    for case_id, ranges in cases_with_ranges(slugs).values_list("id", "affected"):
-        for item in ranges:
-            for (name, version), _ in versions.items():
-                if item.get("component") == name and range_verdict(item, version).verdict == "affected":
-                    found.append((case_id, name, version))
-    return sorted(set(found))
-
-
-_EXTRACTORS = [(e, compile_pattern(e.pattern, ignore_case=e.ignore_case)) for e in EXTRACTORS]
-
-
-def _extractor_set():
-    """One RE2 set of every extractor: which of them can match a line, in one scan."""
-    matcher = re2.Set.SearchSet(options())
-    for extractor in EXTRACTORS:
-        matcher.Add(("(?i)" if extractor.ignore_case else "") + extractor.pattern)
-    matcher.Compile()
-    return matcher
-
-
-_EXTRACTOR_SET = _extractor_set()
-
-
-def _physical_lines(text: str) -> list[str]:
-    """The lines of `text`, split at "\n" only (as editors and `wc -l` count them): a final
-    newline ends the last line rather than starting an empty one."""
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:
-        lines.pop()
-    return lines
-
-
-def _unique_lines(text: str) -> dict[str, list[int]]:
-    """Each distinct non-blank line -> its first line numbers (logs repeat lines a lot)."""
-    seen: dict[str, list[int]] = {}
-    for number, line in enumerate(_physical_lines(text), start=1):
-        if not line.strip():
-            continue
-        numbers = seen.get(line)
-        if numbers is None:
-            seen[line] = [number]
-        elif len(numbers) < LINES_PER_EVIDENCE:
-            numbers.append(number)
-    return seen
-
-
-def _tokens(lines: dict[str, list[int]], scanned: LogLines | None = None) -> dict[str, _Evidence]:
-    """Failure token (`patterns.EXTRACTORS`) -> its evidence. `scanned`: the keys of `lines`
-    joined, which each extractor scans once (`log_lines.py`; joined here when not given)."""
-    scanned = scanned or LogLines(lines)
-    found: dict[str, _Evidence] = {}
-    for line_index, matches in _matches_by_line(scanned):
-        line = scanned.lines[line_index]
-        numbers = lines[line]
-        # A message after `error:` that another failure extractor already read (`CUDA error:
-        # an illegal memory access ...`, a `failed to ...` message) is that token, not a second.
-        read = [m.span() for e, m in matches if e.name not in (ERROR_MESSAGE, *NAMING_EXTRACTORS)]
-        for extractor, match in matches:
-            if extractor.name == ERROR_MESSAGE and any(
-                start < match.end(1) and match.start(1) < end for start, end in read
-            ):
-                continue
-            value = match.group(1) if match.lastindex else match.group(0)
-            if extractor.name.startswith("errno"):
-                found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
-                if found_errno is None:
-                    continue  # `EPOCH`, `[Errno 999]`: no C library error
-                value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
-            token = extractor.template.format(value.strip())
-            if token in GENERIC_TOKENS:
-                continue
-            key = token if not extractor.ignore_case else token.lower()
-            evidence = found.setdefault(key, _Evidence())
-            evidence.kind = _stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
-            if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
-                evidence.set_by_job = True
-            evidence.read_at(line, match.span())
-            for number in numbers:
-                evidence.add(number, line)
-    return found
-
-
-# Extractors whose token's extent is a guess (the free text after `CUDA error:`, `error:` or
-# a "could not" marker): in a typed query it runs on into the words after the message
-# (`CUDA error: unknown error workCleanupLoop`), which no case quotes that way.
-FREE_TEXT_EXTRACTORS = frozenset({"cuda-error", "message", ERROR_MESSAGE})
-
-
-def signature_tokens(text: str) -> list[str]:
-    """The failure tokens `text` shows that name a failure as a program prints it (`_tokens`,
-    in the order found): codes, exception names, errno and signal names, NCCL results, known
-    failure phrases (`Watchdog caught collective operation timeout`); not boilerplate, code
-    names or settings, which do not say what failed, nor free text (`FREE_TEXT_EXTRACTORS`)."""
-    return [
-        token
-        for token, evidence in _tokens(_unique_lines(text)).items()
-        if evidence.kind not in (*NAMING_EXTRACTORS, "setting", *FREE_TEXT_EXTRACTORS)
-        and token.lower() not in BOILERPLATE
-        and words(token)
-    ]
-
-
-def _matches_by_line(scanned: LogLines) -> Iterator[tuple[int, list[tuple[Extractor, LineMatch]]]]:
-    """Each line with a failure token, in order, with its matches by extractor (in
-    `EXTRACTORS` order), then by place in the line. The extractors' scans are merged as
-    they go, so one line's matches are held at a time (a megabyte of identifiers is
-    hundreds of thousands of matches)."""
-
-    def stream(order: int) -> Iterator[tuple[int, int, Extractor, LineMatch]]:
-        extractor, compiled = _EXTRACTORS[order]
-        for line_index, match in scanned.matches(compiled):
-            yield line_index, order, extractor, match
-
-    streams = [stream(order) for order in sorted(_EXTRACTOR_SET.Match(scanned.text) or ())]
-    merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
-    for line_index, items in itertools.groupby(merged, key=lambda item: item[0]):
-        yield line_index, [(extractor, match) for _, _, extractor, match in items]
-
-
-# An environment variable given a value where a command starts: `export X=1`, a shell
-# trace (`+ export X=1`), a prompt (`$ X=1 python ...`), a prefix before other assignments.
-_ASSIGNMENT = re2.compile(
-    r"^\s*(?:[+$#>]+\s*)?(?:export\s+|env\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*[A-Z][A-Z0-9_]*=$"
-)
-
-
-# How a token was found, weakest first: as a setting (`tensor_parallel_size=4`,
-# `--nproc_per_node=8`), a code name, an environment variable, a message after `error:`
-# (capped, `MAX_ERROR_MESSAGES`), an extractor of failures.
-_KIND_ORDER = ("", "setting", "identifier", "env", ERROR_MESSAGE)
-
-
-def _found_as(extractor: str, line: str, match) -> str:
-    """The extractor's name, or `setting` for a name given a value (`name=...`, `--name`):
-    the configuration a log echoes, which any log of that program shares."""
-    start, end = match.span(1) if match.lastindex else match.span()
-    if extractor in NAMING_EXTRACTORS and (
-        line[end : end + 1] == "=" or line[max(0, start - 2) : start] == "--"
-    ):
-        return "setting"
-    return extractor
-
-
-_KIND_RANK = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
-
-
-def _stronger_kind(old: str, new: str) -> str:
-    strongest = len(_KIND_ORDER)  # an extractor of failures
-    return new if _KIND_RANK.get(new, strongest) >= _KIND_RANK.get(old, strongest) else old
 
 
 def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
@@ -570,169 +148,6 @@ def match_log(text: str | bytes, *, limit: int = 10) -> list[LogHit]:
     The hits of `read_log` (see there); kept for callers that need only them.
     """
     return read_log(text, limit=limit).hits
-
-
-def _kind_lines(scanned: LogLines) -> dict[str, set[int]]:
-    """Kind of job -> the indexes of the log's distinct lines (`scanned`) that name it and
-    not the other kind: a training loop's `step 1200 | loss 2.31 | tokens/s 412873` names
-    both (throughput is printed by training and serving alike), and its many such lines
-    read as inference when they counted."""
-    found = {kind: scanned.lines_matching(pattern) for kind, pattern in _KIND_PATTERNS.items()}
-    both = found["training"] & found["inference"]
-    return {kind: lines - both for kind, lines in found.items()}
-
-
-def _job_kind(scanned: LogLines, found: dict[str, set[int]] | None = None) -> str | None:
-    """ "training" or "inference" when the log's distinct lines (`scanned`, or their
-    `_kind_lines`) clearly say which, else None."""
-    found = found if found is not None else _kind_lines(scanned)
-    training, inference = len(found["training"]), len(found["inference"])
-    if training >= 1 and training >= 2 * inference:
-        return "training"
-    if inference >= 1 and inference >= 2 * training:
-        return "inference"
-    return None
-
-
-def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
-    """(units, whether it names the failure) of one piece of shared evidence; see
-    `specific_units`. Code names and environment variables count but do not name a failure:
-    two logs of the same program share them whatever went wrong."""
-    how, _, what = item.kind.partition(":")
-    if how == "token":
-        if item.name.lower() in BOILERPLATE or what == "setting":
-            return 0, False
-        if what in NAMING_EXTRACTORS:
-            return 1, False
-        return (1 if item.cases > thresholds.common_token * total else 2), True
-    if what == Facet.SYMPTOM and item.listed > thresholds.survey_symptoms:
-        return 0, False  # one of the many failures a survey lists
-    if what in (Facet.SYMPTOM, Facet.ROOT_CAUSE) and item.cases <= thresholds.generic_term * total:
-        return 1, True
-    if what == Facet.ERROR_CODE:
-        return 1, True  # a code the case carries, found by its own patterns: as a specific symptom
-    if how == "version":
-        return 1, False  # the failure is known on this version: the case may apply
-    return 0, False
-
-
-def _free_lines(places: tuple[tuple[int, int, int], ...], held: dict[int, list[tuple[int, int]]]) -> set[int]:
-    """The lines where a piece at `places` shares no place with the pieces `held` (line
-    number -> their spans there): each place compared with the spans of its own line only."""
-    taken = {n for n, start, end in places if any(start < b and a < end for a, b in held.get(n, ()))}
-    return {n for n, _, _ in places} - taken
-
-
-@functools.lru_cache(maxsize=32)  # confidence asks twice per hit (specific_units, names_the_failure)
-def _counted(shared: tuple[Shared, ...], total: int, thresholds: Thresholds) -> list[tuple[int, bool]]:
-    """(units, names the failure) of each piece of `shared` that counts for confidence, once
-    per signature: the pieces are taken strongest first (most units, then one naming the
-    failure, then in order), and a piece that shares a place (`Shared.places`: a span of a
-    line) with a piece taken before is that signature again on that line. It counts only
-    when it shows on some other line on its own. A code and its own phrase on one line (the
-    watchdog's `Watchdog caught collective operation timeout`, both a failure token and the
-    ProcessGroupNCCL code's pattern, and its `WorkNCCL(...Timeout(ms)...)` after it) are one
-    signature; `Xid 79` and `fallen off the bus` on one line, two places, are two; so is the
-    code on its next line (`Some NCCL operations have failed or timed out`). A piece with no
-    place (its words not found as written) counts as before. Pieces that count for nothing
-    hold no place."""
-    units = sorted(
-        ((*_unit(item, total, thresholds), index) for index, item in enumerate(shared)),
-        key=lambda u: (-u[0], not u[1], u[2]),
-    )
-    held: dict[int, list[tuple[int, int]]] = {}
-    counted = []
-    for n, failure, index in units:
-        places = shared[index].places
-        if n == 0 or (places and not _free_lines(places, held)):
-            continue
-        for number, start, end in places:
-            held.setdefault(number, []).append((start, end))
-        counted.append((n, failure))
-    return counted
-
-
-def specific_units(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> int:
-    """How specifically the evidence a case shares with a log names one failure.
-
-    2 for a failure token (error code, NCCL result, CUDA error, exception type, errno or
-    signal name, error phrase) in few cases, 1 when it is in many (`timed out`); 1 for a
-    code name (`save_checkpoint`, `distributed_c10d`), an environment variable, an error code
-    the case carries found by its patterns, or a symptom or root cause that is not on most
-    cases; 0 for boilerplate (`BOILERPLATE`), a setting
-    the log echoes (`enforce_eager=False`), a generic symptom (Training job failure), a
-    symptom of a case that lists more than `thresholds.survey_symptoms` (a census of a
-    platform's incidents shares `Out of memory` and `NCCL timeout` with most failure logs)
-    and any component (NCCL, PyTorch, vLLM: context, not a failure). Evidence at a place
-    that stronger evidence holds counts nothing more (`_counted`).
-    """
-    return sum(n for n, _ in _counted(shared, total, thresholds))
-
-
-def names_the_failure(shared: tuple[Shared, ...], total: int, thresholds: Thresholds = THRESHOLDS) -> bool:
-    """Whether at least two pieces of the shared evidence count (`specific_units`) and one
-    of them names the failure (a failure token, an error code, a specific symptom or root
-    cause), not only code names: one rare token alone is a coincidence as often as not (an
-    exception type one unrelated case quotes), and `output_dir` with `save_checkpoint` says
-    the same program ran, not that it failed the same way. Two pieces at one place of the
-    log (a code and its own phrase) are one (`_counted`).
-
-    And the failure named by more than one common word of its kind: by a piece that few
-    cases share (`thresholds.common_token`: a rare error token, or a code, symptom or root
-    cause on few cases; found at a place another piece holds, it still says which failure
-    that signature is), or by two pieces at different places. One common failure word
-    (`NCCL error`, `timed out`, `Loss spike`) beside a code name (`all_reduce_perf`,
-    `grad_norm`) is what any log of that kind of failure shares with any case of it: on the
-    tuning logs (eval/logs.json) that made 8 of the 36 hits that are not relevant but had
-    the evidence of a strong one (all but their score against the best hit's), one of them
-    labelled strong, and none of the relevant ones."""
-    counted = _counted(shared, total, thresholds)
-    if len(counted) < 2 or not any(failure for _, failure in counted):
-        return False
-    named = sum(1 for _, failure in counted if failure)
-    return named >= 2 or any(
-        _unit(item, total, thresholds)[1] and item.cases <= thresholds.common_token * total for item in shared
-    )
-
-
-def confidence(
-    signature: float,
-    signatures: int,
-    score: float,
-    top: float,
-    *,
-    shared: tuple[Shared, ...] = (),
-    total: int = 1,
-    thresholds: Thresholds = THRESHOLDS,
-) -> Confidence:
-    """strong / possible / weak for a log hit (`Thresholds` chosen on the tuning logs,
-    eval/logs.json, with and without a matching case: `eval/calibrate.py --logs`).
-
-    strong needs at least two signatures (error codes, tokens, symptom or root-cause terms,
-    components found by their own patterns; never a bare component name) weighing
-    `thresholds.signature`, a score close to the best hit's, and evidence that names the
-    failure specifically (`specific_units` of the `shared` evidence reaching
-    `thresholds.specific`, from two pieces of which one names the failure, by a piece few
-    cases share or by two pieces, `names_the_failure`): a rare error token with a code name
-    or a specific symptom, or two specific symptoms; not code names alone, nor one common
-    failure word beside them.
-    Boilerplate (torchrun's ChildFailedError, the CUDA_LAUNCH_BLOCKING hint), the settings
-    a log echoes, a generic symptom, a survey's symptoms (`Thresholds.survey_symptoms`) or
-    component names fit many unrelated logs: possible at most. So does the NCCL watchdog's
-    timeout alone, what any hang ends in: its code, `NCCL timeout` and `timed out` weigh
-    7 to 8 at 173 cases, under `thresholds.signature` unless more of the case shows.
-    """
-    if (
-        specific_units(shared, total, thresholds) >= thresholds.specific
-        and names_the_failure(shared, total, thresholds)
-        and signatures >= 2
-        and signature >= thresholds.signature
-        and score >= thresholds.share_of_top * top
-    ):
-        return "strong"
-    if signature >= POSSIBLE_SIGNATURE:
-        return "possible"
-    return "weak"
 
 
 class _Spans:
@@ -778,7 +193,7 @@ class _Spans:
                 continue
             spans = [m.span() for m in compiled.finditer(line)]
             if form and spans:
-                # A name is not read inside a source-file or host name (`_term_forms_in`):
+                # A name is not read inside a source-file or host name (`log_terms.term_forms_in`):
                 # not shown there.
                 files = not_word_spans(line) if files is None else files
                 spans = [span for span in spans if not inside(span, files)]
@@ -844,44 +259,23 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
 
 def _read_log(text: str | bytes, limit: int) -> LogReading:
     text = decode_log(text)
-    all_lines = _physical_lines(text)
-    lines = _unique_lines(text)
+    all_lines = physical_lines(text)
+    lines = unique_lines(text)
     blank = sum(1 for line in all_lines if not line.strip())
     repeated = len(all_lines) - blank - len(lines)
     scanned = LogLines(lines)
-    kind_lines = _kind_lines(scanned)
-    kind = _job_kind(scanned, kind_lines)
-    # A log with lines of each kind alone (a GRPO job whose rollouts run a vLLM engine: its
-    # `init engine (... create kv cache ...)` line names no training word) is mostly one
-    # kind but shows the other: a case of that other kind only may be its failure, so it is
-    # not disfavoured. A line naming both counts for neither (`_kind_lines`).
-    both_kinds = bool(kind_lines["training"]) and bool(kind_lines["inference"])
+    job = read_job_kind(scanned)
 
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
-    matcher, entries = _term_matcher(terms)
-    term_evidence: dict[int, _Evidence] = {}
-    by_pattern: set[int] = set()  # terms found by one of their own patterns
-    signature_lines: set[str] = set()
-    # The lines the reading counts as carrying a signature: a line naming only components
-    # (`NCCL INFO NCCL version 2.18.1`, `Using PyTorch 2.1.0 on NVIDIA GPU`) says what ran,
-    # not what failed, so it is not one (it still weighs as context, `is_context`).
-    counted_lines: set[str] = set()
-    if matcher is not None:
-        source_files = _source_files(scanned)
-        for line, numbers in lines.items():
-            for index in _term_forms_in(line, matcher, entries, source_files.get(line)):
-                entry = entries[index]
-                evidence = term_evidence.setdefault(entry.term.id, _Evidence())
-                if entry.pattern:
-                    by_pattern.add(entry.term.id)
-                signature_lines.add(line)
-                if entry.term.facet != Facet.COMPONENT:
-                    counted_lines.add(line)
-                for number in numbers:
-                    evidence.add(number, line)
+    found_terms = find_terms(lines, scanned, terms)
+    term_evidence = found_terms.evidence
+    by_pattern = found_terms.by_pattern  # terms found by one of their own patterns
+    signature_lines = set(found_terms.lines)
+    # The lines the reading counts as carrying a signature (`log_terms.FoundTerms.counted_lines`).
+    counted_lines = set(found_terms.counted_lines)
     failure_lines = set(signature_lines)  # lines naming a term, or a failure token (below)
-    token_evidence = _tokens(lines, scanned)
-    version_evidence = _versions(lines, terms, scanned)
+    token_evidence = failure_tokens(lines, scanned)
+    version_evidence = component_versions(lines, terms, scanned)
     for evidence in token_evidence.values():
         signature_lines.update(line for _, line in evidence.lines)
         counted_lines.update(line for _, line in evidence.lines)
@@ -912,7 +306,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
             lines_with_signature=len(counted_lines),
             lines_context=len(context_lines),
             lines_ignored=len(lines) - len(counted_lines) - len(context_lines),
-            job_kind=kind,
+            job_kind=job.kind,
             generic_only=generic,
         )
 
@@ -925,29 +319,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     context: dict[str, float] = {}
     term_by_id = {t.id: t for t in terms}
 
-    # Boilerplate is not looked up: a token every failure of its kind prints would rank the
-    # one case that happens to quote it (ChildFailedError) above the failure's own cases.
-    # A debugging variable the job itself set (`export CUDA_LAUNCH_BLOCKING=1`) is looked
-    # up: it changes how the job runs, and cases about that change name it. Found as a
-    # setting, it still counts for nothing in `confidence`. A
-    # code name that is mostly stop words (`NO_OTHER_FAILURES` in torchrun's summary) would
-    # be the bare word `failures` on PostgreSQL, which drops stop words: left out on both.
-    searchable = [
-        t
-        for t, evidence in token_evidence.items()
-        if (t.lower() not in BOILERPLATE or evidence.set_by_job)
-        and (evidence.kind not in ("identifier", "setting") or keeps_meaning(Atom(tuple(words(t)))))
-    ]
-    # Messages after `error:` are many in a noisy log and longer than any code: only the
-    # first MAX_ERROR_MESSAGES of them (in log order) are looked up, in at most that many of
-    # the MAX_TOKENS places, so sixty ERROR lines cannot crowd an Xid code or an exception
-    # name out; the other tokens keep the rest, longest first as before.
-    messages = [t for t in searchable if token_evidence[t].kind == ERROR_MESSAGE][:MAX_ERROR_MESSAGES]
-    others = sorted(
-        (t for t in searchable if token_evidence[t].kind != ERROR_MESSAGE),
-        key=lambda t: (-len(words(t)), t),
-    )
-    tokens = others[: MAX_TOKENS - len(messages)] + messages
+    tokens = tokens_to_look_up(token_evidence)
     atoms = [Atom(tuple(words(t))) for t in tokens]
     usable = [i for i, a in enumerate(atoms) if a.words]
     backend = get_backend()
@@ -1030,18 +402,18 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
 
     add_terms(pairs)
 
-    word_score, word_reasons = _rare_words(lines, failure_lines, signature_lines, total)
+    word_score, word_reasons = rare_words(lines, failure_lines, signature_lines, total)
     slug_of = {t.name: t.slug for t in terms if t.facet == Facet.COMPONENT}
     versions_of: dict[str, list[tuple[str, str]]] = {}
-    for case_id, name, version in _affected_by(version_evidence, slug_of):
+    for case_id, name, version in affected_by(version_evidence, slug_of):
         signature[case_id] = signature.get(case_id, 0.0) + VERSION_WEIGHT
         signature_count[case_id] = signature_count.get(case_id, 0) + 1
         versions_of.setdefault(case_id, []).append((name, version))
 
-    def evidence_of(case_id: str) -> tuple[list[tuple[str, _Evidence]], list[Shared]]:
+    def evidence_of(case_id: str) -> tuple[list[tuple[str, Evidence]], list[Shared]]:
         """What `case_id` shares with the log: (name, evidence) in the order found (tokens,
         terms, versions), and the same as `Shared` for `confidence`."""
-        named: list[tuple[str, _Evidence]] = []
+        named: list[tuple[str, Evidence]] = []
         shared: list[Shared] = []
         for token, cases, count in token_cases:
             if case_id in cases:
@@ -1104,16 +476,16 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         generic.update(term_by_id[t].name for t in common_terms if is_context(t))
         candidates = scored()
     token_cases = [found_tokens[p] for p in sorted(found_tokens)]
-    kinds = _workload_kinds(candidates) if candidates else {}
+    kinds = workload_kinds(candidates) if candidates else {}
     semantic = _semantic_scores(lines, signature_lines, failure_lines, candidates)
     scores: dict[str, float] = {}
-    # What each case shares with the log, which its label reads (`confidence`): see `_shared_weight`.
+    # What each case shares with the log, which its label reads (`confidence`): see `shared_weight`.
     shared_weights: dict[str, float] = {}
     for case_id in candidates:
-        kind_factor = _kind_factor(kind, kinds.get(case_id, frozenset()), both_kinds)
+        kind_factor = job.factor(kinds.get(case_id, frozenset()))
         semantic_factor = 1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0)
         weight = signature.get(case_id, 0.0) + CONTEXT_WEIGHT * context.get(case_id, 0.0)
-        shared_weights[case_id] = _shared_weight(weight, kind_factor)
+        shared_weights[case_id] = shared_weight(weight, kind_factor)
         ranked_weight = weight - unranked.get(case_id, 0.0) + word_score.get(case_id, 0.0)
         scores[case_id] = ranked_weight * kind_factor * semantic_factor
 
@@ -1121,9 +493,9 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         return reading([], tuple(sorted(generic)))
     # The RE2 patterns of the terms found, by name (compiled once each, `_compiled`): where
     # each piece of evidence is in its lines, for confidence (`places_of`) and the hits' spans.
-    spans = _Spans({term_by_id[t].name: _term_patterns(term_by_id[t]) for t in term_evidence})
+    spans = _Spans({term_by_id[t].name: term_patterns(term_by_id[t]) for t in term_evidence})
 
-    def places_of(name: str, evidence: _Evidence) -> tuple[tuple[int, int, int], ...]:
+    def places_of(name: str, evidence: Evidence) -> tuple[tuple[int, int, int], ...]:
         """Where the log shows a piece of evidence: where its token or version was read, or
         where its term's forms and patterns match (`PLACE_CHARS` of each line), at most
         `LINES_PER_EVIDENCE` places a line, as tokens are read (`_counted` compares places)."""
@@ -1136,7 +508,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         )
 
     top = max(shared_weights.values())
-    found_by: dict[str, tuple[list[tuple[str, _Evidence]], list[Shared]]] = {}
+    found_by: dict[str, tuple[list[tuple[str, Evidence]], list[Shared]]] = {}
 
     def label(case_id: str) -> Confidence:
         if case_id not in found_by:
@@ -1181,19 +553,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         case_id: sum(1 for t in case.linked_terms or () if t.facet == Facet.SYMPTOM)
         for case_id, case in cases.items()
     }
-    # A strong hit below one that is not is possible: the rare words a case shares add to its
-    # score, not to its label, and a possible hit ranked above a strong one (the list saying
-    # "this one" of a case it calls less certain). Strong hits are the head of the list;
-    # moving them up instead put a wrong strong case above the right possible one (two of the
-    # tuning logs, eval/logs.json).
-    labels: dict[str, Confidence] = {}
-    head = True  # every hit so far is strong
-    for case_id in ranked:
-        labelled = label(case_id)
-        if labelled == "strong" and not head:
-            labelled = "possible"
-        head = head and labelled == "strong"
-        labels[case_id] = labelled
+    labels = dict(zip(ranked, head_labels(label(case_id) for case_id in ranked), strict=True))
     hits = []
     component_names = {t.name for t in terms if t.facet == Facet.COMPONENT}
     shared_lines: set[str] = set()  # every line a hit lists (the reading's context lines)
@@ -1272,31 +632,6 @@ def _first_lines(shown: list[tuple[int, list[str]]], leaving_out: set[str]) -> l
     return list(found.items())
 
 
-def _kind_factor(kind: str | None, case_kinds: frozenset[str], both_kinds: bool) -> float:
-    """The ranking's factor for a case of workloads `case_kinds` on a log of job `kind`
-    (`_job_kind`): `KIND_MATCH` for a case of that kind, `KIND_MISMATCH` for a case only of
-    the other kind unless the log shows both (`both_kinds`), else 1."""
-    if kind and kind in case_kinds:
-        return KIND_MATCH
-    if kind and case_kinds and not both_kinds:
-        return KIND_MISMATCH  # a case only of a kind of job the log does not show
-    return 1.0
-
-
-def _shared_weight(weight: float, kind_factor: float) -> float:
-    """What a case shares with the log as its label compares it with the best hit's
-    (`Thresholds.share_of_top`): the `weight` of its signatures and context, lowered only
-    when the case is of a kind of job the log does not show (`KIND_MISMATCH`: the log says
-    something against it). The rare words it shares are not in `weight`: they reorder the
-    hits but never make one strong. The factors that only order cases of equal evidence are
-    left out too: the job kind a case matches (a case whose workload is not recorded is not less
-    of a match) and the semantic score of the log's lines. Read with them, IL-0485
-    (workload not recorded) was "possible" and IL-0450 (training) "strong" for an
-    InfiniBand training log of which each shares the same two error codes and their lines
-    (a new user's walkthrough)."""
-    return weight * min(kind_factor, 1.0)
-
-
 def _naming_part(held: dict[str, float], line: str, weight: float) -> float:
     """What a naming token (a code name, environment variable or setting) of ranked `weight`,
     first read on `line`, adds to a case's ranking score, given the naming tokens that case
@@ -1361,81 +696,6 @@ def _count_name(atom: Atom) -> str:
     return f"log-atom-cases:{atom_digest(atom)}"
 
 
-def _rare_words(
-    lines: dict[str, list[int]], failure_lines: set[str], signature_lines: set[str], total: int
-) -> tuple[dict[str, float], dict[str, list[tuple[str, _Evidence]]]]:
-    """Case id -> weight of the rare words it shares with the log, and case id -> those
-    words with their lines (as reasons are kept).
-
-    What a log says in its own words (`decoupled: True` in a Triton config, `NVLS Bind mem`,
-    a package name) names its failure as often as its error codes do, and a plain BM25 over
-    the log found such cases when no signature did. The words looked up: at most
-    `WORD_LOOKUP` distinct ones (letters only, 4 to 40 of them, no stop words), first from
-    the lines naming a failure, then the other signature lines, then the rest of the log
-    from its end (where a log tells how it ended). One query (`rare_atom_hits`) keeps those
-    in at most `RARE_SHARE` of the published cases; the `RARE_WORDS` rarest count, each
-    `WORD_WEIGHT * log(1 + N / n)` for every case containing it, when the case contains at
-    least `MIN_RARE_WORDS` of them. Rare words add to the
-    ranking score only, never to the signatures that `confidence` reads: a case found by
-    words alone is a weak hit.
-    """
-    ordered = _evidence_lines(lines, signature_lines, failure_lines)
-    ordered += [line for line in reversed(list(lines)) if line not in signature_lines]
-    first_line: dict[str, tuple[str, str]] = {}  # lower-cased word -> (its line, as written)
-    read_forms: set[str] = set()
-    for line in ordered:
-        # A line that differs from one read already only in its digits (a counter, a time,
-        # a rank) has the same words of letters only: nothing new to find in it.
-        form = line.translate(_DIGITS_AS_ZERO)
-        if form in read_forms:
-            continue
-        read_forms.add(form)
-        for word in words(line):
-            low = word.lower()
-            if 4 <= len(low) <= 40 and low.isalpha() and low not in STOP_WORDS and low not in first_line:
-                first_line[low] = (line, word)
-        if len(first_line) >= WORD_LOOKUP:
-            break
-    found = list(first_line)[:WORD_LOOKUP]
-    by_word: dict[int, list[str]] = {}
-    for case_id, index in get_backend().rare_atom_hits(
-        [Atom((w,)) for w in found], max(1, int(RARE_SHARE * total))
-    ):
-        by_word.setdefault(index, []).append(case_id)
-    rare = sorted(by_word.items(), key=lambda kv: (len(kv[1]), found[kv[0]]))[:RARE_WORDS]
-    score: dict[str, float] = {}
-    reasons: dict[str, list[tuple[str, _Evidence]]] = {}
-    for index, case_ids in rare:
-        weight = WORD_WEIGHT * math.log(1 + total / len(case_ids))
-        evidence = _Evidence()
-        line, written = first_line[found[index]]
-        for number in lines[line]:
-            evidence.add(number, line)
-        for case_id in case_ids:
-            score[case_id] = score.get(case_id, 0.0) + weight
-            reasons.setdefault(case_id, []).append((written, evidence))
-    # One shared rare word is a coincidence as often as not (`opcode` in one unrelated case
-    # outranked the case carrying the log's Xid code): a case needs MIN_RARE_WORDS of them.
-    kept = {case_id for case_id, shared in reasons.items() if len(shared) >= MIN_RARE_WORDS}
-    return (
-        {case_id: score[case_id] for case_id in kept},
-        {case_id: reasons[case_id] for case_id in kept},
-    )
-
-
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
-
-
-def _evidence_lines(
-    lines: dict[str, list[int]], signature_lines: set[str], failure_lines: set[str]
-) -> list[str]:
-    """The log's lines that carry evidence, in log order: those naming the failure first,
-    then those with only code names or settings."""
-    ordered = [line for line in lines if line in failure_lines]
-    ordered += [line for line in lines if line in signature_lines and line not in failure_lines]
-    return ordered
-
-
 def _semantic_scores(
     lines: dict[str, list[int]], signature_lines: set[str], failure_lines: set[str], candidates: list[str]
 ) -> dict[str, float]:
@@ -1445,52 +705,9 @@ def _semantic_scores(
     settings, up to `SEMANTIC_CHARS`. One query (the candidates' stored vectors)."""
     if not candidates or not encoder.available():
         return {}
-    ordered = _evidence_lines(lines, signature_lines, failure_lines)
+    ordered = evidence_lines(lines, signature_lines, failure_lines)
     text = "\n".join(shown_line(line) for line in ordered)[:SEMANTIC_CHARS]
     vector = query_vector(text) if text.strip() else None
     if vector is None:
         return {}
     return candidate_scores(vector, candidates)
-
-
-def _workload_kinds(candidates: list[str]) -> dict[str, frozenset[str]]:
-    """Candidate case id -> its workload slugs (training / inference). With the store cache
-    on, every published case's are kept in this process per store generation (no query; a
-    broad log has thousands of candidates, whose ids as query parameters cost more than the
-    rows); off, one query for the candidates."""
-    if settings.STORE_CACHE:
-        every = store_cache.local("workload-kinds", lambda: _kinds_of(Case.objects.published()))
-        return {case_id: every[case_id] for case_id in candidates if case_id in every}
-    return _kinds_of(Case.objects.filter(id__in=candidates))
-
-
-def _kinds_of(cases: QuerySet[Case]) -> dict[str, frozenset[str]]:
-    """Case id -> its workload slugs, for the cases of `cases` that have one (one query, its
-    rows streamed). Cases with the same slugs share one frozenset: kept for every published
-    case, a set each took 30 MB of a worker at 100,000 cases, against 11 MB shared."""
-    kinds: dict[str, frozenset[str]] = {}
-    shared: dict[frozenset[str], frozenset[str]] = {}
-    for case_id, slug in (
-        CaseTerm.objects.filter(
-            case__in=cases, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
-        )
-        .values_list("case_id", "term__slug")
-        .iterator(chunk_size=2000)
-    ):
-        held = kinds.get(case_id)
-        slugs = frozenset((slug,)) if held is None else held | {slug}
-        kinds[case_id] = shared.setdefault(slugs, slugs)
-    return kinds
-
-
-def _term_patterns(term: Term) -> list[tuple[str, bool]]:
-    """RE2 patterns finding a term in a line, each with whether it is a name or synonym
-    (not read inside a source-file name, `_term_forms_in`): its name and synonyms, then its
-    own patterns."""
-    found = []
-    for form in [] if term.facet in PATTERNS_ONLY else [term.name, *term.synonyms]:
-        if words(form):
-            pattern, ignore_case = _form_pattern(form)
-            found.append((("(?i)" if ignore_case else "") + pattern, True))
-    found.extend(("(?i)" + p, False) for p in term.patterns if pattern_problem(p) is None)
-    return found
