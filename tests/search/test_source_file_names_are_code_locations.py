@@ -11,8 +11,8 @@ import pytest
 
 from incidents.models import Facet, Term
 from incidents.search import read_log, search_cases
+from incidents.search.log_hits import Spans
 from incidents.search.log_terms import term_forms_in, term_matcher, term_patterns
-from incidents.search.logmatch import _Spans
 from incidents.search.patterns import source_file_spans
 from incidents.selectors.vocabulary import terms_with_case_counts
 
@@ -88,7 +88,7 @@ def test_the_proxy_thread_line_names_no_load_balancer():
     # balancer is named by `reverse proxy` and `upstream proxy`, not by `proxy` alone, which in
     # this library is NCCL's proxy thread in every case but one, so it has no place here.
     balancer = Term.objects.get(facet=Facet.COMPONENT, name="Load balancer")
-    spans = _Spans({balancer.name: term_patterns(balancer)})
+    spans = Spans({balancer.name: term_patterns(balancer)})
     assert spans.places(PROXY_SERVICE, balancer.name) == []
     assert "Load balancer" not in terms_in(PROXY_SERVICE)
 
