@@ -86,7 +86,9 @@ class Evidence:
 
     # (line number, line) of its first `LINES_PER_EVIDENCE` lines, a number once.
     lines: list[tuple[int, str]] = field(default_factory=list)
-    count: int = 0  # every line number it was read at, repeats included
+    # How often it was added: once per line number given (a repeated line's first
+    # `LINES_PER_EVIDENCE` numbers, `unique_lines`). Nothing reads it now.
+    count: int = 0
     # How a token was found, the most telling way (`log_tokens.stronger_kind`): the
     # extractor's name (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
     kind: str = ""
