@@ -10,7 +10,7 @@ Channel 00/16 ...` lines differing in their numbers only filled a hit's first pl
 (a new user's walkthrough). Left out now: a context line whose shared names are all read in
 where it was printed (the logger's source path), and one that repeats a context line shown
 already but for its digits (the first stands for them). The ranking is unchanged: context
-still weighs (`logmatch.CONTEXT_WEIGHT`); only what is shown is trimmed.
+still weighs (`log_scores.CONTEXT_WEIGHT`); only what is shown is trimmed.
 """
 
 from __future__ import annotations

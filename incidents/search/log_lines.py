@@ -8,7 +8,7 @@ costs that once, plus a little per match.
 
 That gives the same matches as scanning each line only for patterns that cannot match a
 line break: `[^\\S\\n]` for `\\s`, `\\n` in every negated class, `(?m)` for `^` and `$`.
-The built-in patterns (`patterns.EXTRACTORS`, `logmatch`'s job-kind and version patterns)
+The built-in patterns (`patterns.EXTRACTORS`, `log_job_kind`'s and `log_versions`' patterns)
 are written so; a vocabulary pattern, which anyone may write, is still read line by line.
 """
 

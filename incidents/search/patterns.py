@@ -89,7 +89,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ),
     Extractor("env", r"\b((?:NCCL|CUDA|TORCH|NVIDIA|UCX|FI|OMPI)_[A-Z0-9_]{2,40})\b"),
     Extractor("exception", r"\b([A-Z][A-Za-z0-9]{2,60}(?:Error|Exception|Failure|Timeout))\b"),
-    # The C library's symbolic error names (`logmatch` keeps the words `errnos` knows) and
+    # The C library's symbolic error names (`log_tokens` keeps the words `errnos` knows) and
     # error numbers (`[Errno 28]`, `errno=110`), read as their names (28 is ENOSPC).
     Extractor("errno", r"\b(E[A-Z0-9]{2,14})\b"),
     Extractor("errno-number", r"\b[Ee]rrno\b\]?[^\S\n]*[=:]?[^\S\n]*-?(\d{1,3})\b"),

@@ -6,7 +6,7 @@ IL-0485 "possible", though each carries both error codes and shares the same lin
 label compared a hit's score with the best one's after the job-kind factor (IL-0450 is a
 training case, 1.25; IL-0485's workload is not recorded, 1.0) and the semantic factor, which
 only order cases of equal evidence. Now it compares what each case shares with the log,
-lowered only for a case of a kind of job the log does not show (`logmatch._shared_weight`).
+lowered only for a case of a kind of job the log does not show (`log_confidence.shared_weight`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from incidents.search import read_log
-from incidents.search.logmatch import KIND_MATCH, KIND_MISMATCH, _shared_weight
+from incidents.search.log_confidence import shared_weight
+from incidents.search.log_job_kind import KIND_MATCH, KIND_MISMATCH
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +42,6 @@ def test_one_of_the_two_signatures_alone_is_not_strong():
 
 
 def test_only_a_kind_of_job_the_log_does_not_show_lowers_what_a_case_shares():
-    assert _shared_weight(10.0, KIND_MATCH) == 10.0
-    assert _shared_weight(10.0, 1.0) == 10.0
-    assert _shared_weight(10.0, KIND_MISMATCH) == 10.0 * KIND_MISMATCH
+    assert shared_weight(10.0, KIND_MATCH) == 10.0
+    assert shared_weight(10.0, 1.0) == 10.0
+    assert shared_weight(10.0, KIND_MISMATCH) == 10.0 * KIND_MISMATCH

@@ -11,7 +11,7 @@ import pytest
 
 from incidents.models import Facet
 from incidents.search import read_log
-from incidents.search.logmatch import _term_forms_in, _term_matcher
+from incidents.search.log_terms import term_forms_in, term_matcher
 from incidents.search.patterns import not_word_spans
 from incidents.selectors.vocabulary import terms_with_case_counts
 
@@ -20,8 +20,8 @@ pytestmark = pytest.mark.django_db
 
 def terms_in(line: str) -> set[str]:
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
-    matcher, entries = _term_matcher(terms)
-    return {entries[i].term.name for i in _term_forms_in(line, matcher, entries, not_word_spans(line))}
+    matcher, entries = term_matcher(terms)
+    return {entries[i].term.name for i in term_forms_in(line, matcher, entries, not_word_spans(line))}
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """In log matching's ranking, a code name or environment variable weighs less than a failure
 token as rare (`NAMING_WEIGHT`), and the code names and settings read on one line count once,
-as the heaviest of them (`_naming_part`): they say which program ran and how it was set up,
+as the heaviest of them (`log_scores.naming_part`): they say which program ran and how it was set up,
 which every failure of that program shares. Confidence reads their full weight."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from incidents.search import logmatch, read_log
+from incidents.search import log_scores, read_log
 
 pytestmark = pytest.mark.django_db
 
@@ -58,15 +58,15 @@ def summed_per_token(held: dict[str, float], line: str, weight: float) -> float:
 
 def test_a_lines_naming_tokens_add_their_heaviest_whatever_the_order():
     held: dict[str, float] = {}
-    assert logmatch._naming_part(held, "config line", 3.0) == 3.0
-    assert logmatch._naming_part(held, "config line", 2.0) == 0.0  # lighter, same line
-    assert logmatch._naming_part(held, "config line", 5.0) == 2.0  # heavier: what it adds over 3
-    assert logmatch._naming_part(held, "stack frame", 1.5) == 1.5  # another line counts apart
+    assert log_scores.naming_part(held, "config line", 3.0) == 3.0
+    assert log_scores.naming_part(held, "config line", 2.0) == 0.0  # lighter, same line
+    assert log_scores.naming_part(held, "config line", 5.0) == 2.0  # heavier: what it adds over 3
+    assert log_scores.naming_part(held, "stack frame", 1.5) == 1.5  # another line counts apart
     assert held == {"config line": 5.0, "stack frame": 1.5}
     other: dict[str, float] = {}
-    parts = [logmatch._naming_part(other, "config line", w) for w in (5.0, 2.0, 3.0)]
+    parts = [log_scores.naming_part(other, "config line", w) for w in (5.0, 2.0, 3.0)]
     assert parts == [5.0, 0.0, 0.0]
-    assert sum(parts) + logmatch._naming_part(other, "stack frame", 1.5) == 6.5
+    assert sum(parts) + log_scores.naming_part(other, "stack frame", 1.5) == 6.5
 
 
 def test_a_rare_code_name_no_longer_outranks_the_failure_the_log_shows(monkeypatch):
@@ -74,7 +74,7 @@ def test_a_rare_code_name_no_longer_outranks_the_failure_the_log_shows(monkeypat
     assert ranked[0] in FP16_DIVERGENCE_CASES
     assert CHECKPOINT_STEP_CASE not in ranked[:5]
     # Weighed as a failure token, the one code name put the checkpoint case first.
-    monkeypatch.setattr(logmatch, "NAMING_WEIGHT", 1.0)
+    monkeypatch.setattr(log_scores, "NAMING_WEIGHT", 1.0)
     assert ids(FP16_OVERFLOW)[0] == CHECKPOINT_STEP_CASE
 
 
@@ -83,9 +83,9 @@ def test_an_echoed_configuration_line_counts_once(monkeypatch):
     assert ranked[:2] == [MLA_CASE, VLLM_HANG_CASE]
     # Each setting of the engine line adding its weight put the hang that quotes the same
     # line first, at the code share alone as at full weight.
-    monkeypatch.setattr(logmatch, "_naming_part", summed_per_token)
+    monkeypatch.setattr(log_scores, "naming_part", summed_per_token)
     assert ids(VLLM_MLA_ASSERT)[:2] == [VLLM_HANG_CASE, MLA_CASE]
-    monkeypatch.setattr(logmatch, "NAMING_WEIGHT", 1.0)
+    monkeypatch.setattr(log_scores, "NAMING_WEIGHT", 1.0)
     assert ids(VLLM_MLA_ASSERT)[:2] == [VLLM_HANG_CASE, MLA_CASE]
 
 
@@ -95,8 +95,8 @@ def test_confidence_reads_the_full_weights(monkeypatch):
     # lowers its score and changes no label.
     log = (Path(__file__).parents[2] / "eval" / "logs" / "tgi-pyspy.log").read_text(encoding="utf-8")
     now = read_log(log).hits
-    monkeypatch.setattr(logmatch, "NAMING_WEIGHT", 1.0)
-    monkeypatch.setattr(logmatch, "_naming_part", summed_per_token)
+    monkeypatch.setattr(log_scores, "NAMING_WEIGHT", 1.0)
+    monkeypatch.setattr(log_scores, "naming_part", summed_per_token)
     before = read_log(log).hits
     assert now[0].case.id == before[0].case.id == "IL-0464"
     assert "ncclEnqueueCheck" in now[0].matched_terms

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from incidents.search.log_job_kind import _KIND_PATTERNS
 from incidents.search.log_lines import LogLines
-from incidents.search.logmatch import _EXTRACTORS, _KIND_PATTERNS, _tokens, _unique_lines, _version_matcher
+from incidents.search.log_text import unique_lines
+from incidents.search.log_tokens import _EXTRACTORS, failure_tokens
+from incidents.search.log_versions import _version_matcher
 from incidents.search.patterns import SOURCE_FILE
 
 EVAL_LOGS = sorted((Path(__file__).parents[2] / "eval" / "logs").glob("*.log"))
@@ -84,14 +87,14 @@ def _patterns():
 
 @pytest.mark.parametrize("text", [ACROSS_LINES, *[p.read_text(encoding="utf-8") for p in EVAL_LOGS]])
 def test_every_built_in_pattern_finds_in_the_joined_lines_what_it_finds_in_each(text):
-    lines = list(_unique_lines(text))
+    lines = list(unique_lines(text))
     scanned = LogLines(lines)
     for pattern in _patterns():
         assert _joined(pattern, scanned) == _per_line(pattern, lines), pattern.pattern
 
 
 def test_a_token_split_over_two_lines_is_not_found():
-    tokens = _tokens(_unique_lines(ACROSS_LINES))
+    tokens = failure_tokens(unique_lines(ACROSS_LINES))
     # `Xid` then `79` on the next line (both spellings), `fatal:` then its message, `errno`
     # then its number: nothing is read across a line break.
     assert "Xid 79" not in tokens
@@ -113,7 +116,8 @@ def test_each_token_carries_the_numbers_of_its_own_lines():
             "CUDA error: an illegal memory access was encountered",  # 7
         ]
     )
-    numbers = {token: [number for number, _ in e.lines] for token, e in _tokens(_unique_lines(text)).items()}
+    found = failure_tokens(unique_lines(text))
+    numbers = {token: [number for number, _ in e.lines] for token, e in found.items()}
     assert numbers["Xid 79"] == [3, 6]
     assert numbers["fallen off the bus"] == [3, 6]
     assert numbers["unhandled system error"] == [5]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from incidents.search import read_log
-from incidents.search.logmatch import LIKE_FIRST_CAP, _like_the_first
+from incidents.search.log_scores import LIKE_FIRST_CAP, like_the_first
 
 pytestmark = pytest.mark.django_db
 
@@ -20,12 +20,12 @@ def test_a_similar_case_gains_the_first_hits_score_times_how_alike_they_are():
     scores = {"IL-1": 10.0, "IL-2": 2.0, "IL-3": 8.0}
     # IL-3 would pass the first hit: it stops just below it. IL-4 is no candidate of the log
     # (it shares nothing with it) and stays out.
-    lifted = _like_the_first(scores, "IL-1", {"IL-1": 1.0, "IL-2": 0.5, "IL-3": 0.4, "IL-4": 0.9})
+    lifted = like_the_first(scores, "IL-1", {"IL-1": 1.0, "IL-2": 0.5, "IL-3": 0.4, "IL-4": 0.9})
     assert lifted == {"IL-2": 7.0, "IL-3": LIKE_FIRST_CAP * 10.0}
 
 
 def test_a_first_hit_without_a_stored_list_changes_nothing():
-    assert _like_the_first({"IL-1": 10.0, "IL-2": 2.0}, "IL-1", {}) == {}
+    assert like_the_first({"IL-1": 10.0, "IL-2": 2.0}, "IL-1", {}) == {}
 
 
 def test_the_gb200_nvlink_log_lists_the_silent_nvlink_case_after_the_one_quoting_its_xid():

@@ -10,14 +10,10 @@ import pytest
 
 from incidents.models import Facet, Term
 from incidents.search import match_log
-from incidents.search.logmatch import (
-    MAX_LOG_BYTES,
-    _tokens,
-    _unique_lines,
-    _versions,
-    decode_log,
-    read_log,
-)
+from incidents.search.log_text import unique_lines
+from incidents.search.log_tokens import failure_tokens
+from incidents.search.log_versions import component_versions
+from incidents.search.logmatch import MAX_LOG_BYTES, decode_log, read_log
 from tests.conftest import ids_quoting
 
 pytestmark = pytest.mark.django_db
@@ -187,7 +183,7 @@ def test_a_newer_nccls_completion_status_reads_as_the_error_the_cases_quote(line
     # Read only as the two error codes' patterns (weighing 1 each), `status=12` put the two
     # cases of this failure 4th and 5th behind three cases of any hang's watchdog timeout
     # (a new user's walkthrough, with an InfiniBand rather than a RoCE log).
-    assert _tokens(_unique_lines(line))["error 12"].kind == "ib-completion"
+    assert failure_tokens(unique_lines(line))["error 12"].kind == "ib-completion"
     quoting = set(ids_quoting("with error 12"))
     assert len(quoting) == 2
     devices = "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.7<0>\n"
@@ -218,13 +214,14 @@ def test_the_message_after_fatal_or_error_is_looked_up_as_a_phrase():
 def test_a_message_another_extractor_read_is_not_looked_up_twice():
     # `CUDA error: ...` is the CUDA error token (and its known phrase): the words after
     # `error:` are not a second, message token for the same text.
-    tokens = _tokens(_unique_lines("RuntimeError: CUDA error: an illegal memory access was encountered\n"))
+    line = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    tokens = failure_tokens(unique_lines(line))
     assert {token: evidence.kind for token, evidence in tokens.items()} == {
         "cuda error an illegal memory access was encountered": "cuda-error",
         "illegal memory access": "phrase",
     }
     # A message no other extractor reads is one.
-    tokens = _tokens(_unique_lines("slurmd[4182]: fatal: gres.conf duplicate records for gpu\n"))
+    tokens = failure_tokens(unique_lines("slurmd[4182]: fatal: gres.conf duplicate records for gpu\n"))
     assert {token: evidence.kind for token, evidence in tokens.items()} == {
         "gres.conf duplicate records for gpu": "error-message"
     }
@@ -242,11 +239,11 @@ def test_many_error_messages_do_not_crowd_out_an_error_code():
 
 
 def test_a_debugging_variable_the_job_sets_is_looked_up_and_a_hint_naming_it_is_not():
-    job = _tokens(
-        _unique_lines("+ export CUDA_LAUNCH_BLOCKING=1\n$ NCCL_DEBUG=INFO TORCH_USE_CUDA_DSA=1 python t.py\n")
+    job = failure_tokens(
+        unique_lines("+ export CUDA_LAUNCH_BLOCKING=1\n$ NCCL_DEBUG=INFO TORCH_USE_CUDA_DSA=1 python t.py\n")
     )
-    hint = _tokens(
-        _unique_lines(
+    hint = failure_tokens(
+        unique_lines(
             "RuntimeError: CUDA error: an illegal memory access was encountered\n"
             "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
             "[rank3]: CUDA_LAUNCH_BLOCKING=1 may help\n"
@@ -280,7 +277,7 @@ def test_an_ngc_container_tag_is_not_read_as_the_frameworks_version():
         "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04": [4],
         "image: nvcr.io/nvidia/gpu-operator:v23.9.1": [5],
     }
-    found = {(name, version) for name, version in _versions(lines, components)}
+    found = {(name, version) for name, version in component_versions(lines, components)}
     assert ("PyTorch", "24.03") not in found
     expected = {("PyTorch", "2.5.1"), ("vLLM", "0.7.3"), ("PyTorch", "2.1.0"), ("CUDA", "12.1.0")}
     assert expected <= found

@@ -10,7 +10,7 @@ import pytest
 
 from incidents import selectors
 from incidents.models import Case, Facet
-from incidents.search import logmatch, read_log
+from incidents.search import log_scores, read_log
 from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
@@ -57,11 +57,11 @@ def test_a_date_or_hours_near_a_number_are_no_code():
 
 
 def test_the_cases_carrying_a_code_rank_up_by_its_weight(monkeypatch):
-    # The first hit's similar cases gain with its score (`_like_the_first`): left out here,
+    # The first hit's similar cases gain with its score (`log_scores.like_the_first`): left out here,
     # where only what carrying a code adds is compared.
-    monkeypatch.setattr(logmatch, "_like_the_first", lambda scores, best, alike: {})
+    monkeypatch.setattr(log_scores, "like_the_first", lambda scores, best, alike: {})
     with_codes = {hit.case.id: hit.score for hit in read_log(LOG, limit=50).hits}
-    monkeypatch.setattr(logmatch, "CODE_WEIGHT", 0.0)
+    monkeypatch.setattr(log_scores, "CODE_WEIGHT", 0.0)
     without = {hit.case.id: hit.score for hit in read_log(LOG, limit=50).hits}
     xid79 = carrying("xid-79")
     assert len(xid79) == 2

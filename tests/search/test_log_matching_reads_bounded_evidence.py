@@ -11,8 +11,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from incidents import store_cache
 from incidents.models import Case, CaseTerm, Facet, Term
-from incidents.search import logmatch, read_log
+from incidents.search import log_candidates, read_log
 from incidents.search.backends import get_backend
 from incidents.search.query import Atom
 from incidents.search.text import words
@@ -28,7 +29,7 @@ LOGS = json.loads((EVAL / "logs.json").read_text())["logs"]
 SMALL_CAP = 20
 # Terms with case counts, published cases, the capped token look-up, the (case, term) pairs
 # of the rarer terms, the rare words, then the first cases of the common terms, the common
-# tokens' counts (without a store cache: `logmatch._cases_containing`), their candidates, the
+# tokens' counts (without a store cache: `log_candidates.cases_containing`), their candidates, the
 # common terms' pairs for the candidates, then workloads, vectors, hits, their terms: four
 # more than without common evidence, one fewer when every term the log names is common (no
 # rarer terms to pair).
@@ -64,13 +65,13 @@ def test_capped_evidence_gives_every_tuning_log_the_same_best_hit_and_as_many_hi
         hits = read_log(text).hits
         # A best hit sharing only evidence more than SMALL_CAP cases carry (the soft-lockup
         # log's `Training hang` and CPU, once its kernel code names weigh less in the ranking,
-        # `logmatch.NAMING_WEIGHT`) is, under the cap, one of the first cases carrying that
+        # `log_scores.NAMING_WEIGHT`) is, under the cap, one of the first cases carrying that
         # evidence by id, as the test after this one shows.
         if not hits or _rarest(hits[0].matched_terms) > SMALL_CAP:
             continue
-        monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 10**9)
+        monkeypatch.setattr(log_candidates, "CANDIDATE_CAP", 10**9)
         whole = _top(text)
-        monkeypatch.setattr(logmatch, "CANDIDATE_CAP", SMALL_CAP)
+        monkeypatch.setattr(log_candidates, "CANDIDATE_CAP", SMALL_CAP)
         calls: list[int] = []
         among = type(get_backend()).atom_hits_among
 
@@ -88,7 +89,7 @@ def test_capped_evidence_gives_every_tuning_log_the_same_best_hit_and_as_many_hi
 
 
 def test_common_evidence_costs_three_more_queries_at_any_size(django_assert_num_queries, monkeypatch):
-    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases, every term in more
+    monkeypatch.setattr(log_candidates, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases, every term in more
     with django_assert_num_queries(CAPPED_QUERIES - 1):
         hits = read_log(LOG).hits
     assert hits[0].case.id == "IL-0523"  # Xid 79, GPU fallen off the bus: the rarer tokens
@@ -99,7 +100,7 @@ def test_a_log_with_only_common_evidence_ranks_a_bounded_set_of_the_cases_carryi
     log = "NVRM: Xid (PCI:0000:87:00): 79, pid=1234, name=python\n"
     whole = [hit.case.id for hit in read_log(log).hits]
     assert len(whole) > 1
-    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)
+    monkeypatch.setattr(log_candidates, "CANDIDATE_CAP", 1)
     capped_hits = read_log(log).hits
     capped = [hit.case.id for hit in capped_hits]
     # Every piece of evidence is in more than one case: the first case (by id) carrying the
@@ -132,7 +133,7 @@ def test_the_capped_look_up_reads_at_most_one_more_than_the_cap_and_counts_exact
 def test_common_tokens_are_counted_once_a_store_generation(
     store_cache_on, monkeypatch, import_synthetic, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setattr(logmatch, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases
+    monkeypatch.setattr(log_candidates, "CANDIDATE_CAP", 1)  # `Xid 79` is in two cases
     counted: list[set[tuple[str, ...]]] = []  # the atoms of each count
     count = type(get_backend()).atom_counts
     xid_79 = ("Xid", "79")
@@ -150,19 +151,19 @@ def test_common_tokens_are_counted_once_a_store_generation(
         assert _top(LOG) == first
     assert len(counted) == 1
     with monkeypatch.context() as uncached:
-        uncached.setattr(logmatch.store_cache, "cached_many", lambda names, compute: compute(list(names)))
+        uncached.setattr(store_cache, "cached_many", lambda names, compute: compute(list(names)))
         with CaptureQueriesContext(connection) as counting:
             assert _top(LOG) == first
     assert len(counted) == 2 and len(counting) == len(kept) + 1
     # A case quoting `Xid 79` more: an import starts a new generation, and the token is
     # counted again (a kept count would weigh it as rarer than it is).
     backend = get_backend()
-    before = logmatch._cases_containing(backend, [Atom(xid_79)])
+    before = log_candidates.cases_containing(backend, [Atom(xid_79)])
     assert len(counted) == 2  # kept
     # As committed between requests: nothing read inside an uncommitted write is kept.
     with django_capture_on_commit_callbacks(execute=True):
         import_synthetic(synthetic_case(1, summary="The driver logged Xid 79: the GPU fell off the bus."))
-    assert logmatch._cases_containing(backend, [Atom(xid_79)]) == {0: before[0] + 1}
+    assert log_candidates.cases_containing(backend, [Atom(xid_79)]) == {0: before[0] + 1}
     assert len(counted) == 3 and counted[2] == {xid_79}
     _top(LOG)
     assert len(counted) == 3  # the new count is kept for this generation
@@ -172,7 +173,7 @@ def test_tokens_of_the_same_words_each_get_their_count(store_cache_on):
     backend = get_backend()
     xid_79, nccl = Atom(("Xid", "79")), Atom(("nccl",))
     alone = backend.atom_counts([xid_79, nccl])
-    assert logmatch._cases_containing(backend, [xid_79, nccl, xid_79]) == {
+    assert log_candidates.cases_containing(backend, [xid_79, nccl, xid_79]) == {
         0: alone[0],
         1: alone[1],
         2: alone[0],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from incidents.models import Case
-from incidents.search import logmatch, read_log
+from incidents.search import log_rare_words, read_log
 from incidents.search.backends import get_backend
 from incidents.search.query import Atom
 
@@ -46,13 +46,14 @@ def test_the_rare_words_of_a_log_find_the_case_that_tells_them():
 
 
 def test_without_the_rare_words_the_case_is_not_found(monkeypatch):
-    monkeypatch.setattr(logmatch, "RARE_WORDS", 0)
+    monkeypatch.setattr(log_rare_words, "RARE_WORDS", 0)
     assert TRITON_LEAK not in [h.case.id for h in read_log(LOG).hits]
 
 
 def test_a_word_many_cases_contain_counts_for_nothing():
     published = Case.objects.published().count()
-    common = [w for w in ("memory", "started", "flat") if _cases_with(w) > logmatch.RARE_SHARE * published]
+    share = log_rare_words.RARE_SHARE
+    common = [w for w in ("memory", "started", "flat") if _cases_with(w) > share * published]
     assert common == ["memory", "started", "flat"]  # each in more than 2% of the cases
     for hit in read_log(LOG).hits:
         for line in hit.lines:

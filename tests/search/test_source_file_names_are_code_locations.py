@@ -11,7 +11,8 @@ import pytest
 
 from incidents.models import Facet, Term
 from incidents.search import read_log, search_cases
-from incidents.search.logmatch import _Spans, _term_forms_in, _term_matcher, _term_patterns
+from incidents.search.log_hits import Spans
+from incidents.search.log_terms import term_forms_in, term_matcher, term_patterns
 from incidents.search.patterns import source_file_spans
 from incidents.selectors.vocabulary import terms_with_case_counts
 
@@ -36,8 +37,8 @@ PROXY_SERVICE = (
 def terms_in(line: str) -> set[str]:
     """The names of the terms log matching finds in `line`."""
     terms = terms_with_case_counts([Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE])
-    matcher, entries = _term_matcher(terms)
-    return {entries[i].term.name for i in _term_forms_in(line, matcher, entries, source_file_spans(line))}
+    matcher, entries = term_matcher(terms)
+    return {entries[i].term.name for i in term_forms_in(line, matcher, entries, source_file_spans(line))}
 
 
 @pytest.mark.parametrize(
@@ -87,7 +88,7 @@ def test_the_proxy_thread_line_names_no_load_balancer():
     # balancer is named by `reverse proxy` and `upstream proxy`, not by `proxy` alone, which in
     # this library is NCCL's proxy thread in every case but one, so it has no place here.
     balancer = Term.objects.get(facet=Facet.COMPONENT, name="Load balancer")
-    spans = _Spans({balancer.name: _term_patterns(balancer)})
+    spans = Spans({balancer.name: term_patterns(balancer)})
     assert spans.places(PROXY_SERVICE, balancer.name) == []
     assert "Load balancer" not in terms_in(PROXY_SERVICE)
 
