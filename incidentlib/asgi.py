@@ -23,9 +23,9 @@ from incidents.servers_cache import servers_started  # noqa: E402
 from mcp_server.http_app import build_asgi_app  # noqa: E402
 
 # timed: each access line gives the request's duration and client (incidentlib/logs.py).
-# servers_started: before the first answer, never at import (incidentlib/server_start.py),
-# writers configured otherwise (a command without CACHE_URL) learn where to tell of a
-# change, or that there is no servers' cache any more.
+# servers_started runs before the first answer, never at import (incidentlib/server_start.py):
+# writers configured otherwise (a command without CACHE_URL) learn where to tell of a change,
+# or that there is no servers' cache any more.
 application = on_first_call_asgi(timed(build_asgi_app(django_application)), servers_started)
 
 # What every worker holds for its lifetime (Django, the apps, the MCP server), set aside
