@@ -570,11 +570,15 @@ class ScaleRow(models.Model):
 
 class ServersCache(models.Model):
     """The shared cache the app servers keep the store generation in (one row), as their
-    `settings.CACHES["default"]`: written at each server's start with the store cache on, read
+    `settings.CACHES["default"]` without credentials (`incidents.cache_identity`): written at
+    each server's start with the store cache on (removed by one started with it off), read
     by every write (`incidents.servers_cache`), so a process configured otherwise (a command
     run without CACHE_URL) still tells the servers that the store changed."""
 
     config = models.JSONField()
+    # The servers' entry had a user name or password, left out of `config`: only a process
+    # whose own CACHE_URL names that cache can reach it.
+    needs_credentials = models.BooleanField(default=False)
     recorded_at = models.DateTimeField(auto_now=True)
 
 

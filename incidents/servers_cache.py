@@ -3,30 +3,38 @@
 The store generation (incidents/store_cache.py) lives in the cache of the process that
 reads it. A command run without the servers' `CACHE_URL` (its store cache off, or another
 cache) used to write the store without the servers' cache ever learning of it: they served
-their cached answers, Last-Modified included, until the values expired. So each server with
-the store cache on records its cache here at start-up (`record_servers_cache`, one row), and
-every write (`store_cache.changed`) also replaces the generation in the recorded cache when
-it is not the writer's own (`servers_cache`). A writer that cannot reach it refuses the
-write (`SharedCacheUnreachable`) rather than leave the servers serving the old data.
+their cached answers, Last-Modified included, until the values expired. So each server
+records its cache here when it starts (`servers_started`, one row: incidentlib/server_start.py
+says when), and every write (`store_cache.changed`) also replaces the generation in the
+recorded cache when it is not the writer's own (`servers_cache`). A writer that cannot reach
+it refuses the write (`SharedCacheUnreachable`) rather than leave the servers serving the
+old data. A server started with the store cache off removes the row: nothing reads that
+cache any more, and writers would keep telling it (or be refused once it is gone).
+
+No credential is stored (the row is in every database dump and readable by anyone who can
+read the database): the row holds the cache's identity (`incidents.cache_identity`: no user
+name or password, in the URL or the options) and whether the servers' entry had any
+(`needs_credentials`). A writer whose own cache is that one (same server, database, prefix:
+identities compare equal, password or not) tells it with its own settings; another writer
+reaches a recorded cache that needs no credential, and is refused for one that does, with a
+message naming the cache without its password.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import CacheHandler, cache
 from django.core.cache.backends.base import BaseCache
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 
 from incidentlib.health import OK, cache_status
+from incidents.cache_identity import bare_location, cache_identity
 
 logger = logging.getLogger("incidentlib.reliability")
 
-# What names a cache: the same values here mean the same keys on the same server.
-IDENTITY_KEYS = ("BACKEND", "LOCATION", "KEY_PREFIX", "VERSION", "OPTIONS")
 _ROW = 1
 _backends: dict[str, BaseCache] = {}
 
@@ -35,17 +43,20 @@ class SharedCacheUnreachable(RuntimeError):
     """The store generation could not be replaced in a shared cache: the write is refused."""
 
 
-def cache_config(config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The parts of a `CACHES` entry (this process's default) that say which cache it is."""
-    config = settings.CACHES["default"] if config is None else config
-    return {key: config[key] for key in IDENTITY_KEYS if config.get(key) not in (None, "", {})}
+def servers_started() -> None:
+    """What a server does once when it starts (incidentlib/server_start.py): record its cache
+    as the servers' (`record_servers_cache`) when its store cache is on, else remove the
+    record (`forget_servers_cache`). Database errors are logged, never raised."""
+    if settings.STORE_CACHE:
+        record_servers_cache()
+    else:
+        forget_servers_cache()
 
 
 def record_servers_cache() -> None:
-    """At a server's start-up: record this process's cache as the servers' when its store
+    """Record this process's cache, without credentials, as the servers' when its store
     cache is on and answers (one write). A database that cannot be written now is logged:
-    the row a previous start wrote stays. Off, nothing is read or written (the module is
-    imported with the WSGI and ASGI applications, before any test may use the database)."""
+    the row a previous start wrote stays. Off, nothing is read or written."""
     from incidents.models import ServersCache
 
     if not settings.STORE_CACHE:
@@ -59,20 +70,51 @@ def record_servers_cache() -> None:
             describe(cache, settings.CACHES["default"]),
         )
         return
+    identity, needs_credentials = cache_identity(settings.CACHES["default"])
     try:
-        ServersCache.objects.update_or_create(pk=_ROW, defaults={"config": cache_config()})
+        with transaction.atomic():  # a failure leaves an enclosing transaction usable
+            ServersCache.objects.update_or_create(
+                pk=_ROW, defaults={"config": identity, "needs_credentials": needs_credentials}
+            )
     except DatabaseError as exc:
         logger.warning("could not record the servers' shared cache: %s: %s", type(exc).__name__, exc)
 
 
-def servers_cache() -> BaseCache | None:
-    """The servers' recorded cache when a write here must replace the generation there too:
-    it is not this process's own store cache (one query). None when none is recorded."""
+def forget_servers_cache() -> None:
+    """Remove the servers' recorded cache (a server started without the store cache: writes
+    elsewhere have no cache to tell). A database that cannot be written now is logged."""
     from incidents.models import ServersCache
 
-    config = ServersCache.objects.filter(pk=_ROW).values_list("config", flat=True).first()
-    if config is None or (settings.STORE_CACHE and config == cache_config()):
+    try:
+        with transaction.atomic():
+            removed, _ = ServersCache.objects.filter(pk=_ROW).delete()
+    except DatabaseError as exc:
+        logger.warning("could not remove the servers' shared cache: %s: %s", type(exc).__name__, exc)
+        return
+    if removed:
+        logger.info("removed the servers' recorded shared cache: this server runs without the store cache")
+
+
+def servers_cache() -> BaseCache | None:
+    """The servers' recorded cache when a write here must replace the generation there too:
+    it is not this process's own store cache (one query). None when none is recorded.
+    Raises `SharedCacheUnreachable` when it needs credentials and is not this process's
+    cache (whose settings would hold them)."""
+    from incidents.models import ServersCache
+
+    row = ServersCache.objects.filter(pk=_ROW).values_list("config", "needs_credentials").first()
+    if row is None:
         return None
+    recorded, needs_credentials = row
+    own = settings.CACHES["default"]
+    if recorded == cache_identity(own)[0]:
+        if settings.STORE_CACHE:
+            return None
+        config = own  # the servers' cache, with this process's credentials for it
+    elif needs_credentials:
+        raise lacking_credentials(recorded)
+    else:
+        config = recorded
     key = repr(sorted(config.items()))
     if key not in _backends:
         _backends[key] = CacheHandler({"servers": config}).create_connection("servers")
@@ -80,10 +122,24 @@ def servers_cache() -> BaseCache | None:
 
 
 def describe(target: BaseCache, config: dict[str, Any] | None = None) -> str:
-    """Where `target` is, for a message: its location, without a password."""
+    """Where `target` is, for a message: its location, without credentials."""
     location = getattr(target, "_servers", None) or (config or {}).get("LOCATION") or type(target).__name__
     text = ",".join(location) if isinstance(location, list) else str(location)
-    return re.sub(r"//[^@/]*@", "//", text)
+    return bare_location(text)
+
+
+def lacking_credentials(recorded: dict[str, Any]) -> SharedCacheUnreachable:
+    """The error refusing a write that must tell the servers' cache (`recorded`, its
+    identity) when it needs credentials and this process's cache is another one."""
+    where = bare_location(str(recorded.get("LOCATION") or recorded.get("BACKEND")))
+    prefix = recorded.get("KEY_PREFIX")
+    keys = f" (key prefix {prefix!r})" if prefix else ""
+    return SharedCacheUnreachable(
+        f"nothing was written: the servers' shared cache at {where}{keys} needs a password (or user "
+        "name), which is not stored in the database, and this process's shared cache (CACHE_URL) is "
+        "another one, so the servers could not learn of the change. Set CACHE_URL to the servers' "
+        "cache, password included, in .env (every command and server reads it) and run this again."
+    )
 
 
 def unreachable(target: BaseCache, exc: Exception, *, own: bool) -> SharedCacheUnreachable:

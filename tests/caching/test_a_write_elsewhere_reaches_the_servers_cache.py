@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from incidents.models import Case, ServersCache
-from incidents.servers_cache import SharedCacheUnreachable, record_servers_cache
+from incidents.servers_cache import SharedCacheUnreachable, record_servers_cache, servers_started
 from incidents.services import save_case_document
 from tests.conftest import load_fixture
 from tests.factories import synthetic_case, write_cases
@@ -81,6 +81,24 @@ def test_a_server_without_the_store_cache_records_nothing(settings):
     settings.STORE_CACHE = False
     record_servers_cache()
     assert not ServersCache.objects.exists()
+
+
+def test_a_server_started_without_the_store_cache_removes_the_old_record(settings):
+    """Servers moved off Redis: a command's write no longer tells (nor is refused for) the
+    cache the servers used before."""
+    ServersCache.objects.create(pk=1, config=DOWN_REDIS)
+    settings.STORE_CACHE = False
+    servers_started()  # a server's start, without CACHE_URL
+    assert not ServersCache.objects.exists()
+    document = edited_title("IL-0428")
+    save_case_document(document, reason="command line")
+    assert Case.objects.get(pk="IL-0428").title == document["title"]
+
+
+def test_a_server_started_with_the_store_cache_records_it(settings, store_cache_on):
+    ServersCache.objects.create(pk=1, config=DOWN_REDIS)
+    servers_started()
+    assert list(ServersCache.objects.values_list("config", flat=True)) == [settings.CACHES["default"]]
 
 
 def test_a_server_whose_cache_does_not_answer_records_nothing(settings):
