@@ -418,7 +418,7 @@ def query_too_long(length: int) -> str:
     return (
         f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,} (a log or a"
         f" traceback goes to log matching: the /match/ page, POST /api/match, MCP match_log or"
-        f" triage's log)"
+        f" triage's text)"
     )
 
 
