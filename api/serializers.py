@@ -28,7 +28,7 @@ from incidents.selectors import (
     whole_number_wanted,
 )
 from incidents.selectors.numbers import OPTIONAL_WHOLE_NUMBER_PATTERN, WHOLE_NUMBER_PATTERN
-from incidents.selectors.params import query_too_long
+from incidents.selectors.params import NOTHING_TO_TRIAGE, query_too_long
 
 MAX_LOG_CHARS = 1_000_000
 MAX_MATCH_LIMIT = limits.API_MATCH  # why it differs from MCP match_log: incidents/limits.py
@@ -622,7 +622,8 @@ class SearchTextField(StrictCharField):
 
 
 class TriageRequestSerializer(serializers.Serializer):
-    """Body of `POST /api/triage`: symptoms and/or log, and what is known of the job."""
+    """Body of `POST /api/triage`: symptoms and/or log lines (`text`; `log`, its former name,
+    still read), and what is known of the job."""
 
     symptoms = SearchTextField(
         required=False,
@@ -631,13 +632,24 @@ class TriageRequestSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="What failed, in words or error text.",
     )
+    text = StrictCharField(
+        max_length=MAX_LOG_CHARS,
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=(
+            f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters), named as "
+            "`POST /api/match` and the MCP tools name a pasted log."
+        ),
+    )
     log = StrictCharField(
         max_length=MAX_LOG_CHARS,
         required=False,
         default="",
         allow_blank=True,
         trim_whitespace=False,
-        help_text=f"Log lines around the failure (at most {MAX_LOG_CHARS:,} characters).",
+        help_text="Deprecated: the former name of `text`, still read for one release (not both).",
     )
     # `allow_blank`: a blank optional field is not given (`api.params.without_blank_optionals`,
     # which leaves it out before these read it); declared so that the schema admits `""` too.
@@ -674,8 +686,16 @@ class TriageRequestSerializer(serializers.Serializer):
     limit = StrictIntegerField(min_value=3, max_value=5, default=5, help_text="Cases to return, 3-5.")
 
     def validate(self, attrs: dict) -> dict:
-        if not attrs["symptoms"].strip() and not attrs["log"].strip():
-            raise serializers.ValidationError({"symptoms": "give symptoms or log text, or both"})
+        """The log lines as `text`, whichever name gave them (`log` dropped); 400 for both
+        given and different, or for neither symptoms nor log lines (`selectors.params.NOTHING_TO_TRIAGE`)."""
+        text, log = attrs["text"], attrs.pop("log")
+        if text.strip() and log.strip() and text != log:
+            raise serializers.ValidationError(
+                {"log": "the former name of text: give the log lines once, as text"}
+            )
+        attrs["text"] = text if text.strip() else log
+        if not attrs["symptoms"].strip() and not attrs["text"].strip():
+            raise serializers.ValidationError({"symptoms": NOTHING_TO_TRIAGE})
         return attrs
 
 

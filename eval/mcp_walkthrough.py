@@ -66,7 +66,7 @@ async def measure(server: Any) -> list[dict[str, Any]]:
             }
             if "triage" in names:
                 answer = await client.call_tool(
-                    "triage", {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
+                    "triage", {"symptoms": scenario.symptoms, "text": scenario.log, **scenario.context}
                 )
                 row |= {
                     "after_calls": 1,

@@ -35,6 +35,7 @@ from . import search
 from .models import Case, Facet, Source, Term
 from .search.log_lines import shown_line
 from .search.results import Confidence
+from .selectors.params import NOTHING_TO_TRIAGE
 from .selectors.spelling import resolve_term, spelling_key
 
 JobKind = Literal["training", "inference"]
@@ -357,7 +358,7 @@ def triage(
     if chips is not None and chips.named(context.accelerator or "") is None:
         notes.append(unknown_accelerator(context.accelerator or ""))
     if not symptoms.strip() and not log.strip():
-        notes = ["Give symptoms (what failed, the error text) or log lines."]
+        notes = [NOTHING_TO_TRIAGE[0].upper() + NOTHING_TO_TRIAGE[1:] + "."]
     return TriageAnswer(
         candidates=ranked,
         log_lines={n: text for n, text in sorted(log_lines.items()) if n in shown},

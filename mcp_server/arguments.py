@@ -90,7 +90,7 @@ class ArgumentCheck:
 
     def hint(self, name: str, known: list[str]) -> str:
         """What an unknown argument `name` may have meant, in brackets: this tool's argument
-        it stands for (`log` -> `text` to match_log, though triage takes `log`: the API's
+        it stands for (`log` -> `text` to match_log and triage: the API's
         `spelling.names_meant`) or is a slip of (`symptoms` -> `symptom`, though triage takes
         `symptoms`); else the tool taking an argument so named, with its values (`sort` to
         search_incidents, which ranks by relevance: list_incidents takes newest or oldest),

@@ -46,8 +46,8 @@ def triage(
     triage plan grounded in past incidents: the triage tool first, then get_incident and
     similar_incidents on its best matches.
 
-    The log lines are `log`, as the triage tool names them; `log_excerpt`, this prompt's
-    former name for them, is still read for clients that send it (one or the other)."""
+    The log lines are `log` (the triage tool's `text`); `log_excerpt`, this prompt's former
+    name for them, is still read for clients that send it (one or the other)."""
     if log.strip() and log_excerpt.strip() and log.strip() != log_excerpt.strip():
         raise MCPError(
             code=INVALID_PARAMS,

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from incidents import triage as triage_module
 from incidents.selectors import MAX_QUERY_CHARS
+from incidents.selectors.params import NOTHING_TO_TRIAGE
 
 from .budget import fit_list
 from .filters import read_query
@@ -30,7 +31,8 @@ def triage(
             description="What failed, in words or error text.",
         ),
     ] = "",
-    log: Annotated[str, Field(max_length=1_000_000, description="Log lines.")] = "",
+    # `text`, as match_log and POST /api/match name a pasted log (it was `log`).
+    text: Annotated[str, Field(max_length=1_000_000, description="Log lines.")] = "",
     job: Annotated[Literal["training", "inference"] | None, Field(description="Kind of job.")] = None,
     framework: Annotated[
         str | None, Field(max_length=60, description="e.g. PyTorch, DeepSpeed, vLLM.")
@@ -46,13 +48,13 @@ def triage(
     Use first when something is broken. Not for: a case in full (get_incident).
     Example: {"symptoms": "training hangs after a node swap", "job": "training"}.
     Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Error: no
-    symptoms and no log.
+    symptoms and no text.
     """
     symptoms = read_query(symptoms, parameter="symptoms")
-    if not symptoms.strip() and not log.strip():
-        raise ToolError("Give symptoms (what failed, the error text) or log lines, or both.")
+    if not symptoms.strip() and not text.strip():
+        raise ToolError(f"Invalid arguments: {NOTHING_TO_TRIAGE}.")
     context = triage_module.TriageContext(job=job, framework=framework, accelerator=accelerator, scale=scale)
-    answer = triage_module.triage(symptoms=symptoms, log=log, context=context, limit=limit)
+    answer = triage_module.triage(symptoms=symptoms, log=text, context=context, limit=limit)
     return fit_triage(answer, TRIAGE_BUDGET)
 
 

@@ -111,7 +111,7 @@ class TopicDetailView(ApiView):
         values = TOPIC_QUERY.parse(request.query_params)
         top, latest = values["top"], values["latest"]
         if len(slug) > 120:
-            raise unknown_topic(slug, selectors.TopicLookup())  # no topic is named so: no lookup
+            raise unknown_term(slug, selectors.TopicLookup())  # no topic is named so: no lookup
         return self.answer(request, slug=slug, top=top, latest=latest)
 
     @conditional_on_store(keep=True, exists=lambda request, slug, **kwargs: selectors.topic_exists(slug))
@@ -122,16 +122,17 @@ class TopicDetailView(ApiView):
         if lookup.workload is not None:
             raise former_topic(request, slug, lookup)
         if lookup.term is None:
-            raise unknown_topic(slug, lookup)
+            raise unknown_term(slug, lookup)
         overview = selectors.topic_overview(lookup.term, top=top, latest=latest)
         assert overview is not None
         return Response(TopicOverviewSerializer(shapes.topic_overview(overview, request)).data)
 
 
-def unknown_topic(slug: str, lookup: selectors.TopicLookup) -> UnknownResource:
-    """The 404 of a slug naming no topic, in the words the page and MCP use
-    (`TopicLookup.problem`): its sentence as `detail`, and `slug` in `errors` with the
-    closest topics (every one when none is close) as `suggestions`."""
+def unknown_term(slug: str, lookup: selectors.TermLookup) -> UnknownResource:
+    """The 404 of a slug naming no topic (or no term of `lookup`'s facet: an error code's
+    too), in the words the page and MCP use (`TermLookup.problem`): its sentence as `detail`,
+    and `slug` in `errors` with the closest terms (every one when none is close and they
+    are few) as `suggestions`."""
     problem = lookup.problem(slug)
     suggestions = [choice.value for choice in problem.suggestions]
     return UnknownResource(problem.message(), [ParameterError("slug", problem.detail, slug, suggestions)])

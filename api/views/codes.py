@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents import selectors
+from incidents.models import Facet
 
 from .. import schema, shapes
 from ..http import ApiView, conditional_on_store, redirect_to_canonical
 from ..params import reject_all
 from ..serializers import ErrorCodeDetailSerializer, ErrorCodeListSerializer
+from .catalog import unknown_term
 
 NO_PARAMETERS = "A query parameter was given; this endpoint takes none."
 
@@ -49,7 +51,8 @@ class CodeListView(ApiView):
 
 class CodeDetailView(ApiView):
     """`GET /api/codes/{slug}`: `selectors.code_detail` (`ErrorCodeDetailSerializer`); a
-    name or synonym redirects (301) to the slug, anything else is a 404."""
+    name or synonym redirects (301) to the slug, anything else is a 404 naming the closest
+    codes, as the page's (`catalog.unknown_term`)."""
 
     @extend_schema(
         operation_id="codes_retrieve",
@@ -69,7 +72,9 @@ class CodeDetailView(ApiView):
             200: OpenApiResponse(ErrorCodeDetailSerializer, "The code."),
             301: OpenApiResponse(description="The code's slug, when named by its name or a synonym."),
             304: schema.NOT_MODIFIED,
-            **schema.error_responses(bad_request=NO_PARAMETERS, not_found="No such error code."),
+            **schema.error_responses(
+                bad_request=NO_PARAMETERS, not_found="No such error code (the closest are named)."
+            ),
         },
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
@@ -80,8 +85,10 @@ class CodeDetailView(ApiView):
     def answer(self, request: Request, *, slug: str) -> HttpResponse:
         detail = selectors.code_detail(slug)
         if detail is None:
-            term = selectors.find_code(slug)
-            if term is None:
-                raise Http404(f"No error code {slug!r}; see /api/codes/.")
-            return redirect_to_canonical(request, slug, term.slug)
+            # Found and worded as the page finds and words it (`/codes/xid-97`): "No error code
+            # called “xid-97”. Did you mean Xid 74, ...?", the closest in `suggestions`.
+            lookup = selectors.find_facet_term(Facet.ERROR_CODE, slug)
+            if lookup.term is None:
+                raise unknown_term(slug, lookup)
+            return redirect_to_canonical(request, slug, lookup.term.slug)
         return Response(ErrorCodeDetailSerializer(shapes.error_code_detail(detail, request)).data)

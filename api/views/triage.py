@@ -18,9 +18,9 @@ from .match import _clean_text
 
 
 class TriageView(ApiView):
-    """`POST /api/triage`: `incidents.triage.triage` over the posted symptoms and log
-    (`TriageResponseSerializer`); 400 for a bad body (a key it does not read included), 415
-    for non-JSON."""
+    """`POST /api/triage`: `incidents.triage.triage` over the posted symptoms and log lines
+    (`text`, or `log`, its former name), answered as `TriageResponseSerializer`; 400 for a bad
+    body (a key it does not read included), 415 for non-JSON."""
 
     throttle_scope = "api-heavy"
 
@@ -28,7 +28,8 @@ class TriageView(ApiView):
         operation_id="triage_create",
         summary="Triage a failure against known cases",
         description=(
-            "Send what failed (`symptoms`) and/or the log around it (`log`), with what you know "
+            "Send what failed (`symptoms`) and/or the log around it (`text`, as `POST /api/match` "
+            "and the MCP tools name it; `log`, its former name, is still read), with what you know "
             "of the job (`job`: training or inference, `framework`, `accelerator`, `scale`); get "
             "the 3-5 most likely known cases, best first, each with a confidence label, why it "
             "matches, its root cause, what fixed it, checks to run and sources. `known` is false "
@@ -39,7 +40,7 @@ class TriageView(ApiView):
             200: OpenApiResponse(TriageResponseSerializer, "Likely cases, best first."),
             (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
             **schema.error_responses(
-                bad_request="Malformed JSON, neither `symptoms` nor `log`, a value out of range, "
+                bad_request="Malformed JSON, neither `symptoms` nor `text`, a value out of range, "
                 "an unknown key (with the closest accepted one)."
             ),
         },
@@ -49,7 +50,7 @@ class TriageView(ApiView):
                 request_only=True,
                 value={
                     "symptoms": "512-GPU training job hangs after a node was replaced",
-                    "log": "Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE)",
+                    "text": "Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE)",
                     "job": "training",
                     "scale": 512,
                 },
@@ -61,7 +62,8 @@ class TriageView(ApiView):
         reject_unknown_keys(request.data, TriageRequestSerializer().fields)
         cleaned = without_blank_optionals(_clean_text(request.data), TriageRequestSerializer().fields)
         if isinstance(cleaned, dict) and isinstance(cleaned.get("log"), str):
-            cleaned = {**cleaned, "log": cleaned["log"].replace("\x00", " ")}
+            # The former name of `text`, cleaned as it is.
+            cleaned = {**cleaned, "log": _clean_text({"text": cleaned["log"]})["text"]}  # type: ignore[index]
         body = TriageRequestSerializer(data=cleaned)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -71,7 +73,7 @@ class TriageView(ApiView):
             accelerator=data["accelerator"],
             scale=data["scale"],
         )
-        answer = triage(symptoms=data["symptoms"], log=data["log"], context=context, limit=data["limit"])
+        answer = triage(symptoms=data["symptoms"], log=data["text"], context=context, limit=data["limit"])
 
         def links(case_id: str) -> dict[str, str]:
             return {

@@ -29,6 +29,7 @@ from .planning import SearchRequest, Sort, plan
 from .query import without_phrase_quotes
 from .ranking import rank
 from .results import SearchResults
+from .withdrawn import retracted_matches
 
 
 def search_cases(
@@ -64,7 +65,11 @@ def search_cases(
     (whose words rank the other cases), alone when there is no word to rank by; filters and
     reference tokens still apply, and a note says so, or that a case named is retracted, and
     why (`selectors.lookup.retracted_note`), or names the closest ids of an id no published
-    or retracted case has.
+    or retracted case has. An id merged into another case names the case it was merged into,
+    listed in its place, a note saying so (`selectors.lookup.merged_note`). When nothing
+    matches, the retracted cases that would have (the same filters apply) are named with
+    their reasons in a note (`withdrawn.retracted_matches`, `retracted_matches`): the
+    knowledge exists and was withdrawn.
 
     A word of the query that no published case contains (and no vocabulary word corrects)
     and a generic exception name (`RuntimeError`) beside other words are searched without,
@@ -76,7 +81,7 @@ def search_cases(
     their terms, the facet counts (one grouped query, none when nothing matches; one more
     query to order the matches by date when `sort` is newest or oldest); one more when the
     query names a case id (whether it is published and allowed, or retracted; one more again
-    for an id no published or retracted case has: the closest ids), and an id alone lists
+    for an id no published, retracted or merged case has: the closest ids), and an id alone lists
     like browsing (1 + 4); a query that only excludes words: 5; no query: 4 (the total and
     the facet counts from the store cache when it is on, browsing every case or a few facet
     values: `hydration.hydrate`).
@@ -91,6 +96,8 @@ def search_cases(
     again with their quotes off (`query.without_phrase_quotes`; excluded phrases keep
     theirs), a note first saying so (`PHRASE_LOOSENED`): its plan and ranking cost their
     queries once more.
+    A ranked query that matches nothing costs the retracted cases' reasons (one query, none
+    from the store cache) and, when a case is retracted, their lexical ranking (one more).
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
     query. Each waits for one of the process's `settings.SEARCH_CONCURRENCY` places
     (`gate.py`), listings too: sixteen filtered listings at once took a worker at 100,000
@@ -109,6 +116,8 @@ def search_cases(
             planned = plan(dataclasses.replace(request, query=loose))
             planned = dataclasses.replace(planned, notes=(PHRASE_LOOSENED, *planned.notes))
             ranking = rank(planned)
+        if planned.kind == "ranked" and not ranking.matches:
+            ranking = dataclasses.replace(ranking, retracted=retracted_matches(planned))
         return hydrate(planned, ranking)
 
 

@@ -18,6 +18,7 @@ from incidents import store_cache
 from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors.facets import facet_label
+from incidents.selectors.lookup import retracted_matches_note
 from incidents.selectors.stats import published_count
 
 from .backends import get_backend
@@ -82,9 +83,13 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             " some of them, so the total and the counts cover those ranked; add words or filters"
             " to narrow it."
         )
-    if not matches:
+    if not matches and ranking.retracted:
+        # Not "no case matches": the knowledge exists, and was withdrawn (and why).
+        notes.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
+    if not matches and (weak or not ranking.retracted):
+        published = "published case" if ranking.retracted else "case"
         notes.append(
-            "No case matches this query well: the closest cases are listed as partial matches."
+            f"No {published} matches this query well: the closest cases are listed as partial matches."
             if weak
             else "No case matches this query with these filters."
             if plan.filtered
@@ -101,6 +106,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         terms=[t.name for t in plan.parsed.terms],
         partial_total=len(weak),
         suggestion=plan.suggestion,
+        retracted_matches=tuple(case_id for case_id, _ in ranking.retracted),
     )
 
 

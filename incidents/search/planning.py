@@ -90,6 +90,9 @@ class SearchPlan:
     # the failure tokens it shows (`logmatch.signature_tokens`), one of which a strong hit
     # holds (`signatures.holding_a_signature`); empty for other queries.
     signatures: tuple[str, ...] = ()
+    # The retracted cases the same filters and reference tokens allow (lazy): search leaves
+    # them out, but says when they are all the query matches (`withdrawn.retracted_matches`).
+    retracted: CaseQuerySet | None = None
 
 
 def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
@@ -190,6 +193,7 @@ def plan(request: SearchRequest) -> SearchPlan:
     offset = min(max(0, int(request.offset)), MAX_OFFSET)
     limit = max(1, min(int(request.limit), MAX_LIMIT))
     cases = filter_cases(Case.objects.published(), request.filters)
+    retracted = filter_cases(Case.objects.filter(status=Case.Status.RETRACTED), request.filters)
     unfiltered = _unfiltered(request.filters)
     query, whole = request.query or "", unfiltered
     notes: list[str] = []
@@ -198,6 +202,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         # The cases citing that record (a subquery, no extra query), the rest of the query
         # ranked among them.
         cases = cases.filter(citing_cases_condition(references))
+        retracted = retracted.filter(citing_cases_condition(references))
         notes.append(f"Cases citing {', '.join(references)} (references and sources).")
         query, whole = rest, False
     named_ids, rest = split_case_ids(query)
@@ -224,6 +229,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         references=tuple(references),
         filtered=not unfiltered,
         case_ids=found,
+        retracted=retracted,
     )
     if not query.strip():
         if found:

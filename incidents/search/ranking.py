@@ -54,6 +54,9 @@ class Ranking:
     # The lexical ranking stopped at this many rows (LEXICAL_DEPTH): more cases contain the
     # query's words than were ranked, so the total counts the matches among the best of them.
     capped_at: int | None = None
+    # No case matched, but these retracted ones would have: (id, reason), best first
+    # (`withdrawn.retracted_matches`; empty otherwise).
+    retracted: tuple[tuple[str, str], ...] = ()
 
 
 def rank(plan: SearchPlan) -> Ranking:

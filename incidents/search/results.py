@@ -180,6 +180,9 @@ class SearchResults:
     partial_total: int = 0  # all weak hits (only the first few are listed)
     suggestion: str | None = None  # "did you mean": the query with misspelt words corrected
     browsing: bool = False  # a blank query: every case, newest first, not a match list
+    # Nothing matched, but these retracted cases would have (ids, best first): a note names
+    # them with their reasons (`selectors.lookup.retracted_matches_note`).
+    retracted_matches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

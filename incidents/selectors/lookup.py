@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from django.db.models import BooleanField, Exists, OuterRef, Value
 
@@ -218,6 +219,21 @@ def split_case_ids(query: str) -> tuple[list[str], str]:
     return ids, " ".join(rest)
 
 
+KeptState = Literal["found", "filtered_out", "retracted", "hidden"]
+
+
+@dataclass(frozen=True)
+class MergedId:
+    """A merged-away id a search named, and what became of the case it was merged into."""
+
+    case_id: str  # the id named, merged away
+    kept_id: str  # the case it was merged into (`Case.merged_into`, never itself merged)
+    # found: published and allowed, listed in its place; filtered_out: published, left out by
+    # the filters; retracted: retracted since (with `reason`); hidden: any other status.
+    kept: KeptState
+    reason: str = ""  # the kept case's retraction reason, when retracted
+
+
 @dataclass(frozen=True)
 class NamedCases:
     """What `cases_named` found of the ids a search named."""
@@ -227,21 +243,30 @@ class NamedCases:
     retracted: tuple[tuple[str, str], ...] = ()  # (id, reason) of the retracted cases named
     # Named ids no published or retracted case has, each with the closest published ids.
     unknown: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Named ids merged into another case: the kept case stands for them (it is in `found`
+    # when published and allowed, unless named itself too).
+    merged: tuple[MergedId, ...] = ()
+    # The ids named that are no merged-away id (`found` may hold a kept case only through one).
+    named_directly: tuple[str, ...] = ()
 
     def notes(self, *, left_out_by: str = "the filters") -> list[str]:
         """What a reader is told: the cases found, those `left_out_by` leaves out, the
-        retracted ones with their reason (`retracted_note`), the unknown ids with the closest
-        ones (as an unknown id in a URL is answered)."""
+        retracted ones with their reason (`retracted_note`), the merged-away ones with the
+        case they were merged into (`merged_note`), the unknown ids with the closest ones
+        (as an unknown id in a URL is answered)."""
         notes = []
-        if self.found:
-            matches = "a strong match" if len(self.found) == 1 else "strong matches"
-            notes.append(f"The query names {_cases(self.found)} by id: {matches}, whatever the words.")
+        via_merge = {m.kept_id for m in self.merged}
+        named = tuple(i for i in self.found if i not in via_merge or i in self.named_directly)
+        if named:
+            matches = "a strong match" if len(named) == 1 else "strong matches"
+            notes.append(f"The query names {_cases(named)} by id: {matches}, whatever the words.")
         if self.filtered_out:
             them = "it" if len(self.filtered_out) == 1 else "them"
             notes.append(
                 f"The query names {_cases(self.filtered_out)} by id, but {left_out_by} leave {them} out."
             )
         notes.extend(retracted_note(case_id, reason) for case_id, reason in self.retracted)
+        notes.extend(merged_note(merged, left_out_by=left_out_by) for merged in self.merged)
         for case_id, closest in self.unknown:
             hint = f"; the closest ids: {', '.join(closest)}" if closest else ""
             notes.append(f"No published case has the id {case_id}{hint}.")
@@ -263,6 +288,57 @@ def retracted_note(case_id: str, reason: str) -> str:
     )
 
 
+# Retracted cases a note names when they are all a query matches; the others are counted.
+RETRACTED_NAMED = 3
+
+
+def retracted_matches_note(
+    matched: list[tuple[str, str]] | tuple[tuple[str, str], ...], *, filtered: bool = False
+) -> str:
+    """What every door says when the only cases matching a query are retracted ones, `matched`
+    as (id, reason), best first: `The only case matching this query is retracted: IL-0480
+    (<reason>). It is left out of search; it still resolves by id (its page,
+    GET /api/cases/IL-0480, get_incident).` Up to `RETRACTED_NAMED` are named, the others
+    counted ("and 2 more"), as `retracted_note` words a retracted id named. `filtered`: the
+    query had filters ("matching this query with these filters")."""
+    query = "this query with these filters" if filtered else "this query"
+    shown = [
+        f"{case_id} ({_reason(reason) or 'no reason given'})" for case_id, reason in matched[:RETRACTED_NAMED]
+    ]
+    more = len(matched) - len(shown)
+    listed = "; ".join(shown) + (f"; and {more} more" if more else "")
+    if len(matched) == 1:
+        case_id = matched[0][0]
+        return (
+            f"The only case matching {query} is retracted: {listed}. It is left out of search; it "
+            f"still resolves by id (its page, GET /api/cases/{case_id}, get_incident)."
+        )
+    return (
+        f"The only cases matching {query} are retracted: {listed}. They are left out of search; "
+        "each still resolves by id (its page, GET /api/cases/<id>, get_incident)."
+    )
+
+
+def _reason(reason: str) -> str:
+    """A retraction reason on one line, without a closing full stop (a note goes on after it)."""
+    return " ".join(reason.split()).rstrip(".")
+
+
+def merged_note(merged: MergedId, *, left_out_by: str = "the filters") -> str:
+    """What search says of an id it was asked for that was merged into another case, as its
+    page and the API redirect it: `Case IL-0431 was merged into IL-0428, listed in its place
+    (its page, GET /api/cases/IL-0428, get_incident).`; when `left_out_by` (the filters)
+    leaves the kept case out, or it was retracted since (`retracted_note` of it), that too."""
+    said = f"Case {merged.case_id} was merged into {merged.kept_id}"
+    if merged.kept == "found":
+        return f"{said}, listed in its place (its page, GET /api/cases/{merged.kept_id}, get_incident)."
+    if merged.kept == "filtered_out":
+        return f"{said}, but {left_out_by} leave it out."
+    if merged.kept == "retracted":
+        return f"{said}. {retracted_note(merged.kept_id, merged.reason)}"
+    return f"{said}."
+
+
 def _cases(ids: tuple[str, ...]) -> str:
     return f"case {ids[0]}" if len(ids) == 1 else f"cases {', '.join(ids)}"
 
@@ -271,32 +347,63 @@ def cases_named(case_ids: list[str], allowed: CaseQuerySet, *, every: bool = Fal
     """Which of `case_ids` (normalised, as `split_case_ids` gives them) are published cases
     among `allowed` (a lazy queryset of published cases; `every`: it is every one of them).
 
-    Published cases only: a draft, a case in review or a merged-away id is unknown to
-    search; a retracted one is named as such, with its reason (search leaves it out, as every
-    list does). Queries: 1; 1 more when an id is no published or retracted case's (every
-    published id, for the closest ones: `spelling.closest_case_ids`).
+    Published cases only: a draft or a case in review is unknown to search; a retracted one
+    is named as such, with its reason (search leaves it out, as every list does); an id
+    merged into another case stands for the kept case (`Case.merged_into`), found in its
+    place when that is published and allowed (`MergedId`). Queries: 1; 1 more when an id is
+    no published, retracted or merged case's (every published id, for the closest ones:
+    `spelling.closest_case_ids`).
     """
-    named = Case.objects.visible().filter(id__in=case_ids)
-    allowed_too = (
-        Value(True, output_field=BooleanField()) if every else Exists(allowed.filter(pk=OuterRef("pk")))
-    )
+    S = Case.Status
+    named = Case.objects.filter(id__in=case_ids, status__in=[*Case.PUBLIC_STATUSES, S.MERGED])
+    true = Value(True, output_field=BooleanField())
+    allowed_too = true if every else Exists(allowed.filter(pk=OuterRef("pk")))
+    kept_allowed = true if every else Exists(allowed.filter(pk=OuterRef("merged_into_id")))
     rows = {
-        case_id: (status, reason or "", is_allowed)
-        for case_id, status, reason, is_allowed in named.values_list(
-            "id", "status", "retraction_reason", allowed_too
+        row[0]: row[1:]
+        for row in named.values_list(
+            "id",
+            "status",
+            "retraction_reason",
+            allowed_too,
+            "merged_into_id",
+            "merged_into__status",
+            "merged_into__retraction_reason",
+            kept_allowed,
         )
     }
-    published = {i: rows[i][2] for i in case_ids if i in rows and rows[i][0] == Case.Status.PUBLISHED}
+    # What each id named stands for: itself, or the case it was merged into.
+    standing: dict[str, tuple[str, str, str, bool]] = {}  # named id -> (id, status, reason, allowed)
+    merged: list[MergedId] = []
+    for case_id in case_ids:
+        if case_id not in rows:
+            continue
+        status, reason, is_allowed, kept_id, kept_status, kept_reason, is_kept_allowed = rows[case_id]
+        if status != S.MERGED:
+            standing[case_id] = (case_id, status, reason or "", is_allowed)
+            continue
+        standing[case_id] = (kept_id, kept_status, kept_reason or "", is_kept_allowed)
+        kept = _kept_state(kept_status, is_kept_allowed)
+        merged.append(MergedId(case_id, kept_id, kept, (kept_reason or "") if kept == "retracted" else ""))
+    published = [(i, ok) for i, status, _, ok in standing.values() if status == S.PUBLISHED]
+    direct = [i for i in case_ids if i in standing and standing[i][0] == i]
     missing = [case_id for case_id in case_ids if case_id not in rows]
     unknown: list[tuple[str, tuple[str, ...]]] = []
     if missing:
         ids = list(Case.objects.published().order_by("id").values_list("id", flat=True))
         unknown = [(i, tuple(closest_case_ids(i, ids, limit=MAX_CLOSEST))) for i in missing]
     return NamedCases(
-        found=tuple(i for i in case_ids if published.get(i)),
-        filtered_out=tuple(i for i in case_ids if i in published and not published[i]),
-        retracted=tuple(
-            (i, rows[i][1]) for i in case_ids if i in rows and rows[i][0] == Case.Status.RETRACTED
-        ),
+        found=tuple(dict.fromkeys(i for i, ok in published if ok)),
+        filtered_out=tuple(i for i in direct if (i, False) in published),
+        retracted=tuple((i, standing[i][2]) for i in direct if standing[i][1] == S.RETRACTED),
         unknown=tuple(unknown),
+        merged=tuple(merged),
+        named_directly=tuple(direct),
     )
+
+
+def _kept_state(status: str, allowed: bool) -> KeptState:
+    """What became of a case an id was merged into, as `MergedId.kept` says it."""
+    if status == Case.Status.PUBLISHED:
+        return "found" if allowed else "filtered_out"
+    return "retracted" if status == Case.Status.RETRACTED else "hidden"

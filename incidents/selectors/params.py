@@ -56,6 +56,9 @@ from .spelling import nearest_strings, nearest_terms, resolve_term, spelling_key
 MAX_QUERY_CHARS = 500
 # No value can hold a NUL (PostgreSQL refuses it in text): the words every door uses.
 NUL_DETAIL = "contains a NUL character (\\0), which no value can hold"
+# What every door says of a triage asked with neither symptoms nor log lines (the API's 400
+# detail of `symptoms`, the MCP tool's error, the triage answer's note).
+NOTHING_TO_TRIAGE = "give symptoms (what failed, the error text) or log lines as text, or both"
 MAX_VALUES_PER_FACET = 20
 MAX_VALUE_CHARS = 200
 MIN_YEAR, MAX_YEAR = 1990, 2100
@@ -415,7 +418,7 @@ def query_too_long(length: int) -> str:
     return (
         f"must be at most {MAX_QUERY_CHARS} characters long; it has {length:,} (a log or a"
         f" traceback goes to log matching: the /match/ page, POST /api/match, MCP match_log or"
-        f" triage's log)"
+        f" triage's text)"
     )
 
 

@@ -58,9 +58,19 @@ def test_error_codes_filter_case_lists_like_any_facet(client):
 def test_a_code_by_name_redirects_and_an_unknown_one_is_a_404(client):
     response = client.get("/api/codes/Xid%2079")
     assert (response.status_code, response["Location"]) == (301, "/api/codes/xid-79")
-    response = client.get("/api/codes/xid-7")
+    response = client.get("/api/codes/xid-97")
     assert response.status_code == 404
-    assert response.json()["detail"] == "No error code 'xid-7'; see /api/codes/."
+    # In the page's words (`/codes/xid-97`), the closest codes as the filter suggests them.
+    problem = response.json()
+    assert (
+        problem["detail"]
+        == "No error code called “xid-97”. Did you mean Xid 74, Xid 79, Xid 94, Xid 95 or Xid 119?"
+    )
+    [error] = problem["errors"]
+    assert (error["parameter"], error["detail"]) == ("slug", "unknown error code 'xid-97'")
+    assert error["suggestions"] == ["xid-74", "xid-79", "xid-94", "xid-95", "xid-119"]
+    page = client.get("/codes/xid-97").content.decode()
+    assert "No error code called “xid-97”. Did you mean" in page
     assert client.get("/api/codes/xid-79?limit=3").json()["errors"][0]["parameter"] == "limit"
 
 

@@ -84,5 +84,5 @@ def test_drf_limits_and_choices_are_worded_alike(client):
     # As a query parameter's length is worded.
     assert client.get("/api/cases/", {"q": "x" * 501}).json()["errors"][0]["detail"] == (
         "must be at most 500 characters long; it has 501 (a log or a traceback goes to log matching:"
-        " the /match/ page, POST /api/match, MCP match_log or triage's log)"
+        " the /match/ page, POST /api/match, MCP match_log or triage's text)"
     )

@@ -30,7 +30,7 @@ def test_it_says_an_unknown_name_is_answered_with_the_one_meant():
         ("per_page", "/api/cases/", "page_size"),
     ]
     assert BODY_EXAMPLE.findall(ERRORS) == [
-        ("logs", "/api/triage", "log"),
+        ("logs", "/api/triage", "text"),
         ("log", "/api/match", "text"),
     ]
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 TOO_LONG = ("nccl timeout " * 50)[: MAX_QUERY_CHARS + 100].strip()  # 600 characters
 DETAIL = (
     "must be at most 500 characters long; it has 600 (a log or a traceback goes to log matching:"
-    " the /match/ page, POST /api/match, MCP match_log or triage's log)"
+    " the /match/ page, POST /api/match, MCP match_log or triage's text)"
 )
 
 

@@ -29,8 +29,8 @@ _LONG_LINES = "".join(
 LONGEST_LINES_LOG = (_LONG_LINES * (1_000_000 // len(_LONG_LINES) + 1))[:1_000_000]
 
 LARGEST = [
-    ("triage", {"symptoms": LONGEST_QUERY, "log": LONGEST_LOG, "limit": 5}),
-    ("triage", {"symptoms": LONGEST_QUERY, "log": LONGEST_LINES_LOG, "limit": 5}),
+    ("triage", {"symptoms": LONGEST_QUERY, "text": LONGEST_LOG, "limit": 5}),
+    ("triage", {"symptoms": LONGEST_QUERY, "text": LONGEST_LINES_LOG, "limit": 5}),
     ("search_incidents", {"query": LONGEST_QUERY, "limit": 25, "facets": True}),
     ("search_incidents", {"query": "GPU", "limit": 25, "facets": True}),
     ("list_incidents", {"limit": 50, "facets": True}),
@@ -85,7 +85,7 @@ def test_triage_of_the_largest_inputs_keeps_three_cases_in_8_kb(mcp, log):
     still cut."""
     whole = triage_module.triage(symptoms=LONGEST_QUERY, log=log, limit=5)
     assert len(whole.candidates) == 5
-    answer = mcp.ok("triage", symptoms=LONGEST_QUERY, log=log, limit=5)
+    answer = mcp.ok("triage", symptoms=LONGEST_QUERY, text=log, limit=5)
     assert 3 <= len(answer["cases"]) <= 5 and json_size(answer) <= 8_000
     assert [c["id"] for c in answer["cases"]] == [c.case.id for c in whole.candidates][: len(answer["cases"])]
     if log is LONGEST_LOG:
@@ -104,7 +104,7 @@ def test_triage_of_the_largest_inputs_keeps_three_cases_in_8_kb(mcp, log):
 
 def test_triage_past_its_budget_shortens_texts_before_it_drops_below_three_cases(mcp, monkeypatch):
     scenario = SCENARIOS[1]
-    arguments = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
+    arguments = {"symptoms": scenario.symptoms, "text": scenario.log, **scenario.context}
     whole = mcp.ok("triage", **arguments)
     assert len(whole["cases"]) >= 4  # full texts, the last case perhaps cut to fit 8 KB
     assert max(len(text) for case in whole["cases"] for text in case["fix"]) > 100

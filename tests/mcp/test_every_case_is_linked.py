@@ -10,7 +10,7 @@ from django.conf import settings
 from tests.mcp.scenarios import SCENARIOS
 
 CALLS = [
-    ("triage", {"symptoms": SCENARIOS[0].symptoms, "log": SCENARIOS[0].log}, ["cases"]),
+    ("triage", {"symptoms": SCENARIOS[0].symptoms, "text": SCENARIOS[0].log}, ["cases"]),
     ("search_incidents", {"query": "nccl timeout", "limit": 5}, ["hits"]),
     ("list_incidents", {"topic": "training-hang", "limit": 5}, ["incidents"]),
     ("get_topic", {"slug": "training-hang", "latest": 3}, ["latest_cases"]),

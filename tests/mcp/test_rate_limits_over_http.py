@@ -79,8 +79,8 @@ def test_match_log_beyond_the_heavy_rate_gets_429_with_retry_after_and_a_json_rp
 
 def test_triage_counts_against_the_heavy_rate_and_light_tools_against_the_api_rate(http):
     call(http, "match_log", {"text": LOG})
-    call(http, "triage", {"log": LOG})
-    assert call(http, "triage", {"log": LOG}).status_code == 429
+    call(http, "triage", {"text": LOG})
+    assert call(http, "triage", {"text": LOG}).status_code == 429
     # The heavy calls above did not spend the "api" rate: three light calls, the fourth refused.
     statuses = [call(http, "get_incident", {"id": "IL-0428"}, n).status_code for n in range(4)]
     assert statuses == [200, 200, 200, 429]

@@ -16,8 +16,8 @@ LOG = (
 
 def test_triage_counts_the_lines_the_engine_read_at_every_door(mcp, client):
     match = client.post("/api/match", json.dumps({"text": LOG}), content_type="application/json").json()
-    api = client.post("/api/triage", {"log": LOG}, content_type="application/json").json()
-    tool = mcp.ok("triage", log=LOG)
+    api = client.post("/api/triage", {"text": LOG}, content_type="application/json").json()
+    tool = mcp.ok("triage", text=LOG)
     assert match["reading"]["lines_read"] == mcp.ok("match_log", text=LOG)["lines_read"] == 3
     assert api["lines_read"] == tool["lines_read"] == 3
     assert "lines_scanned" not in api and "lines_scanned" not in tool
@@ -26,4 +26,4 @@ def test_triage_counts_the_lines_the_engine_read_at_every_door(mcp, client):
 def test_without_a_log_no_line_was_read(mcp, client):
     api = client.post("/api/triage", {"symptoms": "NCCL watchdog timeout"}, content_type="application/json")
     assert api.json()["lines_read"] == 0
-    assert mcp.ok("triage", symptoms="NCCL watchdog timeout", log=" \n \n")["lines_read"] == 0
+    assert mcp.ok("triage", symptoms="NCCL watchdog timeout", text=" \n \n")["lines_read"] == 0

@@ -40,10 +40,10 @@ def test_a_rich_log_alone_is_triaged_in_match_log_s_order(mcp, client):
     matched = mcp.ok("match_log", text=RICH_LOG, limit=10)["hits"]
     # The premise: several hits score past the old cap, so a cap would have tied them.
     assert sum(hit["score"] >= 8 for hit in matched) >= 5
-    api = client.post("/api/triage", {"log": RICH_LOG}, content_type="application/json")
+    api = client.post("/api/triage", {"text": RICH_LOG}, content_type="application/json")
     assert ids(api.json()["cases"]) == ids(matched)[:5]
     # The tool may cut the list to its byte budget (and says so); the order is the same.
-    triaged = ids(mcp.ok("triage", log=RICH_LOG)["cases"])
+    triaged = ids(mcp.ok("triage", text=RICH_LOG)["cases"])
     assert len(triaged) >= 3 and triaged == ids(matched)[: len(triaged)]
 
 
@@ -56,7 +56,7 @@ def test_a_training_context_moves_the_log_hits_without_reordering_them(db, clien
     reading = client.post("/api/match", {"text": RICH_LOG, "limit": 10}, content_type="application/json")
     matched = ids(reading.json()["results"])
     training = [case_id for case_id in matched if workload(case_id) == "training"]
-    body = {"log": RICH_LOG, "job": "training"}
+    body = {"text": RICH_LOG, "job": "training"}
     triaged = ids(client.post("/api/triage", body, content_type="application/json").json()["cases"])
     # Confidence first (a strong case of another workload before a possible training one),
     # then match_log's best training hits lead, and the training cases keep its order: none

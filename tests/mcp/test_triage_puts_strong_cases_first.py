@@ -34,13 +34,13 @@ def test_the_log_s_strong_cases_come_before_its_possible_ones(client):
     # which lifted training cases sharing the watchdog timeout above them.
     strong = strong_in_the_log(client)
     assert strong[:1] == ["IL-0523"]  # the Xid 79 case of a lost GPU
-    cases = triaged(client, log=XID79_LOG)
+    cases = triaged(client, text=XID79_LOG)
     assert cases[: len(strong)] == [(case_id, "strong") for case_id in strong]
     assert {confidence for _, confidence in cases[len(strong) :]} == {"possible"}
 
 
 def test_symptoms_added_to_the_log_keep_its_strong_cases(client):
-    cases = triaged(client, symptoms="training hang", log=XID79_LOG)
+    cases = triaged(client, symptoms="training hang", text=XID79_LOG)
     labels = [confidence for _, confidence in cases]
     assert labels == sorted(labels, key=RANK.__getitem__)  # never a possible case above a strong one
     assert set(strong_in_the_log(client)) <= {

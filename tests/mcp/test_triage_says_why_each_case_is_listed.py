@@ -34,7 +34,7 @@ def test_a_case_found_by_the_symptoms_words_says_which_words(mcp, client):
 
 
 def test_a_case_found_by_both_says_the_words_then_the_log_lines(mcp):
-    answer = mcp.ok("triage", symptoms="vllm hangs", log=LOG)
+    answer = mcp.ok("triage", symptoms="vllm hangs", text=LOG)
     words = {h.case.id: h.why for h in search_cases(query="vllm hangs", limit=10, facets=False).hits}
     lines = {h.case.id: h.why for h in read_log(LOG, limit=10).hits}
     assert answer["cases"]

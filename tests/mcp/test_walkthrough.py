@@ -20,7 +20,7 @@ def test_one_triage_call_answers_each_scenario(base_url):
         answers = {}
         async with Client(f"{base_url}/mcp", mode="legacy") as client:
             for scenario in SCENARIOS:
-                arguments = {"symptoms": scenario.symptoms, "log": scenario.log, **scenario.context}
+                arguments = {"symptoms": scenario.symptoms, "text": scenario.log, **scenario.context}
                 answers[scenario.name] = await client.call_tool("triage", arguments)
         return answers
 

@@ -70,7 +70,7 @@ def test_a_pasted_watchdog_line_is_no_strong_match_at_any_door(client, mcp):
     page = client.get("/cases/", {"q": WATCHDOG_LINE}).content.decode()
     assert "confidence-strong" not in page and "confidence-possible" in page
     # As triage's `log` says of the same line.
-    assert mcp.ok("triage", log=WATCHDOG_LINE)["known"] is False
+    assert mcp.ok("triage", text=WATCHDOG_LINE)["known"] is False
 
 
 @pytest.mark.parametrize(("query", "case_id"), KINDS)

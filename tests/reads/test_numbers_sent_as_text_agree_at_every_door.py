@@ -88,7 +88,7 @@ def test_out_of_range_text_is_refused_as_out_of_range(client, mcp):
 
 
 def test_triage_reads_its_numbers_by_the_same_rule(client, mcp):
-    body = {"symptoms": "NCCL watchdog timeout", "log": LOG, "scale": "512", "limit": "3"}
+    body = {"symptoms": "NCCL watchdog timeout", "text": LOG, "scale": "512", "limit": "3"}
     response = client.post("/api/triage", json.dumps(body), content_type="application/json")
     assert response.status_code == 200, response.json()
     as_numbers = client.post(
@@ -123,10 +123,10 @@ def test_the_schema_says_a_body_number_may_be_text():
 
 def test_text_is_never_a_number_at_either_door(client, mcp):
     """The other way round stays refused: DRF's CharField read `"log": 0` as the text "0"
-    (triage's `symptoms`, `log`, `framework`, `accelerator`) where MCP refuses it; both
+    (triage's `symptoms`, `text`, `framework`, `accelerator`) where MCP refuses it; both
     refuse it now."""
-    for field in ("symptoms", "log", "framework", "accelerator"):
-        body = {"symptoms": "NCCL watchdog timeout", "log": "NCCL WARN timeout", field: 0}
+    for field in ("symptoms", "text", "framework", "accelerator"):
+        body = {"symptoms": "NCCL watchdog timeout", "text": "NCCL WARN timeout", field: 0}
         response = client.post("/api/triage", json.dumps(body), content_type="application/json")
         assert response.status_code == 400
         assert response.json()["errors"] == [{"parameter": field, "detail": "must be a string"}]

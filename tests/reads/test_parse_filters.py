@@ -112,7 +112,7 @@ def test_the_query_has_one_length_limit():
         "q",
         f"must be at most {MAX_QUERY_CHARS} characters long; it has {MAX_QUERY_CHARS + 1} (a log or a"
         " traceback goes to log matching: the /match/ page, POST /api/match, MCP match_log or"
-        " triage's log)",
+        " triage's text)",
         None,
     )
 

@@ -171,7 +171,7 @@ def test_hostile_pasted_logs_are_answered_cleanly(client, kind, value):
 @pytest.mark.parametrize("kind,value", HOSTILE_TEXT, ids=[k for k, _ in HOSTILE_TEXT])
 def test_hostile_triage_fields_are_answered_cleanly(client, kind, value):
     before = store_state()
-    for field in ("symptoms", "log"):
+    for field in ("symptoms", "text"):
         response = client.post("/api/triage", {field: value}, content_type="application/json")
         assert_clean(response, f"POST /api/triage {field} [{kind}]")
         if response.status_code == 200:

@@ -30,7 +30,7 @@ TEXT, LIST, NUMBER, CHOICE, MAPPING = "text", "list", "number", "choice", "mappi
 SLOTS: dict[str, dict[str, str]] = {
     "triage": {
         "symptoms": TEXT,
-        "log": TEXT,
+        "text": TEXT,
         "framework": TEXT,
         "accelerator": TEXT,
         "job": CHOICE,
