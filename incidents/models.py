@@ -1,7 +1,7 @@
 """The case store: incident cases, their vocabulary terms, scale tables, sources and links.
 
 A case document (`case.schema.json`) maps onto these tables without loss; `documents.py`
-builds the document back from them and `services.py` writes them from a document.
+builds the document back from them and `services` writes them from a document.
 """
 
 from __future__ import annotations

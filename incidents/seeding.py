@@ -15,7 +15,7 @@ told which corrected files did not land (`KeptCase.file_changed`) and not, on ev
 about every case an editor ever touched.
 
 Vocabulary terms keep no history, so nothing tells an edited term from a seeded one: seeding
-leaves every held term as stored (`services._not_held_terms`), as `--new-only` does.
+leaves every held term as stored (`services.importing._not_held_terms`), as `--new-only` does.
 """
 
 from __future__ import annotations

@@ -201,8 +201,9 @@ def _storable_problems(
             yield from _storable_problems(value, f"{path}[{index}]", integers)
 
 
-# How a vocabulary problem says where terms are defined: at import, the files of --vocab.
-VOCAB_FILES = "a vocabulary file passed with --vocab"
+# How a vocabulary problem says where terms are defined: the files of `import_cases --vocab`,
+# named with their command, as the admin and the write API say it too (a restore names its own).
+VOCAB_FILES = "a vocabulary file passed with manage.py import_cases --vocab"
 
 
 def validate_batch(

@@ -212,7 +212,15 @@ BAD_VALUES = [
         "nested too deeply",
     ),
     ("affected", "[" * 100_000 + "]" * 100_000, "affected", "not valid JSON: nested too deeply"),
-    ("error_codes", ["Xid 7900"], "error_codes", "symptoms.error_codes[0]: unknown error code 'Xid 7900'"),
+    (
+        "error_codes",
+        ["Xid 7900"],
+        "error_codes",
+        # Where codes come from, named as the README names it: the command and its option.
+        "symptoms.error_codes[0]: unknown error code 'Xid 7900' (did you mean 'Xid 79', 'Xid 95', "
+        "'Xid 94'?); add it, or this spelling as a synonym of one, to the error_codes of a vocabulary "
+        "file passed with manage.py import_cases --vocab",
+    ),
 ]
 
 

@@ -16,7 +16,7 @@ from incidents import services
 from incidents.documents import case_document
 from incidents.history import case_history
 from incidents.models import Case, CaseTerm, Facet, Term
-from incidents.services import import_case_files
+from incidents.services import import_case_files, importing
 from tests.conftest import CASES_DIR, fixture_ids, load_fixture
 
 from .conftest import edit_action_items, merge, retract, run_make_data_import
@@ -178,17 +178,17 @@ def test_a_merged_away_id_is_not_recreated_even_when_its_file_changed(tmp_path, 
 
 def test_an_edit_saved_while_the_files_are_checked_is_kept(tmp_path, editor, capsys, monkeypatch):
     import_earlier_version(tmp_path, "IL-0497", il_0497_before_its_correction)
-    validate_batch = services.validate_batch
+    validate_batch = importing.validate_batch
 
     def validate_then_edit(items, definitions, **options):
         # An editor saves the case after seeding read the history, before it takes the lock.
-        monkeypatch.setattr(services, "validate_batch", validate_batch)
+        monkeypatch.setattr(importing, "validate_batch", validate_batch)
         document = stored("IL-0497")
         document["action_items"] = ["Pin NCCL 2.29.3 or later on Grace hosts."]
         services.save_case_document(document, user=editor, reason="admin edit")
         return validate_batch(items, definitions, **options)
 
-    monkeypatch.setattr(services, "validate_batch", validate_then_edit)
+    monkeypatch.setattr(importing, "validate_batch", validate_then_edit)
 
     out = run_make_data_import(capsys)
 

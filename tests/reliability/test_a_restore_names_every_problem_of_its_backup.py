@@ -1,7 +1,7 @@
 """A restore checks the backup's case documents whatever else in it is wrong (they used to
 wait until editorial.jsonl and history.jsonl were right), and a term the documents name
 that the backup lacks is worded for the restore: the backup's own vocab.json, not "a
-vocabulary file passed with --vocab", which a restore does not take."""
+vocabulary file passed with manage.py import_cases --vocab", which a restore does not take."""
 
 from __future__ import annotations
 

@@ -115,12 +115,13 @@ def test_it_rejects_an_unknown_vocabulary_term_and_suggests_close_ones(tmp_path)
             str(path),
             "$.symptoms.tags[1]",
             "unknown symptom tag 'NCCL timeouts' (did you mean 'NCCL timeout', 'NCCL error'?); "
-            "define it in a vocabulary file passed with --vocab",
+            "define it in a vocabulary file passed with manage.py import_cases --vocab",
         ),
         (
             str(path),
             "$.environment.components[0]",
-            "unknown component 'Frobnicator'; define it in a vocabulary file passed with --vocab",
+            "unknown component 'Frobnicator'; define it in a vocabulary file passed with "
+            "manage.py import_cases --vocab",
         ),
     ]
 

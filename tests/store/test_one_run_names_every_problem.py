@@ -38,7 +38,7 @@ def test_a_document_the_schema_refuses_is_checked_across_documents_too(tmp_path)
         f"{path}: $.scale_tables[0].rows[0].values.nodes: 'nodes' is not a column of this table "
         "(columns: gpus)",
         f"{path}: $.environment.components[0]: unknown component 'Frobnicator'; define it in a "
-        "vocabulary file passed with --vocab",
+        "vocabulary file passed with manage.py import_cases --vocab",
     ]
 
 

@@ -73,7 +73,7 @@ def test_a_spelling_of_two_terms_and_an_unknown_one_are_named(tmp_path, vocab):
         f"{path}: $.symptoms.tags[0]: 'acme-twice' is a spelling of 2 symptom tag terms "
         "('Acme spin', 'Acme stall'); name one of them",
         f"{path}: $.environment.components[0]: unknown component 'acmesched2' (did you mean "
-        "'Acme Scheduler'?); define it in a vocabulary file passed with --vocab",
+        "'Acme Scheduler'?); define it in a vocabulary file passed with manage.py import_cases --vocab",
         f"{path}: $.environment.components[2]: 'Acme Scheduler' names 'Acme Scheduler', as "
         "$.environment.components[1] does; name each term once",
     ]

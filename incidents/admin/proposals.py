@@ -1,0 +1,154 @@
+"""The review queue of public proposals and its actions (start review, accept, decline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest
+
+from .. import workflow
+from ..proposals.models import Proposal
+from ..proposals.reading import case_html, lookalike_links, source_links
+from .common import FORM_FIELDS
+
+
+@admin.register(Proposal)
+class ProposalAdmin(admin.ModelAdmin):
+    """The review queue of public proposals. Accepting (reviewers) publishes a new case's
+    draft; a correction is accepted on the case's own page, by the save that makes it
+    (`CaseAdminForm.accepts_correction`); declining needs the reason written on the proposal
+    first."""
+
+    formfield_overrides = FORM_FIELDS
+    list_display = ("title", "kind", "status", "case", "created")
+    list_filter = ("status", "kind")
+    search_fields = ("title", "text", "case__id", "source_urls")
+    ordering = ("-created",)
+    readonly_fields = (
+        "kind",
+        "status",
+        "case",
+        "title",
+        "text",
+        "sources",
+        "contact",
+        "looked_like",
+        "created",
+        "proposed_case",
+        "case_now",
+    )
+    actions = ("start_review", "accept", "decline")
+
+    class Media:
+        css = {"all": ("css/admin-proposal.css",)}
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # A new case's proposal is read as the draft it made; a correction beside the case
+        # as it stands. Either as a case, not as the JSON of its document.
+        shown = "case_now" if obj is not None and obj.kind == Proposal.Kind.CORRECTION else "proposed_case"
+        kept = [name for name in self.readonly_fields if name not in ("proposed_case", "case_now")]
+        return (*kept, shown, "decline_reason")
+
+    @admin.display(description="Proposed case (its draft)")
+    def proposed_case(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="The case now")
+    def case_now(self, obj: Proposal) -> str:
+        return case_html(obj.case_id)
+
+    @admin.display(description="Source URLs")
+    def sources(self, obj: Proposal) -> str:
+        return source_links(obj.source_urls)
+
+    @admin.display(description="Looked like, when sent")
+    def looked_like(self, obj: Proposal) -> str:
+        return lookalike_links(obj.lookalikes)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return workflow.is_editor(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # proposals come from the public form and API
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        # Accepting publishes: a reviewer's step, not offered to editors.
+        actions = super().get_actions(request)
+        if not workflow.is_reviewer(request.user):
+            actions.pop("accept", None)
+        return actions
+
+    def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any, then: Any = None) -> None:
+        """Apply `step` to each selected proposal; `done`: the success message's end, or a
+        function of the proposal giving it; `then`: called with each proposal after it."""
+        from ..proposals import services as proposal_services
+
+        for proposal in queryset:
+            try:
+                step(proposal)
+            except (proposal_services.ReviewError, workflow.WorkflowError, workflow.NotAllowed) as error:
+                self.message_user(request, f"{proposal.title}: {error}", messages.ERROR)
+            else:
+                said = done(proposal) if callable(done) else done
+                self.message_user(request, f"{proposal.title}: {said}.", messages.SUCCESS)
+                if then is not None:
+                    then(proposal)
+
+    @admin.action(description="Start reviewing")
+    def start_review(self, request: HttpRequest, queryset: Any) -> None:
+        from ..proposals import services as proposal_services
+
+        self._review(
+            request, queryset, lambda p: proposal_services.start_review(p, user=request.user), "in review"
+        )
+
+    @admin.action(
+        description=(
+            "Accept (reviewers): publish a new case (a correction is accepted by saving it in its case)"
+        )
+    )
+    def accept(self, request: HttpRequest, queryset: Any) -> None:
+        from ..proposals import services as proposal_services
+
+        def warn_of_lookalikes(proposal: Proposal) -> None:
+            # As a save of the case in the admin warns: said, never a refusal.
+            for duplicate in proposal_services.lookalikes(proposal):
+                self.message_user(
+                    request,
+                    f"Possible duplicate: {proposal.case_id} looks like {duplicate}",
+                    messages.WARNING,
+                )
+
+        self._review(
+            request,
+            queryset,
+            lambda p: proposal_services.accept(p, user=request.user),
+            accepted_message,
+            then=warn_of_lookalikes,
+        )
+
+    @admin.action(description="Decline (write the reason on the proposal first)")
+    def decline(self, request: HttpRequest, queryset: Any) -> None:
+        from ..proposals import services as proposal_services
+
+        self._review(
+            request,
+            queryset,
+            lambda p: proposal_services.decline(p, user=request.user, reason=p.decline_reason),
+            "declined",
+        )
+
+
+def accepted_message(proposal: Proposal) -> str:
+    """What accepting a new case's proposal did."""
+    return f"accepted; {proposal.case_id} is published"
