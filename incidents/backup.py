@@ -43,10 +43,18 @@ from .locking import serialize_case_writes
 from .models import Case, Facet, Term
 from .problems import CaseImportError, ImportProblem
 from .strict_json import parse_json
-from .validation import LoadedDocument, expand_paths, load_documents, validate_batch
+from .validation import (
+    BACKUP_EDITORIAL,
+    BACKUP_HISTORY,
+    LoadedDocument,
+    expand_paths,
+    load_documents,
+    validate_batch,
+)
 from .vocabulary import load_vocabulary
 
-CASES, VOCAB, EDITORIAL, HISTORY = "cases", "vocab.json", "editorial.jsonl", "history.jsonl"
+CASES, VOCAB = "cases", "vocab.json"
+EDITORIAL, HISTORY = BACKUP_EDITORIAL, BACKUP_HISTORY
 # History columns written by name; the rest as the portable values below.
 _SPECIAL = ("history_id", "history_user_id", "root_cause_category_id")
 # A merged case's document says `merged`, which import does not take (the status comes from

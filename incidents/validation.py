@@ -48,13 +48,28 @@ class LoadedDocument:
     document: dict[str, Any]
 
 
+# Files a backup folder holds beside its cases (`backup.py`): a folder with both is a backup.
+BACKUP_EDITORIAL, BACKUP_HISTORY = "editorial.jsonl", "history.jsonl"
+
+
 def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportProblem]]:
-    """Files as given, folders as their `*.json` files (recursively, sorted)."""
+    """Files as given, folders as their `*.json` files (recursively, sorted). A backup
+    folder is a problem naming the restore: read as cases, its vocabulary file would be
+    refused as a case document and its history and editorial state left behind."""
     files: list[Path] = []
     problems: list[ImportProblem] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if path.is_dir() and (path / BACKUP_EDITORIAL).is_file() and (path / BACKUP_HISTORY).is_file():
+            problems.append(
+                ImportProblem(
+                    str(path),
+                    "$",
+                    "a backup folder written by `export_cases --backup`: restore it with "
+                    f"`manage.py import_cases --restore {path}`",
+                )
+            )
+        elif path.is_dir():
             files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
         elif path.is_file():
             files.append(path)
