@@ -303,6 +303,10 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 LOG_FORMAT = env.choice("LOG_FORMAT", default="json", choices=("json", "text"))
 # The least severe records written (Django's, the app's and uvicorn's start-up lines).
 LOG_LEVEL = env.choice("LOG_LEVEL", default="warning", choices=LOG_LEVELS).upper()
+# The DEBUG page and error reports show no credential a URL setting carries (CACHE_URL's
+# password is in the cache's LOCATION, a name Django does not hide).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "incidentlib.error_reports.CredentialFreeReporterFilter"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
