@@ -9,6 +9,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.tooling.conftest import run_child
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -33,12 +35,10 @@ def test_each_run_names_its_own_time_and_commit():
 
 
 def test_a_rewritten_report_is_not_a_change_of_the_measured_code(tmp_path, monkeypatch):
-    import subprocess
-
     run = bench_run()
 
     def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True)
+        run_child("git", "-c", "user.name=t", "-c", "user.email=t@t", *args, cwd=tmp_path)
 
     (tmp_path / "bench").mkdir()
     (tmp_path / "bench" / "report.json").write_text("{}")

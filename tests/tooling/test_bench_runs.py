@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tooling.conftest import run_child
 from tests.tooling.test_bench_report import bench_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +29,7 @@ SIZE = 20
 
 def copy_of_checkout(target: Path) -> Path:
     """The tracked files of this checkout, as they are in the work tree, under `target`."""
-    listed = (
-        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
-        .stdout.decode()
-        .split("\0")
-    )
+    listed = run_child("git", "ls-files", "-z").stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
