@@ -26,9 +26,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import shutil
-import stat
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +35,7 @@ from django.db import transaction
 
 from . import history as case_history
 from .exporting import export_to_directory, export_vocabulary
+from .folder_swap import a_plain_file, not_written_by, shown, written_beside
 from .id_lists import ids_in
 from .locking import serialize_case_writes
 from .models import Case, Facet, Term
@@ -102,60 +100,38 @@ def export_backup(directory: Path) -> BackupSummary:
     history rows are streamed.
 
     The backup is written into a new sibling folder, which then takes the place of
-    `directory`: a folder holding an earlier backup is replaced whole (a case it held that
-    the library no longer does is not left behind for a restore to trip on), and a failed
-    or interrupted backup leaves the earlier one as it was. Raises BackupRefused, writing
-    nothing, when `directory` holds anything a backup does not write (it is not replaced).
+    `directory` (`folder_swap.written_beside`): a folder holding an earlier backup is
+    replaced whole (a case it held that the library no longer does is not left behind for a
+    restore to trip on), and a failed or interrupted backup leaves the earlier one as it
+    was. Raises BackupRefused, writing nothing, when `directory` holds anything a backup
+    does not write (it is not replaced).
     """
     directory = directory.resolve()
     foreign = _not_written_by_a_backup(directory)
     if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise BackupRefused(
-            f"{directory} holds what no backup writes ({shown}); a backup replaces the folder it "
+            f"{directory} holds what no backup writes ({shown(foreign)}); a backup replaces the folder it "
             "is written to: give a new or empty folder, or one holding an earlier backup"
         )
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = directory.with_name(f".{directory.name}.partial-{uuid.uuid4().hex[:8]}")
-    staging.mkdir()
-    try:
+    with written_beside(directory) as staging:
         summary = _write_backup(staging)
-        _replace_folder(directory, staging)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return summary
 
 
 def _not_written_by_a_backup(directory: Path) -> list[str]:
     """The entries of `directory` (relative paths, sorted) that a backup does not write: none
     for a missing or empty folder or an earlier backup."""
-    if not directory.is_dir():
-        return []
-    foreign = []
-    for entry in sorted(directory.iterdir()):
-        if entry.name == CASES and entry.is_dir() and not entry.is_symlink():
-            foreign += [
-                f"{CASES}/{p.name}"
-                for p in sorted(entry.iterdir())
-                if not (p.suffix == ".json" and p.is_file() and not p.is_symlink())
-            ]
-        elif not (entry.name in (VOCAB, EDITORIAL, HISTORY) and entry.is_file() and not entry.is_symlink()):
-            foreign.append(entry.name)
-    return foreign
 
+    def backup_writes(entry: Path) -> bool:
+        if entry.name == CASES:
+            return entry.is_dir() and not entry.is_symlink()
+        return entry.name in (VOCAB, EDITORIAL, HISTORY) and entry.is_file() and not entry.is_symlink()
 
-def _replace_folder(directory: Path, staging: Path) -> None:
-    """Put `staging` in the place of `directory` (renames in one folder, so each is atomic),
-    keeping the earlier folder's permissions; the earlier backup is removed once replaced."""
-    if not directory.exists():
-        staging.rename(directory)
-        return
-    staging.chmod(stat.S_IMODE(directory.stat().st_mode))
-    earlier = directory.with_name(f".{directory.name}.earlier-{uuid.uuid4().hex[:8]}")
-    directory.rename(earlier)
-    staging.rename(directory)
-    shutil.rmtree(earlier)
+    foreign = not_written_by(directory, backup_writes)
+    cases = directory / CASES
+    if CASES not in foreign and cases.is_dir():
+        foreign += [f"{CASES}/{name}" for name in not_written_by(cases, lambda p: a_plain_file(p, ".json"))]
+    return sorted(foreign)
 
 
 def _write_backup(directory: Path) -> BackupSummary:

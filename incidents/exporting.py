@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .documents import CaseDocument, case_document, dumps_document
+from .folder_swap import a_plain_file, not_written_by, shown, written_beside
 from .models import ALIAS_FACETS, Case, CaseQuerySet, Facet, Term
 from .vocabulary import FILE_KEYS
 
@@ -34,8 +35,36 @@ def iter_documents(
         last_id = batch[-1].id
 
 
+class ExportRefused(Exception):
+    """`export_folder` will not write into this folder (the message says why and what to do)."""
+
+
+def export_folder(directory: Path) -> int:
+    """Write every case (all statuses) as `<id>.json` so that `directory` holds exactly the
+    cases stored now; returns how many.
+
+    Written into a new sibling folder that then takes the place of `directory`
+    (`folder_swap.written_beside`), as backups are: the file of a case deleted or merged
+    away since an earlier export there does not stay behind for a later `import_cases
+    DIR` to bring back, and a failed export leaves the earlier one as it was. Raises
+    ExportRefused, writing nothing, when `directory` holds anything but `*.json` files
+    (what an export writes): it is not replaced.
+    """
+    directory = directory.resolve()
+    foreign = not_written_by(directory, lambda entry: a_plain_file(entry, ".json"))
+    if foreign:
+        raise ExportRefused(
+            f"{directory} holds what no export writes ({shown(foreign)}); an export replaces the "
+            "folder it is written to: give a new or empty folder, or one holding an earlier export"
+        )
+    with written_beside(directory) as staging:
+        written = export_to_directory(staging)
+    return len(written)
+
+
 def export_to_directory(directory: Path) -> list[Path]:
-    """Write `<id>.json` for every case (all statuses) into `directory`; returns the paths."""
+    """Write `<id>.json` for every case (all statuses) into `directory`, beside whatever it
+    holds; returns the paths. `export_folder` is the one that leaves only these."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for document in iter_documents():

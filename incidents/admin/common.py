@@ -34,6 +34,17 @@ FORM_FIELDS: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
 }
 
 
+def https_urls(db_field: models.Field[Any, Any], **kwargs: Any) -> forms.Field | None:
+    """A model form's `Meta.formfield_callback`: its URL fields take `FORM_FIELDS`' https://
+    for a URL typed without a scheme. The admin applies `formfield_overrides` only to the
+    form it derives from a form of ours; Django builds the form's own fields first (at
+    import, and again for each admin page), and 5.x warns for each URLField built without
+    `assume_scheme`."""
+    if isinstance(db_field, models.URLField):
+        kwargs = {**FORM_FIELDS[models.URLField], **kwargs}
+    return db_field.formfield(**kwargs)
+
+
 class LinesField(forms.CharField):
     """An ordered list of strings edited as one item per line (blank lines dropped)."""
 

@@ -17,7 +17,7 @@ from ..line_endings import MultilineField
 from ..models import Case, CaseTerm, Facet, ScaleTable, Term
 from ..proposals.models import Proposal
 from ..vocabulary import term_problems
-from .common import ADMIN_EDIT, JSON_FIELDS, LIST_FIELDS, LinesField, NullBlanksForm
+from .common import ADMIN_EDIT, JSON_FIELDS, LIST_FIELDS, LinesField, NullBlanksForm, https_urls
 from .inlines import rows_heading
 
 
@@ -218,6 +218,7 @@ class TermAdminForm(forms.ModelForm):
             "source_url",
         )
         field_classes = {"synonyms": LinesField, "patterns": LinesField}
+        formfield_callback = https_urls
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -66,6 +66,8 @@ def test_a_write_that_cannot_retire_the_cached_reads_is_refused(cache_down):
 
 
 def test_healthz_says_the_cache_failed(client, cache_down):
+    # A real client refused by a port nothing listens on, not a patched cache method: the
+    # error class named is the one the Redis client raises.
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json() == {

@@ -1,5 +1,6 @@
 """/healthz checks every database alias and the shared cache, and names what fails; a
-database error mid-request names the alias (the driver's message goes to the log only)."""
+database error mid-request names the alias (the driver's message goes to the log only).
+/healthz with the cache server down: tests/reliability/test_a_cache_server_down.py."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import subprocess
 import sys
 
 import pytest
-from django.core.cache import cache
-from redis.exceptions import ConnectionError as RedisConnectionError
 
 from tests.reliability.scratch import ROOT
 
@@ -72,20 +71,6 @@ def test_healthz_is_503_naming_a_replica_that_fails(broken_replica):
         },
     ]
     assert f"healthz: database replica1: OperationalError: {DRIVER_MESSAGE}" in log
-
-
-def test_healthz_is_503_when_the_cache_server_does_not_answer(client, monkeypatch):
-    def refuse(*args, **kwargs):
-        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-
-    monkeypatch.setattr(cache, "set", refuse)
-    response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json() == {
-        "status": "unavailable",
-        "databases": {"default": "ok"},
-        "cache": "ConnectionError",
-    }
 
 
 def test_a_failing_replica_is_named_in_the_503_and_the_log(broken_replica):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tooling.conftest import run_child
 from tests.tooling.test_bench_report import bench_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +29,7 @@ SIZE = 20
 
 def copy_of_checkout(target: Path) -> Path:
     """The tracked files of this checkout, as they are in the work tree, under `target`."""
-    listed = (
-        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
-        .stdout.decode()
-        .split("\0")
-    )
+    listed = run_child("git", "ls-files", "-z").stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -113,13 +110,17 @@ def test_a_tiny_bench_measures_every_endpoint_and_writes_its_report(tmp_path, be
     for name, figures in endpoints.items():
         for run in (figures, figures["one_client"]):
             assert run["non_2xx"] == 0 and not any(run["errors"].values()), (name, run)
-    assert endpoints["floor /healthz"]["requests"] > 0
-    assert endpoints["floor /healthz"]["one_client"]["requests"] > 0
+    floor = bench_run().FLOOR
+    assert endpoints[floor]["requests"] > 0
+    assert endpoints[floor]["one_client"]["requests"] > 0
+    assert endpoints[floor]["ratio_to_floor"] == 1.0
     assert all(peak > 0 for peak in measured["worker_peak_rss_mib"])
     assert len(measured["worker_peak_rss_mib"]) == 2
 
     column = f"{bench_backend} {SIZE:,}"
-    assert f"## {bench_backend}, {SIZE:,} synthetic cases" in (copy / "bench" / "report.md").read_text()
+    report_md = (copy / "bench" / "report.md").read_text()
+    assert f"## {bench_backend}, {SIZE:,} synthetic cases" in report_md
+    assert "- ratios to the floor, `/robots.txt` (no database or cache read)" in report_md
     readme = (copy / "README.md").read_text(encoding="utf-8")
     table = readme.split("<!-- bench table:", 1)[1].split("<!-- end of bench table -->", 1)[0]
     header = table.splitlines()[1]

@@ -8,11 +8,12 @@ plays out a scenario (lock held N times, then success that "installs" a fake chr
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from tests.tooling.conftest import run_child
 
 SCRIPT = Path(settings.BASE_DIR) / "scripts" / "ensure-chromium.sh"
 
@@ -37,7 +38,7 @@ def run(tmp_path: Path, *, lock_held: int = 0, apt_fails: bool = False, chromium
     for tool in ("bash", "cat", "grep", "mktemp", "rm", "sleep", "id", "chmod", "printf"):
         target = bin_dir / tool
         if not target.exists():
-            target.symlink_to(subprocess.check_output(["which", tool], text=True).strip())
+            target.symlink_to(run_child("which", tool).stdout.strip())
     apt = bin_dir / "apt-get"
     apt.write_text(FAKE_APT)
     apt.chmod(0o755)
@@ -52,7 +53,7 @@ def run(tmp_path: Path, *, lock_held: int = 0, apt_fails: bool = False, chromium
     }
     if chromium_env:
         env["CHROMIUM"] = chromium_env
-    result = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+    result = run_child("bash", SCRIPT, env=env, check=False, timeout=60)
     calls_file = tmp_path / "apt-calls"
     calls = calls_file.read_text().splitlines() if calls_file.exists() else []
     return result, calls

@@ -4,11 +4,8 @@ the comment above it, read from the Makefile itself, so it stays true as targets
 from __future__ import annotations
 
 import re
-import subprocess
 
-from django.conf import settings
-
-ROOT = settings.BASE_DIR
+from tests.tooling.conftest import ROOT, run_child
 
 
 def phony_targets() -> list[str]:
@@ -18,9 +15,7 @@ def phony_targets() -> list[str]:
 
 
 def test_make_help_lists_every_phony_target_with_a_sentence():
-    result = subprocess.run(
-        ["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True, text=True
-    )
+    result = run_child("make", "--no-print-directory", "help", check=False)
     assert result.returncode == 0, result.stderr
     listed = dict(line.split(None, 1) for line in result.stdout.splitlines())
     assert sorted(listed) == sorted(phony_targets())
@@ -32,8 +27,6 @@ def test_make_help_lists_every_phony_target_with_a_sentence():
 
 
 def test_make_run_binds_the_host_given():
-    plan = subprocess.run(
-        ["make", "-n", "run", "HOST=0.0.0.0"], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    plan = run_child("make", "-n", "run", "HOST=0.0.0.0")
     [line] = [line for line in plan.stdout.splitlines() if "incidentlib.asgi:application" in line]
     assert "--host 0.0.0.0 --port " in line

@@ -5,12 +5,7 @@ every tracked object once more, about 0.2 CPU s after `import_cases` of 10 cases
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.tooling.conftest import run_python
 
 
 def test_a_command_leaves_every_object_frozen_at_exit():
@@ -20,14 +15,7 @@ def test_a_command_leaves_every_object_frozen_at_exit():
         "sys.argv = ['manage.py', 'version'];"
         "runpy.run_path('manage.py', run_name='__main__')"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = run_python("-c", script)
     lines = result.stdout.splitlines()
     assert lines[-1].startswith("frozen at exit: ")
     assert int(lines[-1].removeprefix("frozen at exit: ")) > 10_000  # Django and the apps

@@ -6,25 +6,15 @@ validates documents does. They were half a second of every `manage.py` command, 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.tooling.conftest import run_python
+
 HEAVY = ("numpy", "scipy", "jsonschema")
 
 
 def imported_by(*args: str) -> set[str]:
     """The top-level packages a `python -X importtime ARGS` child imported."""
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", *args],
-        cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = run_python("-X", "importtime", *args)
     return {
         line.rsplit("|", 1)[1].strip().split(".")[0]
         for line in result.stderr.splitlines()
@@ -62,14 +52,7 @@ def test_the_search_functions_are_read_when_first_used():
         "print(json.dumps([before, 'numpy' in sys.modules, function.__module__,"
         " search.similar_cases.__module__, search.FacetCount.__module__]))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = run_python("-c", script)
     assert json.loads(result.stdout.splitlines()[-1]) == [
         False,
         True,

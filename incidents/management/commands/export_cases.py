@@ -6,13 +6,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from incidents.backup import BackupRefused, export_backup
 from incidents.database_ready import require_tables
-from incidents.exporting import export_to_directory, export_vocabulary
+from incidents.exporting import ExportRefused, export_folder, export_vocabulary
 
 
 class Command(BaseCommand):
     help = (
         "Write every case as <id>.json (the case schema document) into DIR and, with --vocab, "
         "the vocabulary as a definitions file; import_cases --vocab FILE DIR reads both back. "
+        "DIR then holds exactly the cases stored now: an earlier export there is replaced whole "
+        "once the new one is written (a folder holding anything but .json files is refused). "
         "With --backup, a whole backup instead: cases/, vocab.json, editorial.jsonl and "
         "history.jsonl (restore it with import_cases --restore DIR)."
     )
@@ -53,8 +55,11 @@ class Command(BaseCommand):
         if vocab is not None and vocab.resolve().is_relative_to(directory.resolve()):
             # import_cases reads every *.json under DIR as a case.
             raise CommandError("write the vocabulary file outside the cases folder")
-        written = export_to_directory(directory)
-        self.stdout.write(f"exported {len(written)} case(s) to {directory}")
+        try:
+            written = export_folder(directory)
+        except ExportRefused as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"exported {written} case(s) to {directory}")
         if vocab is not None:
             terms = export_vocabulary(vocab)
             self.stdout.write(f"exported {terms} vocabulary term(s) to {vocab}")
