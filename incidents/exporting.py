@@ -40,8 +40,11 @@ class ExportRefused(Exception):
 
 
 def export_folder(directory: Path) -> int:
-    """Write every case (all statuses) as `<id>.json` so that `directory` holds exactly the
-    cases stored now; returns how many.
+    """Write every case but the merged-away ones as `<id>.json` so that `directory` holds
+    exactly the cases stored now; returns how many. A merged-away case lives on as the case
+    it was merged into: its document (status `merged`, which the case schema does not
+    take) would make a later `import_cases DIR` refuse the whole folder. A backup keeps it
+    (`backup.py`, with the merge in its editorial lines).
 
     Written into a new sibling folder that then takes the place of `directory`
     (`folder_swap.written_beside`), as backups are: the file of a case deleted or merged
@@ -58,16 +61,17 @@ def export_folder(directory: Path) -> int:
             "folder it is written to: give a new or empty folder, or one holding an earlier export"
         )
     with written_beside(directory) as staging:
-        written = export_to_directory(staging)
+        written = export_to_directory(staging, Case.objects.exclude(status=Case.Status.MERGED))
     return len(written)
 
 
-def export_to_directory(directory: Path) -> list[Path]:
-    """Write `<id>.json` for every case (all statuses) into `directory`, beside whatever it
-    holds; returns the paths. `export_folder` is the one that leaves only these."""
+def export_to_directory(directory: Path, cases: CaseQuerySet | None = None) -> list[Path]:
+    """Write `<id>.json` for each of `cases` (default every case, all statuses) into
+    `directory`, beside whatever it holds; returns the paths. `export_folder` is the one
+    that leaves only these."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for document in iter_documents():
+    for document in iter_documents(cases):
         path = directory / f"{document['id']}.json"
         path.write_text(dumps_document(document), encoding="utf-8")
         written.append(path)
