@@ -64,7 +64,8 @@ def rank(plan: SearchPlan) -> Ranking:
     queries; one more to order the matches by date when the plan's sort is newest or
     oldest, one more when a strong case holding few of a pasted line's words must show it
     holds the line's failure signature, `signatures.holding_a_signature`; one more for the
-    nearest case of a confident first hit, `nearest_to_first`); no query otherwise (a
+    nearest case of a confident first hit when sorted by relevance and naming no case id,
+    `nearest_to_first`); no query otherwise (a
     listing is a lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
@@ -115,7 +116,10 @@ def rank(plan: SearchPlan) -> Ranking:
     ranked = holding_a_signature(ranked, plan.signatures, backend)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
-    ranked = nearest_to_first(ranked, allowed)
+    if plan.sort == "relevance" and not plan.case_ids:
+        # Listed as like "the first hit", which it is only when the best match leads the
+        # list: sorted by date, or after a case the query names by id, it would not.
+        ranked = nearest_to_first(ranked, allowed)
     if plan.case_ids:
         # A case named by its id comes first, whatever its words: the reader asked for it.
         named = [

@@ -136,3 +136,20 @@ def test_the_api_says_why_the_nearest_case_is_listed(client):
     assert body["partial_matches"][0]["id"] == second
     assert body["partial_matches"][0]["confidence"] == "weak"
     assert body["partial_matches"][0]["why"].endswith(f"Similar to {first}, the first hit.")
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+def test_sorted_by_date_no_case_is_said_like_the_first_hit(sort):
+    # The first listed is the newest or oldest match, not the best one the sentence names.
+    query, first, _ = SECOND_ANSWERS[0]
+    hits = listed(query, sort=sort)
+    assert first in [h.case.id for h in hits if not h.is_partial]
+    assert not any("the first hit" in (h.why or "") for h in hits)
+
+
+def test_after_a_case_named_by_id_no_case_is_said_like_the_first_hit():
+    query, first, _ = SECOND_ANSWERS[0]
+    hits = listed(f"IL-0428 {query}")
+    assert hits[0].case.id == "IL-0428"
+    assert first in [h.case.id for h in hits]
+    assert not any("the first hit" in (h.why or "") for h in hits)
