@@ -62,6 +62,11 @@ _SCALE_IN_WORDS = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\s*k)?\s*[- ]?\s*(GPUs?|TPUs?|accelerators?|chips?)\b",
     re.IGNORECASE,
 )
+# A number after one of these words is a code's, not a count of accelerators: "Xid 79 GPU
+# fell off the bus" states no scale of 79.
+_CODE_WORD_BEFORE = re.compile(
+    r"\b(?:s?xid|error|errno|err|code|exit|status|signal|rc)[\s:=#]*$", re.IGNORECASE
+)
 RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
 
 
@@ -185,10 +190,13 @@ def read_scale(symptoms: str) -> tuple[str, int | None]:
 
     A scale is context, weighed by `_context_weight`, not words to match: as words,
     "512-GPU" matched the title of a 512-GPU case whose failure has nothing to do with the
-    one asked about, and put it first (issue 16's own scenario)."""
+    one asked about, and put it first (issue 16's own scenario). A number after a code's
+    name (`Xid 79 GPU`, `error 12 GPUs`) is the code's, left in the words."""
     scales: list[int] = []
 
     def unit(match: re.Match[str]) -> str:
+        if _CODE_WORD_BEFORE.search(match.string, 0, match.start()):
+            return match.group(0)
         scales.append(int(match.group(1).replace(",", "")) * (1000 if match.group(2) else 1))
         return match.group(3)
 

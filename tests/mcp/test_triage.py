@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext
 
+import pytest
 from django.conf import settings
 from django.db import connection, connections
 
 from incidentlib.db_router import cache_alias
 from incidents import triage as triage_module
+from incidents.search import search_cases
 from incidents.selectors.params import NOTHING_TO_TRIAGE
 from mcp_server.budget import json_size
 from mcp_server.triage_tool import TRIAGE_BUDGET
@@ -269,6 +271,24 @@ def test_a_scale_in_the_words_is_context_not_words():
         "tensor parallel 4 stops, Xid 79",
         None,
     )
+
+
+@pytest.mark.parametrize(
+    "symptoms",
+    ["Xid 79 GPU fell off the bus", "xid: 48 GPU double bit ECC", "NCCL error 12 GPU", "exit code 1 GPU job"],
+)
+def test_a_codes_number_before_gpu_is_no_scale(symptoms):
+    # "Xid 79 GPU" was read as 79 accelerators: 79 left the search, so IL-0523 (Xid 79) lost
+    # its strong label in triage while search called it strong.
+    assert triage_module.read_scale(symptoms) == (symptoms, None)
+    assert triage_module.read_scale(f"job on 8 GPUs, {symptoms}") == (f"job on GPUs, {symptoms}", 8)
+
+
+def test_triage_and_search_agree_on_an_xid_line(mcp):
+    found = search_cases(query="Xid 79 GPU fell off the bus", limit=3)
+    assert (found.hits[0].case.id, found.hits[0].confidence) == ("IL-0523", "strong")
+    result = mcp.ok("triage", symptoms="Xid 79 GPU fell off the bus")
+    assert (result["cases"][0]["id"], result["cases"][0]["confidence"]) == ("IL-0523", "strong")
 
 
 def test_the_issue_s_own_scenario_puts_the_node_replacement_case_first(mcp):
