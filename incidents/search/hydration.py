@@ -83,18 +83,20 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             " some of them, so the total and the counts cover those ranked; add words or filters"
             " to narrow it."
         )
+    said_empty: list[str] = []  # what a page's empty result says in its own words
     if not matches and ranking.retracted:
         # Not "no case matches": the knowledge exists, and was withdrawn (and why).
-        notes.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
+        said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
     if not matches and (weak or not ranking.retracted):
         published = "published case" if ranking.retracted else "case"
-        notes.append(
+        said_empty.append(
             f"No {published} matches this query well: the closest cases are listed as partial matches."
             if weak
             else "No case matches this query with these filters."
             if plan.filtered
             else "No case matches this query."
         )
+    notes.extend(said_empty)
     return SearchResults(
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],
@@ -107,6 +109,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         partial_total=len(weak),
         suggestion=plan.suggestion,
         retracted_matches=tuple(case_id for case_id, _ in ranking.retracted),
+        empty_result_notes=tuple(said_empty),
     )
 
 

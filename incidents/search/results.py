@@ -183,6 +183,9 @@ class SearchResults:
     # Nothing matched, but these retracted cases would have (ids, best first): a note names
     # them with their reasons (`selectors.lookup.retracted_matches_note`).
     retracted_matches: tuple[str, ...] = ()
+    # Those of `notes` that say nothing matched (and why): the search page says it in its own
+    # words, with links, where the API and MCP give these notes as they are.
+    empty_result_notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -89,13 +89,15 @@ def _facet_groups(state: SearchState, facets: dict[str, list[FacetCount]], base:
 
 
 def _notes(results: search.SearchResults) -> list[str]:
-    """The search's notes but the one saying a corrected query was searched: the page says
-    that once, with the corrected query as a link (`results.suggestion`), not as a "Did you
-    mean" beside a note that it was already searched."""
-    if not results.suggestion:
-        return list(results.notes)
-    corrected = corrected_note(results.suggestion)
-    return [note for note in results.notes if note != corrected]
+    """The search's notes but those the page says in its own words: that a corrected query
+    was searched (once, with the corrected query as a link, `results.suggestion`, not as a
+    "Did you mean" beside a note that it was already searched), and that nothing matched
+    (`results.empty_result_notes`: the empty result's paragraphs say it, linking the
+    retracted cases that would have)."""
+    said = set(results.empty_result_notes)
+    if results.suggestion:
+        said.add(corrected_note(results.suggestion))
+    return [note for note in results.notes if note not in said]
 
 
 def _suggestions(state: SearchState, labels: dict[tuple[str, str], str], base: str) -> list[Suggestion]:

@@ -39,11 +39,14 @@ def test_only_retracted_matches_are_named_with_their_reason_at_every_door(transa
     api = client.get("/api/cases/", {"q": "normformer"}).json()
     assert (api["count"], api["results"], api["notes"]) == (0, [], [NOTE, PARTIAL])
     page = client.get("/cases/", {"q": "normformer"}).content.decode()
-    assert NOTE in page
     assert (
         'retracted cases match “normformer”; each page says why it was withdrawn: <a href="/cases/IL-0430">'
         in page
     )
+    # Said once, in the page's words with links: not again as the notes the API and MCP give
+    # (with their "GET /api/cases/..., get_incident"), nor "No case uses these words".
+    assert page.count("No case matches “normformer” well.") == 1
+    assert NOTE not in page and PARTIAL not in page and "get_incident" not in page
     assert "No case uses these words" not in page
 
 
