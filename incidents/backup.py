@@ -314,6 +314,7 @@ def restore_backup(directory: Path, *, replace: bool = False) -> BackupSummary:
         definitions,
         vocabulary=not vocabulary_problems,
         vocabulary_file=f"the backup's {VOCAB} ({directory / VOCAB})",
+        retired_ids=False,  # the backup says which ids are merged, and into what
     )
     if problems:
         raise CaseImportError(problems)

@@ -227,6 +227,7 @@ def validate_batch(
     *,
     vocabulary: bool = True,
     vocabulary_file: str = VOCAB_FILES,
+    retired_ids: bool = True,
 ) -> list[ImportProblem]:
     """Every problem in the batch; an empty list means it can be written.
 
@@ -234,7 +235,9 @@ def validate_batch(
     its fields allow (`_cross_problems`), so one run names every problem. `vocabulary`:
     whether to check the terms documents name (not while the vocabulary files have problems,
     as every term would look unknown); `vocabulary_file`: where a problem says to define a
-    missing term (a restore says the backup's vocab.json).
+    missing term (a restore says the backup's vocab.json); `retired_ids`: whether a merged-away
+    id may not come back (not for a restore, which sets each case's state to the backup's,
+    its merges included).
     """
     problems: list[ImportProblem] = []
     valid: list[LoadedDocument] = []
@@ -263,7 +266,8 @@ def validate_batch(
         else:
             batch_ids[case_id] = item.file
 
-    problems.extend(_retired_id_problems(identified))
+    if retired_ids:
+        problems.extend(_retired_id_problems(identified))
     related_ids = {
         rid
         for item in checked
