@@ -34,8 +34,12 @@ def _clean_text(data: object) -> object:
     return data
 
 
+def _media_type(request: Request) -> str:
+    return request.content_type.split(";")[0].strip().lower()
+
+
 def _is_plain(request: Request) -> bool:
-    return request.content_type.split(";")[0].strip().lower() == PlainTextParser.media_type
+    return _media_type(request) == PlainTextParser.media_type
 
 
 def _query_limit(request: Request) -> str | None:
@@ -44,7 +48,11 @@ def _query_limit(request: Request) -> str | None:
     value is not given); any other parameter, or `limit` twice, is a 400. A JSON body takes
     no query parameter: its `limit` is a field of the body, and `?limit=` beside one is a
     400 saying so (not "accepts no query parameters", which `?limit=` with a plain body
-    belies)."""
+    belies). A body of another type gets its 415 first, when it is read: `curl
+    --data-binary @job.log '/api/match?limit=2'` (curl's form type) was told where a JSON
+    body's limit goes."""
+    if _media_type(request) not in ("", PlainTextParser.media_type, JSONBodyParser.media_type):
+        return None
     if not _is_plain(request):
         others = request.query_params.copy()
         given = others.pop("limit", None)

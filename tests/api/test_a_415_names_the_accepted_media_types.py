@@ -37,3 +37,20 @@ def test_affected_names_json_only(client):
             "suggestions": ["application/json"],
         }
     ]
+
+
+def test_a_form_body_with_a_query_limit_is_a_415_not_a_limit_problem(client):
+    # `curl --data-binary @job.log '/api/match?limit=2'` sends curl's form type: it was told
+    # where a JSON body's limit goes, not that the body's type is the problem.
+    response = client.post(
+        "/api/match?limit=2", data="NCCL WARN timeout", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 415
+    assert response.json()["errors"] == [
+        {
+            "parameter": "Content-Type",
+            "detail": "send the body as application/json or text/plain",
+            "value": "application/x-www-form-urlencoded",
+            "suggestions": ["application/json", "text/plain"],
+        }
+    ]
