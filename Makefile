@@ -66,7 +66,7 @@ data: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_cases --seed --vocab fixtures/vocab.json fixtures/cases
 
-# Set everything up and serve the site and API on http://$HOST:$PORT (uvicorn, ASGI, one worker).
+# Set everything up and serve the site, API and MCP on http://$HOST:$PORT (uvicorn, ASGI, one worker).
 # Default 127.0.0.1:8000; `HOST=0.0.0.0 PORT=9000 make run` binds elsewhere.
 # --no-proxy-headers: uvicorn would otherwise take X-Forwarded-For/-Proto from any client on
 # 127.0.0.1 as from a proxy (so a local client could pick its own address and dodge the rate

@@ -20,7 +20,7 @@ def test_make_help_lists_every_phony_target_with_a_sentence():
     listed = dict(line.split(None, 1) for line in result.stdout.splitlines())
     assert sorted(listed) == sorted(phony_targets())
     assert listed["run"] == (
-        "Set everything up and serve the site and API on http://$HOST:$PORT (uvicorn, ASGI, one worker)"
+        "Set everything up and serve the site, API and MCP on http://$HOST:$PORT (uvicorn, ASGI, one worker)"
     )
     assert listed["data"] == "Migrate and seed the bundled vocabulary and real cases"
     assert all(sentence.strip() for sentence in listed.values())
