@@ -186,7 +186,7 @@ class SimilarIncidents(BaseModel):
     similar: list[SimilarIncident] = Field(description="Computed neighbours, closest first.")
     related: list[CaseRef] = Field(description="Cases the editors linked by hand (kept apart).")
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
-    notes: list[str] = Field(default_factory=list, description="How to get what was cut.")
+    notes: list[str] = Field(default_factory=list, description="A merged id's notice; what was cut.")
 
 
 class LogLine(BaseModel):

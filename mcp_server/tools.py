@@ -475,7 +475,18 @@ def similar_incidents(
     Example: {"id": "IL-0442", "limit": 3}.
     Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`, notes).
     """
-    case = _case_or_error(id)
+    lookup = _lookup_or_error(id)
+    case = lookup.case
+    assert case is not None  # _lookup_or_error raises otherwise
+    # Asked by an id merged into another, the answer is the kept case's: said, as get_incident says it.
+    notices = (
+        [
+            f"{lookup.merged_from} was merged into {case.id} as a duplicate; "
+            f"these are {case.id}'s similar cases."
+        ]
+        if lookup.merged_from
+        else []
+    )
     similar = [
         SimilarIncident(
             **summary_fields(item.case),
@@ -486,14 +497,15 @@ def similar_incidents(
         for item in search.similar_cases(case, limit=limit, without_hand_linked=True)
     ]
     related = [CaseRef(id=c.id, title=c.title, **case_links(c.id)) for c in selectors.related_cases(case)]
-    result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related)
+    result = SimilarIncidents(id=case.id, title=case.title, similar=similar, related=related, notes=notices)
 
     def rest_of_similar(kept: int) -> dict[str, Any]:
         left_out = ", ".join(item.id for item in similar[kept:])
         return {
             "notes": [
+                *notices,
                 f"Cut to the budget after {kept} cases; left out: {left_out} (get_incident reads "
-                f"one; GET {case_links(case.id)['url']}/similar?limit={limit} returns all)."
+                f"one; GET {case_links(case.id)['url']}/similar?limit={limit} returns all).",
             ]
         }
 

@@ -61,3 +61,14 @@ def test_a_kept_case_retracted_since_is_said_retracted(transactional_cases):
         "Case IL-0431 was merged into IL-0428. Case IL-0428 was retracted: Withdrawn. It is left out "
         "of search; it still resolves by id (its page, GET /api/cases/IL-0428, get_incident)."
     ]
+
+
+def test_similar_incidents_for_a_merged_id_says_whose_cases_these_are(transactional_cases):
+    # It answered IL-0428's similar cases without a word (get_incident gives a notice).
+    merge_0431_into_0428()
+    tool = InMemoryMcp().ok("similar_incidents", id="IL-0431", limit=3)
+    assert tool["id"] == "IL-0428"
+    assert tool["notes"] == [
+        "IL-0431 was merged into IL-0428 as a duplicate; these are IL-0428's similar cases."
+    ]
+    assert InMemoryMcp().ok("similar_incidents", id="IL-0428", limit=3)["notes"] == []
