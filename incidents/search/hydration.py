@@ -83,20 +83,24 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             " some of them, so the total and the counts cover those ranked; add words or filters"
             " to narrow it."
         )
-    said_empty: list[str] = []  # what a page's empty result says in its own words
+    # What the search page's empty result says in its own paragraphs, with links: the
+    # retracted cases that would have matched, and that partial matches follow.
+    said_empty: list[str] = []
     if not matches and ranking.retracted:
         # Not "no case matches": the knowledge exists, and was withdrawn (and why).
         said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
-    if not matches and (weak or not ranking.retracted):
+    if not matches and weak:
         published = "published case" if ranking.retracted else "case"
         said_empty.append(
             f"No {published} matches this query well: the closest cases are listed as partial matches."
-            if weak
-            else "No case matches this query with these filters."
+        )
+    notes.extend(said_empty)
+    if not matches and not weak and not ranking.retracted:
+        notes.append(
+            "No case matches this query with these filters."
             if plan.filtered
             else "No case matches this query."
         )
-    notes.extend(said_empty)
     return SearchResults(
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],
