@@ -86,21 +86,22 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     # What the search page's empty result says in its own paragraphs, with links: the
     # retracted cases that would have matched, and that partial matches follow.
     said_empty: list[str] = []
-    if not matches and ranking.retracted:
-        # Not "no case matches": the knowledge exists, and was withdrawn (and why).
-        said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
-    if not matches and weak:
-        published = "published case" if ranking.retracted else "case"
-        said_empty.append(
-            f"No {published} matches this query well: the closest cases are listed as partial matches."
-        )
-    notes.extend(said_empty)
-    if not matches and not weak and not ranking.retracted:
-        notes.append(
-            "No case matches this query with these filters."
-            if plan.filtered
-            else "No case matches this query."
-        )
+    if not matches:
+        if ranking.retracted:
+            # Not "no case matches": the knowledge exists, and was withdrawn (and why).
+            said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
+        if weak:
+            published = "published case" if ranking.retracted else "case"
+            said_empty.append(
+                f"No {published} matches this query well: the closest cases are listed as partial matches."
+            )
+        notes.extend(said_empty)
+        if not said_empty:
+            notes.append(
+                "No case matches this query with these filters."
+                if plan.filtered
+                else "No case matches this query."
+            )
     return SearchResults(
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],

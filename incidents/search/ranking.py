@@ -65,8 +65,7 @@ def rank(plan: SearchPlan) -> Ranking:
     oldest, one more when a strong case holding few of a pasted line's words must show it
     holds the line's failure signature, `signatures.holding_a_signature`; one more for the
     nearest case of a confident first hit when sorted by relevance and naming no case id,
-    `nearest_to_first`); no query otherwise (a
-    listing is a lazy queryset)."""
+    `nearest_to_first`); no query otherwise (a listing is a lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
     if plan.kind == "nothing" or plan.parsed is None:
