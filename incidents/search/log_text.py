@@ -82,13 +82,10 @@ def read_text(text: str | bytes) -> LogText:
 @dataclass
 class Evidence:
     """Where the log shows one piece of evidence (a failure token, a term, a component
-    version, a rare word): its first lines and how often it was read."""
+    version, a rare word): its first lines and where in them it was read."""
 
     # (line number, line) of its first `LINES_PER_EVIDENCE` lines, a number once.
     lines: list[tuple[int, str]] = field(default_factory=list)
-    # How often it was added: once per line number given (a repeated line's first
-    # `LINES_PER_EVIDENCE` numbers, `unique_lines`). Nothing reads it now.
-    count: int = 0
     # How a token was found, the most telling way (`log_tokens.stronger_kind`): the
     # extractor's name (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
     kind: str = ""
@@ -102,8 +99,7 @@ class Evidence:
     at: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def add(self, number: int, line: str) -> None:
-        """Count one reading at line `number` (1-based) holding `line`."""
-        self.count += 1
+        """Record one reading at line `number` (1-based) holding `line`."""
         if len(self.lines) < LINES_PER_EVIDENCE and (not self.lines or self.lines[-1][0] != number):
             self.lines.append((number, line))
 
