@@ -1,9 +1,10 @@
 """Backup and restore of the whole case store, editorial state and history included.
 
 `manage.py export_cases --backup DIR` writes (DIR then holds exactly that backup: an
-earlier one there is replaced whole), `manage.py import_cases --restore DIR` reads back into
-a database holding nothing the backup does not (an empty one), or with `--replace` into any,
-deleting what the backup lacks:
+earlier one there is replaced whole; every file read from one snapshot of the database,
+`snapshot.one_snapshot`), `manage.py import_cases --restore DIR` reads back into a database
+holding nothing the backup does not (an empty one, or the one it came from, unchanged
+since), or with `--replace` into any, deleting what the backup lacks (`beyond_backup`):
 
     DIR/cases/<id>.json   every case document, as `export_cases` writes them (all statuses)
     DIR/vocab.json        the vocabulary, in the `--vocab` format of fixtures/vocab.json
@@ -16,7 +17,8 @@ deleting what the backup lacks:
 Restore is all or nothing like import: every file is checked first (each problem names
 the file and a JSON path or line), then one transaction writes the vocabulary and the
 documents (as import does), sets each case's editorial columns, and replaces the history
-rows of the restored cases by the backup's; when each case was first published
+rows of the restored cases by the backup's (without `--replace` only when that loses no row:
+`beyond_backup`); when each case was first published
 (`Case.added`) is read back from those rows. Accounts are not part of a backup: a user
 named in the history who has no account gets an inactive one without a password, so the
 history still says who did what (an administrator activates or replaces it).
@@ -106,8 +108,9 @@ class RestoreRefused(Exception):
 
 def export_backup(directory: Path) -> BackupSummary:
     """Write the backup of every case, term and history row so that `directory` holds exactly
-    that backup (the layout in the module docstring). Memory stays bounded: cases and
-    history rows are streamed.
+    that backup (the layout in the module docstring), every file read from one snapshot
+    of the database (a write committed meanwhile is in none of them; writers are not held
+    up). Memory stays bounded: cases and history rows are streamed.
 
     The backup is written into a new sibling folder, which then takes the place of
     `directory` (`folder_swap.written_beside`): a folder holding an earlier backup is
