@@ -138,7 +138,7 @@ def test_restore_names_the_one_option_it_takes(tmp_path):
     backup = backed_up(tmp_path)
     with pytest.raises(CommandError) as refused:
         call_command("import_cases", "--restore", str(backup), "--vocab", "x.json")
-    takes = "--restore takes one backup folder and one option, --replace"
+    takes = "--restore takes one backup folder and no option but --replace"
     assert str(refused.value) == f"{takes}; leave out --vocab"
 
     with pytest.raises(CommandError) as refused:

@@ -197,7 +197,7 @@ class Command(BaseCommand):
 
     def _restore(self, paths: list[str], *, others: list[str], replace: bool) -> None:
         """`--restore DIR [--replace]`; `others`: the other options given, which it refuses."""
-        takes = "--restore takes one backup folder and one option, --replace"
+        takes = "--restore takes one backup folder and no option but --replace"
         if len(paths) != 1:
             given = " ".join(map(shlex.quote, paths))
             raise CommandError(f"{takes}; {len(paths)} paths were given ({given})")
