@@ -1,9 +1,10 @@
 """Backup and restore of the whole case store, editorial state and history included.
 
 `manage.py export_cases --backup DIR` writes (DIR then holds exactly that backup: an
-earlier one there is replaced whole), `manage.py import_cases --restore DIR` reads back into
-a database holding nothing the backup does not (an empty one), or with `--replace` into any,
-deleting what the backup lacks:
+earlier one there is replaced whole; every file read from one snapshot of the database,
+`snapshot.one_snapshot`), `manage.py import_cases --restore DIR` reads back into a database
+holding nothing the backup does not (an empty one, or the one it came from, unchanged
+since), or with `--replace` into any, deleting what the backup lacks (`beyond_backup`):
 
     DIR/cases/<id>.json   every case document, as `export_cases` writes them (all statuses)
     DIR/vocab.json        the vocabulary, in the `--vocab` format of fixtures/vocab.json
@@ -16,7 +17,8 @@ deleting what the backup lacks:
 Restore is all or nothing like import: every file is checked first (each problem names
 the file and a JSON path or line), then one transaction writes the vocabulary and the
 documents (as import does), sets each case's editorial columns, and replaces the history
-rows of the restored cases by the backup's; when each case was first published
+rows of the restored cases by the backup's (without `--replace` only when that loses no row:
+`beyond_backup`); when each case was first published
 (`Case.added`) is read back from those rows. Accounts are not part of a backup: a user
 named in the history who has no account gets an inactive one without a password, so the
 history still says who did what (an administrator activates or replaces it).
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,12 +37,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from . import history as case_history
+from .beyond_backup import BeyondBackup, beyond_backup
 from .exporting import export_to_directory, export_vocabulary
 from .folder_swap import a_plain_file, not_written_by, shown, written_beside
 from .id_lists import ids_in
 from .locking import serialize_case_writes
 from .models import Case, Facet, Term
 from .problems import CaseImportError, ImportProblem
+from .snapshot import one_snapshot
 from .strict_json import parse_json
 from .validation import (
     BACKUP_EDITORIAL,
@@ -69,6 +74,8 @@ class BackupSummary:
     deleted_cases: int = 0
     deleted_history_rows: int = 0
     deleted_terms: int = 0
+    # A restore with `replace`: the cases it holds that were changed after it, taken back.
+    changed_cases: tuple[str, ...] = ()
 
 
 def _history_model() -> Any:
@@ -94,10 +101,16 @@ class BackupRefused(Exception):
     """`export_backup` will not write into this folder (the message says why and what to do)."""
 
 
+class RestoreRefused(Exception):
+    """`restore_backup` would delete or overwrite what the backup does not hold (the message
+    says what, and what to do); nothing was written."""
+
+
 def export_backup(directory: Path) -> BackupSummary:
     """Write the backup of every case, term and history row so that `directory` holds exactly
-    that backup (the layout in the module docstring). Memory stays bounded: cases and
-    history rows are streamed.
+    that backup (the layout in the module docstring), every file read from one snapshot
+    of the database (a write committed meanwhile is in none of them; writers are not held
+    up). Memory stays bounded: cases and history rows are streamed.
 
     The backup is written into a new sibling folder, which then takes the place of
     `directory` (`folder_swap.written_beside`): a folder holding an earlier backup is
@@ -135,10 +148,26 @@ def _not_written_by_a_backup(directory: Path) -> list[str]:
 
 
 def _write_backup(directory: Path) -> BackupSummary:
-    """Write the backup's files into the (new, empty) `directory`."""
-    written = export_to_directory(directory / CASES)
-    terms = export_vocabulary(directory / VOCAB)  # what import_cases --vocab reads back
-    with open(directory / EDITORIAL, "w", encoding="utf-8") as out:
+    """Write the backup's files into the (new, empty) `directory`, every step reading the
+    same snapshot of the database (`snapshot.one_snapshot`): a case, term or history row
+    written meanwhile by another connection is in none of the files or, had it committed
+    before the snapshot, in all of them."""
+    with one_snapshot():
+        cases = _write_cases(directory / CASES)
+        terms = export_vocabulary(directory / VOCAB)  # what import_cases --vocab reads back
+        _write_editorial(directory / EDITORIAL)
+        rows = _write_history(directory / HISTORY)
+    return BackupSummary(cases=cases, terms=terms, history_rows=rows)
+
+
+def _write_cases(directory: Path) -> int:
+    """Every case document, all statuses, as `<id>.json`; returns how many."""
+    return len(export_to_directory(directory))
+
+
+def _write_editorial(path: Path) -> None:
+    """One line per case, in id order: id, status, retraction reason, merged into."""
+    with open(path, "w", encoding="utf-8") as out:
         for case_id, status, reason, merged_into in Case.objects.order_by("id").values_list(
             "id", "status", "retraction_reason", "merged_into_id"
         ):
@@ -147,9 +176,13 @@ def _write_backup(directory: Path) -> BackupSummary:
                     {"id": case_id, "status": status, "retraction_reason": reason, "merged_into": merged_into}
                 )
             )
+
+
+def _write_history(path: Path) -> int:
+    """One line per history row, oldest first (date, then row id); returns how many."""
     rows = 0
     fields = _history_fields()
-    with open(directory / HISTORY, "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8") as out:
         history = (
             _history_model()
             .objects.select_related("history_user", "root_cause_category")
@@ -169,7 +202,7 @@ def _write_backup(directory: Path) -> BackupSummary:
                 )
             )
             rows += 1
-    return BackupSummary(cases=len(written), terms=terms, history_rows=rows)
+    return rows
 
 
 @dataclass(frozen=True)
@@ -269,10 +302,12 @@ def restore_backup(directory: Path, *, replace: bool = False) -> BackupSummary:
     """Restore a backup written by `export_backup` (see the module docstring), leaving the
     database in the backup's state.
 
-    A database holding cases, history rows or vocabulary terms the backup does not is
-    refused (`_not_in_backup`), unless `replace`: those are then deleted in the restore's
-    transaction. Raises CaseImportError listing every problem (file, JSON path or line);
-    nothing is written then.
+    A database holding what the backup does not (`beyond_backup`: cases, history rows,
+    changes made after the backup to a case it holds, vocabulary terms) is refused with
+    RestoreRefused, unless `replace`: those are then deleted in the restore's transaction,
+    and the changed cases take the backup's state and history. Raises CaseImportError
+    listing every problem of the backup (file, JSON path or line). Nothing is written when
+    either is raised.
     """
     problems: list[ImportProblem] = []
     definitions, vocabulary_problems = load_vocabulary(directory / VOCAB)
@@ -319,11 +354,13 @@ def restore_backup(directory: Path, *, replace: bool = False) -> BackupSummary:
     if problems:
         raise CaseImportError(problems)
     terms = {(str(d.facet), d.slug) for d in definitions.terms}
+    states = {case_id: (e.status, e.retraction_reason, e.merged_into) for case_id, e in editorial.items()}
+    keys = Counter((values["id"], values["history_date"], values["history_type"]) for values, _, _ in history)
     with transaction.atomic():
-        serialize_case_writes()  # what is counted below holds until the restore commits
-        extra = _not_in_backup(set(editorial), terms)
+        serialize_case_writes()  # what is compared below holds until the restore commits
+        extra = beyond_backup(states, keys, terms)
         if extra.any() and not replace:
-            raise CaseImportError([ImportProblem(str(directory), "$", extra.refusal())])
+            raise RestoreRefused(extra.refusal())
         _write(checked, definitions, editorial, history, extra)
     return BackupSummary(
         cases=len(checked),
@@ -332,54 +369,11 @@ def restore_backup(directory: Path, *, replace: bool = False) -> BackupSummary:
         deleted_cases=len(extra.cases),
         deleted_history_rows=extra.history_rows,
         deleted_terms=len(extra.terms),
+        changed_cases=extra.changed_cases,
     )
 
 
-@dataclass(frozen=True)
-class _Extra:
-    """What the database holds that a backup does not: case ids, how many history rows of
-    other cases (a case deleted since, or one the backup lacks), term ids."""
-
-    cases: tuple[str, ...] = ()
-    history_rows: int = 0
-    terms: tuple[int, ...] = ()
-
-    def any(self) -> bool:
-        return bool(self.cases or self.history_rows or self.terms)
-
-    def refusal(self) -> str:
-        held = []
-        if self.cases:
-            shown = ", ".join(self.cases[:5]) + (" ..." if len(self.cases) > 5 else "")
-            held.append(f"{len(self.cases)} case(s) ({shown})")
-        if self.history_rows:
-            held.append(f"{self.history_rows} history row(s) of cases outside the backup")
-        if self.terms:
-            held.append(f"{len(self.terms)} vocabulary term(s)")
-        return (
-            f"the database holds {' and '.join(held)} that the backup does not, and a restore "
-            "puts the database in the backup's state: restore into an empty database (a new "
-            "DATABASE_URL, then `manage.py migrate`), or pass --replace to delete them in the "
-            "restore's transaction"
-        )
-
-
-def _not_in_backup(case_ids: set[str], terms: set[tuple[str, str]]) -> _Extra:
-    """What the database holds beyond the backup's cases and (facet, slug) terms (3 queries)."""
-    return _Extra(
-        cases=tuple(sorted(set(Case.objects.values_list("id", flat=True)) - case_ids)),
-        history_rows=_history_model().objects.exclude(id__in=ids_in(case_ids)).count(),
-        terms=tuple(
-            sorted(
-                term_id
-                for term_id, facet, slug in Term.objects.values_list("id", "facet", "slug")
-                if (facet, slug) not in terms
-            )
-        ),
-    )
-
-
-def _write(items, definitions, editorial: dict[str, _Editorial], history, extra: _Extra) -> None:
+def _write(items, definitions, editorial: dict[str, _Editorial], history, extra: BeyondBackup) -> None:
     """Write a checked backup, inside the caller's transaction, deleting `extra` first."""
     # Imported by the restore that writes: `export_cases --backup` reads this module too and
     # never needs the services' search modules (numpy, scipy).
@@ -390,14 +384,15 @@ def _write(items, definitions, editorial: dict[str, _Editorial], history, extra:
         Case.objects.filter(id__in=extra.cases).update(merged_into=None)
         services.delete_cases(extra.cases)
     History = _history_model()
-    if extra.cases or extra.history_rows:  # after the deletes, which record a history row each
+    if extra.cases or extra.deleted_history_rows:  # after the deletes, which record a history row each
         History.objects.exclude(id__in=ids_in(list(editorial))).delete()
     services.write_documents(items, definitions, reason="restore")
     if extra.terms:
         # After the write: a restored case no longer links them (a consistent backup names
         # only its own terms), and the deleted cases took their links with them.
-        Term.objects.filter(id__in=extra.terms, family__isnull=False).update(family=None)
-        Term.objects.filter(id__in=extra.terms).delete()
+        term_ids = [term_id for term_id, _, _ in extra.terms]
+        Term.objects.filter(id__in=term_ids, family__isnull=False).update(family=None)
+        Term.objects.filter(id__in=term_ids).delete()
         services.refresh_derived([])
     changed = []
     for case_id, state in editorial.items():

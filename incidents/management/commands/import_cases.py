@@ -8,6 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from incidents.database_ready import require_tables
+from incidents.folder_swap import shown
 from incidents.models import Case
 from incidents.problems import CaseImportError
 from incidents.search import deferred
@@ -33,13 +34,15 @@ class Command(BaseCommand):
             action="store_true",
             help="PATHS is one folder written by export_cases --backup: restore its cases, "
             "vocabulary, editorial state and history (all or nothing); refused when the database "
-            "holds cases, history or terms the backup does not, unless --replace",
+            "holds cases, history or terms the backup does not, or changes made after the backup "
+            "to a case it holds, unless --replace (the one other option it takes)",
         )
         parser.add_argument(
             "--replace",
             action="store_true",
             help="with --restore: delete the cases, history rows and vocabulary terms the backup "
-            "does not hold, in the restore's transaction, so the database is the backup's state",
+            "does not hold, and drop the changes made after it to the cases it holds, in the "
+            "restore's transaction, so the database is the backup's state",
         )
         parser.add_argument(
             "--vocab",
@@ -97,9 +100,15 @@ class Command(BaseCommand):
     ):
         require_tables()
         if restore:
-            self._restore(
-                paths, vocab=vocab, dry_run=dry_run, strict=strict, new_only=new_only or seed, replace=replace
-            )
+            given = {
+                "--vocab": bool(vocab),
+                "--dry-run": dry_run,
+                "--strict": strict,
+                "--seed": seed,
+                "--new-only": new_only,
+                "--neighbours-later": neighbours_later,
+            }
+            self._restore(paths, others=[name for name, on in given.items() if on], replace=replace)
             return
         if replace:
             raise CommandError("--replace goes with --restore (a plain import replaces the cases it reads)")
@@ -186,13 +195,20 @@ class Command(BaseCommand):
                 "(terms keep no history to tell an edited one from a seeded one)"
             )
 
-    def _restore(self, paths, *, vocab, dry_run, strict, new_only, replace) -> None:
-        if len(paths) != 1 or vocab or dry_run or strict or new_only:
-            raise CommandError("--restore takes one backup folder and no other option")
-        try:
-            from incidents.backup import restore_backup  # only here: its exports are a start-up cost
+    def _restore(self, paths: list[str], *, others: list[str], replace: bool) -> None:
+        """`--restore DIR [--replace]`; `others`: the other options given, which it refuses."""
+        takes = "--restore takes one backup folder and no option but --replace"
+        if len(paths) != 1:
+            given = " ".join(map(shlex.quote, paths))
+            raise CommandError(f"{takes}; {len(paths)} paths were given ({given})")
+        if others:
+            raise CommandError(f"{takes}; leave out {' and '.join(others)}")
+        from incidents.backup import RestoreRefused, restore_backup  # only here: a start-up cost
 
+        try:
             summary = restore_backup(Path(paths[0]), replace=replace)
+        except RestoreRefused as exc:
+            raise CommandError(f"restore refused: {exc}") from exc
         except CaseImportError as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
@@ -209,6 +225,11 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"deleted what the backup does not hold (--replace): {summary.deleted_cases} case(s), "
                 f"{summary.deleted_history_rows} history row(s), {summary.deleted_terms} term(s)"
+            )
+        if summary.changed_cases:
+            self.stdout.write(
+                f"took the {len(summary.changed_cases)} case(s) changed after the backup back to its "
+                f"state and history (--replace): {shown(list(summary.changed_cases))}"
             )
 
 
