@@ -68,10 +68,13 @@ class SearchHit(CaseSummary):
     why: str | None = Field(
         default=None, description="Why it is listed, in words (as the API's); null when browsing."
     )
+    # Left out rather than sent as null on the other hits (all but one at most): 12 bytes a
+    # hit, 300 at 25 hits.
     like: str | None = Field(
         default=None,
+        exclude_if=lambda v: v is None,
         description="The first hit's id when this partial match is listed first as the case most "
-        "like it (placed by that likeness, not by score); else null.",
+        "like it (placed by that likeness, not by score); absent otherwise.",
     )
 
 
@@ -211,7 +214,9 @@ class LogMatch(CaseSummary):
     confidence: Literal["strong", "possible", "weak"] = Field(description="How sure the match is.")
     why: str = Field(description="Why it is listed: the signatures it shares, by line.")
     like: str | None = Field(
-        default=None, description="The first hit's id when listed higher as a case like it; else null."
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="The first hit's id when listed higher as a case like it; absent otherwise.",
     )
     matched_lines: list[MatchedLine] = Field(
         description="At most 5 distinct lines, in the order the search module ranks them."
