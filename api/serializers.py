@@ -117,7 +117,9 @@ class SearchHitSerializer(CaseSummarySerializer):
         help_text="Calibrated probability (0..1) that the case answers the query (1 for a case "
         "citing the record `q` names, e.g. `NVIDIA/nccl#1116`, or the case whose id `q` names, e.g. "
         "`IL-0428`); null when nothing is ranked (no `q`, "
-        "or a `q` that only excludes words: `-hang` lists every case without it, newest first).",
+        "or a `q` that only excludes words: `-hang` lists every case without it, newest first). "
+        "A partial match with `like` set is placed by its likeness to the first hit, not by this "
+        "score: 0 when only that likeness brought it (neither the words of `q` nor its meaning did).",
     )
     confidence = serializers.CharField(
         allow_null=True,
@@ -135,12 +137,18 @@ class SearchHitSerializer(CaseSummarySerializer):
     why = serializers.CharField(
         allow_null=True,
         help_text="Why the case is listed, in words, on every hit of a search: the record `q` "
-        "names that it cites (`Cites NVIDIA/nccl#1116.`), the words of its text that match "
-        "(`Matches: watchdog timeouts, hang.`), or when none is marked the query's terms it "
+        "names that it cites (`Cites NVIDIA/nccl#1116.`), the meaningful words of its text that "
+        "match (`Matches: watchdog timeouts, hang.`: no stop words, and no bare number unless `q` "
+        "types it in an identifier, e.g. `xid 79`, `-9`), or when none is marked the query's terms it "
         "carries (`Tagged: NCCL timeout.`; else in `matched_terms`); "
         '"Similar in meaning; no query word in this case." for a case found by meaning alone '
         '(always a `weak` partial match), "The query names this case by its id." for `q=IL-0428`. '
         "Null when browsing (no `q`): nothing was asked.",
+    )
+    like = serializers.CharField(
+        allow_null=True,
+        help_text="The first hit's id when this partial match is listed first among them as the case "
+        "most like that hit (`why` ends `Similar to IL-0497, the first hit.`); null otherwise.",
     )
 
     def get_fields(self):
@@ -379,6 +387,11 @@ class LogHitSerializer(CaseSummarySerializer):
         "(line 10); IBV_WC_RETRY_EXC_ERR (line 12).`), the log's rare words it holds, the "
         "components it names beside them (`Context: NCCL.`) and whether it is listed as a case "
         "similar to the first hit."
+    )
+    like = serializers.CharField(
+        allow_null=True,
+        help_text="The first hit's id when this case is listed higher as a case like it (its score "
+        "raised by how alike the two are; `why` ends `Similar to IL-0450, the first hit.`); null otherwise.",
     )
     matched_lines = MatchedLineSerializer(
         many=True,

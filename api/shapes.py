@@ -47,7 +47,7 @@ def case_summary(case: Case, request: Request) -> dict[str, Any]:
 
 
 def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
-    """A summary plus `score`, `confidence`, `snippet`, `matched_terms`, `why`; only `fields` (and
+    """A summary plus `score`, `confidence`, `snippet`, `matched_terms`, `why`, `like`; only `fields` (and
     `id`) if given. `SearchHitSerializer` describes these keys, and `fields` accepts its
     fields (`api.views.cases.HIT_FIELDS`): a key added here needs its field there."""
     entry = case_summary(hit.case, request)
@@ -56,6 +56,7 @@ def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -
     entry["snippet"] = snippet_html(hit.snippet)
     entry["matched_terms"] = list(hit.matched_terms)
     entry["why"] = hit.why
+    entry["like"] = hit.like
     return only_fields(entry, fields)
 
 
@@ -103,6 +104,7 @@ def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
     entry["score"] = hit.score
     entry["confidence"] = hit.confidence
     entry["why"] = hit.why
+    entry["like"] = hit.like
     # Each matched line once with every term it matched, as MCP's match_log and the /match/
     # page give them (`LogHit.lines`); earlier versions gave one entry per (line, term), with
     # `term`, beside the deduplicated `lines`.

@@ -246,6 +246,7 @@ def _search_hit(hit: search.SearchHit) -> SearchHit:
         snippet=snippet_text(hit.snippet),
         matched_terms=list(hit.matched_terms),
         why=hit.why,
+        like=hit.like,
     )
 
 
@@ -545,6 +546,7 @@ def match_log(
                 score=round(hit.score, 4),
                 confidence=hit.confidence,  # the engine's label
                 why=hit.why,
+                like=hit.like,
                 matched_lines=lines[:MATCHED_LINES_PER_HIT],
                 more_matched_lines=max(0, len(lines) - MATCHED_LINES_PER_HIT),
             )

@@ -29,6 +29,7 @@ from .query import ParsedQuery
 from .ranking import Ranking
 from .results import MEANING_ONLY, NAMED_BY_ID, FacetCount, SearchHit, SearchResults, why_listed
 from .snippets import parse_snippet
+from .why_words import identifier_numbers
 
 # Partial matches (weak hits) listed after the last page of matches.
 PARTIAL_SHOWN = 5
@@ -150,6 +151,7 @@ def _hits(
     snippets = get_backend().snippets(parsed, [c.case_id for c in shown], rowids)
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
+    numbers = identifier_numbers(plan.query, parsed)
     hits = []
     for candidate in shown:
         case = cases.get(candidate.case_id)
@@ -176,7 +178,12 @@ def _hits(
             why = MEANING_ONLY  # found by the semantic part alone: no word to show
         else:
             why = why_listed(
-                snippet, carried, share=candidate.share, references=plan.references, like=candidate.like
+                snippet,
+                carried,
+                share=candidate.share,
+                references=plan.references,
+                like=candidate.like,
+                numbers=numbers,
             )
         hits.append(
             SearchHit(
@@ -187,6 +194,7 @@ def _hits(
                 matched_vocabulary=tuple((facet_label(t.facet).lower(), t.name) for t in carried_terms),
                 confidence=candidate.confidence,
                 why=why,
+                like=candidate.like,
             )
         )
     return hits

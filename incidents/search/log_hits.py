@@ -198,6 +198,7 @@ class HitExplainer:
                 like=like,
             ),
             signature=bool(shared_names),
+            like=like,
         )
 
     def _lines_shown(

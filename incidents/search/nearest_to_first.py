@@ -41,7 +41,15 @@ def nearest_to_first(ranked: list[Candidate], allowed: CaseQuerySet) -> list[Can
     similar-case score is at least `SIMILAR` and it is not a match already. One query when
     the first candidate is strong with p at least `CONFIDENT_FIRST`, none otherwise;
     unchanged when the first has no stored list (pending after a bulk import) or none of
-    its neighbours similar enough is allowed."""
+    its neighbours similar enough is allowed.
+
+    A neighbour that was no candidate is added with `fused` 0.0: the query's words and
+    meaning ranked it below every candidate, so no probability of its own was computed,
+    and its place comes from its likeness to the first hit, which `like` says (every door
+    gives it: `SearchHit.like`). Its similarity is not put in its place: `fused` is the
+    score every door shows as the probability that the case answers the query, and a
+    similarity there (0.34 at least) would read as a possible match (`fusion.POSSIBLE_P`)
+    labelled weak, above the partial matches that share the query's words."""
     if not ranked or ranked[0].confidence != STRONG or ranked[0].fused < CONFIDENT_FIRST:
         return ranked
     first = ranked[0].case_id

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from incidents.models import Case, Term
+
+from .why_words import matched_words
 
 # The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
 Confidence = Literal["strong", "possible", "weak"]
@@ -67,28 +69,28 @@ def why_listed(
     share: float = 0.0,
     references: Sequence[str] = (),
     like: str | None = None,
+    numbers: Collection[str] = (),
 ) -> str:
     """Why a case is listed for a query, in a short sentence or two every door shows as they
     are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
-    names that it cites (`Cites NVIDIA/nccl#1116.`), then the words its snippet marks as
-    matching the query (`Matches: watchdog timeouts, hang.`: as written in the case, so
-    stemmed forms and synonyms too), or, when none is marked, the query's vocabulary terms it
+    names that it cites (`Cites NVIDIA/nccl#1116.`), then the meaningful words its snippet
+    marks as matching the query (`Matches: watchdog timeouts, hang.`: as written in the
+    case, so stemmed forms and synonyms too; `why_words.matched_words`: no stop word,
+    function word or bare number unless `numbers`, the query's `identifier_numbers`, holds
+    it), or, when none of those is marked, the query's vocabulary terms it
     carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
     which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
-    none of those can say (its words are outside the snippet), whether it has every word of
+    none of those can say (its words are outside the snippet, or it marks only words that
+    say nothing: `Matches: on, one.` was shown), whether it has every word of
     the query, from `share` (the ranking's share of the query's word groups it matches).
     A partial match listed as the case most like the first hit (`like`, that hit's id) says
     so (`Similar to IL-0449, the first hit.`), as a log hit does."""
     parts: list[str] = []
     if references:
         parts.append(f"Cites {', '.join(references)}.")
-    words: dict[str, str] = {}
-    for segment in snippet.segments if snippet else ():
-        word = " ".join(segment.text.split())
-        if segment.matched and word:
-            words.setdefault(word.lower(), word)
+    words = matched_words(snippet, numbers)
     if words:
-        parts.append(f"Matches: {', '.join(list(words.values())[:WHY_WORDS])}.")
+        parts.append(f"Matches: {', '.join(words[:WHY_WORDS])}.")
     elif matched_terms:
         parts.append(tagged_sentence(matched_terms))
     if not parts and (share > 0.0 or not like):
@@ -152,6 +154,12 @@ class SearchHit:
     # Why it is listed, in words (`why_listed`; `MEANING_ONLY`, `NAMED_BY_ID`); None when
     # browsing, where nothing was asked.
     why: str | None = None
+    # The first hit's id when this partial match is listed first among them as the case most
+    # like it (`nearest_to_first`; `why` ends "Similar to IL-0449, the first hit."), else None.
+    # Its place comes from that likeness, not from `score`, which stays its own probability
+    # of answering the query (0 when only the likeness brought it: neither the query's words
+    # nor its meaning made it a candidate).
+    like: str | None = None
 
     @property
     def is_partial(self) -> bool:
@@ -208,6 +216,9 @@ class LogHit:
     lines: list[LogLine] = field(default_factory=list)
     confidence: Confidence = "weak"  # strong / possible / weak (see logmatch.confidence)
     why: str = ""  # why it is listed, in words (`why_log_listed`)
+    # The first hit's id when it is listed higher as a case like it (`log_scores.like_the_first`:
+    # its score raised by how alike the two are; `why` ends "Similar to IL-0450, the first hit.").
+    like: str | None = None
     # It shares a signature with the log (a failure token, a code name, a symptom, root cause,
     # error code or a component found by its own patterns), not only context or rare words.
     signature: bool = False

@@ -35,7 +35,7 @@ def test_an_error_token_finds_its_case(mcp):
         "snippet",
         "matched_terms",
         "why",
-    }
+    }  # and `like` on the partial match listed as like the first hit (absent here)
 
 
 def test_hits_and_total_are_the_search_modules(mcp):

@@ -23,6 +23,7 @@ from django.db import connection
 
 from incidents.search import fusion, search_cases
 from incidents.search.results import MEANING_ONLY, NAMED_BY_ID, why_listed
+from incidents.search.why_words import matched_words
 from tests.mcp.conftest import InMemoryMcp
 from tests.web.html import element, text_of
 
@@ -74,24 +75,21 @@ def test_a_case_sharing_words_says_which_in_why():
     for hit in results.hits[:5]:
         # Its words marked, or the term it carries (a case tagged NCCL timeout, spelled otherwise).
         assert marked_words(hit) or hit.matched_terms, hit.case.id
-        words: dict[str, str] = {}
-        for segment in hit.snippet.segments:
-            if segment.matched:
-                words.setdefault(segment.text.lower(), " ".join(segment.text.split()))
-        # The words as the case writes them; the terms only when no word is marked (they
-        # are in `matched_terms` beside it, at every door).
-        expected = (
-            "Matches: " + ", ".join(list(words.values())[:5]) + "." if words else "Tagged: NCCL timeout."
-        )
+        # The meaningful words marked, as the case writes them (`why_words.matched_words`,
+        # tested in tests/search/test_why_names_meaningful_words.py); the terms only when
+        # none is marked (they are in `matched_terms` beside it, at every door).
+        words = matched_words(hit.snippet)
+        expected = "Matches: " + ", ".join(words[:5]) + "." if words else "Tagged: NCCL timeout."
         assert hit.why == expected, hit.case.id
 
 
 def test_the_first_hits_say_it_in_these_words():
     hits = search_cases(query="vLLM hangs in NCCL all-reduce", facets=False).hits
     assert hits[0].case.id == "IL-0463"
-    # The databases cut and mark snippets their own way (ts_headline marks `all` and `reduce`).
+    # The databases cut and mark snippets their own way: ts_headline marks `all` and `reduce`
+    # (it gave "Matches: all, reduce, ..."), named whole as FTS5 marks them.
     assert hits[0].why == (
-        "Matches: all, reduce, NCCL, hang, vLLM."
+        "Matches: all-reduce, NCCL, hang, vLLM, all_reduce."
         if connection.vendor == "postgresql"
         else "Matches: hang, all-reduce, NCCL, vLLM."
     )
