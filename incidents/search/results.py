@@ -67,12 +67,16 @@ def why_listed(
     share: float = 0.0,
     references: Sequence[str] = (),
     like: str | None = None,
+    title: Snippet | None = None,
 ) -> str:
     """Why a case is listed for a query, in a short sentence or two every door shows as they
     are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
     names that it cites (`Cites NVIDIA/nccl#1116.`), then the words its snippet marks as
     matching the query (`Matches: watchdog timeouts, hang.`: as written in the case, so
-    stemmed forms and synonyms too), or, when none is marked, the query's vocabulary terms it
+    stemmed forms and synonyms too) and after them those its `title` (the title with the
+    query's words marked) holds that the snippet lacks (`Matches: nodes, swap.`: the title's
+    `compare-and-swap` ranked IL-0497 first, while its passage showed only `nodes`), up to
+    `WHY_WORDS` in all, or, when none is marked, the query's vocabulary terms it
     carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
     which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
     none of those can say (its words are outside the snippet), whether it has every word of
@@ -83,7 +87,7 @@ def why_listed(
     if references:
         parts.append(f"Cites {', '.join(references)}.")
     words: dict[str, str] = {}
-    for segment in snippet.segments if snippet else ():
+    for segment in [*(snippet.segments if snippet else ()), *(title.segments if title else ())]:
         word = " ".join(segment.text.split())
         if segment.matched and word:
             words.setdefault(word.lower(), word)
@@ -186,6 +190,11 @@ class SearchResults:
     # Those of `notes` that say nothing matched (and why): the search page says it in its own
     # words, with links, where the API and MCP give these notes as they are.
     empty_result_notes: tuple[str, ...] = ()
+    # Those of `notes` that say how the query was read and what it named (a case id merged
+    # away or retracted, words no case or only a retracted case contains, a correction, a
+    # capped ranking) and which retracted cases alone would have matched: all but those
+    # saying that nothing, or only partial matches, matched. What triage passes on.
+    reading_notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
