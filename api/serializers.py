@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from incidents import limits
@@ -634,6 +635,7 @@ class SearchTextField(StrictCharField):
         return value
 
 
+@extend_schema_serializer(deprecate_fields=["log"])
 class TriageRequestSerializer(serializers.Serializer):
     """Body of `POST /api/triage`: symptoms and/or log lines (`text`; `log`, its former name,
     still read), and what is known of the job."""
@@ -662,7 +664,8 @@ class TriageRequestSerializer(serializers.Serializer):
         default="",
         allow_blank=True,
         trim_whitespace=False,
-        help_text="Deprecated: the former name of `text`, still read for one release (not both).",
+        help_text="Deprecated: the former name of `text`, still read for one release (not both); "
+        "an answer to a body sending it carries a `Deprecation` header and a note to send `text`.",
     )
     # `allow_blank`: a blank optional field is not given (`api.params.without_blank_optionals`,
     # which leaves it out before these read it); declared so that the schema admits `""` too.

@@ -15,6 +15,11 @@ cases come first, then possible ones, whatever their parts.
 When fewer than `MIN_CASES` cases match, the word search's partial matches (label weak)
 fill the answer up to `MIN_CASES`, after the matches, and a note names them.
 
+The word search's notes on how it read the words (`SearchResults.reading_notes`) are passed
+on as it words them: a case id merged into another case is answered with that case, first,
+and a note says so; a retracted id's note says it was retracted and why; the retracted cases
+alone matching, or alone holding a word, are named with their reasons.
+
 Confidence is the search engine's own label, never recomputed here: a case's label is the
 strongest of those the word search (`SearchHit.confidence`, calibrated) and the log match
 (`LogHit.confidence`) gave it, so `search_incidents`, `match_log`, their API twins and
@@ -294,8 +299,10 @@ def triage(
     candidates: dict[str, Candidate] = {}
     partial: list[Candidate] = []  # the words' partial matches, to fill up to MIN_CASES
     log_lines: dict[int, str] = {}
+    read_as: tuple[str, ...] = ()  # what the word search says of how it read the words
     if words.strip():
         results = search.search_cases(query=words, limit=CANDIDATES, facets=False)
+        read_as = results.reading_notes
         hits = results.hits
         best = max((hit.score or 0.0 for hit in hits), default=0.0) or 1.0
         for rank, hit in enumerate(hits, start=1):
@@ -357,6 +364,9 @@ def triage(
     if strong and all(c.context_misfit for c in strong):
         # Known, but only as something the caller's context says this is not: say so.
         notes = [f"{c.case.id} matches strongly, but {c.context_misfit[0]}." for c in strong]
+    # As search says them: a case id merged away (answered with the case it was merged
+    # into) or retracted (and why), words only a retracted case contains, a correction.
+    notes.extend(read_as)
     if len(ranked) > matched:
         notes.append(partial_note(matched, [c.case.id for c in ranked[matched:]]))
     if log_kind:

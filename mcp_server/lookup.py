@@ -27,6 +27,18 @@ def find_case_id(raw_id: str) -> CaseLookup:
     return find_case(raw_id, follow=True)
 
 
+def case_notice(case_id: str, merged_from: str | None, retraction_reason: str | None) -> str | None:
+    """What get_incident's `notice` and `incident://` say of the case they answer with, None
+    when there is nothing to say: a retracted case (`retraction_reason` not None) that it was
+    and why (`Retracted: <reason>`; `Retracted.` when no reason was given), else an id merged
+    into case `case_id` (`merged_from`) that the answer is that case."""
+    if retraction_reason is not None:
+        return f"Retracted: {retraction_reason}" if retraction_reason.strip() else "Retracted."
+    if merged_from:
+        return f"{merged_from} was merged into {case_id} as a duplicate; this is {case_id}."
+    return None
+
+
 def no_topic_message(slug: str, lookup: TopicLookup) -> str:
     """What `get_topic` (a tool error) and `topic://` (resource not found) say of `slug`, which
     `lookup` (`find_topic(slug)`) found no topic for: a former topic now a workload (`training`)

@@ -35,25 +35,31 @@ def triage(
     symptoms: Annotated[
         str, Field(description="What is failing, in words: the error text, what hung, at what scale.")
     ],
-    log: Annotated[str, Field(description="Log lines around the failure (optional).")] = "",
+    text: Annotated[str, Field(description="Log lines around the failure (optional).")] = "",
     environment: Annotated[
         str,
         Field(description="Training or inference, framework, accelerator and scale (optional)."),
     ] = "",
-    log_excerpt: Annotated[str, Field(description="Former name of log, still read.")] = "",
+    log: Annotated[str, Field(description="Former name of text, still read.")] = "",
+    log_excerpt: Annotated[str, Field(description="Former name of text, still read.")] = "",
 ) -> str:
     """Turn a symptom description (optionally with log lines and the environment) into a
     triage plan grounded in past incidents: the triage tool first, then get_incident and
     similar_incidents on its best matches.
 
-    The log lines are `log` (the triage tool's `text`); `log_excerpt`, this prompt's former
-    name for them, is still read for clients that send it (one or the other)."""
-    if log.strip() and log_excerpt.strip() and log.strip() != log_excerpt.strip():
+    The log lines are `text`, as the triage tool names them; `log` and `log_excerpt`, this
+    prompt's former names for them, are still read for clients that send them (one name, or
+    the same lines under each)."""
+    given = [
+        (name, value.strip()) for name, value in (("text", text), ("log", log), ("log_excerpt", log_excerpt))
+    ]
+    sent = [(name, value) for name, value in given if value]
+    if len({value for _, value in sent}) > 1:
         raise MCPError(
             code=INVALID_PARAMS,
-            message="Give the log lines once, as log (log_excerpt is its former name), not both.",
+            message="Give the log lines once, as text (log and log_excerpt are its former names).",
         )
-    lines = (log if log.strip() else log_excerpt).strip()
+    lines = sent[0][1] if sent else ""
     parts = [TRIAGE_STEPS, "", "Symptoms:", symptoms.strip()]
     if environment.strip():
         parts += ["", "Environment:", environment.strip()]

@@ -2,7 +2,7 @@
 (the SDK's public hook for observing, refusing or rewriting messages):
 
 - `prompts/get` with an unknown prompt, a missing argument or one the prompt does not take
-  is a -32602 error naming it, and the argument meant (`text` -> `log`, `spelling.names_meant`)
+  is a -32602 error naming it, and the argument meant (`logs` -> `text`, `spelling.names_meant`)
   (the SDK answers -32603 "Internal server error" and logs a traceback, or "Error rendering
   prompt" for an unknown argument);
 - `logging/setLevel` (handshake-era protocol versions) sets the level of this server's
@@ -227,7 +227,7 @@ class ProtocolMiddleware:
         known = [argument.name for argument in prompt.arguments or []]
         unknown = [str(key) for key in given if key not in known] if isinstance(given, dict) else []
         if unknown:
-            # As a tool's unknown argument: the name it stands for (`text` -> `log`), else a slip.
+            # As a tool's unknown argument: the name it stands for (`logs` -> `text`), else a slip.
             near = names_meant(unknown[0], known, limit=1)
             raise MCPError(
                 code=INVALID_PARAMS,

@@ -9,11 +9,11 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import Completion, CompletionArgument, ResourceTemplateReference
 
 from incidents import selectors
-from incidents.models import Facet
+from incidents.models import Case, Facet
 from incidents.selectors import find_topic
 
 from .links import INCIDENT_URI, TOPIC_URI
-from .lookup import find_case_id, no_topic_message
+from .lookup import case_notice, find_case_id, no_topic_message
 from .markdown import case_markdown, topic_markdown
 from .toolkit import resource_reader, with_database
 
@@ -21,7 +21,10 @@ MAX_COMPLETIONS = 100  # the protocol's cap per answer
 
 
 def read_incident(case_id: str) -> str:
-    """The case as Markdown. Unknown id: ResourceNotFoundError naming the closest ids."""
+    """The case as Markdown. An id merged into another case reads the kept case, a retracted
+    case reads as itself, each with get_incident's `notice` (`case_notice`) as a quoted line
+    under the headline: `> IL-0431 was merged into IL-0428 as a duplicate; this is IL-0428.`,
+    `> Retracted: <reason>`. Unknown id: ResourceNotFoundError naming the closest ids."""
     lookup = find_case_id(case_id)
     case = lookup.case
     if case is None:
@@ -29,7 +32,13 @@ def read_incident(case_id: str) -> str:
         raise ResourceNotFoundError(
             f"No incident {case_id!r}." + (f" Closest ids: {', '.join(closest)}." if closest else "")
         )
-    return case_markdown(selectors.published_document(case))
+    markdown = case_markdown(selectors.published_document(case))
+    retracted = case.status == Case.Status.RETRACTED
+    notice = case_notice(case.id, lookup.merged_from, (case.retraction_reason or "") if retracted else None)
+    if notice is None:
+        return markdown
+    headline, _, rest = markdown.partition("\n")
+    return f"{headline}\n\n> {' '.join(notice.split())}\n{rest}"
 
 
 def read_topic(slug: str) -> str:

@@ -49,7 +49,7 @@ from .filters import (
     read_query,
 )
 from .links import case_links
-from .lookup import find_case_id, no_topic_message
+from .lookup import case_notice, find_case_id, no_topic_message
 from .outputs import (
     CaseRef,
     CodeExplanation,
@@ -343,11 +343,11 @@ def get_incident(
     if wanted_fields is not None:
         wanted = {"id", "url", "html_url", *wanted_fields}  # a trimmed case keeps its links
         document = {key: value for key, value in document.items() if key in wanted}
-    # A merged id answers with the kept case, a retracted case with its reason: said in words.
-    if merged_from:
-        document["notice"] = f"{merged_from} was merged into {record.id} as a duplicate; this is {record.id}."
-    if record.retracted and record.retraction_reason:
-        document["notice"] = f"Retracted: {record.retraction_reason}"
+    # A merged id answers with the kept case, a retracted case with its reason: said in words,
+    # as incident:// says them.
+    notice = case_notice(record.id, merged_from, record.retraction_reason or "" if record.retracted else None)
+    if notice:
+        document["notice"] = notice
     document, _ = fit_fields(
         document, BUDGETS["get_incident"], keep=("id", "title", "url", "html_url", "notice")
     )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -16,11 +17,21 @@ from ..serializers import TriageRequestSerializer, TriageResponseSerializer
 from ..shapes import absolute
 from .match import _clean_text
 
+# `Deprecation` (RFC 9745, a structured-field date: `@` and Unix seconds) on an answer to a
+# body that sent `log`, the former name of `text`: since 2026-12-07 09:52:44 UTC, the commit
+# that named it `text`. Read for one release more.
+LOG_DEPRECATED_SINCE = "@1796637164"
+LOG_DEPRECATED_NOTE = (
+    "`log` is the former name of `text`, read for one release more: send the log lines as `text`."
+)
+
 
 class TriageView(ApiView):
     """`POST /api/triage`: `incidents.triage.triage` over the posted symptoms and log lines
     (`text`, or `log`, its former name), answered as `TriageResponseSerializer`; 400 for a bad
-    body (a key it does not read included), 415 for non-JSON."""
+    body (a key it does not read included), 415 for non-JSON. A body that sends `log` is
+    answered with a `Deprecation` header (`LOG_DEPRECATED_SINCE`) and, last of `notes`,
+    `LOG_DEPRECATED_NOTE`."""
 
     throttle_scope = "api-heavy"
 
@@ -33,9 +44,22 @@ class TriageView(ApiView):
             "of the job (`job`: training or inference, `framework`, `accelerator`, `scale`); get "
             "the 3-5 most likely known cases, best first, each with a confidence label, why it "
             "matches, its root cause, what fixed it, checks to run and sources. `known` is false "
-            "when nothing matches strongly. The MCP `triage` tool answers the same. Read-only."
+            "when nothing matches strongly. The MCP `triage` tool answers the same. Read-only.\n\n"
+            "Deprecated: `log`. A body sending it is answered with a `Deprecation` header (RFC 9745) "
+            f"and, last of `notes`, “{LOG_DEPRECATED_NOTE}”"
         ),
         request=TriageRequestSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Deprecation",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                response=[200],
+                required=False,
+                description=f"`{LOG_DEPRECATED_SINCE}` (RFC 9745: deprecated since that Unix time) when "
+                "the body sent `log`, the former name of `text`; absent otherwise.",
+            )
+        ],
         responses={
             200: OpenApiResponse(TriageResponseSerializer, "Likely cases, best first."),
             (415, schema.PROBLEM): schema.problem("The body is not `application/json`."),
@@ -81,4 +105,11 @@ class TriageView(ApiView):
                 "html_url": absolute(request, reverse("incidents:case-detail", args=[case_id])),
             }
 
-        return Response(TriageResponseSerializer(triage_document(answer, links)).data)
+        document = triage_document(answer, links)
+        sent_log = isinstance(request.data, dict) and "log" in request.data
+        if sent_log:
+            document["notes"] = [*document["notes"], LOG_DEPRECATED_NOTE]
+        response = Response(TriageResponseSerializer(document).data)
+        if sent_log:
+            response["Deprecation"] = LOG_DEPRECATED_SINCE
+        return response

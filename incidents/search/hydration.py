@@ -21,7 +21,7 @@ from incidents.selectors.facets import facet_label
 from incidents.selectors.lookup import retracted_matches_note
 from incidents.selectors.stats import published_count
 
-from .backends import get_backend
+from .backends import Marked, get_backend
 from .facets import facet_counts
 from .fusion import STRONG, Candidate
 from .planning import SearchPlan
@@ -69,9 +69,12 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             facets=facets,
             notes=notes,
             browsing=plan.kind == "browse" and not plan.references and not plan.case_ids,
+            reading_notes=tuple(notes),
         )
     if plan.kind == "nothing" or plan.parsed is None:
-        return SearchResults(hits=[], total=0, facets=counts(plan.cases.none()), notes=notes)
+        return SearchResults(
+            hits=[], total=0, facets=counts(plan.cases.none()), notes=notes, reading_notes=tuple(notes)
+        )
 
     matches, weak = ranking.matches, ranking.weak
     page = matches[plan.offset : plan.offset + plan.limit]
@@ -87,10 +90,12 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     # What the search page's empty result says in its own paragraphs, with links: the
     # retracted cases that would have matched, and that partial matches follow.
     said_empty: list[str] = []
+    reading = list(notes)
     if not matches:
         if ranking.retracted:
             # Not "no case matches": the knowledge exists, and was withdrawn (and why).
             said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
+            reading.append(said_empty[-1])
         if weak:
             published = "published case" if ranking.retracted else "case"
             said_empty.append(
@@ -116,6 +121,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         suggestion=plan.suggestion,
         retracted_matches=tuple(case_id for case_id, _ in ranking.retracted),
         empty_result_notes=tuple(said_empty),
+        reading_notes=tuple(reading),
     )
 
 
@@ -171,7 +177,9 @@ def _hits(
         # A name once: a topic and a symptom tag may share one ("Silent data corruption"),
         # and the name twice said nothing more. `matched_vocabulary` keeps both, facet named.
         carried = list(dict.fromkeys(t.name for t in carried_terms))
-        snippet = parse_snippet(snippets.get(candidate.case_id))
+        marked = snippets.get(candidate.case_id, Marked(None))
+        snippet = parse_snippet(marked.passage)
+        title = parse_snippet(marked.title)
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID
         elif candidate.lexical_rank is None and candidate.semantic is not None and not candidate.like:
@@ -184,6 +192,7 @@ def _hits(
                 references=plan.references,
                 like=candidate.like,
                 numbers=numbers,
+                title=title,
             )
         hits.append(
             SearchHit(

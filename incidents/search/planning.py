@@ -21,7 +21,7 @@ from incidents import store_cache
 from incidents.codes import CodeTerm, CodeVocabulary
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors import SORTS, CaseFilters, filter_cases
-from incidents.selectors.lookup import cases_named, split_case_ids
+from incidents.selectors.lookup import cases_named, retracted_holding_note, split_case_ids
 from incidents.selectors.references import citing_cases_condition, split_reference_tokens
 from incidents.selectors.vocabulary import terms_with_case_counts
 
@@ -253,7 +253,7 @@ def plan(request: SearchRequest) -> SearchPlan:
     if not parsed.is_empty:
         parsed, unmatched = widened_without(parsed, checked.in_no_case, vocab.lexicon)
     if unmatched:
-        notes.append(in_no_case_note(unmatched))
+        notes.extend(in_no_case_notes(unmatched))
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
@@ -340,6 +340,19 @@ def _has_letters(group: list[Atom]) -> bool:
     """Whether a group has a word of letters: a number alone says too little to be the query
     (`exitcode -9` without `exitcode`, in no case, would be every case with a 9)."""
     return any(char.isalpha() for atom in group for word in atom.words for char in word)
+
+
+def in_no_case_notes(words: list[str]) -> list[str]:
+    """The notes of a search run without `words`, which no published case contains: those
+    retracted cases contain named with them (`lookup.retracted_holding_note`), the others
+    said in no case (`in_no_case_note`). Queries: `withdrawn.retracted_holding`'s."""
+    # Imported here: withdrawn.py ranks with ranking.py, which reads this module's plans.
+    from .withdrawn import retracted_holding
+
+    held = retracted_holding(words)
+    rest = [word for word in words if word not in held]
+    notes = [in_no_case_note(rest)] if rest else []
+    return notes + [retracted_holding_note(word, cases) for word, cases in held.items()]
 
 
 def in_no_case_note(words: list[str]) -> str:

@@ -70,6 +70,7 @@ def why_listed(
     references: Sequence[str] = (),
     like: str | None = None,
     numbers: Collection[str] = (),
+    title: Snippet | None = None,
 ) -> str:
     """Why a case is listed for a query, in a short sentence or two every door shows as they
     are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
@@ -77,7 +78,10 @@ def why_listed(
     marks as matching the query (`Matches: watchdog timeouts, hang.`: as written in the
     case, so stemmed forms and synonyms too; `why_words.matched_words`: no stop word,
     function word or bare number unless `numbers`, the query's `identifier_numbers`, holds
-    it), or, when none of those is marked, the query's vocabulary terms it
+    it) and after them those its `title` (the title with the query's words marked) holds
+    that the snippet lacks (`Matches: nodes, swap.`: the title's `compare-and-swap` ranked
+    IL-0497 first, while its passage showed only `nodes`), up to `WHY_WORDS` in all, or,
+    when none of those is marked, the query's vocabulary terms it
     carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
     which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
     none of those can say (its words are outside the snippet, or it marks only words that
@@ -89,6 +93,8 @@ def why_listed(
     if references:
         parts.append(f"Cites {', '.join(references)}.")
     words = matched_words(snippet, numbers)
+    seen = {word.lower() for word in words}
+    words += [word for word in matched_words(title, numbers) if word.lower() not in seen]
     if words:
         parts.append(f"Matches: {', '.join(words[:WHY_WORDS])}.")
     elif matched_terms:
@@ -194,6 +200,11 @@ class SearchResults:
     # Those of `notes` that say nothing matched (and why): the search page says it in its own
     # words, with links, where the API and MCP give these notes as they are.
     empty_result_notes: tuple[str, ...] = ()
+    # Those of `notes` that say how the query was read and what it named (a case id merged
+    # away or retracted, words no case or only a retracted case contains, a correction, a
+    # capped ranking) and which retracted cases alone would have matched: all but those
+    # saying that nothing, or only partial matches, matched. What triage passes on.
+    reading_notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

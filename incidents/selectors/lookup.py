@@ -302,11 +302,7 @@ def retracted_matches_note(
     counted ("and 2 more"), as `retracted_note` words a retracted id named. `filtered`: the
     query had filters ("matching this query with these filters")."""
     query = "this query with these filters" if filtered else "this query"
-    shown = [
-        f"{case_id} ({_reason(reason) or 'no reason given'})" for case_id, reason in matched[:RETRACTED_NAMED]
-    ]
-    more = len(matched) - len(shown)
-    listed = "; ".join(shown) + (f"; and {more} more" if more else "")
+    listed = _retracted_list(matched)
     if len(matched) == 1:
         case_id = matched[0][0]
         return (
@@ -317,6 +313,35 @@ def retracted_matches_note(
         f"The only cases matching {query} are retracted: {listed}. They are left out of search; "
         "each still resolves by id (its page, GET /api/cases/<id>, get_incident)."
     )
+
+
+def retracted_holding_note(word: str, holding: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
+    """What every door says of a word of the query no published case contains, searched
+    without, that retracted cases contain (`holding`, as (id, reason)), as
+    `retracted_matches_note` names them: `Only a retracted case contains “turbomind”: IL-0528
+    (<reason>). Searched without it; the case still resolves by id (its page,
+    GET /api/cases/IL-0528, get_incident).` (`planning.in_no_case_note` says "No case
+    contains" of a word no case holds.)"""
+    listed = _retracted_list(holding)
+    if len(holding) == 1:
+        return (
+            f"Only a retracted case contains “{word}”: {listed}. Searched without it; the case still "
+            f"resolves by id (its page, GET /api/cases/{holding[0][0]}, get_incident)."
+        )
+    return (
+        f"Only retracted cases contain “{word}”: {listed}. Searched without it; each still resolves "
+        "by id (its page, GET /api/cases/<id>, get_incident)."
+    )
+
+
+def _retracted_list(matched: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
+    """`IL-0480 (<reason>); IL-0481 (no reason given); and 2 more`: up to `RETRACTED_NAMED`
+    retracted cases named with their reasons, the others counted."""
+    shown = [
+        f"{case_id} ({_reason(reason) or 'no reason given'})" for case_id, reason in matched[:RETRACTED_NAMED]
+    ]
+    more = len(matched) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more else "")
 
 
 def _reason(reason: str) -> str:

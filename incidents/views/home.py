@@ -26,7 +26,7 @@ EXAMPLE_QUERIES = (
     "ECC error crashed training",
     "loss spikes despite gradient clipping",
     "Kubernetes DNS",
-    "garbled tokens on TPU",
+    "Thai characters in answers on TPU",
 )
 LATEST_SHOWN = 5
 LOG_HITS_SHOWN = limits.PAGE_LOG_HITS
@@ -60,8 +60,10 @@ def home(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def match(request: HttpRequest) -> HttpResponse:
-    """`/match/`: GET shows the log form; POST (`log`: text up to 1 MB) ranks cases by the
-    failure signatures found in the log, each with the lines that matched.
+    """`/match/`: GET shows the log form; POST (`text`: the log, up to 1 MB, as `POST
+    /api/match` and MCP `match_log` name it; `log`, the form's former name, still read when
+    `text` is not sent, for a page or script made before) ranks cases by the failure
+    signatures found in the log, each with the lines that matched.
 
     Says how many lines were read, carried a signature or were ignored, lists the error
     codes the log shows (by their patterns, each linking its /codes/ page; cases carrying
@@ -86,7 +88,8 @@ def match(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         # A NUL byte means nothing in a log and must not be echoed into the page: it becomes
         # U+FFFD, the replacement character, as undecodable bytes do.
-        log = request.POST.get("log", "").replace("\x00", "\ufffd")
+        sent = request.POST.get("text") if "text" in request.POST else request.POST.get("log", "")
+        log = (sent or "").replace("\x00", "\ufffd")
         context["log"] = log
         if (wait := count_request(request, HEAVY_SCOPE)) is not None:
             context["error"] = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from api.views.triage import LOG_DEPRECATED_NOTE
 from incidents.proposals.models import Proposal
 from tests.editorial.test_proposals import NEW as NEW_PROPOSAL
 
@@ -38,9 +39,11 @@ def test_triage_reads_the_log_as_text_as_match_does_and_log_for_one_release(clie
     by_text = client.post("/api/triage", {"text": "NCCL WARN"}, content_type="application/json")
     by_log = client.post("/api/triage", {"log": "NCCL WARN"}, content_type="application/json")
     assert by_text.status_code == by_log.status_code == 200
-    assert by_text.json() == by_log.json()
+    # The same answer, but for the note that `log` is deprecated (test_triage_says_log_is_deprecated).
+    deprecated = LOG_DEPRECATED_NOTE
+    assert by_log.json() == {**by_text.json(), "notes": [*by_text.json()["notes"], deprecated]}
     same = {"text": "NCCL WARN", "log": "NCCL WARN"}
-    assert client.post("/api/triage", same, content_type="application/json").json() == by_text.json()
+    assert client.post("/api/triage", same, content_type="application/json").json() == by_log.json()
     both = client.post("/api/triage", {"text": "NCCL WARN", "log": "Xid 79"}, content_type="application/json")
     assert both.status_code == 400
     assert both.json()["errors"] == [

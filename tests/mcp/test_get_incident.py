@@ -67,9 +67,11 @@ def test_an_unknown_field_lists_the_valid_fields(mcp):
 def test_a_retracted_case_still_resolves_marked_retracted(transactional_cases):
     Case.objects.filter(id="IL-0429").update(status=Case.Status.RETRACTED)
     mcp = InMemoryMcp()
+    # Retracted without a reason: the notice still says it was retracted, as incident:// does.
     assert mcp.ok("get_incident", id="IL-0429", fields=["status"]) == {
         "id": "IL-0429",
         "status": "retracted",
+        "notice": "Retracted.",
         **case_links("IL-0429"),
     }
     listed = mcp.ok("list_incidents", organization="Meta", limit=50)

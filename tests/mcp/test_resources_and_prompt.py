@@ -86,20 +86,21 @@ def test_the_triage_prompt_plans_with_the_tools(mcp):
     prompts = mcp.run(lambda client: client.list_prompts()).prompts
     (triage,) = prompts
     assert triage.name == "triage"
-    # `log`, as the triage tool names the log lines; `log_excerpt`, the former name, last.
+    # `text`, as the triage tool names the log lines; `log` and `log_excerpt`, former names, last.
     assert [(a.name, a.required) for a in triage.arguments] == [
         ("symptoms", True),
-        ("log", False),
+        ("text", False),
         ("environment", False),
+        ("log", False),
         ("log_excerpt", False),
     ]
-    assert "`log_excerpt`, this prompt's former name" in " ".join(triage.description.split())
+    assert "`log` and `log_excerpt`, this prompt's former names" in " ".join(triage.description.split())
     result = mcp.run(
         lambda client: client.get_prompt(
             "triage",
             {
                 "symptoms": "allreduce hangs after adding 64 nodes",
-                "log": "Watchdog caught collective operation timeout",
+                "text": "Watchdog caught collective operation timeout",
             },
         )
     )
@@ -117,13 +118,15 @@ def prompt_text(mcp, arguments: dict[str, str]) -> str:
     return result.messages[0].content.text
 
 
-def test_the_triage_prompt_still_reads_log_excerpt(mcp):
+def test_the_triage_prompt_still_reads_log_and_log_excerpt(mcp):
     symptoms = "allreduce hangs after adding 64 nodes"
     line = "Watchdog caught collective operation timeout"
-    by_old_name = prompt_text(mcp, {"symptoms": symptoms, "log_excerpt": line})
-    assert by_old_name == prompt_text(mcp, {"symptoms": symptoms, "log": line})
-    # The same lines under both names are one log, not a conflict.
-    assert prompt_text(mcp, {"symptoms": symptoms, "log": line, "log_excerpt": line}) == by_old_name
+    by_name = prompt_text(mcp, {"symptoms": symptoms, "text": line})
+    assert "Log excerpt:\n```\nWatchdog caught collective operation timeout\n```" in by_name
+    assert prompt_text(mcp, {"symptoms": symptoms, "log": line}) == by_name
+    assert prompt_text(mcp, {"symptoms": symptoms, "log_excerpt": line}) == by_name
+    # The same lines under several names are one log, not a conflict.
+    assert prompt_text(mcp, {"symptoms": symptoms, "text": line, "log": line, "log_excerpt": line}) == by_name
 
 
 def triage_prompt_error(mcp, arguments: dict[str, str]) -> MCPError:
@@ -140,12 +143,10 @@ def triage_prompt_error(mcp, arguments: dict[str, str]) -> MCPError:
 
 
 def test_the_triage_prompt_refuses_two_different_logs(mcp):
-    error = triage_prompt_error(
-        mcp, {"symptoms": "hang", "log": "NCCL WARN Timeout", "log_excerpt": "Xid 79"}
-    )
+    error = triage_prompt_error(mcp, {"symptoms": "hang", "text": "NCCL WARN Timeout", "log": "Xid 79"})
     assert (error.code, error.message) == (
         INVALID_PARAMS,
-        "Give the log lines once, as log (log_excerpt is its former name), not both.",
+        "Give the log lines once, as text (log and log_excerpt are its former names).",
     )
 
 
@@ -167,21 +168,21 @@ def test_resource_ids_complete(mcp):
 
 
 def test_an_argument_the_triage_prompt_does_not_take_is_named(mcp):
-    error = triage_prompt_error(mcp, {"symptoms": "hang", "logs": "NCCL WARN Timeout"})
+    error = triage_prompt_error(mcp, {"symptom": "hang", "text": "NCCL WARN Timeout"})
     assert (error.code, error.message) == (
         INVALID_PARAMS,
-        "Prompt 'triage' has no argument 'logs' (did you mean 'log'?); "
-        "it takes: symptoms, log, environment, log_excerpt.",
+        "Prompt 'triage' has no argument 'symptom' (did you mean 'symptoms'?); "
+        "it takes: symptoms, text, environment, log, log_excerpt.",
     )
 
 
 def test_an_argument_the_prompt_knows_by_another_name_names_it(mcp):
-    # `text` is match_log's name for a log, `log` the triage tool's and prompt's: the hint says
-    # log, as a tool's unknown argument does (`spelling.names_meant`); it named nothing, spelt
-    # like no argument of the prompt.
-    error = triage_prompt_error(mcp, {"symptoms": "hang", "text": "NCCL WARN Timeout"})
+    # `logs` stands for a pasted log, `text` as the triage tool and match_log name it: the hint
+    # says text, as a tool's unknown argument does (`spelling.names_meant`), not `log`, the
+    # former name spelt like it.
+    error = triage_prompt_error(mcp, {"symptoms": "hang", "logs": "NCCL WARN Timeout"})
     assert (error.code, error.message) == (
         INVALID_PARAMS,
-        "Prompt 'triage' has no argument 'text' (did you mean 'log'?); "
-        "it takes: symptoms, log, environment, log_excerpt.",
+        "Prompt 'triage' has no argument 'logs' (did you mean 'text'?); "
+        "it takes: symptoms, text, environment, log, log_excerpt.",
     )

@@ -21,7 +21,7 @@ MEANT = {
     "ECC error crashed training": "IL-0465",  # an uncorrectable ECC error crashed training
     "loss spikes despite gradient clipping": "IL-0436",  # PaLM: ~20 spikes despite clipping
     "Kubernetes DNS": "IL-0453",  # Kubernetes API servers fell over, DNS discovery with them
-    "garbled tokens on TPU": "IL-0456",  # TPU misconfiguration corrupted generated tokens
+    "Thai characters in answers on TPU": "IL-0456",  # TPU misconfiguration corrupted generated tokens
     "NCCL error 12 on RoCE": "IL-0450",  # NET/IB completion with error 12 on RoCE
     "one slow GPU slows the whole job": "IL-0432",  # one slow A100 cut BLOOM's throughput
 }

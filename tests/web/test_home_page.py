@@ -33,7 +33,7 @@ def test_it_has_a_labelled_search_box_with_example_queries(html):
 def test_it_has_a_log_box_that_posts_to_log_matching(html):
     box = element(html, "section", class_="log-box")
     assert 'method="post" action="/match/"' in box
-    assert '<label for="log">' in box and '<textarea id="log" name="log"' in box
+    assert '<label for="log">' in box and '<textarea id="log" name="text"' in box
 
 
 def test_it_lists_the_latest_cases(html):

@@ -29,10 +29,24 @@ def test_the_form_is_shown_on_get(client):
     html = client.get("/match/").content.decode()
     assert '<form method="post" action="/match/"' in html
     assert '<label for="log">Log text</label>' in html
+    # The log's field is `text`, as POST /api/match and MCP match_log name it (it was `log`).
+    assert '<textarea id="log" name="text"' in html
+
+
+def test_a_form_made_before_still_posts_its_log_as_log(client):
+    # A page (or a script) from before the rename posts `log`: read it as `text` was.
+    by_old_name = client.post("/match/", {"log": PULL_LOG})
+    assert by_old_name.status_code == 200
+    hits = element(by_old_name.content.decode(), "section", class_="log-hits")
+    assert re.findall(r'<span class="case-id">(IL-\d+)</span>', hits)[0] == "IL-0459"
+    # `text` wins when both are sent; a blank `text` is a blank log, whatever `log` says.
+    both = client.post("/match/", {"text": PULL_LOG, "log": "all good"}).content.decode()
+    assert element(both, "section", class_="log-hits") == hits
+    assert client.post("/match/", {"text": " ", "log": PULL_LOG}).status_code == 400
 
 
 def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
-    response = client.post("/match/", {"log": PULL_LOG})
+    response = client.post("/match/", {"text": PULL_LOG})
     assert response.status_code == 200
     html = response.content.decode()
     hits = element(html, "section", class_="log-hits")
@@ -43,21 +57,21 @@ def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
 
 
 def test_an_empty_log_is_refused_with_a_message(client):
-    response = client.post("/match/", {"log": "  \n "})
+    response = client.post("/match/", {"text": "  \n "})
     assert response.status_code == 400
     html = response.content.decode()
     assert "Paste some log lines first" in html and 'aria-invalid="true"' in html
 
 
 def test_a_log_without_known_signatures_says_so(client):
-    html = client.post("/match/", {"log": "all good\nnothing to see"}).content.decode()
+    html = client.post("/match/", {"text": "all good\nnothing to see"}).content.decode()
     assert "No known signature found" in html
 
 
 def test_a_log_over_the_limit_is_refused_with_its_size_not_cut(client):
     # The failing line sits at the end, where a cut would have dropped it.
     log = "filler line\n" * 130_000 + "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
-    response = client.post("/match/", {"log": log})
+    response = client.post("/match/", {"text": log})
     assert response.status_code == 400
     html = response.content.decode()
     assert "The log is 1.6 MB; paste at most 1 MB, the lines around the failure are enough." in html
@@ -66,7 +80,7 @@ def test_a_log_over_the_limit_is_refused_with_its_size_not_cut(client):
 
 def test_a_bare_net_ib_completion_error_finds_the_roce_case(client):
     line = "NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129"
-    html = client.post("/match/", {"log": line}).content.decode()
+    html = client.post("/match/", {"text": line}).content.decode()
     hits = element(html, "section", class_="log-hits")
     listed = re.findall(r'<span class="case-id">(IL-\d+)</span>', hits)
     # The cases quoting this completion error (IL-0450 over RoCE, IL-0485 on Azure IB VMs) come

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from .base import COMPOUND_LIMIT, PUBLISHED, Backend, RankedRow, any_word_of
+from .base import COMPOUND_LIMIT, PUBLISHED, Backend, Marked, RankedRow, any_word_of
 from .postgres import POSTGRES_TABLE, SATURATION, PostgresBackend
 from .sqlite import SPLIT_FROM, SQLITE_TABLE, SqliteBackend, atom_digest
 
@@ -23,6 +23,7 @@ __all__ = [
     "SPLIT_FROM",
     "SQLITE_TABLE",
     "Backend",
+    "Marked",
     "PostgresBackend",
     "RankedRow",
     "SqliteBackend",

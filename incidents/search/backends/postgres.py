@@ -19,7 +19,7 @@ from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 from . import ranking_sql
-from .base import PUBLISHED, TERM_BOOST, Backend, RankedRow, any_word_of
+from .base import PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
 
 # PostgreSQL: index writes of at least this many rows refresh the table's statistics.
 ANALYZE_AFTER = 500
@@ -324,19 +324,24 @@ class PostgresBackend(Backend):
             f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12,"
             f' ShortWord=2, MaxFragments=2, FragmentDelimiter="{HEADLINE_DELIMITER}"'
         )
+        # The title whole, its matches marked: `Marked.title`.
+        whole = f"StartSel={MARK_START}, StopSel={MARK_END}, HighlightAll=true"
         # The body too, for `balance_code_spans` to see where each fragment was cut.
         sql = (
             f"SELECT s.case_id, CASE WHEN s.vector @@ q.query"
             f" THEN ts_headline('{POSTGRES_CONFIG}', s.body, q.query, %s)"
-            f" ELSE ts_headline('{POSTGRES_CONFIG}', s.body, q.loose, %s) END, s.body"
+            f" ELSE ts_headline('{POSTGRES_CONFIG}', s.body, q.loose, %s) END, s.body,"
+            f" ts_headline('{POSTGRES_CONFIG}', c.title, q.loose, %s)"
             f" FROM (SELECT {tsquery} AS query, {loose} AS loose) q, {POSTGRES_TABLE} s"
+            " JOIN incidents_case c ON c.id = s.case_id"
             " WHERE s.case_id = ANY(%s)"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [options, options, *params, *loose_params, case_ids])
+            cursor.execute(sql, [options, options, whole, *params, *loose_params, case_ids])
             return {
-                case_id: balance_code_spans(passage, [body], delimiter=HEADLINE_DELIMITER)
-                if passage
-                else passage
-                for case_id, passage, body in cursor.fetchall()
+                case_id: Marked(
+                    balance_code_spans(passage, [body], delimiter=HEADLINE_DELIMITER) if passage else passage,
+                    title,
+                )
+                for case_id, passage, body, title in cursor.fetchall()
             }

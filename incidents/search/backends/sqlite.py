@@ -20,7 +20,7 @@ from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, IndexColumns
 from . import ranking_sql
-from .base import LITERAL_BONUS, PUBLISHED, TERM_BOOST, Backend, RankedRow, any_word_of
+from .base import LITERAL_BONUS, PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
 
 SQLITE_TABLE = "incidents_case_fts"
 # FTS5 keeps the indexed columns in this shadow table (documented file format: columns
@@ -355,16 +355,19 @@ class SqliteBackend(Backend):
         # A fragment of the symptoms/cause column, else of the rest, else the best column;
         # the columns too, for `balance_code_spans` to see where a fragment was cut.
         snippet = f"snippet({SQLITE_TABLE}, %s, %s, %s, '…', 24)"
+        # The title whole, its matches marked (column 1): `Marked.title`.
+        title = f"highlight({SQLITE_TABLE}, 1, %s, %s)"
         sql = (
-            f"SELECT case_id, {snippet}, {snippet}, {snippet}, main, rest, title, tags FROM {SQLITE_TABLE}"
-            f" WHERE {SQLITE_TABLE} MATCH %s AND {key} IN ({marks})"
+            f"SELECT case_id, {snippet}, {snippet}, {snippet}, main, rest, title, tags, {title}"
+            f" FROM {SQLITE_TABLE} WHERE {SQLITE_TABLE} MATCH %s AND {key} IN ({marks})"
         )
         params = [n for column in (3, 4, -1) for n in (column, MARK_START, MARK_END)]
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*params, self.expression(positive), *keys])
+            cursor.execute(sql, [*params, MARK_START, MARK_END, self.expression(positive), *keys])
             rows = cursor.fetchall()
         passages = {}
         for row in rows:
             passage = next((s for s in row[1:4] if s and MARK_START in s), row[3])
-            passages[row[0]] = balance_code_spans(passage, row[4:]) if passage else passage
+            passage = balance_code_spans(passage, row[4:8]) if passage else passage
+            passages[row[0]] = Marked(passage, row[8])
         return passages
