@@ -180,16 +180,7 @@ class Tally:
         self.tokens[position] = (token, frozenset(case_ids), count)
         evidence = self.findings.tokens[token]
         naming = evidence.kind in NAMING_EXTRACTORS or evidence.kind == "setting"
-        # A setting counts in full (a configuration case names it), but not at all when read
-        # on a line echoing the whole configuration (`Evidence.echoed`): a start-up banner's
-        # keys (`tensor_parallel_size=4`) are in every log of that program, and ranked the
-        # case quoting them (IL-0463, an all-reduce hang) above the failure the log goes on
-        # to show (a vLLM log's `CUDA out of memory`, IL-0518). At a code name's share they
-        # still did. The case still shares them (listed, a candidate).
-        if evidence.kind == "setting" and evidence.echoed:
-            ranked = 0.0
-        else:
-            ranked = weight * (NAMING_WEIGHT if evidence.kind in NAMING_EXTRACTORS else 1.0)
+        ranked = weight * (NAMING_WEIGHT if evidence.kind in NAMING_EXTRACTORS else 1.0)
         line = evidence.lines[0][1] if evidence.lines else token
         for case_id in case_ids:
             self.signature[case_id] = self.signature.get(case_id, 0.0) + weight

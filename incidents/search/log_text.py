@@ -92,9 +92,6 @@ class Evidence:
     # The job itself set this environment variable (`export CUDA_LAUNCH_BLOCKING=1`), as
     # opposed to a hint that mentions it (`consider passing CUDA_LAUNCH_BLOCKING=1`).
     set_by_job: bool = False
-    # A setting read on a line echoing a configuration (`log_tokens.echoes_a_configuration`):
-    # what every run of that program prints, ranked as a code name is (`log_scores`).
-    echoed: bool = False
     # Where a token or version was read in each of its first lines (line -> [start, end)
     # spans of the extractor's whole match): its places (`log_confidence.Shared.places`).
     # Terms, found by a set of patterns that says which matched but not where, are searched

@@ -94,8 +94,6 @@ def failure_tokens(lines: dict[str, list[int]], scanned: LogLines | None = None)
             evidence.kind = stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
             if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
                 evidence.set_by_job = True
-            if evidence.kind == "setting" and echoes_a_configuration(line):
-                evidence.echoed = True
             evidence.read_at(line, span)
             for number in numbers:
                 evidence.add(number, line)
@@ -112,21 +110,6 @@ def _with_message(line: str, span: tuple[int, int], message: str) -> tuple[int, 
     if at < 0:
         return span
     return min(span[0], at), max(span[1], at + len(message))
-
-
-# A setting given a value (`name=value`, `name: value` is prose): a line with at least
-# `CONFIGURATION_ECHO` of them echoes a program's configuration (vLLM's `Initializing an LLM
-# engine ... with config: model=..., tensor_parallel_size=4, dtype=..., enforce_eager=False`).
-_SETTING = re2.compile(r"\b[A-Za-z_][A-Za-z0-9_.]*=[^\s,=)]")
-CONFIGURATION_ECHO = 3
-
-
-def echoes_a_configuration(line: str) -> bool:
-    """Whether `line` gives values to `CONFIGURATION_ECHO` settings or more: a start-up banner
-    echoing the configuration, which every run of that program prints whatever then fails.
-    Its settings say which program and configuration ran, not what failed
-    (`Evidence.echoed`)."""
-    return len(_SETTING.findall(line)) >= CONFIGURATION_ECHO
 
 
 # Extractors whose token's extent is a guess (the free text after `CUDA error:`, `error:` or

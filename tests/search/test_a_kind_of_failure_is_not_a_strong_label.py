@@ -8,9 +8,9 @@ label by some door:
 - `OSError: [Errno 28] No space left on device` counted ENOSPC and its own message as two
   signatures (a strong hit for a /dev/shm case): an errno's place covers its message
   (`log_tokens._with_message`), one signature;
-- a vLLM engine banner echoing `tensor_parallel_size=4` ranked an all-reduce hang quoting
-  that key above the vLLM out-of-memory case the log then shows: keys read on a line echoing
-  a configuration (`log_tokens.echoes_a_configuration`) do not rank a case.
+- a vLLM engine banner echoing `tensor_parallel_size=4` before `CUDA out of memory` lists an
+  all-reduce hang quoting that key first, possible: its keys are no failure signature
+  (`log_confidence`: a setting counts no unit), so it is never strong.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from incidents.search import read_log, search_cases
 from incidents.search.log_confidence import Shared, names_the_failure, specific_units
 from incidents.search.log_text import unique_lines
-from incidents.search.log_tokens import echoes_a_configuration, failure_tokens
+from incidents.search.log_tokens import failure_tokens
 from incidents.search.signatures import printed_only
 
 pytestmark = pytest.mark.django_db
@@ -114,19 +114,10 @@ def test_an_errno_read_apart_from_its_message_is_still_its_own_piece():
     assert names_the_failure(shared, 173)
 
 
-def test_a_configuration_echo_is_told_from_a_setting():
-    assert echoes_a_configuration(VLLM_OOM_LOG.splitlines()[0])
-    assert not echoes_a_configuration("export NCCL_ALGO=Tree")
-    assert not echoes_a_configuration("torchrun --nproc_per_node=8 --nnodes=2 train.py")
-
-
-def test_a_configuration_banner_does_not_outrank_the_failure_the_log_shows():
-    # Before: IL-0463 (an NCCL all-reduce hang quoting `tensor_parallel_size`) first, "Shares:
-    # tensor_parallel_size (line 1)"; the vLLM tensor-parallel OOM case IL-0518 below it.
+def test_a_configuration_banner_is_no_strong_evidence():
+    # Its settings still rank the case quoting them (IL-0463) first: weighed less (as code
+    # names, or not at all), two tuning logs whose cases the configuration names
+    # (prefix caching with MLA, CUDA_LAUNCH_BLOCKING) fell from 2nd to 3rd-7th.
     hits = read_log(VLLM_OOM_LOG).hits
-    ids = [hit.case.id for hit in hits]
-    assert ids[0] == "IL-0518"
-    assert ids.index("IL-0518") < ids.index("IL-0463")
-    [banner] = [hit for hit in hits if hit.case.id == "IL-0463"]
-    assert "tensor_parallel_size" in banner.matched_terms  # still shared, listed: it ranks nothing
+    assert "IL-0518" in [hit.case.id for hit in hits[:3]]
     assert all(hit.confidence != "strong" for hit in hits)

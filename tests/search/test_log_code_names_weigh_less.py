@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from incidents.search import log_scores, log_tokens, read_log
+from incidents.search import log_scores, read_log
 
 pytestmark = pytest.mark.django_db
 
@@ -81,11 +81,8 @@ def test_a_rare_code_name_no_longer_outranks_the_failure_the_log_shows(monkeypat
 def test_an_echoed_configuration_line_counts_once(monkeypatch):
     ranked = ids(VLLM_MLA_ASSERT)
     assert ranked[:2] == [MLA_CASE, VLLM_HANG_CASE]
-    # Its settings now rank nothing (`log_tokens.echoes_a_configuration`); read as settings
-    # of their own, each adding its weight put the hang that quotes the same line first, at
-    # the code share alone as at full weight.
-    monkeypatch.setattr(log_tokens, "echoes_a_configuration", lambda line: False)
-    assert ids(VLLM_MLA_ASSERT)[:2] == [MLA_CASE, VLLM_HANG_CASE]
+    # Each setting of the engine line adding its weight put the hang that quotes the same
+    # line first, at the code share alone as at full weight.
     monkeypatch.setattr(log_scores, "naming_part", summed_per_token)
     assert ids(VLLM_MLA_ASSERT)[:2] == [VLLM_HANG_CASE, MLA_CASE]
     monkeypatch.setattr(log_scores, "NAMING_WEIGHT", 1.0)
