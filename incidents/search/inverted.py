@@ -7,7 +7,7 @@ case's combination and the choice among 100,000 cases). Here the sketch rows are
 into lists by their nearest centroid (k-means over the sketch coordinates, about
 `LIST_ROWS` passages a list), filed list after list (`InvertedFile.rows`). A query scores
 the centroids (a few hundred by 96), reads the rows of its `PROBES` best lists (one read a
-list, about 5% of the passages) and scores them as the sketch pass did; the caller then
+list; at 100,000 cases 48 of 500 lists, about a tenth of the passages) and scores them as the sketch pass did; the caller then
 scores its best cases exactly from their rows, as before.
 
 Built from a store's sketch when a search first needs it (`InvertedFile.built`: the
@@ -33,7 +33,7 @@ from .large_arrays import FileRows
 
 LIST_ROWS = 1000  # passages per list, on average (the number of lists follows the store)
 MAX_LISTS = 4096
-PROBES = 24  # lists a query reads, when every case is allowed
+PROBES = 48  # lists a query reads, when every case is allowed (a tenth at 100,000 cases)
 SAMPLE = 20_000  # rows the centroids are fitted on, at most
 ITERATIONS = 8
 # Rows assigned to their lists at a time: 8,192 x a few hundred float32 distances (16 MB at
@@ -98,7 +98,9 @@ class InvertedFile:
             filed = out.finish()
         return cls(centroids, lists.astype(np.int32, copy=False), starts, order, filed)
 
-    def nearest(self, projection: sketch.Projection, query: np.ndarray, probes: int) -> tuple[np.ndarray, np.ndarray]:
+    def nearest(
+        self, projection: sketch.Projection, query: np.ndarray, probes: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The store rows of the `probes` lists whose centroids score best against the unit
         vector `query`, and each row's sketch similarity (`sketch.similarities`, float32):
         one read per list."""
@@ -145,9 +147,7 @@ def fitted_centroids(projection: sketch.Projection, rows: np.ndarray | FileRows)
     a centroid left without rows keeps its place). Deterministic for the same rows."""
     stride = max(1, math.ceil(len(rows) / SAMPLE))
     at = np.arange(0, len(rows), stride)
-    sample = coordinates(
-        projection, rows.take(at) if isinstance(rows, FileRows) else np.asarray(rows)[at]
-    )
+    sample = coordinates(projection, rows.take(at) if isinstance(rows, FileRows) else np.asarray(rows)[at])
     count = min(list_count(len(rows)), len(sample))
     centroids = sample[np.linspace(0, len(sample) - 1, count).astype(np.int64)].copy()
     for _round in range(ITERATIONS):

@@ -119,7 +119,9 @@ def test_new_rows_join_the_lists_of_their_nearest_centroids(monkeypatch, tmp_pat
     assert np.array_equal(after.lists.lists[kept], index.lists[store.owner != 3])
     added = np.flatnonzero(~kept)
     assert len(added) == 6
-    assert np.array_equal(after.lists.lists[added], inverted.assigned(index.centroids, projection, rows[added]))
+    assert np.array_equal(
+        after.lists.lists[added], inverted.assigned(index.centroids, projection, rows[added])
+    )
     # The lists hold the new store's rows, each once, list after list.
     assert sorted(after.lists.order.tolist()) == list(range(len(after.owner)))
     assert np.array_equal(np.asarray(after.lists.rows), np.asarray(rows)[after.lists.order])
