@@ -7,8 +7,9 @@ case's combination and the choice among 100,000 cases). Here the sketch rows are
 into lists by their nearest centroid (k-means over the sketch coordinates, about
 `LIST_ROWS` passages a list), filed list after list (`InvertedFile.rows`). A query scores
 the centroids (a few hundred by 96), reads the rows of its `PROBES` best lists (one read a
-list; at 100,000 cases 48 of 500 lists, about a tenth of the passages) and scores them as the sketch pass did; the caller then
-scores its best cases exactly from their rows, as before.
+list; at 100,000 cases 48 of 500 lists, about a tenth of the passages) and scores them as
+the sketch pass did; the caller then scores its best cases exactly from their rows, as
+before.
 
 Built from a store's sketch when a search first needs it (`InvertedFile.built`: the
 centroids fitted on up to `SAMPLE` rows taken at even intervals, starting from rows at
