@@ -37,9 +37,9 @@ MAX_LISTS = 4096
 PROBES = 48  # lists a query reads, when every case is allowed (a tenth at 100,000 cases)
 SAMPLE = 20_000  # rows the centroids are fitted on, at most
 ITERATIONS = 8
-# Rows assigned to their lists at a time: 8,192 x a few hundred float32 distances (16 MB at
-# 500 lists), freed before the next block.
-BLOCK_ROWS = 4096
+# Rows assigned to their lists at a time: 2,048 x a few hundred float32 distances (4 MB at
+# 500 lists), freed before the next block (a worker's peak memory keeps large temporaries).
+BLOCK_ROWS = 2048
 # Rows of the list-ordered file gathered in memory at a time while filing it (6 MB at 96
 # bytes a row): the store's sketch is read once per such group, in order.
 GROUP_ROWS = 65_536
@@ -162,8 +162,8 @@ def fitted_centroids(projection: sketch.Projection, rows: np.ndarray | FileRows)
         sizes = np.bincount(lists, minlength=count)
         held = np.flatnonzero(sizes)
         firsts = np.searchsorted(lists[order], held)
-        sums = np.add.reduceat(sample[order].astype(np.float64), firsts, axis=0)
-        centroids[held] = (sums / sizes[held, None]).astype(np.float32)
+        sums = np.add.reduceat(sample[order], firsts, axis=0)
+        centroids[held] = sums / sizes[held, None]
     return centroids
 
 
