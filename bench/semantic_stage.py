@@ -63,7 +63,8 @@ def query_texts(validation: bool = False) -> list[str]:
     texts = BENCH_QUERIES + [item["q"] for item in tuning]
     if validation:
         for folder in ("validation", "validation2"):
-            texts += [item["q"] for item in json.loads((ROOT / "eval" / folder / "queries.json").read_text())]
+            items = json.loads((ROOT / "eval" / folder / "queries.json").read_text())
+            texts += [item["query"] for item in items]
     return texts
 
 
