@@ -177,6 +177,7 @@ def test_a_search_after_an_import_and_an_edit_reads_the_lists_of_the_store_as_wr
     assert sorted(after.lists.order.tolist()) == list(range(len(read.matrix)))
     projection, rows = after.sketched
     assert np.array_equal(np.asarray(after.lists.rows), np.asarray(rows)[after.lists.order])
+    assert read.scale is not None  # int8 rows, as `load_vectors` reads them
     expected = projection.rows(np.asarray(read.matrix).astype(np.float32) * read.scale[:, None])
     assert np.abs(np.asarray(rows).astype(np.int16) - expected).max() <= 1
     # The scores fused are the exact ones of the store as written (the edit's new text).
