@@ -24,7 +24,11 @@ in two stages (`Vectors.search_scores`): every passage's sketch (`sketch.py`: it
 coordinates along the store's 96 main directions, 96 bytes, held in memory) approximates
 each case's score, and the `SEARCH_DEPTH` cases best by that, with the lexical ranking's,
 are scored exactly from their rows alone. At 100,000 cases the int8 product over every
-passage cost 55 to 63 ms a search and kept the whole 192 MB resident in every worker.
+passage cost 55 to 63 ms a search and kept the whole 192 MB resident in every worker. From
+`INVERTED_FROM` cases the first stage reads only the sketches of the passages in a few lists
+of an inverted file (`inverted.py`: the passages grouped by their nearest k-means centroid)
+and scores exactly the `INVERTED_DEPTH` cases best there: the sketch of every passage cost
+20 ms of a search's 35 ms semantic stage at 100,000 cases.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import bisect
 import contextlib
 import functools
 import hashlib
+import math
 import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -49,7 +54,7 @@ from incidents.id_lists import ids_in, ids_subquery
 from incidents.locking import serialize_case_writes
 from incidents.models import Case
 
-from . import encoder, large_arrays, sketch
+from . import encoder, inverted, large_arrays, sketch
 from .models import CaseEmbedding
 
 PASSAGES = ("title", "summary", "symptoms", "root cause", "remediation")
@@ -248,6 +253,7 @@ class Vectors:
     matrix: np.ndarray | large_arrays.FileRows
     scale: np.ndarray | None = None
     sketched: tuple[sketch.Projection, np.ndarray | large_arrays.FileRows] | None = None
+    lists: inverted.InvertedFile | None = None
     _sketching: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def sketched_rows(self) -> tuple[sketch.Projection, np.ndarray | large_arrays.FileRows]:
@@ -269,6 +275,16 @@ class Vectors:
                         rows.append(projection.rows(self._floats(at)))
                     self.sketched = (projection, rows.finish())
             return self.sketched
+
+    def inverted_file(self) -> inverted.InvertedFile:
+        """`lists`, the inverted file of the sketch (`inverted.py`), built the first time it
+        is asked for (once, whatever the threads asking; at 100,000 cases about 2 CPU s after
+        the sketch's 2) and filed beside the rows as the sketch is."""
+        projection, rows = self.sketched_rows()
+        with self._sketching:
+            if self.lists is None:
+                self.lists = inverted.InvertedFile.built(projection, rows, self._sketch_folder())
+            return self.lists
 
     def _sketch_folder(self) -> Path | None:
         """Where this store's sketch is filed to be shared: the folder of its rows' file
@@ -357,7 +373,9 @@ class Vectors:
         """The semantic scores a search fuses with its lexical ranking (`fusion.fuse`), of the
         unit vector `query`: for every case (of `allowed` only, when given) when there are at
         most `SEARCH_DEPTH` of them, exactly `case_scores(query)` (`subset_scores`); otherwise
-        for the `SEARCH_DEPTH` cases best by their sketches (`_approximate`) and the cases of
+        for the `SEARCH_DEPTH` cases best by their sketches (`_approximate`; from
+        `INVERTED_FROM` cases the `INVERTED_DEPTH` best by the sketches of the passages the
+        inverted file's nearest lists hold, `_listed_nearest`) and the cases of
         `also` (the lexical ranking's, so that each of its cases has its semantic score),
         each with the value `scores_of` gives it. What this leaves out are cases that more
         than `SEARCH_DEPTH` others beat by their sketches: semantic candidates of fusion only
@@ -378,11 +396,14 @@ class Vectors:
                 return self.subset_scores(query, allowed)
             hidden = np.ones(len(self.ids), dtype=bool)
             hidden[keep] = False
-        nearness = self._approximate(query)
-        if hidden is not None:
-            nearness[hidden] = -np.inf
-        nearest = np.argpartition(-nearness, SEARCH_DEPTH - 1)[:SEARCH_DEPTH]
-        nearest = nearest[np.isfinite(nearness[nearest])]
+        if len(self.ids) >= INVERTED_FROM:
+            nearest = self._listed_nearest(query, hidden)
+        else:
+            nearness = self._approximate(query)
+            if hidden is not None:
+                nearness[hidden] = -np.inf
+            nearest = np.argpartition(-nearness, SEARCH_DEPTH - 1)[:SEARCH_DEPTH]
+            nearest = nearest[np.isfinite(nearness[nearest])]
         named = np.fromiter((self._position[c] for c in also if c in self._position), dtype=np.int64)
         if hidden is not None:
             named = named[~hidden[named]]
@@ -402,6 +423,32 @@ class Vectors:
         out = _combined(sketch.similarities(rows, projection.weights(query)), starts, counts)
         out[counts == 0] = -np.inf  # never chosen (`_combined` gives such a case -1)
         return out
+
+    def _listed_nearest(self, query: np.ndarray, hidden: np.ndarray | None) -> np.ndarray:
+        """The positions of the (at most) `INVERTED_DEPTH` cases (not `hidden`) whose best
+        passage is nearest `query` by its sketch among the passages of the lists the
+        inverted file reads (`inverted.InvertedFile.nearest`: `inverted.PROBES` lists, more
+        in proportion when only a share of the cases is allowed, so that about as many
+        allowed passages are read)."""
+        index = self.inverted_file()
+        projection, _ = self.sketched_rows()
+        probes = inverted.PROBES
+        if hidden is not None:
+            allowed = max(int(len(hidden) - hidden.sum()), 1)
+            probes = math.ceil(probes * len(hidden) / allowed)
+        rows, sims = index.nearest(projection, query, probes)
+        cases = self.owner[rows]
+        if hidden is not None:
+            shown = ~hidden[cases]
+            cases, sims = cases[shown], sims[shown]
+        # The best rows first (a case has a few), then each case at its best row.
+        best = min(len(sims), PASSAGES_PER_CASE * INVERTED_DEPTH)
+        if best < len(sims):
+            top = np.argpartition(-sims, best - 1)[:best]
+            cases, sims = cases[top], sims[top]
+        by_score = np.argsort(-sims, kind="stable")
+        unique, firsts = np.unique(cases[by_score], return_index=True)
+        return unique[np.argsort(firsts, kind="stable")[:INVERTED_DEPTH]]
 
     def subset_scores(self, query: np.ndarray, allowed: Collection[str]) -> CaseScores:
         """`case_scores(query).restricted(allowed)`: the scores of the allowed cases only, as
@@ -487,7 +534,13 @@ class Vectors:
                 if sketched is None
                 else stack.enter_context(large_arrays.Rows(rows, sketched[1].shape[1], np.int8, folder))
             )
+            # The inverted file, when this store has one, follows too: the rows kept stay in
+            # their lists, the fresh ones join their nearest centroid's.
+            lists = self.lists if sketched is not None else None
+            list_pieces: list[np.ndarray] = []
             for source, first, end in pieces:
+                if lists is not None and source is self:
+                    list_pieces.append(lists.lists[first:end])
                 if scale is not None:
                     assert source.scale is not None  # both read by `load_vectors`
                     scale[matrix.count : matrix.count + end - first] = source.scale[first:end]
@@ -497,15 +550,22 @@ class Vectors:
                     matrix.append(source.matrix[start:stop])
                     if sketched is not None and sketches is not None:
                         projection, held = sketched
-                        sketches.append(
+                        block = (
                             held[start:stop]
                             if source is self
                             else projection.rows(source._floats(np.arange(start, stop)))
                         )
+                        sketches.append(block)
+                        if lists is not None and source is not self:
+                            list_pieces.append(inverted.assigned(lists.centroids, projection, block))
             per_case = np.concatenate(case_counts) if case_counts else np.zeros(0, dtype=np.int64)
             owner = np.repeat(np.arange(len(ids), dtype=np.int64), per_case)
             sketch_of = None if sketched is None or sketches is None else (sketched[0], sketches.finish())
-            return Vectors(ids, owner, matrix.finish(), scale, sketch_of)
+            listed = None
+            if lists is not None and sketch_of is not None:
+                placed = np.concatenate(list_pieces) if list_pieces else np.zeros(0, dtype=np.int32)
+                listed = lists.with_rows(placed, sketch_of[1], folder)
+            return Vectors(ids, owner, matrix.finish(), scale, sketch_of, listed)
 
     def case_matrix(self) -> np.ndarray:
         """One unit vector per case (the normalised mean of its passages), in `ids` order."""
@@ -555,6 +615,12 @@ SUBSET_SHARE = 0.25
 # Above this many (allowed) cases a search scores exactly only this many, the nearest by
 # their sketches, and the lexical ranking's (`Vectors.search_scores`).
 SEARCH_DEPTH = 2000
+# From this many cases a search's first stage reads the passages of a few lists of the
+# inverted file (`inverted.py`) instead of every passage's sketch, and scores exactly the
+# `INVERTED_DEPTH` cases best by their nearest passage there.
+INVERTED_FROM = 20_000
+INVERTED_DEPTH = 500
+PASSAGES_PER_CASE = len(PASSAGES)
 # Rows copied (or sketched) at a time from one matrix to another: 3 MB of int8 rows.
 COPY_ROWS = 8192
 

@@ -66,6 +66,10 @@ def assert_same_vectors(held: semantic.Vectors, read: semantic.Vectors) -> None:
         expected = projection.rows(np.asarray(read.matrix).astype(np.float32) * read.scale[:, None])
         assert rows.shape == expected.shape
         assert np.abs(np.asarray(rows).astype(np.int16) - expected).max() <= 1
+        if held.lists is not None:
+            # So do the inverted file's lists (`inverted.py`): every row in one, list after list.
+            assert sorted(held.lists.order.tolist()) == list(range(len(read.matrix)))
+            assert np.array_equal(np.asarray(held.lists.rows), np.asarray(rows)[held.lists.order])
 
 
 def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_read(
@@ -74,7 +78,7 @@ def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_re
     before = semantic.process_vectors()
     assert vector_reads == ["every"]
     assert "IL-0428" in before.ids and "IL-0429" in before.ids and "IL-0431" in before.ids
-    before.sketched_rows()  # as a search in a large store has it sketched
+    before.inverted_file()  # as a search in a large store has it sketched and listed
 
     edited = copy.deepcopy(load_fixture("IL-0428"))
     edited["summary"] = "Edited: the job hung in an all-reduce once the new racks joined the fabric."
@@ -89,6 +93,7 @@ def test_after_edits_a_retraction_an_import_and_a_delete_only_those_cases_are_re
     assert "IL-0429" not in after.ids and "IL-0431" not in after.ids
     assert set(new_ids) <= set(after.ids)
     assert after.sketched is not None and after.sketched[0] is before.sketched_rows()[0]
+    assert after.lists is not None and after.lists.centroids is before.inverted_file().centroids
     assert_same_vectors(after, semantic.load_vectors())
     # The edited case's rows are its new passages', not the ones held before.
     row = before.ids.index("IL-0428")
