@@ -15,7 +15,6 @@ from collections.abc import Callable
 from django.core.exceptions import EmptyResultSet
 
 from incidents import store_cache
-from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors.facets import facet_label
 from incidents.selectors.lookup import retracted_matches_note
@@ -24,6 +23,7 @@ from incidents.selectors.stats import published_count
 from .backends import get_backend
 from .facets import facet_counts
 from .fusion import STRONG, Candidate
+from .match_facets import match_facet_counts
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -106,9 +106,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],
         total=len(matches),
-        facets=counts(plan.cases.filter(id__in=ids_subquery([c.case_id for c in matches])))
-        if matches
-        else counts(plan.cases.none()),
+        facets=_match_counts(plan, [c.case_id for c in matches]),
         notes=notes,
         terms=[t.name for t in plan.parsed.terms],
         partial_total=len(weak),
@@ -190,6 +188,16 @@ def _hits(
             )
         )
     return hits
+
+
+def _match_counts(plan: SearchPlan, match_ids: list[str]) -> dict[str, list[FacetCount]]:
+    """The facet counts of a ranking's matches (`match_facets.match_facet_counts`: from the
+    process's case columns with the store cache on); none when `plan.facets` is False."""
+    if not plan.facets:
+        return {}
+    if not match_ids:
+        return facet_counts(plan.cases.none())
+    return match_facet_counts(plan.cases, match_ids)
 
 
 def _no_facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:
