@@ -221,11 +221,19 @@ def test_the_boost_is_summed_as_the_database_sums(import_synthetic, monkeypatch,
 
 
 def test_this_databases_sum_is_the_one_emulated(db):
-    """The emulation is chosen by what the database's `sum()` gives (SQLite changed in 3.43)."""
+    """The emulation follows what the database does with the weights: SQLite sums floats
+    (plainly before 3.43, compensated after), PostgreSQL reads psycopg's literals as exact
+    decimals."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT SUM(x) FROM (SELECT 0.1 AS x UNION ALL SELECT 0.2 UNION ALL SELECT 0.3)")
-        summed = cursor.fetchone()[0]
-    assert float(summed) == _sqlite_sum([0.1, 0.2, 0.3], boosted_module.compensated_sum())
+        cursor.execute(
+            "SELECT SUM(x) FROM (SELECT %s AS x UNION ALL SELECT %s UNION ALL SELECT %s) AS v",
+            [0.1, 0.2, 0.3],
+        )
+        summed = float(cursor.fetchone()[0])
+    if connection.vendor == "sqlite":
+        assert summed == _sqlite_sum([0.1, 0.2, 0.3], boosted_module.compensated_sum())
+    else:
+        assert summed == 0.6 and boosted_module._postgres_weights_are_decimal()
 
 
 def test_columns_read_inside_a_write_follow_it(store_cache_on, import_synthetic, from_the_database):
