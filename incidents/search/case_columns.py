@@ -175,10 +175,10 @@ def read() -> CaseColumns:
     counts = np.concatenate([np.empty(0, dtype=np.int64), *parts["count"]])
     link_start = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=link_start[1:])
-    link_case = np.repeat(np.arange(len(ids), dtype=np.int32), counts)
     top = int(link_term.max()) + 1 if len(link_term) else 0
     term_start = np.zeros(top + 1, dtype=np.int64)
     np.cumsum(np.bincount(link_term, minlength=top), out=term_start[1:])
+    term_cases = _cases_by_term(link_term, counts, len(ids), top)
     id_array = np.asarray(ids, dtype=str) if ids else np.empty(0, dtype="<U1")
     order = np.argsort(id_array, kind="stable")
 
@@ -195,9 +195,21 @@ def read() -> CaseColumns:
         link_start=link_start,
         link_term=link_term,
         term_start=term_start,
-        term_cases=link_case[np.argsort(link_term, kind="stable")],
+        term_cases=term_cases,
         terms=terms,
     )
+
+
+def _cases_by_term(link_term: np.ndarray, counts: np.ndarray, cases: int, top: int) -> np.ndarray:
+    """Each link's case number, the links ordered by term id then case number (int32): one
+    sort of `term * cases + case`, in 32 bits when it fits (at 100,000 cases an argsort's
+    int64 positions were 10 MB more of a worker's peak for the moment of reading)."""
+    wide = np.dtype(np.int32) if top * max(cases, 1) < 2**31 else np.dtype(np.int64)
+    keys: np.ndarray = np.repeat(np.arange(cases, dtype=wide), counts)
+    np.add(keys, link_term.astype(wide) * cases, out=keys)
+    keys.sort()
+    np.remainder(keys, max(cases, 1), out=keys)
+    return keys.astype(np.int32, copy=False)
 
 
 def _term_names() -> TermNames:

@@ -84,6 +84,9 @@ def test_the_split_serves_the_page_when_it_is_exact(import_synthetic, store_cach
         # out: the single pass is run after the split one.
         rare = [case_id for case_id, *_ in _rank("zzrare", 0, 1000, 0)]
         Case.objects.filter(id__in=rare[:3]).update(status=Case.Status.RETRACTED)
+        # As a retraction through the services says (`change_status`): the process's case
+        # columns, which give the ranking each case's status, are read again.
+        store_cache.changed(rare[:3])
         served.clear()
         _rank("zzcommon zzrare", 0, len(rare) - 1, LARGE)
         assert served == [True, False]

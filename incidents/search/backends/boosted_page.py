@@ -57,6 +57,13 @@ def boosted_page(
     chosen = np.flatnonzero(columns.published[numbers]) if published_only else np.arange(len(kept))
     day, number = columns.day[numbers[chosen]], numbers[chosen]
     if sort == "relevance":
+        # Only the rows scoring at least the page's last score can be on it (ties included):
+        # sorting 33,000 kept rows by three keys cost 3 to 9 ms, choosing them 0.1.
+        wanted = offset + limit
+        if 0 < wanted < len(chosen):
+            last = np.partition(score[chosen], len(chosen) - wanted)[len(chosen) - wanted]
+            chosen = chosen[score[chosen] >= last]
+            day, number = columns.day[numbers[chosen]], numbers[chosen]
         order = np.lexsort((-number, -day, -score[chosen]))
     elif sort == "newest":
         order = np.lexsort((-number, -day))
