@@ -44,7 +44,8 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     the page's cases and their terms (3), and the facet counts (1; none when nothing
     matches, or with the store cache on: `match_facets`); for a listing the page's cases
     and their terms, the count and the facet counts (4). No facet count when `plan.facets`
-    is False. Browsing every case, or a few facet values (`SearchPlan.shared_counts`), the count and the facet counts come from the
+    is False. Browsing every case, or a few facet values (`SearchPlan.shared_counts`), the
+    count and the facet counts come from the
     store cache when it is on (`store_cache.cached`: computed once per store generation and
     filter set; browsing every case shares the stats' count): at 100,000 cases they were
     most of a filtered listing's cost on SQLite (108 ms p50 from one client in `make
