@@ -84,7 +84,10 @@ def search_cases(
     for an id no published, retracted or merged case has: the closest ids), and an id alone lists
     like browsing (1 + 4); a query that only excludes words: 5; no query: 4 (the total and
     the facet counts from the store cache when it is on, browsing every case or a few facet
-    values: `hydration.hydrate`).
+    values: `hydration.hydrate`). With the store cache on, a ranked query's facet counts
+    come from the case columns the process holds (`case_columns`, `match_facets`: no query),
+    and so do the term boost, status and date of each match the lexical ranking keeps; the
+    first search of a store generation reads the columns (two queries).
     On SQLite, from `backends.SPLIT_FROM` published cases, an unfiltered query whose words are
     partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then

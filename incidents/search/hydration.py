@@ -15,7 +15,6 @@ from collections.abc import Callable
 from django.core.exceptions import EmptyResultSet
 
 from incidents import store_cache
-from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 from incidents.selectors.facets import facet_label
 from incidents.selectors.lookup import retracted_matches_note
@@ -24,6 +23,7 @@ from incidents.selectors.stats import published_count
 from .backends import Marked, get_backend
 from .facets import facet_counts
 from .fusion import STRONG, Candidate
+from .match_facets import match_facet_counts
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -43,9 +43,10 @@ Counts = Callable[[CaseQuerySet], dict[str, list[FacetCount]]]
 def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     """The results of `plan` ranked as `ranking`. Queries: for a ranked plan the snippets,
     the page's cases and their terms (3), and the facet counts (1; none when nothing
-    matches); for a listing the page's cases and their terms, the count and the facet
-    counts (4). No facet count when `plan.facets` is False. Browsing every case, or a few
-    facet values (`SearchPlan.shared_counts`), the count and the facet counts come from the
+    matches, or with the store cache on: `match_facets`); for a listing the page's cases
+    and their terms, the count and the facet counts (4). No facet count when `plan.facets`
+    is False. Browsing every case, or a few facet values (`SearchPlan.shared_counts`), the
+    count and the facet counts come from the
     store cache when it is on (`store_cache.cached`: computed once per store generation and
     filter set; browsing every case shares the stats' count): at 100,000 cases they were
     most of a filtered listing's cost on SQLite (108 ms p50 from one client in `make
@@ -112,9 +113,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         hits=[h for h in hits if not h.is_partial],
         partial_hits=[h for h in hits if h.is_partial],
         total=len(matches),
-        facets=counts(plan.cases.filter(id__in=ids_subquery([c.case_id for c in matches])))
-        if matches
-        else counts(plan.cases.none()),
+        facets=_match_counts(plan, [c.case_id for c in matches]),
         notes=notes,
         terms=[t.name for t in plan.parsed.terms],
         partial_total=len(weak),
@@ -207,6 +206,16 @@ def _hits(
             )
         )
     return hits
+
+
+def _match_counts(plan: SearchPlan, match_ids: list[str]) -> dict[str, list[FacetCount]]:
+    """The facet counts of a ranking's matches (`match_facets.match_facet_counts`: from the
+    process's case columns with the store cache on); none when `plan.facets` is False."""
+    if not plan.facets:
+        return {}
+    if not match_ids:
+        return facet_counts(plan.cases.none())
+    return match_facet_counts(plan.cases, match_ids)
 
 
 def _no_facet_counts(cases: CaseQuerySet) -> dict[str, list[FacetCount]]:

@@ -14,12 +14,13 @@ from contextlib import contextmanager
 
 from django.db import connection
 
-from .. import pg_vectors
+from .. import case_columns, pg_vectors
 from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 from . import ranking_sql
 from .base import PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
+from .boosted_page import boosted_page
 
 # PostgreSQL: index writes of at least this many rows refresh the table's statistics.
 ANALYZE_AFTER = 500
@@ -262,7 +263,7 @@ class PostgresBackend(Backend):
             sort=sort,
             unpublished_in_rows=False,
         )
-        sql = (
+        common_tables = (
             # `m`, the matches with their numbers, is computed once (MATERIALIZED) and then
             # joined and sorted: the sort carries numbers, where the inlined form sorted every
             # match with its decompressed vector (16 MB for 10,000 matches: a merge sort on
@@ -278,6 +279,32 @@ class PostgresBackend(Backend):
             # its shares, so that the bound (`ranking_sql.pruned`) is read before the join and the boost.
             f" y AS MATERIALIZED (SELECT x.case_id, {base} * {coord} AS base,"
             f" {share} AS share, {literal_share} AS literal_share FROM x)"
+        )
+        common_params = [*tsquery_params, *group_params, *allowed_params]
+        columns = case_columns.held() if kept_params else None
+        if columns is not None:
+            # The kept rows alone, the boost, status, date and order from the process's case
+            # columns (`boosted_page`): no case row, no term link read by the server.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"{common_tables} SELECT y.case_id, y.base, y.share, y.literal_share, NULL"
+                    f" FROM y WHERE {kept}",
+                    [*common_params, *kept_params],
+                )
+                page = boosted_page(
+                    cursor.fetchall(),
+                    columns,
+                    term_weights=term_weights,
+                    root_cause_weights=root_cause_weights,
+                    published_only=candidates is None,
+                    sort=sort,
+                    offset=offset,
+                    limit=limit,
+                )
+            if page is not None:
+                return page
+        sql = (
+            f"{common_tables}"
             f" SELECT y.case_id, y.base * (1 + {TERM_BOOST} * ({boost})) AS score,"
             f" y.share, y.literal_share"
             # Each kept match's case looked up by key (OFFSET 0 keeps the planner from
@@ -292,9 +319,7 @@ class PostgresBackend(Backend):
             f" ORDER BY {ranking_sql.ORDER[sort]} LIMIT %s OFFSET %s"
         )
         params = [
-            *tsquery_params,
-            *group_params,
-            *allowed_params,
+            *common_params,
             *boost_params,
             *case_status_params,
             *kept_params,

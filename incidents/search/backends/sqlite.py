@@ -16,11 +16,13 @@ from django.db import connection
 from incidents import store_cache
 from incidents.models import Case
 
+from .. import case_columns
 from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, IndexColumns
 from . import ranking_sql
 from .base import LITERAL_BONUS, PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
+from .boosted_page import boosted_page
 
 SQLITE_TABLE = "incidents_case_fts"
 # FTS5 keeps the indexed columns in this shadow table (documented file format: columns
@@ -312,25 +314,41 @@ class SqliteBackend(Backend):
             )
         else:
             matches, match_params = scored, [self.expression(parsed)]
+        common_tables = (
+            f"WITH m AS MATERIALIZED ({matches}), f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
+        )
+        common_params = [*match_params, *hit_params, *only_params]
+        columns = case_columns.held() if kept_params else None
+        if columns is not None:
+            # The kept rows with their case ids alone, the boost, status, date and order from
+            # the process's case columns (`boosted_page`): no case row, no term link read.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"{common_tables} SELECT k.c0, f.base * {coord}, {share}, {literal_share}, f.r"
+                    f" FROM f CROSS JOIN {SQLITE_KEYS} ON k.id = f.r WHERE {kept}",
+                    [*common_params, *kept_params],
+                )
+                page = boosted_page(
+                    cursor.fetchall(),
+                    columns,
+                    term_weights=term_weights,
+                    root_cause_weights=root_cause_weights,
+                    published_only=candidates is None,
+                    sort=sort,
+                    offset=offset,
+                    limit=limit,
+                )
+            if page is not None:
+                return page
         sql = (
-            f"WITH m AS MATERIALIZED ({matches}),"
-            f" f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
+            f"{common_tables}"
             f" SELECT k.c0, f.base * {coord} * (1 + {TERM_BOOST} * ({boost}))"
             f" AS score, {share} AS share, {literal_share} AS literal_share, f.r"
             f" FROM f CROSS JOIN {SQLITE_KEYS} ON k.id = f.r CROSS JOIN incidents_case c ON c.id = k.c0"
             f" WHERE {kept} AND {allowed}"
             f" ORDER BY {ranking_sql.ORDER[sort]} LIMIT %s OFFSET %s"
         )
-        params = [
-            *match_params,
-            *hit_params,
-            *only_params,
-            *boost_params,
-            *kept_params,
-            *allowed_params,
-            limit,
-            offset,
-        ]
+        params = [*common_params, *boost_params, *kept_params, *allowed_params, limit, offset]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
