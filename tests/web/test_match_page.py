@@ -31,6 +31,21 @@ def test_the_form_is_shown_on_get(client):
     assert '<label for="log">Log text</label>' in html
 
 
+def test_head_answers_as_get_does(client):
+    # It was a 405 (Allow: GET, POST) where every other page answers HEAD.
+    get, head = client.get("/match/"), client.head("/match/")
+    assert (
+        (head.status_code, head["Content-Type"])
+        == (get.status_code, get["Content-Type"])
+        == (
+            200,
+            "text/html; charset=utf-8",
+        )
+    )
+    assert head.content == b""
+    assert client.put("/match/")["Allow"] == "GET, HEAD, POST"
+
+
 def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
     response = client.post("/match/", {"log": PULL_LOG})
     assert response.status_code == 200
