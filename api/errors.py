@@ -43,6 +43,11 @@ _RATED_WORK: dict[str, tuple[str, str]] = {
 }
 
 
+# Status phrases RFC 9110 renamed, which this Python's `HTTPStatus` still gives the old way
+# ("Request Entity Too Large" beside Django's handler's "Content Too Large": two titles for one refusal).
+TITLES: dict[int, str] = {413: "Content Too Large"}
+
+
 @dataclass(frozen=True)
 class ParameterError:
     """What is wrong with one parameter: its name, why, and what would be accepted."""
@@ -87,6 +92,14 @@ class UnsupportedCharset(InvalidParameters):
     default_code = "unsupported_charset"
 
 
+class FieldTooLarge(InvalidParameters):
+    """413 naming a body field too long to read (`POST /api/match`'s JSON `text` over its
+    character limit), as a body over the byte limit is a 413."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
 class RateExceeded(exceptions.Throttled):
     """429 over the rate of `scope`, raised by a view that counts against a rate of its own
     (proposals) with its own `detail`; the API's throttle raises DRF's `Throttled`, whose
@@ -111,13 +124,14 @@ def problem_body(
     instance: str | None = None,
     extensions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The problem-details dict; `title` defaults to the status phrase; `extensions` are
+    """The problem-details dict; `title` defaults to the status phrase (RFC 9110's, `TITLES`:
+    413 is "Content Too Large" whichever part of the stack refuses it); `extensions` are
     members of this kind of problem (a 429's `scope`, `rate`, `retry_after`). What it echoes
     (a parameter name, a value, a body key) is made `encodable`: a lone surrogate sent in
     JSON is shown as its escape instead of failing the renderer with a 500."""
     body: dict[str, Any] = {
         "type": "about:blank",
-        "title": title or HTTPStatus(status).phrase,
+        "title": title or TITLES.get(status) or HTTPStatus(status).phrase,
         "status": status,
         "detail": detail,
     }

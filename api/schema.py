@@ -48,7 +48,11 @@ def add_case_document_schemas(result: dict[str, Any], generator, request, public
     # `GET /api/cases/{id}?fields=`: the same fields, only `id` sure to be there.
     trimmed = copy.deepcopy(detail)
     trimmed["title"] = "Case detail, some fields"
-    trimmed["description"] = "A `CaseDetail` trimmed by `fields`: the named fields and `id`."
+    trimmed["description"] = (
+        "A `CaseDetail` trimmed by `fields`: the named fields and `id`; a case that is not "
+        "published (`status` retracted) keeps `status` and `retraction_reason` too, whatever "
+        "`fields` names."
+    )
     trimmed["required"] = ["id"]
     schemas["CaseDetailFields"] = trimmed
     return result

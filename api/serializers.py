@@ -250,14 +250,21 @@ class SimilarListSerializer(ResponseSerializer):
     results = SimilarCaseSerializer(many=True, help_text="Most similar first.")
 
 
-class StrictCharField(serializers.CharField):
-    """A JSON string, nothing coerced into one (DRF would turn `0` into `"0"`)."""
+def shown_json(data: Any) -> str:
+    """`data` as the "(got ...)" of a body field's refusal quotes it: JSON, cut to 40
+    characters (`5`, `"five"`, `[1, 2]`)."""
+    shown = json.dumps(data, ensure_ascii=False, default=str)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
-    default_error_messages = {"invalid": "must be a string"}
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, nothing coerced into one (DRF would turn `0` into `"0"`); anything
+    else is refused saying what came, as every body field's refusal does: `must be a
+    string (got 5)`."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            self.fail("invalid")
+            raise serializers.ValidationError(f"must be a string (got {shown_json(data)})")
         return super().to_internal_value(data)
 
 
@@ -288,9 +295,7 @@ class StrictIntegerField(serializers.IntegerField):
             wanted = whole_number_wanted(
                 data, minimum=self.min_value, maximum=self.max_value, example=example
             )
-            shown = json.dumps(data, ensure_ascii=False, default=str)
-            shown = shown if len(shown) <= 40 else shown[:39] + "…"
-            raise serializers.ValidationError(f"{wanted} (got {shown})")
+            raise serializers.ValidationError(f"{wanted} (got {shown_json(data)})")
         return number
 
 

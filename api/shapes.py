@@ -68,6 +68,21 @@ def only_fields(entry: Mapping[str, Any], fields: Sequence[str] | None) -> dict[
     return {key: value for key, value in entry.items() if key == "id" or key in fields}
 
 
+# What a trimmed answer for a case that is not published keeps whatever `fields` names:
+# `?fields=title` of a retracted case read as a published one's.
+UNPUBLISHED_KEEPS = ("status", "retraction_reason")
+
+
+def detail_fields(detail: Mapping[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    """A case detail (`CaseDetailSerializer`'s data) trimmed by `fields` (`only_fields`), a
+    case not published (retracted) keeping its `status` and `retraction_reason` too
+    (`UNPUBLISHED_KEEPS`), so no trimmed answer hides the retraction."""
+    trimmed = only_fields(detail, fields)
+    if fields is not None and detail.get("status") != "published":
+        trimmed.update({key: detail[key] for key in UNPUBLISHED_KEEPS if key in detail})
+    return trimmed
+
+
 def facet_counts(facets: dict[str, list[FacetCount]]) -> dict[str, list[dict[str, Any]]]:
     return {
         name: [{"value": c.value, "label": c.label, "count": c.count} for c in counts]

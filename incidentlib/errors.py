@@ -25,7 +25,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         limit = f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1_000_000:.1f} MB"
         detail = f"The request body is larger than {limit}, the most this site accepts."
         if is_api_request(request):
-            return problem_response(413, "Content Too Large", detail, instance=request.path)
+            return problem_response(413, None, detail, instance=request.path)  # errors.TITLES
         message = (
             f"{detail} When pasting a log, the {MAX_LOG_BYTES // 1_000_000} MB around the failure "
             "are enough: the first error and the lines before it."

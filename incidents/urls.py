@@ -34,8 +34,11 @@ urlpatterns = [
     path("propose/", propose, name="propose"),
     path("proposals/<str:token>", proposal_status, name="proposal-status"),
     path("topics/", store_page(views.topic_list), name="topic-list"),
+    # str, not slug, for topics, codes and feeds too: a term's name (`/topics/Interconnect
+    # faults`, `/feeds/codes/Xid 79.atom`) redirects to its slug's URL through the lookup
+    # every door uses (`selectors.find_topic`, `selectors.find_facet_term`).
     path(
-        "topics/<slug:slug>",
+        "topics/<str:slug>",
         conditional_page(exists=lambda slug: selectors.topic_exists(slug))(views.topic_detail),
         name="topic-detail",
     ),
@@ -63,19 +66,19 @@ urlpatterns = [
     ),
     path("feeds/cases.atom", store_page(AllCasesFeed()), name="feed-all"),
     path(
-        "feeds/topics/<slug:slug>.atom",
+        "feeds/topics/<str:slug>.atom",
         conditional_page(exists=lambda slug: selectors.topic_exists(slug))(TopicFeed()),
         name="feed-topic",
     ),
     path(
-        "feeds/symptoms/<slug:slug>.atom",
+        "feeds/symptoms/<str:slug>.atom",
         conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.SYMPTOM, slug) is not None)(
             SymptomFeed()
         ),
         name="feed-symptom",
     ),
     path(
-        "feeds/codes/<slug:slug>.atom",
+        "feeds/codes/<str:slug>.atom",
         conditional_page(exists=lambda slug: selectors.term_by_slug(Facet.ERROR_CODE, slug) is not None)(
             ErrorCodeFeed()
         ),

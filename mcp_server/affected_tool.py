@@ -50,7 +50,7 @@ def am_i_affected(
 ) -> AffectedResult:
     """Cases whose `affected` ranges hold your component versions.
 
-    Use when you know versions (NCCL, NVIDIA driver, CUDA, PyTorch; pip names too). Not for:
+    Use when you know versions (NCCL, driver, CUDA, PyTorch; pip names too). Not for:
     a failure (triage). Example: {"versions": {"NCCL": "2.19.3"}}. PEP 440 order; `unknown`:
     possibly affected (a bound with no order, or older than any listed and no `introduced`);
     unknown keys are noted.

@@ -109,6 +109,7 @@ class IncidentList(BaseModel):
     facets: dict[str, list[FacetValue]] | None = Field(
         default=None, description="Top values per facet over all matches (when facets=true)."
     )
+    notes: list[str] = Field(default_factory=list)  # a filter read otherwise (topic=training)
     truncated: bool = Field(default=False, description="True when cut to the byte budget.")
 
 

@@ -275,7 +275,7 @@ def list_incidents(
 ) -> IncidentList:
     """Browse published cases by date; filters as search_incidents.
 
-    Use to list what is known for a topic, symptom, scale. Not for: a failure (triage).
+    Use to list cases by topic, symptom, scale. Not for: a failure (triage).
     Example: {"workload": "training", "min_accelerators": 1024}.
     Size: 0.6 KB a case; budget 24 KB, then cut (`truncated`, next_cursor).
     """
@@ -310,6 +310,7 @@ def list_incidents(
         incidents=incidents,
         next_cursor=encode_cursor(end, key) if incidents and end < results.total else None,
         facets=facet_values(results.facets) if facets else None,
+        notes=list(results.notes),
     )
     return fit_list(
         result,
@@ -328,8 +329,8 @@ def get_incident(
 
     Use to read a case. Not for: finding cases. Example: {"id": "IL-0428", "fields":
     ["root_cause", "checks"]}.
-    Size: 4-10 KB; budget 16 KB, then the last fields go (`truncated`, `omitted_fields`).
-    A merged id gives the kept case and a `notice`.
+    Size: 4-10 KB; budget 16 KB, then last fields go (`truncated`, `omitted_fields`).
+    A merged id: the kept case, with a `notice`.
     """
     wanted_fields, problems = selectors.parse_field_list(fields, DOCUMENT_FIELDS)
     if problems:
@@ -342,6 +343,8 @@ def get_incident(
     document = {**record.document, **case_links(record.id)}
     if wanted_fields is not None:
         wanted = {"id", "url", "html_url", *wanted_fields}  # a trimmed case keeps its links
+        if record.retracted:
+            wanted.add("status")  # and a retracted one says so, as the API's does
         document = {key: value for key, value in document.items() if key in wanted}
     # A merged id answers with the kept case, a retracted case with its reason: said in words,
     # as incident:// says them.
@@ -369,7 +372,7 @@ def get_topic(
 
     Use to orient in an area. Not for: a failure (triage). Example: {"slug":
     "interconnect", "latest": 3}.
-    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer cases (`truncated`, notes).
+    Size: 1 KB + 0.6 KB a case; budget 12 KB, then fewer (`truncated`, notes).
     """
     lookup = find_topic(slug)
     if lookup.term is None:
@@ -470,7 +473,7 @@ def similar_incidents(
     id: CaseId,  # noqa: A002 - the name clients expect
     limit: Annotated[int, Field(ge=1, le=limits.SIMILAR)] = 5,
 ) -> SimilarIncidents:
-    """Cases similar to one case, closest first, with why; hand-linked apart.
+    """Cases like one case, closest first, with why; hand-linked apart.
 
     Use once a case fits. Not for: a first case (triage).
     Example: {"id": "IL-0442", "limit": 3}.
@@ -530,7 +533,7 @@ def match_log(
 
     Use for a log alone. Not for: a failure to fix (triage).
     Example: {"text": "Watchdog caught collective operation timeout"}.
-    Size: 1 KB a case; budget 16 KB, then fewer cases (`truncated`).
+    Size: 1 KB a case; budget 16 KB, then fewer (`truncated`).
     """
     if selectors.is_blank(text):
         # A log of blanks is no log: refused as `""` is (by the schema), as the API and the page do.

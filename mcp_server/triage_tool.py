@@ -45,7 +45,7 @@ def triage(
     why (terms, log lines, context), root cause, fix, checks, sources; known=false if none
     is strong.
 
-    Use first when something is broken. Not for: a case in full (get_incident).
+    Use first when something breaks. Not for: a case in full (get_incident).
     Example: {"symptoms": "training hangs after a node swap", "job": "training"}.
     Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Error: no
     symptoms and no text.

@@ -313,7 +313,8 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
             "The case document exactly as `case.schema.json` defines it (the same one "
             f"`export_cases` writes) plus {', '.join(f'`{name}`' for name in DETAIL_ADDS)}. "
             'A retracted case still resolves, with `status: "retracted"`; drafts do not exist '
-            "here. `fields` keeps only the named fields (and `id`), as on the case list. "
+            "here. `fields` keeps only the named fields (and `id`), as on the case list; a retracted "
+            "case keeps `status` and `retraction_reason` too, whatever `fields` names. "
             'The `ETag` is `"<case version>.<representation>"`: it changes whenever any case does '
             "(the answer lists related cases), so send it in `If-None-Match`; a write "
             "(`PUT`, `PATCH`, `/status`, `/merge`) sends it in `If-Match`, which compares the case "
@@ -346,7 +347,7 @@ class CaseDetailView(CaseUpdateMixin, ApiView):
         if not isinstance(case, Case):
             return case
         detail = CaseDetailSerializer(shapes.case_detail(selectors.record_of(case), request)).data
-        return Response(shapes.only_fields(detail, fields))
+        return Response(shapes.detail_fields(detail, fields))
 
 
 class CaseSimilarView(ApiView):

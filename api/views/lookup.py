@@ -77,7 +77,9 @@ class LookupView(ApiView):
                         if name == "url"
                         else "an alias: owner/repo#N, repo#N or arXiv:NNNN.NNNNN"
                     )
-                    params.error(name, f"names no upstream record; give {expected}", value[:200])
+                    hint = selectors.cut_at_hash(value) if name == "ref" else None
+                    detail = f"names no upstream record; give {expected}" + (f"; {hint}" if hint else "")
+                    params.error(name, detail, value[:200])
         params.finish()
         [(name, value)] = given.items()
         return self.answer(request, name=name, value=value)

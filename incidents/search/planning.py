@@ -196,7 +196,8 @@ def plan(request: SearchRequest) -> SearchPlan:
     retracted = filter_cases(Case.objects.filter(status=Case.Status.RETRACTED), request.filters)
     unfiltered = _unfiltered(request.filters)
     query, whole = request.query or "", unfiltered
-    notes: list[str] = []
+    # What the filters were read as (`topic=training` is the workload): first, at every door.
+    notes: list[str] = list(request.filters.notes if request.filters else ())
     references, rest = split_reference_tokens(query)
     if references:
         # The cases citing that record (a subquery, no extra query), the rest of the query

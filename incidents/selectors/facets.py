@@ -127,7 +127,9 @@ class CaseFilters:
     `min_nodes`, `max_nodes` to whole numbers (both ends inclusive; a case whose count is not
     stated is left out). `labels` maps (facet, value) to what a person reads (a term's name),
     for the values the parser resolved; `term_ids` maps (facet, slug) to the term's id for
-    the same values. Neither takes part in equality.
+    the same values. `notes` says what the parser read otherwise than it was written
+    (`'training' is a workload now, not a topic: ...`: `params.moved_note`), for every door's
+    answer to carry (the search's notes). None of these three takes part in equality.
     """
 
     include: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -137,6 +139,7 @@ class CaseFilters:
     bounds: dict[str, int] = field(default_factory=dict)
     labels: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
     term_ids: dict[tuple[str, str], int] = field(default_factory=dict, compare=False, repr=False)
+    notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def label(self, facet: str, value: str) -> str:
         return self.labels.get((facet, value), value)

@@ -18,7 +18,7 @@ from django.db.models import BooleanField, Exists, OuterRef, Value
 from ..models import Case, CaseQuerySet, Facet, Term
 from .cases import case_by_id, resolve_case_id, visible_case_ids
 from .facets import FACETS_BY_NAME
-from .params import MAX_VALUE_CHARS, Problem, unknown_term
+from .params import MAX_VALUE_CHARS, Problem, moved_note, unknown_term
 from .spelling import (
     MAX_CASE_ID_CHARS,
     closest_case_ids,
@@ -166,8 +166,9 @@ class TopicLookup(TermLookup):
     def moved(self, raw: str) -> str:
         """What every door says of `raw` naming a former topic, now the `workload` (`training`,
         `inference`), before saying where its cases are: `'training' is a workload now, not a
-        topic` (MCP get_topic and topic:// say it so too)."""
-        return f"{raw!r} is a workload now, not a topic"
+        topic` (MCP get_topic and topic:// say it so too; a search or list filtering on it,
+        `params.moved_note`, too)."""
+        return moved_note(raw, "topic", "workload")
 
 
 def find_topic(raw: str) -> TopicLookup:

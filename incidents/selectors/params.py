@@ -18,7 +18,8 @@ and an MCP tool takes `""` for an optional argument as leaving it out:
   (`nccl-timeout`, `NCCL timeout`, `watchdog timeout`; `meta`, `FAIR`; `a100`, `NVIDIA
   A100 SXM 80GB`); stored as the slug. An accelerator family (`a100`) finds the cases of
   every model in it (A100 40GB, A100 80GB and those naming only the family). A `topic`
-  value that is now a workload (`training`, `inference`) filters on the workload;
+  value that is now a workload (`training`, `inference`) filters on the workload, and
+  `CaseFilters.notes` says so (`moved_note`), which every door's answer carries;
 - `year` (repeatable): a publication year, 1990 to 2100;
 - `scale` (repeatable): a band of accelerator count, `under-64`, `64-1023`, `1024-9999`,
   `10000-plus` (or its label, `10,000+`);
@@ -247,6 +248,18 @@ class _Vocabulary:
         return (facet, Choice(term.slug, term.name)) if term is not None else None
 
 
+def moved_note(value: str, was: str, now: str, label: str = "", *, excluded: bool = False) -> str:
+    """What every door says of `value`, a former `was` value now a `now` one: alone
+    (`'training' is a workload now, not a topic`, as /topics/training, /api/topics/training
+    and MCP get_topic say it), or with `label`, the term it was read as, as a search or
+    list note (`...: filtered on the workload Training.`; `excluded`: `...: excluded the
+    workload Training.`)."""
+    said = f"{value!r} is a {now} now, not a {was}"
+    if not label:
+        return said
+    return f"{said}: {'excluded' if excluded else 'filtered on'} the {now} {label}."
+
+
 def unknown_term(
     spec: FacetSpec, parameter: str, value: str, near: Sequence[Term], terms: Sequence[Term]
 ) -> Problem:
@@ -337,6 +350,7 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
     include: dict[str, tuple[str, ...]] = {}
     exclude: dict[str, tuple[str, ...]] = {}
     labels: dict[tuple[str, str], str] = {}
+    notes: list[str] = []
     for (facet, excluded), values in given.items():
         spec = FACETS_BY_NAME[facet]
         parameter = spec.exclude_param if excluded else spec.param
@@ -349,7 +363,11 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
                 into, choice, problem = vocabulary.resolve(spec, parameter, value)
             if problem is not None:
                 problems.append(problem)
-            elif choice is not None and choice.value not in target.get(into, ()):
+                continue
+            if choice is not None and into != facet:
+                was, now = spec.label.lower(), FACETS_BY_NAME[into].label.lower()
+                notes.append(moved_note(value, was, now, choice.label, excluded=excluded))
+            if choice is not None and choice.value not in target.get(into, ()):
                 target[into] = (*target.get(into, ()), choice.value)
                 labels[(into, choice.value)] = choice.label
     after = _date(params, "published_after", problems)
@@ -374,6 +392,7 @@ def parse_filters(params: Params) -> tuple[CaseFilters, list[Problem]]:
         bounds=bounds,
         labels=labels,
         term_ids=term_ids,
+        notes=tuple(dict.fromkeys(notes)),
     )
     return filters, problems
 

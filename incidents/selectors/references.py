@@ -29,6 +29,22 @@ class NotAReference(ValueError):
     http(s) URL."""
 
 
+_OWNER_REPO_ONLY = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+def cut_at_hash(text: str) -> str | None:
+    """What to add when `text`, named no record, is `owner/repo` with no number: the `#`
+    of an alias typed into a URL unescaped (`curl '/api/lookup?ref=NVIDIA/nccl#1116'`) starts
+    the URL's fragment, which never reaches the server, so it received `NVIDIA/nccl`. Says
+    to write it `%23` (`write # as %23 in a URL: ref=NVIDIA/nccl%231116`); None otherwise.
+    One wording for `/api/lookup` and the `/refs/` page."""
+    text = text.strip()
+    if not _OWNER_REPO_ONLY.match(text):
+        return None
+    example = f"ref={text}%23N, such as {text}%231116"
+    return f"write # as %23 in a URL ({example}): what follows a bare # is not sent"
+
+
 def reference_condition(text: str) -> Q:
     """`CaseKey` rows naming the record `text` names (a reference or a source). `repo#N`
     alone matches that issue of any owner. Raises NotAReference."""

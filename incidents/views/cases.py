@@ -242,7 +242,8 @@ def case_list(request: HttpRequest) -> HttpResponse:
     state = SearchState.from_query(request.GET).resolved(parsed)
     results = search.search_cases(
         query=state.q,
-        filters=state.filters(),
+        # With what the parser said of them (`topic=training` is the workload), as at the API.
+        filters=replace(state.filters(), notes=parsed.filters.notes),
         sort=state.effective_sort,
         offset=(state.page - 1) * CASES_PER_PAGE,
         limit=CASES_PER_PAGE,

@@ -58,7 +58,8 @@ def home(request: HttpRequest) -> HttpResponse:
 # The form only reads (nothing is stored or changed), so a forged cross-site POST gains
 # nothing; exempt it explicitly so enabling CsrfViewMiddleware later does not break it.
 @csrf_exempt
-@require_http_methods(["GET", "POST"])
+# HEAD answers as GET does (Django drops the body), as on every other page.
+@require_http_methods(["GET", "HEAD", "POST"])
 def match(request: HttpRequest) -> HttpResponse:
     """`/match/`: GET shows the log form; POST (`text`: the log, up to 1 MB, as `POST
     /api/match` and MCP `match_log` name it; `log`, the form's former name, still read when

@@ -38,6 +38,8 @@ def reference_page(request: HttpRequest) -> HttpResponse:
                 f"“{value[:200]}” names no upstream record: give owner/repo#N, repo#N, "
                 "arXiv:NNNN.NNNNN or an http(s) URL."
             )
+            if hint := selectors.cut_at_hash(value):
+                problem += f" {hint[0].upper()}{hint[1:]}."
     json_url = f"{reverse('api:lookup')}?{urlencode({name: value})}" if found else None
     return render_page(
         request,

@@ -1,7 +1,7 @@
 """`POST /api/match` refuses a log of blanks as it refuses an empty one, as the `/match/` page
 and MCP `match_log` do (a new user's walkthrough: spaces answered 200 with no case while the
 page said "Paste some log lines first"), in the same words whether the log came as JSON or as
-a `text/plain` body; and `?limit=` beside a JSON body says where a JSON body's limit goes."""
+a `text/plain` body; and `?limit=` beside a JSON body is its limit (a 400 when the body gives another)."""
 
 from __future__ import annotations
 
@@ -34,18 +34,28 @@ def test_an_empty_plain_body_is_told_what_an_empty_json_text_is(client):
     assert errors(as_json) == errors(plain) == [{"parameter": "text", "detail": "must not be empty"}]
 
 
-def test_a_query_limit_beside_a_json_body_says_where_its_limit_goes(client):
-    # It said "this endpoint accepts no query parameters", which `?limit=` with a plain body belies.
-    response = client.post("/api/match?limit=5", {"text": "NCCL timeout"}, content_type="application/json")
+def test_a_query_limit_beside_a_json_body_is_its_limit(client):
+    # It was a 400, though the README's text/plain example gives `?limit=`: a script switching
+    # to JSON kept its URL and tripped.
+    log = "NCCL WARN NET/IB : Got completion from peer with error 12\nNVRM: Xid 79"
+    by_query = client.post("/api/match?limit=1", {"text": log}, content_type="application/json")
+    in_body = client.post("/api/match", {"text": log, "limit": 1}, content_type="application/json")
+    assert by_query.status_code == in_body.status_code == 200
+    assert by_query.json() == in_body.json() and len(in_body.json()["results"]) == 1
+    # Both, the same number (5 and "5" are): read once.
+    same = client.post("/api/match?limit=1", {"text": log, "limit": "1"}, content_type="application/json")
+    assert same.json() == in_body.json()
+    # Both, different numbers: a 400 quoting both.
+    response = client.post("/api/match?limit=5", {"text": log, "limit": 3}, content_type="application/json")
+    assert response.status_code == 400
     assert errors(response) == [
         {
             "parameter": "limit",
-            "detail": 'a JSON body gives it as a field: {"text": "...", "limit": 5}; '
-            "in the query string only with a text/plain body",
+            "detail": "given in the query string (5) and in the JSON body (3); give it once",
             "value": "5",
         }
     ]
+    bad = client.post("/api/match?limit=80", {"text": log}, content_type="application/json")
+    assert errors(bad) == [{"parameter": "limit", "detail": "must be between 1 and 50 (got 80)"}]
     other = client.post("/api/match?top=5", {"text": "NCCL timeout"}, content_type="application/json")
-    assert errors(other) == [
-        {"parameter": "top", "detail": "unknown parameter; this endpoint accepts no query parameters"}
-    ]
+    assert errors(other) == [{"parameter": "top", "detail": "unknown parameter; this endpoint accepts limit"}]

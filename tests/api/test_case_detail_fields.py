@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_matches_schema
+from incidents.models import Case
+from tests.conftest import load_fixture
+
+from .conftest import assert_matches_schema, openapi_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +19,28 @@ def test_fields_keeps_the_named_fields_and_the_id(client):
     assert_matches_schema(response, "/api/cases/{case_id}")
     whole = client.get("/api/cases/IL-0428").json()
     assert response.json() == {"id": "IL-0428", "title": whole["title"]}
+
+
+def test_a_retracted_case_keeps_its_status_whatever_fields_names(client):
+    # `?fields=title` of a retracted case carried no sign of the retraction.
+    reason = "Duplicate of a vendor advisory"
+    Case.objects.filter(id="IL-0480").update(status=Case.Status.RETRACTED, retraction_reason=reason)
+    response = client.get("/api/cases/IL-0480?fields=title")
+    assert response.status_code == 200
+    assert_matches_schema(response, "/api/cases/{case_id}")
+    assert response.json() == {
+        "id": "IL-0480",
+        "title": load_fixture("IL-0480")["title"],
+        "status": "retracted",
+        "retraction_reason": reason,
+    }
+    # A published case is trimmed as asked.
+    assert set(client.get("/api/cases/IL-0428?fields=title").json()) == {"id", "title"}
+
+
+def test_the_schema_says_a_trimmed_retracted_case_keeps_its_status():
+    description = openapi_schema()["components"]["schemas"]["CaseDetailFields"]["description"]
+    assert "keeps `status` and `retraction_reason` too, whatever `fields` names" in description
 
 
 def test_fields_may_be_comma_separated_or_repeated_and_keep_the_document_order(client):

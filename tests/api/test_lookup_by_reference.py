@@ -87,6 +87,15 @@ def test_a_record_no_case_cites_is_an_empty_answer(client):
             "ref",
             "names no upstream record; give an alias: owner/repo#N, repo#N or arXiv:NNNN.NNNNN",
         ),
+        # `curl '/api/lookup?ref=NVIDIA/nccl#1116'`: the server sees `NVIDIA/nccl`, and was told
+        # to give owner/repo#N, which the user had typed.
+        (
+            "ref=NVIDIA/nccl",
+            "ref",
+            "names no upstream record; give an alias: owner/repo#N, repo#N or arXiv:NNNN.NNNNN; "
+            "write # as %23 in a URL (ref=NVIDIA/nccl%23N, such as NVIDIA/nccl%231116): "
+            "what follows a bare # is not sent",
+        ),
         ("url=ftp://example.org/x", "url", "names no upstream record; give an http(s) URL"),
         ("ref=a/b%231&url=https://example.org", "url", "give `ref` or `url`, not both"),
         ("ref=a/b%231&ref=a/b%232", "ref", "given more than once; give it once"),
@@ -164,6 +173,12 @@ def test_the_record_page_without_parameters_is_the_empty_form(client):
         (
             "ref=nccl%20hang",
             "“nccl hang” names no upstream record: give owner/repo#N, repo#N, arXiv:NNNN.NNNNN",
+        ),
+        (
+            "ref=NVIDIA/nccl",
+            "“NVIDIA/nccl” names no upstream record: give owner/repo#N, repo#N, arXiv:NNNN.NNNNN "
+            "or an http(s) URL. Write # as %23 in a URL (ref=NVIDIA/nccl%23N, such as "
+            "NVIDIA/nccl%231116): what follows a bare # is not sent.",
         ),
     ],
 )

@@ -121,10 +121,20 @@ def test_malformed_json_is_a_400_about_the_body(client):
     assert error["detail"].startswith("JSON parse error")
 
 
-def test_text_over_a_million_characters_is_refused(client):
+def test_text_over_a_million_characters_is_a_413_as_a_plain_body_is(client):
+    # It was a 400 where the same log as a text/plain body is a 413 (test_match_plain_text.py).
     response = post(client, {"text": "x" * 1_000_001})
-    assert response.status_code == 400
-    assert response.json()["errors"][0]["parameter"] == "text"
+    assert response.status_code == 413
+    said = "must be at most 1,000,000 characters long (got 1,000,001)"
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Content Too Large",
+        "status": 413,
+        "detail": f"text: {said}",
+        "instance": "/api/match",
+        "errors": [{"parameter": "text", "detail": said}],
+    }
+    assert post(client, {"text": "x" * 1_000_000}).status_code == 200
 
 
 def test_a_body_over_the_upload_limit_is_a_413(client, settings):
@@ -133,6 +143,7 @@ def test_a_body_over_the_upload_limit_is_a_413(client, settings):
     assert response.status_code == 413
     # The length received too, as a plain body over the log's limit is told.
     assert response.json()["detail"] == "The body may hold at most 1,000 bytes; this one has 2,012."
+    assert response.json()["title"] == "Content Too Large"
 
 
 def test_another_media_type_is_a_415(client):
@@ -142,18 +153,19 @@ def test_another_media_type_is_a_415(client):
     assert response.json()["title"] == "Unsupported Media Type"
 
 
-def test_query_parameters_are_refused(client):
-    response = client.post(
-        "/api/match?limit=3", data=json.dumps({"text": "x"}), content_type="application/json"
-    )
-    assert response.json()["errors"][0]["parameter"] == "limit"
+def test_query_parameters_other_than_limit_are_refused(client):
+    body = json.dumps({"text": "x"})
+    response = client.post("/api/match?top=3", data=body, content_type="application/json")
+    assert response.json()["errors"] == [
+        {"parameter": "top", "detail": "unknown parameter; this endpoint accepts limit"}
+    ]
 
 
 @pytest.mark.parametrize(
     "body, parameter, detail",
     [
-        ({"text": 0}, "text", "must be a string"),
-        ({"text": ["NCCL timeout"]}, "text", "must be a string"),
+        ({"text": 0}, "text", "must be a string (got 0)"),
+        ({"text": ["NCCL timeout"]}, "text", 'must be a string (got ["NCCL timeout"])'),
         (
             {"text": "x", "limit": "ten"},
             "limit",

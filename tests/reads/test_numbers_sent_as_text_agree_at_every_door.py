@@ -129,5 +129,5 @@ def test_text_is_never_a_number_at_either_door(client, mcp):
         body = {"symptoms": "NCCL watchdog timeout", "text": "NCCL WARN timeout", field: 0}
         response = client.post("/api/triage", json.dumps(body), content_type="application/json")
         assert response.status_code == 400
-        assert response.json()["errors"] == [{"parameter": field, "detail": "must be a string"}]
+        assert response.json()["errors"] == [{"parameter": field, "detail": "must be a string (got 0)"}]
         assert mcp.error("triage", **body).startswith(f"Invalid arguments: {field}: ")

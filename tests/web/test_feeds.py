@@ -88,7 +88,9 @@ def test_a_former_topic_s_feed_says_it_is_a_workload_now(client):
     assert 'href="/vocab/workload/training">Training</a>' in response.content.decode()
 
 
-@pytest.mark.parametrize("slug", ["Interconnect", "networking"])
+# A name with a space (`Interconnect%20faults`) was a bare "Nothing lives at" 404: the
+# URL took only slug characters, so no lookup ran.
+@pytest.mark.parametrize("slug", ["Interconnect", "networking", "Interconnect%20faults"])
 def test_a_topic_feed_named_otherwise_redirects_to_the_slug_s(client, slug):
     response = client.get(f"/feeds/topics/{slug}.atom")
     assert (response.status_code, response["Location"]) == (301, "/feeds/topics/interconnect.atom")
@@ -108,6 +110,11 @@ def test_a_topic_feed_named_otherwise_redirects_to_the_slug_s(client, slug):
             "No error code called “xid-97”. Did you mean Xid 74, Xid 79, Xid 94, Xid 95 or Xid 119?",
             'href="/codes/xid-79">Xid 79</a>',
         ),
+        (
+            "/feeds/codes/Xid%2097.atom",
+            "No error code called “Xid 97”. Did you mean Xid 74, Xid 79, Xid 94, Xid 95 or Xid 119?",
+            'href="/codes/xid-79">Xid 79</a>',
+        ),
     ],
 )
 def test_an_unknown_symptom_or_code_feed_names_the_closest(client, url, said, closest):
@@ -124,6 +131,8 @@ def test_an_unknown_symptom_or_code_feed_names_the_closest(client, url, said, cl
     [
         ("/feeds/symptoms/Training-Hang.atom", "/feeds/symptoms/training-hang.atom"),
         ("/feeds/codes/Xid-79.atom", "/feeds/codes/xid-79.atom"),
+        ("/feeds/codes/Xid%2079.atom", "/feeds/codes/xid-79.atom"),
+        ("/feeds/symptoms/NCCL%20timeout.atom", "/feeds/symptoms/nccl-timeout.atom"),
     ],
 )
 def test_a_symptom_or_code_feed_named_otherwise_redirects_to_the_slug_s(client, url, feed):

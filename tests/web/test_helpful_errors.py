@@ -36,9 +36,17 @@ def test_an_unknown_id_that_is_a_term_suggests_the_term(client):
 def test_topics_redirect_from_their_name_and_suggest_when_unknown(client):
     assert client.get("/topics/Interconnect")["Location"] == "/topics/interconnect"
     assert client.get("/topics/networking")["Location"] == "/topics/interconnect"
+    # A name with a space was the bare "Nothing lives at" 404 (the URL took slug characters only).
+    response = client.get("/topics/Interconnect%20faults")
+    assert (response.status_code, response["Location"]) == (301, "/topics/interconnect")
     response = client.get("/topics/interconect")
     assert response.status_code == 404
     assert ("/topics/interconnect", "Interconnect faults") in links(response.content.decode())
+    response = client.get("/topics/interconect%20fault")
+    assert response.status_code == 404
+    assert "No topic called “interconect fault”. Did you mean Interconnect faults?" in text_of(
+        response.content.decode()
+    )
 
 
 def test_an_unknown_term_shows_a_notice_with_a_did_you_mean_link(client):

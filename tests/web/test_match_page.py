@@ -45,6 +45,21 @@ def test_a_form_made_before_still_posts_its_log_as_log(client):
     assert client.post("/match/", {"text": " ", "log": PULL_LOG}).status_code == 400
 
 
+def test_head_answers_as_get_does(client):
+    # It was a 405 (Allow: GET, POST) where every other page answers HEAD.
+    get, head = client.get("/match/"), client.head("/match/")
+    assert (
+        (head.status_code, head["Content-Type"])
+        == (get.status_code, get["Content-Type"])
+        == (
+            200,
+            "text/html; charset=utf-8",
+        )
+    )
+    assert head.content == b""
+    assert client.put("/match/")["Allow"] == "GET, HEAD, POST"
+
+
 def test_a_pasted_log_ranks_the_case_with_its_signature_first(client):
     response = client.post("/match/", {"text": PULL_LOG})
     assert response.status_code == 200
