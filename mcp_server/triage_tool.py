@@ -46,7 +46,7 @@ def triage(
     is strong.
 
     Use first when something breaks. Not for: a case in full (get_incident).
-    Example: {"symptoms": "training hangs after a node swap", "job": "training"}.
+    Example: {"symptoms": "loss spikes after resuming", "job": "training"}.
     Size: budget 8 KB, then shorter texts, fewer cases (`truncated`, notes). Error: no
     symptoms and no text.
     """

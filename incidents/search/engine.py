@@ -104,9 +104,6 @@ def search_cases(
     word no published case contains, searched without, costs the same reasons and, when a case
     is retracted, whether retracted cases contain it (one more: then a note names them,
     `withdrawn.retracted_holding`, where "No case contains" would be untrue).
-    A strong case holding fewer than four of the query's word groups costs one query: whether
-    the words it holds say which failure (`specific_words.holding_specific_words`; else it is
-    possible).
     `facets=False` (callers that show no counts) leaves `facets` empty and saves the facet
     query. Each waits for one of the process's `settings.SEARCH_CONCURRENCY` places
     (`gate.py`), listings too: sixteen filtered listings at once took a worker at 100,000

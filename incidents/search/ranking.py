@@ -33,7 +33,6 @@ from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
 from .signatures import as_its_log_reads, holding_a_signature
-from .specific_words import holding_specific_words
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -66,9 +65,7 @@ def rank(plan: SearchPlan) -> Ranking:
     oldest, one more when a strong case holding few of a pasted line's words must show it
     holds the line's failure signature, `signatures.holding_a_signature`; one more for the
     nearest case of a confident first hit when sorted by relevance and naming no case id,
-    `nearest_to_first`; one more when a case is strong, whether it holds words of the query
-    that say which failure, `specific_words.holding_specific_words`); no query otherwise (a
-    listing is a lazy queryset)."""
+    `nearest_to_first`); no query otherwise (a listing is a lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
     if plan.kind == "nothing" or plan.parsed is None:
@@ -123,10 +120,6 @@ def rank(plan: SearchPlan) -> Ranking:
         # Listed as like "the first hit", which it is only when the best match leads the
         # list: sorted by date, or after a case the query names by id, it would not.
         ranked = nearest_to_first(ranked, allowed)
-    if not plan.references:
-        # After the order is set (labels only): a strong hit must hold words that say which
-        # failure, not only the query's common words and one incidental one.
-        ranked = holding_specific_words(ranked, parsed, plan.library_size, backend)
     if plan.case_ids:
         # A case named by its id comes first, whatever its words: the reader asked for it.
         named = [

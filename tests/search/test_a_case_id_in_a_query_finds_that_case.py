@@ -115,9 +115,8 @@ def test_the_lookup_costs_one_query_only_when_an_id_is_named(django_assert_num_q
     with django_assert_num_queries(2):
         search_cases(query="IL-9999")
     # Numbers among words cost what any search does (matches on both backends: the facet
-    # query runs), with its confident first hit's nearest case (`nearest_to_first`) and
-    # whether the words its strong hits hold say which failure (`specific_words`).
-    with django_assert_num_queries(SEARCH_QUERIES + 2):
+    # query runs), with its confident first hit's nearest case (`nearest_to_first`).
+    with django_assert_num_queries(SEARCH_QUERIES + 1):
         assert search_cases(query="Xid 79").total == 2
 
 
