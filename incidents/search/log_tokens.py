@@ -79,13 +79,11 @@ def failure_tokens(lines: dict[str, list[int]], scanned: LogLines | None = None)
             ):
                 continue
             value = match.group(1) if match.lastindex else match.group(0)
-            span = match.span()
             if extractor.name.startswith("errno"):
                 found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
                 if found_errno is None:
                     continue  # `EPOCH`, `[Errno 999]`: no C library error
                 value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
-                span = _with_message(line, span, found_errno.message)
             token = extractor.template.format(value.strip())
             if token in GENERIC_TOKENS:
                 continue
@@ -94,22 +92,10 @@ def failure_tokens(lines: dict[str, list[int]], scanned: LogLines | None = None)
             evidence.kind = stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
             if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
                 evidence.set_by_job = True
-            evidence.read_at(line, span)
+            evidence.read_at(line, match.span())
             for number in numbers:
                 evidence.add(number, line)
     return found
-
-
-def _with_message(line: str, span: tuple[int, int], message: str) -> tuple[int, int]:
-    """Where an errno was read (`span` of `[Errno 28]`, `ENOSPC`), stretched over its own
-    message when `line` prints it too (`OSError: [Errno 28] No space left on device`): the
-    code and its message are one fact, so the place of the message (the `No space left on
-    device` phrase, the `Storage full` term's pattern) is the code's place and they count as
-    one signature (`log_confidence._counted`), not two."""
-    at = line.lower().find(message.lower()) if message else -1
-    if at < 0:
-        return span
-    return min(span[0], at), max(span[1], at + len(message))
 
 
 # Extractors whose token's extent is a guess (the free text after `CUDA error:`, `error:` or

@@ -32,7 +32,7 @@ from .nearest_to_first import nearest_to_first
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
-from .signatures import as_its_log_reads, holding_a_signature
+from .signatures import holding_a_signature
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -113,7 +113,6 @@ def rank(plan: SearchPlan) -> Ranking:
     kind_only = not plan.references and names_only_a_kind(parsed, plan.library_size)
     ranked = fuse(rows, semantic, strong=not kind_only)
     ranked = holding_a_signature(ranked, plan.signatures, backend)
-    ranked = as_its_log_reads(ranked, plan.query, plan.signatures)
     if vectors is not None:
         ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
     if plan.sort == "relevance" and not plan.case_ids:
