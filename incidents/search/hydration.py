@@ -23,7 +23,6 @@ from incidents.selectors.stats import published_count
 from .backends import Marked, get_backend
 from .facets import facet_counts
 from .fusion import STRONG, Candidate
-from .match_facets import match_facet_counts
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -215,6 +214,8 @@ def _match_counts(plan: SearchPlan, match_ids: list[str]) -> dict[str, list[Face
         return {}
     if not match_ids:
         return facet_counts(plan.cases.none())
+    from .match_facets import match_facet_counts  # numpy: out of commands that never search
+
     return match_facet_counts(plan.cases, match_ids)
 
 

@@ -114,4 +114,5 @@ def test_list_gives_paginated_summaries_newest_first(client):
         "snippet": None,
         "matched_terms": [],
         "why": None,
+        "like": None,
     }

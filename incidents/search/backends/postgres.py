@@ -14,13 +14,12 @@ from contextlib import contextmanager
 
 from django.db import connection
 
-from .. import case_columns, pg_vectors
+from .. import pg_vectors
 from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, ZWSP, IndexColumns, flatten_punctuation
 from . import ranking_sql
 from .base import PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
-from .boosted_page import boosted_page
 
 # PostgreSQL: index writes of at least this many rows refresh the table's statistics.
 ANALYZE_AFTER = 500
@@ -281,6 +280,10 @@ class PostgresBackend(Backend):
             f" {share} AS share, {literal_share} AS literal_share FROM x)"
         )
         common_params = [*tsquery_params, *group_params, *allowed_params]
+        # Imported here: numpy stays out of commands that never search.
+        from .. import case_columns
+        from .boosted_page import boosted_page
+
         columns = case_columns.held() if kept_params else None
         if columns is not None:
             # The kept rows alone, the boost, status, date and order from the process's case

@@ -16,13 +16,11 @@ from django.db import connection
 from incidents import store_cache
 from incidents.models import Case
 
-from .. import case_columns
 from ..query import Atom, ParsedQuery
 from ..snippets import balance_code_spans
 from ..text import MARK_END, MARK_START, IndexColumns
 from . import ranking_sql
 from .base import LITERAL_BONUS, PUBLISHED, TERM_BOOST, Backend, Marked, RankedRow, any_word_of
-from .boosted_page import boosted_page
 
 SQLITE_TABLE = "incidents_case_fts"
 # FTS5 keeps the indexed columns in this shadow table (documented file format: columns
@@ -318,6 +316,10 @@ class SqliteBackend(Backend):
             f"WITH m AS MATERIALIZED ({matches}), f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
         )
         common_params = [*match_params, *hit_params, *only_params]
+        # Imported here: numpy stays out of commands that never search.
+        from .. import case_columns
+        from .boosted_page import boosted_page
+
         columns = case_columns.held() if kept_params else None
         if columns is not None:
             # The kept rows with their case ids alone, the boost, status, date and order from
