@@ -22,12 +22,45 @@ from decimal import Decimal
 import numpy as np
 from django.db import connection
 
+from .. import case_columns
 from ..case_columns import CaseColumns
 from .base import TERM_BOOST, RankedRow
 
 # A kept match as the statement hands it over: case id, score before the boost, share,
 # literal share, SQLite rowid (None on PostgreSQL).
 KeptRow = tuple[str, float, float, float, int | None]
+
+
+def page_from_held_columns(
+    kept_sql: str,
+    params: list,
+    *,
+    term_weights: dict[int, float],
+    root_cause_weights: dict[int, float],
+    published_only: bool,
+    sort: str,
+    offset: int,
+    limit: int,
+) -> list[RankedRow] | None:
+    """Both backends' short way: run `kept_sql` (the kept matches as `KeptRow`s) and take the
+    page from the process's case columns (`boosted_page`); None when the process holds none
+    (the store cache off) or `boosted_page` cannot answer: the caller runs the whole statement."""
+    columns = case_columns.held()
+    if columns is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(kept_sql, params)
+        kept = cursor.fetchall()
+    return boosted_page(
+        kept,
+        columns,
+        term_weights=term_weights,
+        root_cause_weights=root_cause_weights,
+        published_only=published_only,
+        sort=sort,
+        offset=offset,
+        limit=limit,
+    )
 
 
 def boosted_page(

@@ -280,30 +280,23 @@ class PostgresBackend(Backend):
             f" {share} AS share, {literal_share} AS literal_share FROM x)"
         )
         common_params = [*tsquery_params, *group_params, *allowed_params]
-        # Imported here: numpy stays out of commands that never search.
-        from .. import case_columns
-        from .boosted_page import boosted_page
-
-        columns = case_columns.held() if kept_params else None
-        if columns is not None:
+        if kept_params:
             # The kept rows alone, the boost, status, date and order from the process's case
             # columns (`boosted_page`): no case row, no term link read by the server.
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"{common_tables} SELECT y.case_id, y.base, y.share, y.literal_share, NULL"
-                    f" FROM y WHERE {kept}",
-                    [*common_params, *kept_params],
-                )
-                page = boosted_page(
-                    cursor.fetchall(),
-                    columns,
-                    term_weights=term_weights,
-                    root_cause_weights=root_cause_weights,
-                    published_only=candidates is None,
-                    sort=sort,
-                    offset=offset,
-                    limit=limit,
-                )
+            # Imported here: numpy stays out of commands that never search.
+            from .boosted_page import page_from_held_columns
+
+            page = page_from_held_columns(
+                f"{common_tables} SELECT y.case_id, y.base, y.share, y.literal_share, NULL"
+                f" FROM y WHERE {kept}",
+                [*common_params, *kept_params],
+                term_weights=term_weights,
+                root_cause_weights=root_cause_weights,
+                published_only=candidates is None,
+                sort=sort,
+                offset=offset,
+                limit=limit,
+            )
             if page is not None:
                 return page
         sql = (

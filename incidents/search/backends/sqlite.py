@@ -316,30 +316,23 @@ class SqliteBackend(Backend):
             f"WITH m AS MATERIALIZED ({matches}), f AS MATERIALIZED (SELECT m.r, m.base{hits} FROM m{only})"
         )
         common_params = [*match_params, *hit_params, *only_params]
-        # Imported here: numpy stays out of commands that never search.
-        from .. import case_columns
-        from .boosted_page import boosted_page
-
-        columns = case_columns.held() if kept_params else None
-        if columns is not None:
+        if kept_params:
             # The kept rows with their case ids alone, the boost, status, date and order from
             # the process's case columns (`boosted_page`): no case row, no term link read.
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"{common_tables} SELECT k.c0, f.base * {coord}, {share}, {literal_share}, f.r"
-                    f" FROM f CROSS JOIN {SQLITE_KEYS} ON k.id = f.r WHERE {kept}",
-                    [*common_params, *kept_params],
-                )
-                page = boosted_page(
-                    cursor.fetchall(),
-                    columns,
-                    term_weights=term_weights,
-                    root_cause_weights=root_cause_weights,
-                    published_only=candidates is None,
-                    sort=sort,
-                    offset=offset,
-                    limit=limit,
-                )
+            # Imported here: numpy stays out of commands that never search.
+            from .boosted_page import page_from_held_columns
+
+            page = page_from_held_columns(
+                f"{common_tables} SELECT k.c0, f.base * {coord}, {share}, {literal_share}, f.r"
+                f" FROM f CROSS JOIN {SQLITE_KEYS} ON k.id = f.r WHERE {kept}",
+                [*common_params, *kept_params],
+                term_weights=term_weights,
+                root_cause_weights=root_cause_weights,
+                published_only=candidates is None,
+                sort=sort,
+                offset=offset,
+                limit=limit,
+            )
             if page is not None:
                 return page
         sql = (
