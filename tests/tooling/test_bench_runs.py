@@ -25,6 +25,8 @@ from tests.tooling.test_bench_report import bench_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = 20
+# The Redis database each backend's smoke run empties and caches in.
+SMOKE_CACHE_DATABASE = {"sqlite": 14, "postgres": 12}
 
 
 def copy_of_checkout(target: Path) -> Path:
@@ -70,9 +72,11 @@ def test_a_tiny_bench_measures_every_endpoint_and_writes_its_report(tmp_path, be
             "BENCH_SOLO_SECONDS": "1",
             "BENCH_CONNECTIONS": "4",
             # Names of their own: a developer's bench databases (il_bench_n*) and bench
-            # cache (Redis database 13) stay untouched; this run empties database 14.
+            # cache (Redis database 13) stay untouched; this run empties database 14 on
+            # SQLite and 12 on PostgreSQL, so that CI's two suites, which run side by side
+            # (.ci/run), never empty the cache of the other's bench server.
             "BENCH_POSTGRES_URL": smoke_database_url(),
-            "BENCH_CACHE_URL": "redis://127.0.0.1:6379/14",
+            "BENCH_CACHE_URL": f"redis://127.0.0.1:6379/{SMOKE_CACHE_DATABASE[bench_backend]}",
         }
     )
     process = subprocess.Popen(
