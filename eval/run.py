@@ -41,6 +41,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -144,8 +145,9 @@ class Baselines:
         return sorted(scores, key=lambda c: (-scores[c], c))[:k]
 
 
-def measure(queries, logs, similar, log_dir: Path) -> dict:
-    """Every figure for one set over the cases imported now."""
+def measure(queries, logs, similar, log_dir: Path, no_answer: Sequence[str] = ()) -> dict:
+    """Every figure for one set over the cases imported now. `no_answer`: queries no case
+    answers, counted by whether they get a strong hit or any match."""
     from incidents.models import Case
     from incidents.search import read_log, search_cases, similar_cases
 
@@ -172,6 +174,7 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
     out["search"] = {"incidentlib": figures(runs), "bm25": figures(bm25), "semantic": figures(sem)}
     out["top1"], out["misses"] = top, misses
     out["search_labels"] = labels
+    out["search_no_answer"] = unanswered(no_answer)
 
     log_runs, log_bm25, log_sem, log_misses = [], [], [], []
     no_match = {"logs": 0, "strong": 0, "any_hit": 0}
@@ -219,6 +222,27 @@ def measure(queries, logs, similar, log_dir: Path) -> dict:
     return out
 
 
+def unanswered(queries) -> dict:
+    """How many of `queries` (none of them answered by a case) get a strong hit, and any
+    match (strong or possible), among the first 10 listed."""
+    from incidents.search import search_cases
+
+    counted = {"queries": 0, "strong": 0, "any_match": 0}
+    for query in queries:
+        results = search_cases(query=query, limit=10)
+        labels = {h.confidence for h in results.hits[:10]}
+        counted["queries"] += 1
+        counted["strong"] += int("strong" in labels)
+        counted["any_match"] += int(bool(labels))
+    return counted
+
+
+def no_answer_queries(folder: Path) -> list[str]:
+    """The queries of `folder`/noanswer.json, or none when the set has no such file."""
+    path = folder / "noanswer.json"
+    return [q["query"] for q in load(path)["queries"]] if path.exists() else []
+
+
 def _set_measured(folder: Path) -> dict:
     """`measure` over a set in the test set's form (`folder`/queries.json, logs.json + logs/,
     similar.json)."""
@@ -227,6 +251,7 @@ def _set_measured(folder: Path) -> dict:
         load(folder / "logs.json"),
         [(s["case"], s["similar"]) for s in load(folder / "similar.json")],
         folder,
+        no_answer_queries(folder),
     )
 
 
@@ -261,6 +286,7 @@ def run_backend(
             load(HERE / "logs.json")["logs"],
             list(load(HERE / "similar.json")["similar"].items()),
             HERE,
+            no_answer_queries(HERE),
         )
         result = {"backend": connection.vendor, "tuning": tuning}
         if with_validation:
@@ -361,6 +387,12 @@ def table(name: str, figures_: dict) -> str:
                 f" | {counted['first_strong_relevant']} / {counted['first_strong_not_relevant']};"
                 f" {counted['strong_relevant']} of {counted['strong']} | | |"
             )
+    na = figures_.get("search_no_answer") or {}
+    if na.get("queries"):
+        rows.append(
+            f"| search queries no case answers ({na['queries']}): with a strong hit / any match"
+            f" | {na['strong']} / {na['any_match']} | | |"
+        )
     nm = figures_["logs_no_match"]
     if nm["logs"]:
         rows.append(

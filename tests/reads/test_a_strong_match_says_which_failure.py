@@ -141,6 +141,28 @@ def test_a_query_of_common_terms_names_only_a_kind(query, kind_only):
     assert names_only_a_kind(parsed(query), library_size=173) is kind_only
 
 
+def test_a_case_sharing_the_setting_and_not_the_failure_is_possible_at_every_door(client, mcp):
+    # The home page's first example: the vLLM server hang (IL-0463) is the answer; an
+    # out-of-memory case of a vLLM server using NCCL (IL-0518, p about 0.59) was strong too,
+    # "Matches: vLLM, NCCL.", under the threshold of 0.5 the relevance model was fitted to.
+    doors = labels_at_every_door(client, mcp, "vLLM hangs in NCCL all-reduce")
+    for door, labels in doors.items():
+        assert next(iter(labels)) == "IL-0463", door
+        assert labels["IL-0463"] == "strong", door
+        assert labels["IL-0518"] == "possible", door
+
+
+def test_strong_starts_at_a_probability_of_0_7():
+    # Chosen on queries no case answers (eval/noanswer.json): at 0.5 a third got a strong hit.
+    assert fusion.STRONG_P == 0.7
+    assert [fusion.label(p) for p in (0.69, 0.7, 0.15, 0.149)] == [
+        fusion.POSSIBLE,
+        fusion.STRONG,
+        fusion.POSSIBLE,
+        fusion.WEAK,
+    ]
+
+
 def test_only_the_kind_rule_caps_a_probable_case():
     assert fusion.label(0.9) == fusion.STRONG
     assert fusion.label(0.9, strong=False) == fusion.POSSIBLE

@@ -59,7 +59,10 @@ def test_every_hit_carries_a_confidence_label():
     assert results.hits
     assert {h.confidence for h in results.hits} <= {"strong", "possible"}
     assert {h.confidence for h in results.partial_hits} <= {"weak"}
-    assert results.hits[0].confidence == "strong"
+    # Several cases tell a watchdog timeout after the default 30 minutes: the first (p about
+    # 0.65) is possible since strong starts at 0.7 (fusion.STRONG_P).
+    assert (results.hits[0].case.id, results.hits[0].confidence) == ("IL-0463", "possible")
+    assert search_cases(query="Xid 79 GPU has fallen off the bus").hits[0].confidence == "strong"
 
 
 @pytest.mark.parametrize("query", ["NCCL watchdog timeout after 30 minutes", "slow allreduce on one node"])
