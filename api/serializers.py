@@ -756,6 +756,11 @@ class TriageCaseSerializer(ResponseSerializer):
         choices=["strong", "possible", "weak"], help_text="How sure the match is."
     )
     why = TriageWhySerializer(help_text="Why the case is offered.")
+    like = serializers.CharField(
+        allow_null=True,
+        help_text="The first hit's id when the case is listed as one like it, as a search or log "
+        "match hit gives it (`why` says `Similar to IL-0459, the first hit.`); null otherwise.",
+    )
     root_cause = TriageRootCauseSerializer(help_text="Category and description.")
     fix = serializers.ListField(child=serializers.CharField(), help_text="What fixed it (first 3 steps).")
     checks = serializers.ListField(child=serializers.CharField(), help_text="Checks to run (first 2).")

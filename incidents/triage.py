@@ -127,6 +127,10 @@ class Candidate:
     sources: list[str] = field(default_factory=list)  # URLs
     log_score: float = 0.0
     context_weight: float = 1.0  # the context's factor on `fused` (`_context_weight`)
+    # The first hit's id when a source lists it as the case like that hit (`SearchHit.like`,
+    # else `LogHit.like`: the word search's first, as `reasons` are), as its `why` says
+    # ("Similar to IL-0459, the first hit."); None otherwise.
+    like: str | None = None
 
     @property
     def confidence(self) -> Confidence:
@@ -312,8 +316,9 @@ def triage(
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
             candidate.reasons += [hit.why] if hit.why else []
+            candidate.like = candidate.like or hit.like
         for hit in results.partial_hits:  # best first, after the matches
-            filler = Candidate(case=hit.case, labels=[_label(hit.confidence)])
+            filler = Candidate(case=hit.case, labels=[_label(hit.confidence)], like=hit.like)
             filler.fused = (hit.score or 0.0) / best
             filler.matched_terms = list(hit.matched_terms)
             filler.reasons = [hit.why] if hit.why else []
@@ -336,6 +341,7 @@ def triage(
             candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += log_hit.score / full
             candidate.reasons += [log_hit.why] if log_hit.why else []
+            candidate.like = candidate.like or log_hit.like
             # Each matched line once (at most 50 a hit), as the log matching orders them: the
             # lines carrying a signature first, then those sharing only a component's name.
             for line in log_hit.lines:
@@ -431,7 +437,11 @@ def _cut(text: str | None, chars: int) -> str | None:
 
 
 def candidate_document(candidate: Candidate, links: dict[str, str], detail: Detail = FULL) -> dict[str, Any]:
-    """One case of a triage answer, as the API and MCP serve it, shown at `detail`."""
+    """One case of a triage answer, as the API and MCP serve it, shown at `detail`: `id`,
+    `title`, `confidence`, `why` (`text`, `matched_terms`, `line_numbers`, `context`),
+    `like` (the first hit's id when the case is listed as one like it, as a search or log
+    hit gives it: `Candidate.like`; None otherwise), `root_cause` (`category`,
+    `description`), `fix`, `checks`, `sources`, then `links` (`url`, `html_url`)."""
     case = candidate.case
     why = {
         # In words, as search_incidents and match_log say it of their hits: every case says
@@ -448,6 +458,7 @@ def candidate_document(candidate: Candidate, links: dict[str, str], detail: Deta
         "title": case.title,
         "confidence": candidate.confidence,
         "why": why,
+        "like": candidate.like,
         "root_cause": {
             "category": case.root_cause_category.name,
             "description": _cut(case.root_cause_description, detail.text_chars),

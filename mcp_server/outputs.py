@@ -297,6 +297,9 @@ class TriageCase(BaseModel):
     title: str
     confidence: Literal["strong", "possible", "weak"]
     why: TriageWhy
+    # As a search hit's `like`, left out when null; described by the search hit's (the list's
+    # budget, `test_the_tool_list_stays_under_16_kb`).
+    like: str | None = Field(default=None, exclude_if=lambda v: v is None)
     root_cause: TriageRootCause
     fix: list[str]
     checks: list[str]

@@ -56,6 +56,13 @@ NAMED_BY_ID = "The query names this case by its id."
 WHY_WORDS = 5
 
 
+def like_sentence(like: str) -> str:
+    """The last sentence of the `why` of a hit listed as the case most like the first hit
+    (`like`, that hit's id): `Similar to IL-0449, the first hit.` The search and match pages
+    link the id in it (`incident_tags.why_linked`)."""
+    return f"Similar to {like}, the first hit."
+
+
 def tagged_sentence(matched_terms: Sequence[str]) -> str:
     """`why_listed`'s sentence naming the query's vocabulary terms a case carries, which a
     search card leaves out beside its own "Tagged:" line (`SearchHit.why_beside_tags`)."""
@@ -102,7 +109,7 @@ def why_listed(
     if not parts and (share > 0.0 or not like):
         parts.append("Has every word of the query." if share >= 1.0 else "Has some of the query's words.")
     if like:
-        parts.append(f"Similar to {like}, the first hit.")
+        parts.append(like_sentence(like))
     return " ".join(parts)
 
 
@@ -140,7 +147,7 @@ def why_log_listed(
     if context:
         parts.append(f"Context: {', '.join(context)}.")
     if like:
-        parts.append(f"Similar to {like}, the first hit.")
+        parts.append(like_sentence(like))
     return " ".join(parts) or "Shares words with the log."
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import template
+from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from incidents.case_facts import CaseFacts, case_facts, grouped
 from incidents.history import status_label
 from incidents.rendering import render_markdown, snippet_html, wrap_inline_code
+from incidents.search.results import like_sentence
 
 if TYPE_CHECKING:
     from incidents.search.results import Snippet
@@ -119,6 +121,27 @@ def snippet(value: Snippet | None) -> str:
     """A search snippet as HTML: its text escaped, matches in `<mark>`, inline Markdown as
     `<code>`, `<strong>`, `<em>` (`rendering.snippet_html`)."""
     return mark_safe(snippet_html(value) or "")  # noqa: S308 - every piece of text is escaped there
+
+
+@register.filter
+def why_linked(why: str | None, like: str | None = None) -> str:
+    """A hit's `why` as HTML, escaped, its last sentence `Similar to IL-0449, the first hit.`
+    (`results.like_sentence`, said when `like` is that hit's id) with the id linked to its
+    case page; "" for no `why`. The sentence is found as the search module writes it, so a
+    `why` that does not end in it (a `like` the card was given without its `why`) is only
+    escaped."""
+    if not why:
+        return ""
+    sentence = like_sentence(like) if like else None
+    if sentence is None or not why.endswith(sentence):
+        return escape(why)
+    before = why.removesuffix(sentence)
+    return format_html(
+        '{}Similar to <a href="{}">{}</a>, the first hit.',
+        before,
+        reverse("incidents:case-detail", args=[like]),
+        like,
+    )
 
 
 @register.filter

@@ -14,6 +14,8 @@ PAGES = [
     "/",
     "/cases/?q=nccl&topic=training&exclude_component=deepspeed",
     "/cases/?topic=checkpoint-storage&symptom=data-exposure",
+    # A partial match like the first hit, its why linking that hit's page.
+    "/cases/?q=serialize-image-pulls",
     "/cases/IL-0428",
     "/topics/",
     "/topics/interconnect",

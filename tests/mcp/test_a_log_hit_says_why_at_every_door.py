@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -30,4 +31,8 @@ def test_the_api_mcp_and_page_say_the_engines_why(client, mcp):
     assert {hit["id"]: hit["why"] for hit in tool["hits"]} == expected
     html = client.post("/match/", {"log": IB_LOG}).content.decode()
     shown = re.findall(r'<p class="why">(.*?)</p>', html)
-    assert shown[:5] == [why.replace("'", "&#x27;") for why in expected.values()]
+    # As the engine words it; the page links the first hit's id in "Similar to IL-0450, ...".
+    assert [unescape(re.sub(r"<[^>]+>", "", why)) for why in shown[:5]] == list(expected.values())
+    assert sum(
+        'Similar to <a href="/cases/IL-0450">IL-0450</a>, the first hit.' in why for why in shown[:5]
+    ) == sum(why.endswith("Similar to IL-0450, the first hit.") for why in expected.values())

@@ -6,13 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from incidents.backup import BackupRefused, export_backup
 from incidents.database_ready import require_tables
-from incidents.exporting import ExportRefused, export_folder, export_vocabulary
+from incidents.exporting import ExportRefused, export_cases
 
 
 class Command(BaseCommand):
     help = (
         "Write every case as <id>.json (the case schema document) into DIR and, with --vocab, "
-        "the vocabulary as a definitions file; import_cases --vocab FILE DIR reads both back. "
+        "the vocabulary as a definitions file, both read from one snapshot of the database; "
+        "import_cases --vocab FILE DIR reads both back. "
         "DIR then holds exactly the cases stored now: an earlier export there is replaced whole "
         "once the new one is written (a folder holding anything but .json files is refused). "
         "With --backup, a whole backup instead: cases/, vocab.json, editorial.jsonl and "
@@ -56,10 +57,9 @@ class Command(BaseCommand):
             # import_cases reads every *.json under DIR as a case.
             raise CommandError("write the vocabulary file outside the cases folder")
         try:
-            written = export_folder(directory)
+            exported = export_cases(directory, vocab)
         except ExportRefused as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"exported {written} case(s) to {directory}")
+        self.stdout.write(f"exported {exported.cases} case(s) to {directory}")
         if vocab is not None:
-            terms = export_vocabulary(vocab)
-            self.stdout.write(f"exported {terms} vocabulary term(s) to {vocab}")
+            self.stdout.write(f"exported {exported.terms} vocabulary term(s) to {vocab}")

@@ -35,7 +35,8 @@ class Command(BaseCommand):
             help="PATHS is one folder written by export_cases --backup: restore its cases, "
             "vocabulary, editorial state and history (all or nothing); refused when the database "
             "holds cases, history or terms the backup does not, or changes made after the backup "
-            "to a case it holds, unless --replace (the one other option it takes)",
+            "to a case it holds, unless --replace (the one other option it takes); then stores the "
+            "similar-case lists left pending, as a plain import does",
         )
         parser.add_argument(
             "--replace",
@@ -150,11 +151,7 @@ class Command(BaseCommand):
                     " run manage.py rebuild_search --neighbours"
                 )
                 return
-            # Its own transactions: the import is committed; a failure here leaves what is
-            # not done pending (lists computed on the fly) until run again.
-            started = time.perf_counter()
-            rows = finish_pending()
-            self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
+            self._finish_pending()
 
     def _report_skipped(self, result: ImportResult) -> None:
         if result.skipped:
@@ -196,7 +193,8 @@ class Command(BaseCommand):
             )
 
     def _restore(self, paths: list[str], *, others: list[str], replace: bool) -> None:
-        """`--restore DIR [--replace]`; `others`: the other options given, which it refuses."""
+        """`--restore DIR [--replace]`; `others`: the other options given, which it refuses.
+        Then the lists left pending (`_finish_pending`), as after a plain import."""
         takes = "--restore takes one backup folder and no option but --replace"
         if len(paths) != 1:
             given = " ".join(map(shlex.quote, paths))
@@ -231,6 +229,21 @@ class Command(BaseCommand):
                 f"took the {len(summary.changed_cases)} case(s) changed after the backup back to its "
                 f"state and history (--replace): {shown(list(summary.changed_cases))}"
             )
+        self._finish_pending()
+
+    def _finish_pending(self) -> None:
+        """Store the passage embeddings and similar-case lists left pending, as a plain
+        import does after its write: a restore into a library whose lists an earlier
+        `--neighbours-later` import left pending marks its cases pending too and stored
+        none, so search and similar cases stayed on the slower, word-only way until
+        `rebuild_search --neighbours` was run by hand. Nothing when none is pending."""
+        if not deferred.pending():
+            return
+        # Its own transactions: the restore is committed; a failure here leaves what is
+        # not done pending (lists computed on the fly) until run again.
+        started = time.perf_counter()
+        rows = finish_pending()
+        self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
 
 
 def _last_change(kept: KeptCase) -> str:
