@@ -8,7 +8,8 @@ summary: `search.similarity.TextIndex`), not the similar-case score.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,12 +118,59 @@ def batch_duplicates(
     `BATCH` documents, one sparse text product per block and one query for the titles.
     `published`: every published profile (`search.profiles.published`), when the caller
     read them already; the index reads their accounts otherwise."""
+    return batch_duplicates_later(documents, published=published)()
+
+
+def batch_duplicates_later(
+    documents: list[dict[str, Any]],
+    *,
+    published: list[Profile] | None = None,
+    pool: Executor | None = None,
+) -> Callable[[], dict[str, list[Duplicate]]]:
+    """`batch_duplicates`, in two steps: the source-URL queries now, and a function that
+    returns the lists. With `pool` (a second process, `services.second_process`) and
+    `published`, the text comparison (tokenising every document's account, the sparse
+    products: about a seventh of a first import of 20,000 cases) runs there meanwhile, and
+    the titles of every case it can name are read now, so that the lists are those of this
+    moment even when the caller writes cases before asking for them. Without either, all
+    is done here, before returning."""
     if not documents:
-        return {}
-    if published is None and word_statistics.in_use(len(documents), candidate_cases.KEPT):
-        index = TextIndex.for_texts([document_text(document) for document in documents])
-    else:
-        index = TextIndex(published)
+        return dict
+    by_url = _url_matches(documents)
+    texts = [document_text(document) for document in documents]
+    with_text = [i for i, text in enumerate(texts) if text.strip()]
+    excludes: list[set[str]] = [{documents[i].get("id")} | by_url[i].keys() for i in with_text]  # type: ignore[misc]
+    if pool is None or published is None:
+        if published is None and word_statistics.in_use(len(documents), candidate_cases.KEPT):
+            index = TextIndex.for_texts(texts)
+        else:
+            index = TextIndex(published)
+        near = index.matches_many(
+            [texts[i] for i in with_text], excludes=excludes, min_score=NEAR_IDENTICAL, limit=LIMIT
+        )
+        found = _named(documents, by_url, with_text, near)
+        return lambda: found
+    future = pool.submit(_near_matches, published, [texts[i] for i in with_text], excludes)
+    candidates = {case_id for found in by_url for case_id in found} | {p.id for p in published}
+    titles = _titles(sorted(candidates))
+
+    def finish_later() -> dict[str, list[Duplicate]]:
+        return _named(documents, by_url, with_text, future.result(), titles)
+
+    return finish_later
+
+
+def _near_matches(
+    published: list[Profile], texts: list[str], excludes: list[set[str]]
+) -> list[list[tuple[str, float]]]:
+    """`TextIndex.matches_many` of `texts` against `published` (no queries: run in the
+    second process)."""
+    return TextIndex(published).matches_many(texts, excludes=excludes, min_score=NEAR_IDENTICAL, limit=LIMIT)
+
+
+def _url_matches(documents: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """For each document, the stored cases (any status but merged; not itself) citing one of
+    its source URLs: case id -> "same source URL ...". One query per `BATCH` documents."""
     by_url: list[dict[str, str]] = []
     for start in range(0, len(documents), BATCH):
         block = documents[start : start + BATCH]
@@ -146,24 +194,34 @@ def batch_duplicates(
                 if case_id != own:
                     found.setdefault(case_id, f"same source URL {url}")
             by_url.append(found)
-    texts = [document_text(document) for document in documents]
-    with_text = [i for i, text in enumerate(texts) if text.strip()]
-    near = index.matches_many(
-        [texts[i] for i in with_text],
-        excludes=[{documents[i].get("id")} | by_url[i].keys() for i in with_text],  # type: ignore[misc]
-        min_score=NEAR_IDENTICAL,
-        limit=LIMIT,
-    )
+    return by_url
+
+
+def _titles(case_ids: list[str]) -> dict[str, str]:
+    """Case id -> title, one query per `BATCH` ids."""
+    titles: dict[str, str] = {}
+    for start in range(0, len(case_ids), BATCH):
+        titles.update(
+            Case.objects.filter(id__in=ids_in(case_ids[start : start + BATCH])).values_list("id", "title")
+        )
+    return titles
+
+
+def _named(
+    documents: list[dict[str, Any]],
+    by_url: list[dict[str, str]],
+    with_text: list[int],
+    near: list[list[tuple[str, float]]],
+    titles: dict[str, str] | None = None,
+) -> dict[str, list[Duplicate]]:
+    """The lists of `batch_duplicates` from the URL matches and the text matches of the
+    documents `with_text` (their positions); `titles` read now unless given."""
     for i, matches in zip(with_text, near, strict=True):
         for case_id, score in matches:
             by_url[i].setdefault(case_id, f"near-identical text ({score:.2f})")
     shown = [list(found)[:LIMIT] for found in by_url]
-    every = sorted({case_id for ids in shown for case_id in ids})
-    titles: dict[str, str] = {}
-    for start in range(0, len(every), BATCH):
-        titles.update(
-            Case.objects.filter(id__in=ids_in(every[start : start + BATCH])).values_list("id", "title")
-        )
+    if titles is None:
+        titles = _titles(sorted({case_id for ids in shown for case_id in ids}))
     return {
         document["id"]: [Duplicate(case_id, titles.get(case_id, ""), found[case_id]) for case_id in ids]
         for document, found, ids in zip(documents, by_url, shown, strict=True)

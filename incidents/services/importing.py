@@ -6,7 +6,8 @@ left out or kept as stored. New cases that look like stored ones are warned of.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from ..vocabulary import VocabularyDefinitions, load_vocabulary
 from .definitions import changed_definitions
 from .preparing import Preparer, _plan
 from .results import ImportResult
+from .second_process import second_process
 from .writing import write_documents
 
 
@@ -144,10 +146,14 @@ def import_case_files(
         whole = not word_statistics.in_use(len(new_items), candidate_cases.KEPT)
         shared = whole and not changed_definitions(definitions) and not deferred.pending()
         before = profiles.published(account_only=not shared) if new_items and whole else None
-        texts = _checked_for_duplicates(new_items, strict=strict, published=before)
-        if not shared:
-            before = None  # not held through the writes
-        result = write_documents(items, definitions, reason=history.IMPORT, published_before=before)
+        with second_process(len(new_items)) as pool:
+            # On a large import the text comparison runs in a second process while this one
+            # writes; a --strict refusal found then rolls the writes back.
+            checked = _checked_for_duplicates_later(new_items, strict=strict, published=before, pool=pool)
+            if not shared:
+                before = None  # not held through the writes
+            result = write_documents(items, definitions, reason=history.IMPORT, published_before=before)
+            texts = checked()
         return dataclasses.replace(
             result,
             warnings=texts,
@@ -235,25 +241,40 @@ def _checked_for_duplicates(
     """The duplicate warnings of `new_items` (`_duplicate_warnings`); with `strict` any
     of them raises CaseImportError instead (nothing written). `published`: every published
     profile, when the caller read them already."""
-    warnings = _duplicate_warnings(new_items, published)
-    if strict and warnings:
-        raise CaseImportError(
-            [ImportProblem(file, "$", f"possible duplicate (--strict): {text}") for file, text in warnings]
-        )
-    return tuple(text for _, text in warnings)
+    return _checked_for_duplicates_later(new_items, strict=strict, published=published)()
 
 
-def _duplicate_warnings(
-    new_items: list[LoadedDocument], published: list[profiles.Profile] | None = None
-) -> list[tuple[str, str]]:
-    """(file, "IL-0999 looks like IL-0428 (same source URL ...)") for new cases that look
-    like stored ones (`published`: the published profiles, when read already)."""
-    found = duplicates.batch_duplicates([item.document for item in new_items], published=published)
-    return [
-        (
-            item.file,
-            f"{item.document['id']} looks like {', '.join(str(d) for d in found[item.document['id']])}",
-        )
-        for item in new_items
-        if item.document["id"] in found
-    ]
+def _checked_for_duplicates_later(
+    new_items: list[LoadedDocument],
+    *,
+    strict: bool,
+    published: list[profiles.Profile] | None = None,
+    pool: Executor | None = None,
+) -> Callable[[], tuple[str, ...]]:
+    """`_checked_for_duplicates` in two steps (`duplicates.batch_duplicates_later`: with
+    `pool` the text comparison runs in that second process meanwhile): the function
+    returned gives the warnings, or raises CaseImportError with `strict`."""
+    finish = duplicates.batch_duplicates_later(
+        [item.document for item in new_items], published=published, pool=pool
+    )
+
+    def checked() -> tuple[str, ...]:
+        found = finish()
+        warnings = [
+            (
+                item.file,
+                f"{item.document['id']} looks like {', '.join(str(d) for d in found[item.document['id']])}",
+            )
+            for item in new_items
+            if item.document["id"] in found
+        ]
+        if strict and warnings:
+            raise CaseImportError(
+                [
+                    ImportProblem(file, "$", f"possible duplicate (--strict): {text}")
+                    for file, text in warnings
+                ]
+            )
+        return tuple(text for _, text in warnings)
+
+    return checked
