@@ -8,8 +8,11 @@ from django.contrib import admin, messages
 from django.http import HttpRequest
 
 from .. import workflow
+from ..models import Facet, Term
 from ..proposals.models import Proposal
+from ..proposals.organizations import organization_for
 from ..proposals.reading import case_html, lookalike_links, source_links
+from ..selectors.spelling import nearest_terms
 from .common import FORM_FIELDS
 
 
@@ -33,6 +36,7 @@ class ProposalAdmin(admin.ModelAdmin):
         "text",
         "sources",
         "contact",
+        "organization_as_proposed",
         "looked_like",
         "created",
         "proposed_case",
@@ -48,7 +52,26 @@ class ProposalAdmin(admin.ModelAdmin):
         # as it stands. Either as a case, not as the JSON of its document.
         shown = "case_now" if obj is not None and obj.kind == Proposal.Kind.CORRECTION else "proposed_case"
         kept = [name for name in self.readonly_fields if name not in ("proposed_case", "case_now")]
-        return (*kept, shown, "decline_reason")
+        if obj is None or not obj.organization_named:
+            kept.remove("organization_as_proposed")
+            return (*kept, shown, "decline_reason")
+        return (*kept, "organization_term", shown, "decline_reason")
+
+    @admin.display(description="Organization as proposed")
+    def organization_as_proposed(self, obj: Proposal) -> str:
+        """The name the proposer wrote, which the vocabulary lacked, and what accepting does
+        with it (`services.accept` names the organization it is in the case)."""
+        term = organization_for(obj)
+        if term is not None:
+            return f"{obj.organization_named}: not in the vocabulary when sent; accepting names {term.name}."
+        near = nearest_terms(
+            obj.organization_named, list(Term.objects.of(Facet.ORGANIZATION).only("slug", "name", "synonyms"))
+        )
+        closest = f" Closest: {', '.join(t.name for t in near)}." if near else ""
+        return (
+            f"{obj.organization_named}: not in the vocabulary.{closest} Choose the organization it is "
+            "below (or add it with +) and save before accepting."
+        )
 
     @admin.display(description="Proposed case (its draft)")
     def proposed_case(self, obj: Proposal) -> str:

@@ -85,6 +85,7 @@ from .params import (
     is_blank,
     parse_filters,
     parse_search,
+    term_value,
 )
 from .references import (
     NotAReference,
@@ -187,6 +188,7 @@ __all__ = [
     "parse_field_list",
     "parse_filters",
     "parse_search",
+    "term_value",
     "published_document",
     "published_documents",
     "related_cases",
