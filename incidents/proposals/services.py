@@ -18,10 +18,10 @@ from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer, lacks_symptoms, symptoms_field
 
+from .checks import UNKNOWN_ROOT_CAUSE
 from .models import Proposal
 from .organizations import organization_for
 
-UNKNOWN_ROOT_CAUSE = "Root cause unknown"
 # What a draft names while its proposal's organization is one the vocabulary lacks: a case
 # names a vocabulary organization (import's validation), and this is the one term that
 # claims no company. Accepting replaces it with the organization the reviewer maps the
@@ -231,7 +231,8 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
         # Named as the admin labels it: the reason is read from that field of the proposal.
         field = capfirst(Proposal._meta.get_field("decline_reason").verbose_name)
         raise ReviewError(
-            f"say why the proposal is declined: write it in the “{field}” field, save, then decline"
+            f"say why the proposal is declined: open it, write the reason in its “{field}” field "
+            "and press “Decline”"
         )
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")
