@@ -35,10 +35,27 @@ class RevisionSerializer(ResponseSerializer):
     changes = FieldChangeSerializer(many=True, help_text="Each changed field.")
 
 
+class LinkedHistorySerializer(serializers.Serializer):
+    """Another case tied to this one by a merge, and where its history is."""
+
+    id = serializers.CharField(help_text="Case id.")
+    url = serializers.URLField(help_text="That case in the API (a merged id redirects to its kept case).")
+    history_url = serializers.URLField(help_text="That case's own change history.")
+
+
 class CaseHistorySerializer(ResponseSerializer):
     """A case's history, newest first."""
 
     case = serializers.CharField(help_text="Case id.")
+    status = serializers.CharField(help_text="The case's status now: published, retracted or merged.")
+    merged_into = LinkedHistorySerializer(
+        allow_null=True,
+        help_text="The case this one was merged into (its id redirects there); null unless merged.",
+    )
+    merged_on = serializers.CharField(
+        allow_null=True, help_text="When it was merged (UTC, ISO 8601); null unless merged."
+    )
+    merged_from = LinkedHistorySerializer(many=True, help_text="The cases merged into this one, by id.")
     results = RevisionSerializer(many=True, help_text="Changes, newest first.")
 
 

@@ -27,7 +27,7 @@ urlpatterns = [
     ),
     path(
         "cases/<str:case_id>/history",
-        conditional_page(exists=selectors.visible_case_exists)(case_history_page),
+        conditional_page(exists=selectors.history_case_exists)(case_history_page),
         name="case-history",
     ),
     path("match/", views.match, name="match"),

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from .. import workflow
+from ..models import Facet, Term
+from ..proposals.checks import accept_checks
 from ..proposals.models import Proposal
+from ..proposals.organizations import organization_for
 from ..proposals.reading import case_html, lookalike_links, source_links
+from ..selectors.spelling import nearest_terms
 from .common import FORM_FIELDS
 
 
@@ -33,7 +37,9 @@ class ProposalAdmin(admin.ModelAdmin):
         "text",
         "sources",
         "contact",
+        "organization_as_proposed",
         "looked_like",
+        "checks_before_accepting",
         "created",
         "proposed_case",
         "case_now",
@@ -48,7 +54,28 @@ class ProposalAdmin(admin.ModelAdmin):
         # as it stands. Either as a case, not as the JSON of its document.
         shown = "case_now" if obj is not None and obj.kind == Proposal.Kind.CORRECTION else "proposed_case"
         kept = [name for name in self.readonly_fields if name not in ("proposed_case", "case_now")]
-        return (*kept, shown, "decline_reason")
+        if obj is None or obj.kind != Proposal.Kind.NEW:
+            kept.remove("checks_before_accepting")
+        if obj is None or not obj.organization_named:
+            kept.remove("organization_as_proposed")
+            return (*kept, shown, "decline_reason")
+        return (*kept, "organization_term", shown, "decline_reason")
+
+    @admin.display(description="Organization as proposed")
+    def organization_as_proposed(self, obj: Proposal) -> str:
+        """The name the proposer wrote, which the vocabulary lacked, and what accepting does
+        with it (`services.accept` names the organization it is in the case)."""
+        term = organization_for(obj)
+        if term is not None:
+            return f"{obj.organization_named}: not in the vocabulary when sent; accepting names {term.name}."
+        near = nearest_terms(
+            obj.organization_named, list(Term.objects.of(Facet.ORGANIZATION).only("slug", "name", "synonyms"))
+        )
+        closest = f" Closest: {', '.join(t.name for t in near)}." if near else ""
+        return (
+            f"{obj.organization_named}: not in the vocabulary.{closest} Choose the organization it is "
+            "below (or add it with +) and save before accepting."
+        )
 
     @admin.display(description="Proposed case (its draft)")
     def proposed_case(self, obj: Proposal) -> str:
@@ -57,6 +84,13 @@ class ProposalAdmin(admin.ModelAdmin):
     @admin.display(description="The case now")
     def case_now(self, obj: Proposal) -> str:
         return case_html(obj.case_id)
+
+    @admin.display(description="Checks before accepting")
+    def checks_before_accepting(self, obj: Proposal) -> str:
+        """What accepting would warn of now (`checks.accept_checks`), as the page the reviewer
+        accepts from says it before the click; never a refusal."""
+        found = accept_checks(obj)
+        return " ".join(found) if found else "Nothing to check."
 
     @admin.display(description="Source URLs")
     def sources(self, obj: Proposal) -> str:
@@ -87,6 +121,25 @@ class ProposalAdmin(admin.ModelAdmin):
         if not workflow.is_reviewer(request.user):
             actions.pop("accept", None)
         return actions
+
+    def render_change_form(
+        self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any
+    ) -> Any:
+        # The Accept button is a reviewer's (as the Accept action is).
+        context["is_reviewer"] = workflow.is_reviewer(request.user)
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def response_change(self, request: HttpRequest, obj: Proposal) -> HttpResponse:
+        """The proposal page's Decline and Accept buttons: the form is saved first (so the
+        "Decline reason" or "Organization it is" just written counts), then the step runs as
+        the list's action runs it; back to the proposal page, which says its new status."""
+        if "_decline" in request.POST:
+            self.decline(request, Proposal.objects.filter(pk=obj.pk))
+        elif "_accept" in request.POST and workflow.is_reviewer(request.user):
+            self.accept(request, Proposal.objects.filter(pk=obj.pk))
+        else:
+            return super().response_change(request, obj)
+        return HttpResponseRedirect(request.path)
 
     def _review(self, request: HttpRequest, queryset: Any, step: Any, done: Any, then: Any = None) -> None:
         """Apply `step` to each selected proposal; `done`: the success message's end, or a
@@ -120,8 +173,17 @@ class ProposalAdmin(admin.ModelAdmin):
     def accept(self, request: HttpRequest, queryset: Any) -> None:
         from ..proposals import services as proposal_services
 
+        warnings: dict[int, list[str]] = {}
+
+        def step(proposal: Proposal) -> Proposal:
+            # Read before accepting: `accept_checks` looks at waiting proposals only.
+            warnings[proposal.pk] = accept_checks(proposal)
+            return proposal_services.accept(proposal, user=request.user)
+
         def warn_of_lookalikes(proposal: Proposal) -> None:
             # As a save of the case in the admin warns: said, never a refusal.
+            for warning in warnings.get(proposal.pk, []):
+                self.message_user(request, warning, messages.WARNING)
             for duplicate in proposal_services.lookalikes(proposal):
                 self.message_user(
                     request,
@@ -132,12 +194,12 @@ class ProposalAdmin(admin.ModelAdmin):
         self._review(
             request,
             queryset,
-            lambda p: proposal_services.accept(p, user=request.user),
+            step,
             accepted_message,
             then=warn_of_lookalikes,
         )
 
-    @admin.action(description="Decline (write the reason on the proposal first)")
+    @admin.action(description="Decline (with the reason written on each proposal)")
     def decline(self, request: HttpRequest, queryset: Any) -> None:
         from ..proposals import services as proposal_services
 

@@ -16,7 +16,7 @@ from api.errors import InvalidParameters, ParameterError, RateExceeded
 from api.http import ApiView
 from api.params import reject_unknown_keys
 from api.query import QueryParams, Repeated, Text
-from incidents import search
+from incidents import search, selectors
 from incidents.models import Facet, Term
 from incidents.problems import CaseImportError
 
@@ -63,10 +63,17 @@ REQUEST_SCHEMA = {
             ),
         },
         "case_id": {"type": "string", "maxLength": 12, "description": "Correction: the case, e.g. IL-0428."},
-        "organization": {"type": "string", "maxLength": 200, "description": "New case: from the vocabulary."},
+        "organization": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "New case: as the vocabulary names it, or any other name (a reviewer maps it).",
+        },
         "published": {"type": "string", "description": "New case: the source's date, YYYY-MM-DD (past)."},
-        "topic": {"type": "string", "description": "New case: a topic slug."},
-        "root_cause": {"type": "string", "description": "New case, optional: a root cause slug."},
+        "topic": {"type": "string", "description": "New case: a topic's slug, name or synonym."},
+        "root_cause": {
+            "type": "string",
+            "description": "New case, optional: a root-cause category's slug, name or synonym.",
+        },
         "contact": {"type": "string", "maxLength": 200, "description": "Optional e-mail address."},
     },
     # A new case's other fields are checked by the form (`ProposalForm.clean`), which says
@@ -159,10 +166,21 @@ class ProposalCreateView(ApiView):
             raise InvalidParameters(unstorable)
         if isinstance(data.get("source_urls"), list):
             data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
+        # A term named as the list filters read it (slug, name or synonym), refused in their
+        # words with the nearest terms (`selectors.term_value`), not the form's "Select a valid
+        # choice".
+        unknown = []
         for name, facet in (("topic", Facet.TOPIC), ("root_cause", Facet.ROOT_CAUSE)):
             if data.get(name):
-                term = Term.objects.of(facet).filter(slug=data[name]).first()
-                data[name] = term.pk if term else "-1"
+                slug, refused = selectors.term_value(facet, name, data[name])
+                if refused is not None or slug is None:
+                    detail = refused.detail if refused else f"unknown {name}"
+                    near = [c.value for c in refused.suggestions] if refused else []
+                    unknown.append(ParameterError(name, detail, data[name], near))
+                    continue
+                data[name] = Term.objects.of(facet).get(slug=slug).pk
+        if unknown:
+            raise InvalidParameters(unknown)
         form = ProposalForm(data)
         if not form.is_valid():
             raise InvalidParameters(

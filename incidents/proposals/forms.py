@@ -17,9 +17,9 @@ from django.utils import timezone
 from incidents.line_endings import MultilineField
 from incidents.models import Case, Facet, Term
 from incidents.selectors.lookup import find_published_case
-from incidents.selectors.spelling import nearest_terms, resolve_term
 
 from .models import Proposal
+from .organizations import organization_term
 
 MAX_URLS = 10
 CASE_ID_CHARS = 12  # of the form's case id: `IL-000428` with room to spare
@@ -123,8 +123,8 @@ class ProposalForm(forms.Form):
         required=False,
         validators=[no_html],
         help_text="New case only: the organization whose incident it was, as the vocabulary names it "
-        "(/vocab/#organization), or “Community report” for a user's report; an editor adds new "
-        "organizations.",
+        "(/vocab/#organization) or by any other name (a reviewer adds an organization the "
+        "vocabulary lacks), or “Community report” for a user's report.",
     )
     published = SourceDateField(
         required=False,
@@ -222,7 +222,7 @@ class ProposalForm(forms.Form):
                 if not cleaned.get(name) and name not in self.errors:
                     self.add_error(name, "Needed for a new case.")
             if cleaned.get("organization"):
-                self._check_organization(cleaned["organization"])
+                cleaned["organization_term"] = organization_term(cleaned["organization"])
         return cleaned
 
     def _case_to_correct(self, raw: str) -> Case | None:
@@ -242,18 +242,3 @@ class ProposalForm(forms.Form):
             )
             self.add_error("case_id", f"No published case {raw}. {hint}")
         return lookup.case
-
-    def _check_organization(self, name: str) -> None:
-        """Cases name organizations from the vocabulary (import refuses other names), so
-        the form says so at once and names the closest ones."""
-        organizations = list(Term.objects.of(Facet.ORGANIZATION).only("slug", "name", "synonyms"))
-        if resolve_term(name, organizations) is not None:
-            return
-        near = [t.name for t in nearest_terms(name, organizations, limit=3)]
-        self.suggestions["organization"] = near
-        hint = f" Did you mean {', '.join(near)}?" if near else ""
-        self.add_error(
-            "organization",
-            f"No organization called “{name}” in the vocabulary.{hint} Write “Community report” for "
-            "a user's report; an editor adds new organizations.",
-        )

@@ -36,6 +36,28 @@ class Proposal(models.Model):
     text = models.TextField(help_text="What happened (new case) or what is wrong (correction).")
     source_urls = models.JSONField(default=list)
     contact = models.CharField(max_length=200, blank=True)
+    # A new case naming an organization the vocabulary lacks: the name as sent (kept), and the
+    # term a reviewer maps it to before accepting (`services.accept` refuses until one is
+    # known); the draft names `services.UNNAMED_ORGANIZATION` meanwhile.
+    organization_named = models.CharField(
+        "Organization as proposed",
+        max_length=200,
+        blank=True,
+        help_text="The organization the proposer named, not in the vocabulary when sent.",
+    )
+    organization_term = models.ForeignKey(
+        "incidents.Term",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        limit_choices_to={"facet": "organization"},
+        verbose_name="Organization it is",
+        help_text=(
+            "For an organization as proposed: the vocabulary's organization it is. Choose it, or "
+            "add it with +, save, then accept (accepting names it in the case)."
+        ),
+    )
     decline_reason = models.TextField(blank=True)
     lookalikes = models.JSONField(default=list, help_text="Existing cases it looked like when sent.")
     created = models.DateTimeField(auto_now_add=True)

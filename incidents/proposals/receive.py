@@ -85,6 +85,7 @@ def _queue(data: dict[str, Any]) -> Proposal:
         services.NewCase(
             title=data["title"],
             organization=data["organization"],
+            organization_term=data.get("organization_term"),
             published=data["published"],
             summary=data["text"],
             topic=data["topic"],

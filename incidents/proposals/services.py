@@ -18,9 +18,15 @@ from incidents.line_endings import unix_newlines
 from incidents.models import Case, Facet, Term
 from incidents.workflow import is_editor, is_reviewer, lacks_symptoms, symptoms_field
 
+from .checks import UNKNOWN_ROOT_CAUSE
 from .models import Proposal
+from .organizations import organization_for
 
-UNKNOWN_ROOT_CAUSE = "Root cause unknown"
+# What a draft names while its proposal's organization is one the vocabulary lacks: a case
+# names a vocabulary organization (import's validation), and this is the one term that
+# claims no company. Accepting replaces it with the organization the reviewer maps the
+# proposed name to (`accept`).
+UNNAMED_ORGANIZATION = "Community report"
 
 
 @dataclass(frozen=True)
@@ -28,24 +34,29 @@ class NewCase:
     """What a reader tells about a new case (checked by `forms.ProposalForm`)."""
 
     title: str
-    organization: str
+    organization: str  # as the proposer wrote it
     published: datetime.date
     summary: str
     topic: Term
     root_cause: Term | None
     source_urls: list[str]
     contact: str = ""
+    # The vocabulary's organization `organization` spells, None for a name it lacks.
+    organization_term: Term | None = None
 
 
 @transaction.atomic
 def propose_case(data: NewCase) -> Proposal:
-    """Make a draft case from a new-case proposal and queue it. Raises CaseImportError when
-    the draft fails import's validation (nothing is written then)."""
+    """Make a draft case from a new-case proposal and queue it. An organization the
+    vocabulary lacks is kept on the proposal (`organization_named`) for the reviewer to map,
+    the draft naming `UNNAMED_ORGANIZATION` until then. Raises CaseImportError when the draft
+    fails import's validation (nothing is written then)."""
     root_cause = data.root_cause or Term.objects.get(facet=Facet.ROOT_CAUSE, name=UNKNOWN_ROOT_CAUSE)
+    named = "" if data.organization_term is not None else data.organization.strip()
     document: dict[str, Any] = {
         "id": services.next_case_id(),
         "title": data.title,
-        "organization": data.organization,
+        "organization": data.organization if data.organization_term else UNNAMED_ORGANIZATION,
         "published": data.published.isoformat(),
         "status": Case.Status.DRAFT,
         "topics": [data.topic.slug],
@@ -63,6 +74,7 @@ def propose_case(data: NewCase) -> Proposal:
         text=data.summary,
         source_urls=data.source_urls,
         contact=data.contact,
+        organization_named=named,
         lookalikes=[{"id": d.case_id, "reason": d.reason} for d in found],
     )
 
@@ -160,12 +172,42 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
                 f"its draft {draft.pk} has no {symptoms_field()}: open {draft.pk} in the admin, write "
                 "what operators saw in that field and save, then accept"
             )
+        _name_the_organization(proposal, draft, user)
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
         services.change_status(draft.pk, Case.Status.PUBLISHED, user=user, reason=PROPOSAL_ACCEPTED)
     proposal.status = Proposal.Status.ACCEPTED
     proposal.save(update_fields=["status", "updated"])
     return proposal
+
+
+def _name_the_organization(proposal: Proposal, draft: Case, user: User) -> None:
+    """Before publishing: a draft whose proposal named an organization the vocabulary lacked
+    names the organization it is (`organization_for`), recorded in its history with the name
+    as proposed. A reviewer who set the draft's organization in the admin has mapped it
+    already. Raises ReviewError while the name is mapped to nothing: never published under
+    `UNNAMED_ORGANIZATION` with the proposer's name dropped."""
+    if not proposal.organization_named:
+        return
+    term = organization_for(proposal)
+    if term is None:
+        if draft.organization != UNNAMED_ORGANIZATION:
+            return
+        field = capfirst(Proposal._meta.get_field("organization_term").verbose_name)
+        raise ReviewError(
+            f"the proposer named the organization “{proposal.organization_named}”, which the "
+            f"vocabulary lacks: choose the organization it is under “{field}” (or add it there "
+            "with +), save, then accept"
+        )
+    if draft.organization == term.name:
+        return
+    document = dict(case_document(Case.objects.with_document().get(pk=draft.pk)))
+    document["organization"] = term.name
+    services.save_case_document(
+        document,
+        user=user,
+        reason=f"organization as proposed: “{proposal.organization_named}”, named {term.name}",
+    )
 
 
 @transaction.atomic
@@ -189,7 +231,8 @@ def decline(proposal: Proposal, *, user: User, reason: str) -> Proposal:
         # Named as the admin labels it: the reason is read from that field of the proposal.
         field = capfirst(Proposal._meta.get_field("decline_reason").verbose_name)
         raise ReviewError(
-            f"say why the proposal is declined: write it in the “{field}” field, save, then decline"
+            f"say why the proposal is declined: open it, write the reason in its “{field}” field "
+            "and press “Decline”"
         )
     if proposal.status in (Proposal.Status.ACCEPTED, Proposal.Status.DECLINED):
         raise ReviewError(f"the proposal is already {proposal.status}")

@@ -29,6 +29,7 @@ from .affected import (
     refusing,
     versions_detail,
 )
+from .case_history import CaseHistory, history_case_exists, history_of, history_spelling
 from .cases import (
     case_by_id,
     case_changes,
@@ -37,7 +38,6 @@ from .cases import (
     latest_cases,
     published_document,
     published_documents,
-    redirect_target,
     related_cases,
     related_to_store,
     resolve_case_id,
@@ -45,7 +45,6 @@ from .cases import (
     visible_case_exists,
     visible_case_ids,
     visible_case_modified,
-    visible_case_row,
 )
 from .codes import CauseCount, CodeDetail, code_detail, codes_in_text, detail_of, error_codes, find_code
 from .documents import CaseRecord, case_record, record_of
@@ -86,6 +85,7 @@ from .params import (
     is_blank,
     parse_filters,
     parse_search,
+    term_value,
 )
 from .references import (
     NotAReference,
@@ -112,6 +112,10 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "CaseHistory",
+    "history_case_exists",
+    "history_of",
+    "history_spelling",
     "CaseRecord",
     "case_record",
     "record_of",
@@ -138,9 +142,7 @@ __all__ = [
     "record_lookup",
     "reference_condition",
     "split_reference_tokens",
-    "redirect_target",
     "resolve_case_id",
-    "visible_case_row",
     "EXCLUDE_PREFIX",
     "FACETS",
     "FACETS_BY_NAME",
@@ -186,6 +188,7 @@ __all__ = [
     "parse_field_list",
     "parse_filters",
     "parse_search",
+    "term_value",
     "published_document",
     "published_documents",
     "related_cases",

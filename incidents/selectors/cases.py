@@ -40,11 +40,6 @@ def visible_case_ids() -> list[str]:
     return list(Case.objects.visible().order_by("id").values_list("id", flat=True))
 
 
-def visible_case_row(case_id: str) -> Case | None:
-    """The published or retracted case with exactly this id, without prefetches: one query."""
-    return Case.objects.visible().filter(id=case_id).first()
-
-
 def resolve_case_id(case_id: str) -> str | None:
     """The stored spelling of a visible case's id (`il-0428` -> `IL-0428`) or, for an id
     merged into another case, the kept case's id; None when neither. One query."""
@@ -57,13 +52,6 @@ def resolve_case_id(case_id: str) -> str | None:
         return None
     stored, status, kept = row
     return kept if status == Case.Status.MERGED else stored
-
-
-def redirect_target(case_id: str) -> str | None:
-    """Where a request for `case_id` that is no visible case's exact id goes instead
-    (`resolve_case_id`), or None when there is nowhere else to go. One query."""
-    target = resolve_case_id(case_id)
-    return target if target != case_id else None
 
 
 def visible_case_exists(case_id: str) -> bool:

@@ -248,6 +248,21 @@ class _Vocabulary:
         return (facet, Choice(term.slug, term.name)) if term is not None else None
 
 
+def term_value(facet: str, parameter: str, value: str) -> tuple[str | None, Problem | None]:
+    """The slug of the term of `facet` that `value` names (its slug, name or a synonym, in
+    any letter case), read as the list filter of that facet reads it; else the problem the
+    filter reports (`unknown topic 'nope'` with the nearest terms, or all of them when none is
+    near and they are few; a value that now lives in another facet, as `moved_note` says it),
+    for a body field naming one term (`POST /api/proposals/`'s `topic`). One query."""
+    spec = FACETS_BY_NAME[facet]
+    found, choice, problem = _Vocabulary({facet}).resolve(spec, parameter, value)
+    if problem is not None or choice is None:
+        return None, problem
+    if found != facet:
+        return None, Problem(parameter, moved_note(value, facet, found), value)
+    return choice.value, None
+
+
 def moved_note(value: str, was: str, now: str, label: str = "", *, excluded: bool = False) -> str:
     """What every door says of `value`, a former `was` value now a `now` one: alone
     (`'training' is a workload now, not a topic`, as /topics/training, /api/topics/training

@@ -23,8 +23,8 @@ def test_the_message_names_the_decline_reason_field(client, editor):
     response = client.post(changelist, {"action": "decline", "_selected_action": [proposal.pk]})
     assert response.status_code == 302
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
-        "A hang at 512 GPUs: say why the proposal is declined: write it in the “Decline reason” field, "
-        "save, then decline"
+        "A hang at 512 GPUs: say why the proposal is declined: open it, write the reason in its "
+        "“Decline reason” field and press “Decline”"
     ]
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.RECEIVED

@@ -71,7 +71,6 @@ def test_the_form_needs_its_csrf_token():
         ({"source_urls": "ftp://example.org/x"}, "source_urls"),
         ({"source_urls": "\n".join(f"https://example.org/{i}" for i in range(11))}, "source_urls"),
         ({"title": "short"}, "title"),
-        ({"organization": "Some Lab Nobody Listed"}, "organization"),
     ],
 )
 def test_bad_input_is_refused_naming_the_field(client, change, field):
@@ -102,13 +101,6 @@ def test_a_date_that_does_not_exist_says_why_at_both_doors(client, published, me
     assert api.status_code == 400
     assert [(e["parameter"], e["detail"]) for e in api.json()["errors"]] == [("published", message)]
     assert not Proposal.objects.exists()
-
-
-def test_an_unknown_organization_is_refused_with_the_nearest_names(client):
-    response = form_post(client, organization="Anthropik")
-    assert response.status_code == 400
-    [error] = response.context["form"].errors["organization"]
-    assert error.startswith("No organization called “Anthropik” in the vocabulary. Did you mean Anthropic?")
 
 
 def test_the_honeypot_refuses_bots(client):
