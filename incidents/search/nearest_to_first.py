@@ -16,10 +16,16 @@ keep their order): tuning 0.957 -> 0.960, validation 0.937 -> 0.950, second vali
 queries' recall@5 to 0.944-0.947 by pushing out partial matches that answered; only after a
 first hit the ranking is confident of (`CONFIDENT_FIRST`): the neighbour of a wrong first
 hit pushed the answer down.
+
+The same read gives the first hit's whole stored list (`first_hit_neighbours`), whose
+similar-case scores also raise the partial matches among them a little
+(`fusion.by_likeness`, `fusion.NEIGHBOUR_WEIGHT`): the list knows what the first hit's
+mean embedding alone does not (shared terms and words).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from incidents.models import CaseQuerySet
@@ -34,14 +40,29 @@ from .similarity import SIMILAR
 CONFIDENT_FIRST = 0.9
 
 
-def nearest_to_first(ranked: list[Candidate], allowed: CaseQuerySet) -> list[Candidate]:
-    """`ranked` (matches first, then partial matches) with the strong first match's nearest
-    stored neighbour among `allowed` (the plan's cases: published, filtered) moved or added
-    first among the partial matches, marked `like` the first (`Candidate.like`), when its
-    similar-case score is at least `SIMILAR` and it is not a match already. One query when
-    the first candidate is strong with p at least `CONFIDENT_FIRST`, none otherwise;
-    unchanged when the first has no stored list (pending after a bulk import) or none of
-    its neighbours similar enough is allowed.
+def first_hit_neighbours(ranked: list[Candidate], allowed: CaseQuerySet) -> dict[str, float]:
+    """The stored similar cases of the first of `ranked` among `allowed` (the plan's cases:
+    published, filtered), case id -> similar-case score (0..1), nearest first, when that
+    first is strong with p at least `CONFIDENT_FIRST`; empty otherwise, and when it has no
+    stored list (pending after a bulk import). One query when confident (at most
+    `similarity.NEIGHBOURS` rows), none otherwise."""
+    if not ranked or ranked[0].confidence != STRONG or ranked[0].fused < CONFIDENT_FIRST:
+        return {}
+    rows = (
+        CaseNeighbour.objects.filter(case_id=ranked[0].case_id, neighbour__in=allowed.values("id"))
+        .order_by("rank")
+        .values_list("neighbour_id", "score")
+    )
+    return dict(rows)
+
+
+def nearest_to_first(ranked: list[Candidate], neighbours: Mapping[str, float]) -> list[Candidate]:
+    """`ranked` (matches first, then partial matches) with the first match's nearest
+    neighbour (`neighbours`: `first_hit_neighbours`, nearest first) moved or added first
+    among the partial matches, marked `like` the first (`Candidate.like`), when its
+    similar-case score is at least `SIMILAR` and it is not a match already. Unchanged when
+    `neighbours` is empty (a first hit not confident enough, or without a stored list) or
+    none of them is similar enough. No query.
 
     A neighbour that was no candidate is added with `fused` 0.0: the query's words and
     meaning ranked it below every candidate, so no probability of its own was computed,
@@ -50,15 +71,10 @@ def nearest_to_first(ranked: list[Candidate], allowed: CaseQuerySet) -> list[Can
     score every door shows as the probability that the case answers the query, and a
     similarity there (0.34 at least) would read as a possible match (`fusion.POSSIBLE_P`)
     labelled weak, above the partial matches that share the query's words."""
-    if not ranked or ranked[0].confidence != STRONG or ranked[0].fused < CONFIDENT_FIRST:
+    if not ranked or not neighbours:
         return ranked
     first = ranked[0].case_id
-    nearest = (
-        CaseNeighbour.objects.filter(case_id=first, score__gte=SIMILAR, neighbour__in=allowed.values("id"))
-        .order_by("rank")
-        .values_list("neighbour_id", flat=True)
-        .first()
-    )
+    nearest = next((case_id for case_id, score in neighbours.items() if score >= SIMILAR), None)
     matches = [c for c in ranked if c.is_match]
     if nearest is None or any(c.case_id == nearest for c in matches):
         return ranked

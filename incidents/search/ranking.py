@@ -11,8 +11,8 @@ That lexical ranking is fused with a semantic one (sentence embeddings of each c
 passages, `semantic.py`) by `fusion.fuse`, which gives every candidate a calibrated
 probability and labels it strong / possible / weak: strong and possible ones are the
 matches, weak ones the partial matches (the relevance floor), those most like the first
-hit first (`fusion.by_likeness`), led by a confident first hit's nearest case
-(`nearest_to_first`).
+hit first (`fusion.by_likeness`; after a confident first hit, its stored similar cases a
+little higher), led by that hit's nearest case (`nearest_to_first`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from incidents.models import Case, CaseQuerySet, Facet
 from .backends import Backend, RankedRow, get_backend
 from .fusion import LIKENESS_DEPTH, STRONG, Candidate, by_likeness, fuse
 from .kinds import names_only_a_kind
-from .nearest_to_first import nearest_to_first
+from .nearest_to_first import first_hit_neighbours, nearest_to_first
 from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
@@ -64,8 +64,9 @@ def rank(plan: SearchPlan) -> Ranking:
     queries; one more to order the matches by date when the plan's sort is newest or
     oldest, one more when a strong case holding few of a pasted line's words must show it
     holds the line's failure signature, `signatures.holding_a_signature`; one more for the
-    nearest case of a confident first hit when sorted by relevance and naming no case id,
-    `nearest_to_first`); no query otherwise (a listing is a lazy queryset)."""
+    stored similar cases of a confident first hit when sorted by relevance and naming no
+    case id, `nearest_to_first.first_hit_neighbours`); no query otherwise (a listing is a
+    lazy queryset)."""
     if plan.kind == "browse":
         return Ranking(listing=_by_date(plan.cases, plan.sort))
     if plan.kind == "nothing" or plan.parsed is None:
@@ -113,12 +114,14 @@ def rank(plan: SearchPlan) -> Ranking:
     kind_only = not plan.references and names_only_a_kind(parsed, plan.library_size)
     ranked = fuse(rows, semantic, strong=not kind_only)
     ranked = holding_a_signature(ranked, plan.signatures, backend)
+    # Listed as like "the first hit", which it is only when the best match leads the list:
+    # sorted by date, or after a case the query names by id, it would not.
+    leads = plan.sort == "relevance" and not plan.case_ids
+    neighbours = first_hit_neighbours(ranked, allowed) if leads else {}
     if vectors is not None:
-        ranked = by_likeness(ranked, likeness_to_first(vectors, ranked))
-    if plan.sort == "relevance" and not plan.case_ids:
-        # Listed as like "the first hit", which it is only when the best match leads the
-        # list: sorted by date, or after a case the query names by id, it would not.
-        ranked = nearest_to_first(ranked, allowed)
+        ranked = by_likeness(ranked, likeness_to_first(vectors, ranked), neighbours)
+    if leads:
+        ranked = nearest_to_first(ranked, neighbours)
     if plan.case_ids:
         # A case named by its id comes first, whatever its words: the reader asked for it.
         named = [

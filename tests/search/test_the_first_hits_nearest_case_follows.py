@@ -82,6 +82,10 @@ def test_it_costs_one_query_only_after_a_confident_first_hit(monkeypatch):
     assert len(with_it.captured_queries) == len(without_it.captured_queries) + 1
 
 
+def nearest_to(ranked: list[Candidate], allowed) -> list[Candidate]:
+    return nearest_module.nearest_to_first(ranked, nearest_module.first_hit_neighbours(ranked, allowed))
+
+
 def candidate(case_id: str, p: float, confidence) -> Candidate:
     return Candidate(case_id, p, share=0.5, semantic=0.4, lexical_rank=1, confidence=confidence)
 
@@ -94,24 +98,24 @@ def test_the_nearest_case_is_the_nearest_the_filters_allow():
         .values_list("neighbour_id", flat=True)
     )
     assert len(neighbours) >= 2
-    added = nearest_module.nearest_to_first([first], Case.objects.published())
+    added = nearest_to([first], Case.objects.published())
     assert [(c.case_id, c.confidence, c.like) for c in added] == [
         ("IL-0497", STRONG, None),
         (neighbours[0], WEAK, "IL-0497"),
     ]
     allowed = Case.objects.published().exclude(id=neighbours[0])
-    added = nearest_module.nearest_to_first([first], allowed)
+    added = nearest_to([first], allowed)
     assert [c.case_id for c in added] == ["IL-0497", neighbours[1]]
     # None of its similar neighbours allowed: nothing is added.
     allowed = Case.objects.published().exclude(id__in=neighbours)
-    assert nearest_module.nearest_to_first([first], allowed) == [first]
+    assert nearest_to([first], allowed) == [first]
 
 
 def test_a_nearest_case_already_a_match_stays_where_it_is():
     first = candidate("IL-0497", 0.96, STRONG)
     nearest = candidate(nearest_of("IL-0497"), 0.3, POSSIBLE)
     other = candidate("IL-0428", 0.01, WEAK)
-    assert nearest_module.nearest_to_first([first, nearest, other], Case.objects.published()) == [
+    assert nearest_to([first, nearest, other], Case.objects.published()) == [
         first,
         nearest,
         other,
@@ -122,7 +126,7 @@ def test_a_partial_match_that_is_the_nearest_moves_up_keeping_its_score():
     first = candidate("IL-0497", 0.96, STRONG)
     other = candidate("IL-0428", 0.01, WEAK)
     nearest = candidate(nearest_of("IL-0497"), 0.002, WEAK)
-    moved = nearest_module.nearest_to_first([first, other, nearest], Case.objects.published())
+    moved = nearest_to([first, other, nearest], Case.objects.published())
     assert [(c.case_id, c.fused, c.like) for c in moved] == [
         ("IL-0497", 0.96, None),
         (nearest.case_id, 0.002, "IL-0497"),
