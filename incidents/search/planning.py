@@ -250,8 +250,13 @@ def plan(request: SearchRequest) -> SearchPlan:
     parsed, generic = without_words(parsed, GENERIC_EXCEPTIONS, ignore_case=False)
     if generic:
         notes.append(generic_note(generic))
+    lone = only_generic(parsed)
+    if lone:
+        # Alone, a generic exception name tells no case from another either: searched, it
+        # made whichever case quotes it a strong match (`RuntimeError` -> IL-0465).
+        notes.append(lone_generic_note(lone))
     unmatched: list[str] = []
-    if not parsed.is_empty:
+    if not parsed.is_empty and not lone:
         parsed, unmatched = widened_without(parsed, checked.in_no_case, vocab.lexicon)
     if unmatched:
         notes.extend(in_no_case_notes(unmatched))
@@ -259,7 +264,9 @@ def plan(request: SearchRequest) -> SearchPlan:
     if suggestion:
         notes.append(corrected_note(suggestion))
     kind: PlanKind = "ranked"
-    if parsed.is_empty:
+    if lone:
+        kind = "nothing"
+    elif parsed.is_empty:
         kind = "nothing"
         if not found:
             notes.append(_empty_note(parsed))
@@ -319,6 +326,21 @@ def without_words(
     return dataclasses.replace(parsed, groups=kept), list(dict.fromkeys(dropped))
 
 
+def only_generic(parsed: ParsedQuery) -> list[str]:
+    """The generic exception names (`GENERIC_EXCEPTIONS`, spelt as printed) of a query whose
+    every word of letters is one, each group a word alone (`RuntimeError`, `OSError 28`);
+    [] for any other query. Quoted, a name is searched as typed."""
+    lettered = [group for group in parsed.groups if _has_letters(group)]
+    if not lettered or not all(map(_is_generic_name, lettered)):
+        return []
+    return list(dict.fromkeys(group[0].words[0] for group in lettered))
+
+
+def _is_generic_name(group: list[Atom]) -> bool:
+    atom = group[0]
+    return len(group) == 1 and not atom.quoted and atom.words[0] in GENERIC_EXCEPTIONS
+
+
 def widened_without(
     parsed: ParsedQuery, words: tuple[str, ...], lexicon: dict[tuple[str, ...], list[VocabTerm]]
 ) -> tuple[ParsedQuery, list[str]]:
@@ -368,6 +390,16 @@ def generic_note(words: list[str]) -> str:
     return (
         f"{', '.join(words)} {'is' if one else 'are'} printed by too many failures to tell them"
         f" apart: searched without {'it' if one else 'them'}."
+    )
+
+
+def lone_generic_note(words: list[str]) -> str:
+    """The note of a query of generic exception names alone (`only_generic`): no case listed."""
+    one = len(words) == 1
+    return (
+        f"{', '.join(words)} {'is' if one else 'are'} printed by too many failures to tell them"
+        " apart, so no case is listed: add the message printed after"
+        f" {'it' if one else 'them'}, or paste the log into log matching."
     )
 
 
