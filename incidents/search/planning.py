@@ -93,6 +93,9 @@ class SearchPlan:
     # The retracted cases the same filters and reference tokens allow (lazy): search leaves
     # them out, but says when they are all the query matches (`withdrawn.retracted_matches`).
     retracted: CaseQuerySet | None = None
+    # Retracted cases a note already named with their reason (`in_no_case_notes`): the note
+    # that only retracted cases match names them without it again.
+    retracted_named: frozenset[str] = frozenset()
 
 
 def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
@@ -258,8 +261,10 @@ def plan(request: SearchRequest) -> SearchPlan:
     unmatched: list[str] = []
     if not parsed.is_empty and not lone:
         parsed, unmatched = widened_without(parsed, checked.in_no_case, vocab.lexicon)
+    retracted_named: frozenset[str] = frozenset()
     if unmatched:
-        notes.extend(in_no_case_notes(unmatched))
+        in_no_case, retracted_named = in_no_case_notes(unmatched)
+        notes.extend(in_no_case)
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
@@ -283,6 +288,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         notes=tuple(notes),
         library_size=vocab.library_size,
         signatures=_signatures(query, vocab),
+        retracted_named=retracted_named,
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude
@@ -365,17 +371,22 @@ def _has_letters(group: list[Atom]) -> bool:
     return any(char.isalpha() for atom in group for word in atom.words for char in word)
 
 
-def in_no_case_notes(words: list[str]) -> list[str]:
-    """The notes of a search run without `words`, which no published case contains: those
-    retracted cases contain named with them (`lookup.retracted_holding_note`), the others
-    said in no case (`in_no_case_note`). Queries: `withdrawn.retracted_holding`'s."""
+def in_no_case_notes(words: list[str]) -> tuple[list[str], frozenset[str]]:
+    """The notes of a search run without `words`, which no published case contains, and the
+    ids of the retracted cases they name with their reasons: the words the same retracted
+    cases contain named in one note (`lookup.retracted_holding_note`), the others said in
+    no case (`in_no_case_note`). Queries: `withdrawn.retracted_holding`'s."""
     # Imported here: withdrawn.py ranks with ranking.py, which reads this module's plans.
     from .withdrawn import retracted_holding
 
     held = retracted_holding(words)
     rest = [word for word in words if word not in held]
     notes = [in_no_case_note(rest)] if rest else []
-    return notes + [retracted_holding_note(word, cases) for word, cases in held.items()]
+    by_cases: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for word, cases in held.items():
+        by_cases.setdefault(tuple(cases), []).append(word)
+    notes += [retracted_holding_note(held_words, cases) for cases, held_words in by_cases.items()]
+    return notes, frozenset(case_id for cases in by_cases for case_id, _ in cases)
 
 
 def in_no_case_note(words: list[str]) -> str:

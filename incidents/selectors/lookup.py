@@ -294,15 +294,25 @@ RETRACTED_NAMED = 3
 
 
 def retracted_matches_note(
-    matched: list[tuple[str, str]] | tuple[tuple[str, str], ...], *, filtered: bool = False
+    matched: list[tuple[str, str]] | tuple[tuple[str, str], ...],
+    *,
+    filtered: bool = False,
+    named: frozenset[str] | set[str] = frozenset(),
 ) -> str:
     """What every door says when the only cases matching a query are retracted ones, `matched`
     as (id, reason), best first: `The only case matching this query is retracted: IL-0480
     (<reason>). It is left out of search; it still resolves by id (its page,
     GET /api/cases/IL-0480, get_incident).` Up to `RETRACTED_NAMED` are named, the others
     counted ("and 2 more"), as `retracted_note` words a retracted id named. `filtered`: the
-    query had filters ("matching this query with these filters")."""
+    query had filters ("matching this query with these filters"). `named`: ids an earlier
+    note of the same answer gave with their reason (`retracted_holding_note`): when every
+    case matched is one, the note names them only ("IL-0637, named above"), so a reason and
+    where the case resolves are said once per answer."""
     query = "this query with these filters" if filtered else "this query"
+    if matched and all(case_id in named for case_id, _ in matched):
+        ids = ", ".join(case_id for case_id, _ in matched)
+        cases = "case matching {} is" if len(matched) == 1 else "cases matching {} are"
+        return f"The only {cases.format(query)} retracted: {ids}, named above."
     listed = _retracted_list(matched)
     if len(matched) == 1:
         case_id = matched[0][0]
@@ -316,21 +326,26 @@ def retracted_matches_note(
     )
 
 
-def retracted_holding_note(word: str, holding: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
-    """What every door says of a word of the query no published case contains, searched
-    without, that retracted cases contain (`holding`, as (id, reason)), as
-    `retracted_matches_note` names them: `Only a retracted case contains “turbomind”: IL-0528
-    (<reason>). Searched without it; the case still resolves by id (its page,
-    GET /api/cases/IL-0528, get_incident).` (`planning.in_no_case_note` says "No case
-    contains" of a word no case holds.)"""
+def retracted_holding_note(
+    words: list[str] | tuple[str, ...], holding: list[tuple[str, str]] | tuple[tuple[str, str], ...]
+) -> str:
+    """What every door says of words of the query no published case contains, searched
+    without, that the same retracted cases contain (`holding`, as (id, reason)), as
+    `retracted_matches_note` names them: `Only a retracted case contains “SkyPilot”,
+    “exec”: IL-0637 (<reason>). Searched without them; the case still resolves by id (its
+    page, GET /api/cases/IL-0637, get_incident).` One note for all the words the same cases
+    hold: a note each repeated the reason (a new user's walkthrough).
+    (`planning.in_no_case_note` says "No case contains" of a word no case holds.)"""
     listed = _retracted_list(holding)
+    quoted = ", ".join(f"“{word}”" for word in words)
+    them = "it" if len(words) == 1 else "them"
     if len(holding) == 1:
         return (
-            f"Only a retracted case contains “{word}”: {listed}. Searched without it; the case still "
+            f"Only a retracted case contains {quoted}: {listed}. Searched without {them}; the case still "
             f"resolves by id (its page, GET /api/cases/{holding[0][0]}, get_incident)."
         )
     return (
-        f"Only retracted cases contain “{word}”: {listed}. Searched without it; each still resolves "
+        f"Only retracted cases contain {quoted}: {listed}. Searched without {them}; each still resolves "
         "by id (its page, GET /api/cases/<id>, get_incident)."
     )
 
