@@ -215,6 +215,9 @@ class LogLine:
     line: str  # at most 300 characters (ending in … when cut)
     terms: tuple[str, ...]  # vocabulary terms and tokens it matched, strongest first
     spans: tuple[tuple[int, int], ...]  # [start, end) offsets of the matches in `line`
+    # How many lines of the log it stands for: itself, its exact repeats and the lines
+    # repeating it but for their digits with the same terms (`hit_lines.fold_repeats`).
+    occurrences: int = 1
 
 
 @dataclass(frozen=True)
