@@ -40,6 +40,12 @@ def visible_case_ids() -> list[str]:
     return list(Case.objects.visible().order_by("id").values_list("id", flat=True))
 
 
+def published_case_ids() -> list[str]:
+    """Ids of published cases, sorted: the ids "closest ids" suggest (a retracted case's or a
+    merged-away id would send the reader to a withdrawn page or a redirect). One query."""
+    return list(Case.objects.published().order_by("id").values_list("id", flat=True))
+
+
 def visible_case_row(case_id: str) -> Case | None:
     """The published or retracted case with exactly this id, without prefetches: one query."""
     return Case.objects.visible().filter(id=case_id).first()

@@ -16,7 +16,7 @@ from typing import Literal
 from django.db.models import BooleanField, Exists, OuterRef, Value
 
 from ..models import Case, CaseQuerySet, Facet, Term
-from .cases import case_by_id, resolve_case_id, visible_case_ids
+from .cases import case_by_id, published_case_ids, resolve_case_id
 from .facets import FACETS_BY_NAME
 from .params import MAX_VALUE_CHARS, Problem, moved_note, unknown_term
 from .spelling import (
@@ -66,17 +66,19 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
     - another spelling of an existing id, or an id merged into another case: `canonical_id`
       (the kept case's id, with `merged_from` set), and `case` too when `follow` (tools that
       answer with the case rather than redirect);
-    - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
+    - no such case: `closest`, up to 3 published ids, likely typos first (one wrong, missing
       or extra digit: `IL-9428` -> `IL-0428`, `IL-04290` -> `IL-0429`; swapped digits;
       numeric neighbours), nearest to what was typed first (`spelling.closest_case_ids`);
-      none for text that is not id-like (no digit: `nccl-timeout`, `nope`).
+      none for text that is not id-like (no digit: `nccl-timeout`, `nope`). Never a
+      retracted id (`IL-9999` suggested the retracted IL-0637, a new user's walkthrough):
+      a suggestion is a case to read.
 
     Text longer than `MAX_CASE_ID_CHARS` is no id: nothing, without a query (the rule every
     door shares; MCP refuses such an `id` by its schema).
 
     Queries: exact hit 7 (the case and its prefetches); redirect 1 (+7 with `follow`,
     +1 for a spelling `case_by_id` misses); miss 3 (case, case-insensitive id, every
-    visible id; 2 when the text has no digit); overlong 0.
+    published id; 2 when the text has no digit); overlong 0.
     """
     if len(raw_id) > MAX_CASE_ID_CHARS:
         return CaseLookup()
@@ -94,7 +96,7 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
         )
     if not looks_like_case_id(raw_id):  # no id is near it: spare reading them all
         return CaseLookup()
-    return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
+    return CaseLookup(closest=closest_case_ids(raw_id, published_case_ids(), limit=MAX_CLOSEST))
 
 
 def find_published_case(raw_id: str) -> CaseLookup:
@@ -112,8 +114,41 @@ def find_published_case(raw_id: str) -> CaseLookup:
         case = Case.objects.published().filter(id=canonical).first()
         if case is not None:
             return CaseLookup(case=case, canonical_id=case.id)
-    published = list(Case.objects.published().order_by("id").values_list("id", flat=True))
-    return CaseLookup(closest=closest_case_ids(raw_id, published, limit=MAX_CLOSEST))
+    return CaseLookup(closest=closest_case_ids(raw_id, published_case_ids(), limit=MAX_CLOSEST))
+
+
+class KeptCaseProblem(ValueError):
+    """Why `case_to_keep` found no case to merge into, in words every door shows as they are."""
+
+    def __init__(self, message: str, *, unknown: bool) -> None:
+        super().__init__(message)
+        self.unknown = unknown  # no such case at all (a 404), rather than one that cannot be kept
+
+
+def case_to_keep(raw_id: str) -> str:
+    """The stored id of the case a merge keeps, read from `raw_id` in any spelling the API's
+    case URLs take (`IL-0431`, `il-0431`, `IL0431`, `431`), as the admin's merge form and
+    `POST /api/cases/{id}/merge`'s `into` both read it: the admin refused `il-0431` ("no case
+    'il-0431'", a new user's walkthrough). A case of any status is returned as stored (the
+    merge says why a draft or retracted case cannot be kept).
+
+    Raises `KeptCaseProblem`: an id merged into another case names the case to merge into
+    instead; an unknown id names the closest published ids. Queries: 1 found, 2-3 not."""
+    stripped = raw_id.strip()
+    if not stripped or len(stripped) > MAX_CASE_ID_CHARS:
+        raise KeptCaseProblem(f"no case {stripped!r}: ids look like IL-0428", unknown=True)
+    wanted = normalize_case_id(stripped)
+    row = Case.objects.filter(id__iexact=wanted).values_list("id", "status", "merged_into_id").first()
+    if row is not None:
+        case_id, status, merged_into = row
+        if status == Case.Status.MERGED and merged_into:
+            raise KeptCaseProblem(
+                f"{case_id} was merged into {merged_into}: merge into {merged_into}", unknown=False
+            )
+        return case_id
+    closest = closest_case_ids(stripped, published_case_ids(), limit=MAX_CLOSEST)
+    hint = f"; the closest ids: {', '.join(closest)}" if closest else ""
+    raise KeptCaseProblem(f"no case {stripped!r}{hint}", unknown=True)
 
 
 @dataclass(frozen=True)
