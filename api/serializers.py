@@ -365,6 +365,13 @@ class MatchedLineSerializer(ResponseSerializer):
         child=serializers.CharField(),
         help_text="Vocabulary terms and tokens the line matched, strongest first.",
     )
+    occurrences = serializers.IntegerField(
+        help_text=(
+            "How many lines of the text it stands for (1 or more): itself and the lines repeating it,"
+            " exactly or but for their digits (timestamps, pids, ranks), with the same terms;"
+            " `line_number` is the first."
+        )
+    )
 
 
 class LogLineSerializer(ResponseSerializer):
@@ -376,6 +383,13 @@ class LogLineSerializer(ResponseSerializer):
     spans = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="[start, end) character offsets of the matches in `line`.",
+    )
+    occurrences = serializers.IntegerField(
+        help_text=(
+            "How many lines of the text it stands for (1 or more): itself and the lines repeating it,"
+            " exactly or but for their digits (timestamps, pids, ranks), with the same terms;"
+            " `line_number` is the first."
+        )
     )
 
 

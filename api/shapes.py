@@ -124,7 +124,8 @@ def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
     # page give them (`LogHit.lines`); earlier versions gave one entry per (line, term), with
     # `term`, beside the deduplicated `lines`.
     entry["matched_lines"] = [
-        {"line_number": m.line_number, "line": m.line, "terms": list(m.terms)} for m in hit.lines
+        {"line_number": m.line_number, "line": m.line, "terms": list(m.terms), "occurrences": m.occurrences}
+        for m in hit.lines
     ]
     entry["lines"] = [
         {
@@ -132,6 +133,7 @@ def log_hit(hit: LogHit, request: Request) -> dict[str, Any]:
             "line": m.line,
             "terms": list(m.terms),
             "spans": [list(s) for s in m.spans],
+            "occurrences": m.occurrences,
         }
         for m in hit.lines
     ]

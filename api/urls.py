@@ -6,6 +6,7 @@ from incidents.proposals.api import LookalikesView, ProposalCreateView, Proposal
 
 from . import views
 from .views.history import CaseHistoryView
+from .views.index import ApiIndexView
 from .views.writes import CaseMergeView, CaseStatusView
 
 app_name = "api"
@@ -15,6 +16,7 @@ app_name = "api"
 swagger_styles = csp_update({"style-src": ["'unsafe-inline'"]})
 
 urlpatterns = [
+    path("", ApiIndexView.as_view(), name="index"),
     path("cases/", views.CaseListView.as_view(), name="case-list"),
     path("cases/<str:case_id>", views.CaseDetailView.as_view(), name="case-detail"),
     path("cases/<str:case_id>/similar", views.CaseSimilarView.as_view(), name="case-similar"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from incidents.selectors import CaseLookup, TopicLookup, find_case
-from incidents.selectors.cases import visible_case_ids
+from incidents.selectors.cases import published_case_ids
 from incidents.selectors.lookup import MAX_CLOSEST
 from incidents.selectors.spelling import closest_case_ids
 
@@ -22,7 +22,7 @@ def find_case_id(raw_id: str) -> CaseLookup:
     """The case `raw_id` names (followed to its canonical spelling), or the closest ids."""
     if _CONTROL.search(raw_id):
         return CaseLookup(
-            closest=closest_case_ids(_CONTROL.sub("", raw_id), visible_case_ids(), limit=MAX_CLOSEST)
+            closest=closest_case_ids(_CONTROL.sub("", raw_id), published_case_ids(), limit=MAX_CLOSEST)
         )
     return find_case(raw_id, follow=True)
 

@@ -208,6 +208,10 @@ class MatchedLine(BaseModel):
     terms: list[str] = Field(
         description="The failure signatures (vocabulary terms or error tokens) found in it."
     )
+    occurrences: int = Field(
+        default=1,
+        description="Lines it stands for: itself and repeats differing only in digits.",
+    )
 
 
 class LogMatch(CaseSummary):

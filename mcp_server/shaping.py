@@ -63,7 +63,10 @@ def matched_lines(lines: Iterable[search.LogLine]) -> list[MatchedLine]:
     """A hit's matched lines as the tool gives them: each line once with every term it
     matched, strongest first (`LogHit.lines`, the lines the API's `matched_lines` and the
     /match/ page show), its text left to the result's `lines`."""
-    return [MatchedLine(line_number=line.line_number, terms=list(line.terms)) for line in lines]
+    return [
+        MatchedLine(line_number=line.line_number, terms=list(line.terms), occurrences=line.occurrences)
+        for line in lines
+    ]
 
 
 def log_lines(lines: Iterable[search.LogLine], wanted: set[int]) -> list[LogLine]:

@@ -25,6 +25,7 @@ from incidents import selectors, workflow
 from incidents.documents import case_document
 from incidents.models import Case
 from incidents.problems import CaseImportError
+from incidents.selectors.lookup import KeptCaseProblem, case_to_keep
 
 from .. import schema, shapes
 from ..editing import (
@@ -297,6 +298,11 @@ class CaseMergeView(WriteAuthentication, ApiView):
         with services.writing_cases():
             case = _editable_case(case_id)
             check_if_match(request, case)
+            try:
+                # `il-0431` and `IL0431` as the case URLs take them; a merged id names its kept case.
+                kept = case_to_keep(kept)
+            except KeptCaseProblem as problem:
+                raise (NotFound(str(problem)) if problem.unknown else Conflict(str(problem))) from None
             try:
                 services.merge_cases(case_id, kept, user=request.user, reason=reason)
             except (workflow.WorkflowError, workflow.NotAllowed) as error:

@@ -134,7 +134,7 @@ class CaseWorkflowActions(admin.ModelAdmin):
             MergeForm,
             "Merge",
             lambda case, data: services.merge_cases(
-                case.id, data["kept"].strip(), user=request.user, reason=data["reason"]
+                case.id, data["kept"], user=request.user, reason=data["reason"]
             ),
         )
 

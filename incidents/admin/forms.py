@@ -16,6 +16,7 @@ from ..documents import case_document
 from ..line_endings import MultilineField
 from ..models import Case, CaseTerm, Facet, ScaleTable, Term
 from ..proposals.models import Proposal
+from ..selectors.lookup import KeptCaseProblem, case_to_keep
 from ..vocabulary import term_problems
 from .common import ADMIN_EDIT, JSON_FIELDS, LIST_FIELDS, LinesField, NullBlanksForm, https_urls
 from .inlines import rows_heading
@@ -186,10 +187,18 @@ class RetractForm(forms.Form):
 
 
 class MergeForm(forms.Form):
-    """Merging a case into another: the id that stays and an optional reason."""
+    """Merging a case into another: the id that stays, in any spelling the API takes
+    (`il-0431`, `IL0431`: `lookup.case_to_keep`, which names the closest ids of an unknown
+    one), and an optional reason."""
 
     kept = forms.CharField(label="Keep case", max_length=12, help_text="The id that stays, e.g. IL-0428.")
     reason = forms.CharField(required=False, max_length=2000)
+
+    def clean_kept(self) -> str:
+        try:
+            return case_to_keep(self.cleaned_data["kept"])
+        except KeptCaseProblem as problem:
+            raise forms.ValidationError(str(problem)) from None
 
 
 class ScaleTableAdminForm(ReasonForm):

@@ -11,18 +11,26 @@ Channel 00/16 ...` lines differing in their numbers only filled a hit's first pl
 where it was printed (the logger's source path), and one that repeats a context line shown
 already but for its digits (the first stands for them). The ranking is unchanged: context
 still weighs (`log_scores.CONTEXT_WEIGHT`); only what is shown is trimmed.
+
+Any listed line repeating another but for its digits (timestamps, pids, ranks, `3/3
+attempts left`) with the same terms is listed once, at its first number, with how many
+lines it stands for (`fold_repeats`): a torchrun log's 20 `Worker group FAILED. 3/3
+attempts left; will restart worker group` lines, each at its own time, filled 20 of a
+hit's 34 rows (a new user's walkthrough).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from .patterns import SOURCE_FILE_PATTERN, compile_pattern, inside
 
 # Where a line was printed: a source file with the directories before it
 # (`torch/distributed/run.py:793`, `transport/net_ib.cc:1696`), as loggers prefix a line.
 SOURCE_LOCATION = compile_pattern(r"(?:[\w.-]+/)*" + SOURCE_FILE_PATTERN, ignore_case=False)
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+_DIGITS = re.compile(r"\d+")
 
 # (line, name) -> the [start, end) spans where `name` is read in `line`.
 Places = Callable[[str, str], list[tuple[int, int]]]
@@ -47,14 +55,37 @@ def says_a_name(line: str, names: Iterable[str], places: Places) -> bool:
 
 def context_shown(lines: Iterable[tuple[str, list[str]]], places: Places) -> set[str]:
     """Of a hit's context lines, in log order (line, the names it shares with the case), the
-    ones shown: each saying one of its names (`says_a_name`), and not the same as a line
-    kept before it but for its digits."""
-    shown: set[str] = set()
-    forms: set[str] = set()
-    for line, names in lines:
-        form = line.translate(_DIGITS_AS_ZERO)
-        if form in forms or not says_a_name(line, names, places):
+    ones shown: each saying one of its names (`says_a_name`). Repeats but for digits are
+    folded with the signature lines' (`fold_repeats`)."""
+    return {line for line, names in lines if says_a_name(line, names, places)}
+
+
+def but_for_digits(line: str) -> str:
+    """`line` with every run of digits read as one 0: two lines with the same form differ
+    only in their numbers, of any length (`12:00:01 ... 3/3 attempts` and `12:00:07 ...
+    2/3 attempts`; `[rank 9]` and `[rank 10]`)."""
+    return _DIGITS.sub("0", line)
+
+
+Key = TypeVar("Key")
+
+
+def fold_repeats(lines: Iterable[tuple[Key, str, list[str], int]]) -> list[tuple[Key, str, list[str], int]]:
+    """`lines` (key, line, its names, how many lines of the log it is) in the order listed,
+    each line repeating an earlier one but for its digits, with none but that one's names,
+    left out and counted in that earlier one's number: (key, line, names, occurrences) in
+    the same order. The names are part of the sameness: `Xid 79` and `Xid 48` lines differ
+    only in digits, yet they are two signatures; a rare word read on a line's first
+    occurrence only leaves its repeats fewer names, and they are still its repeats."""
+    kept: list[list] = []
+    by_form: dict[str, list[list]] = {}
+    for key, line, names, count in lines:
+        alike = by_form.setdefault(but_for_digits(line), [])
+        first = next((entry for entry in alike if set(names) <= set(entry[2])), None)
+        if first is not None:
+            first[3] += count
             continue
-        forms.add(form)
-        shown.add(line)
-    return shown
+        entry = [key, line, names, count]
+        alike.append(entry)
+        kept.append(entry)
+    return [(key, line, names, count) for key, line, names, count in kept]

@@ -67,13 +67,14 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             hits=[_listed_hit(plan, case) for case in listed],
             total=total,
             facets=facets,
-            notes=notes,
+            notes=_once(notes),
             browsing=plan.kind == "browse" and not plan.references and not plan.case_ids,
-            reading_notes=tuple(notes),
+            reading_notes=tuple(_once(notes)),
         )
     if plan.kind == "nothing" or plan.parsed is None:
+        said = _once(notes)
         return SearchResults(
-            hits=[], total=0, facets=counts(plan.cases.none()), notes=notes, reading_notes=tuple(notes)
+            hits=[], total=0, facets=counts(plan.cases.none()), notes=said, reading_notes=tuple(said)
         )
 
     matches, weak = ranking.matches, ranking.weak
@@ -94,7 +95,9 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     if not matches:
         if ranking.retracted:
             # Not "no case matches": the knowledge exists, and was withdrawn (and why).
-            said_empty.append(retracted_matches_note(ranking.retracted, filtered=plan.filtered))
+            said_empty.append(
+                retracted_matches_note(ranking.retracted, filtered=plan.filtered, named=plan.retracted_named)
+            )
             reading.append(said_empty[-1])
         if weak:
             published = "published case" if ranking.retracted else "case"
@@ -113,14 +116,20 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         partial_hits=[h for h in hits if h.is_partial],
         total=len(matches),
         facets=_match_counts(plan, [c.case_id for c in matches]),
-        notes=notes,
+        notes=_once(notes),
         terms=[t.name for t in plan.parsed.terms],
         partial_total=len(weak),
         suggestion=plan.suggestion,
         retracted_matches=tuple(case_id for case_id, _ in ranking.retracted),
         empty_result_notes=tuple(said_empty),
-        reading_notes=tuple(reading),
+        reading_notes=tuple(_once(reading)),
     )
+
+
+def _once(notes: list[str]) -> list[str]:
+    """`notes` in order, each said once: the notes of filters, the plan and the ranking are
+    written apart, and a reader told the same thing twice wonders what differs."""
+    return list(dict.fromkeys(notes))
 
 
 def _listed_hit(plan: SearchPlan, case: Case) -> SearchHit:

@@ -12,7 +12,7 @@ import re2
 
 from incidents.models import Case, Facet
 
-from .hit_lines import context_shown
+from .hit_lines import context_shown, fold_repeats
 from .log_confidence import Shared
 from .log_findings import Findings
 from .log_lines import shown_line
@@ -170,11 +170,11 @@ class HitExplainer:
         else None. Adds the lines it lists to `shared_lines`."""
         case_id = case.pk
         named = self.evidence_of(case_id)[0]
-        shown = self._lines_shown([*named, *self.word_reasons.get(case_id, [])])
-        self.shared_lines.update(line for _, (line, _) in shown)
+        shown, shares = self._lines_shown([*named, *self.word_reasons.get(case_id, [])])
+        self.shared_lines.update(shares)
         rare = [word for word, _ in self.word_reasons.get(case_id, [])]
         versions = {f"{name} {version}" for name, version in self.tally.versions_of.get(case_id, ())}
-        listed = [(number, names) for (_, number), (_, names) in shown]
+        listed = [(number, names) for (_, number), (_, names), _ in shown]
         shared_names = _first_lines(listed, leaving_out={*self.component_names, *rare, *versions})
         return LogHit(
             case=case,
@@ -186,8 +186,9 @@ class HitExplainer:
                     line=shown_line(line),
                     terms=tuple(names),
                     spans=self.spans.of(shown_line(line), names),
+                    occurrences=count,
                 )
-                for (_, number), (line, names) in shown
+                for (_, number), (line, names), count in shown
             ],
             confidence=label,
             why=why_log_listed(
@@ -203,17 +204,22 @@ class HitExplainer:
 
     def _lines_shown(
         self, evidence: list[tuple[str, Evidence]]
-    ) -> list[tuple[tuple[bool, int], tuple[str, list[str]]]]:
+    ) -> tuple[list[tuple[tuple[bool, int], tuple[str, list[str]], int]], set[str]]:
         """The lines a hit lists of its `evidence` (name, evidence), at most
         `MAX_LINES_PER_HIT`: ((context only, first line number), (line, the names it
-        shows)), signature lines first, then the context lines that say something."""
+        shows), how many lines of the log it stands for), signature lines first, then the
+        context lines that say something, each repeat but for digits folded into the first
+        (`hit_lines.fold_repeats`); and every line those stand for (the reading counts them
+        all as lines a hit shares)."""
         # Each distinct line once, at its first number, as the reading counts lines: a line
         # the log repeats (every rank printing it) was listed at each number it had, so a hit
         # could list more lines than the reading said carry anything.
         per_line: dict[str, tuple[int, list[str]]] = {}
+        numbers: dict[str, set[int]] = {}
         for name, found in evidence:
             for number, line in found.lines:
                 first, names = per_line.setdefault(line, (number, []))
+                numbers.setdefault(line, set()).add(number)
                 if number < first:
                     per_line[line] = (number, names)
                 if name not in names:
@@ -224,17 +230,19 @@ class HitExplainer:
         # five) ahead of the watchdog line that was the evidence.
         context_only = {line for line, (_, names) in per_line.items() if set(names) <= self.component_names}
         # Of those, the ones that say something (`hit_lines.context_shown`): not a launcher's
-        # banner printed from a path naming the component, nor a run differing in digits.
+        # banner printed from a path naming the component.
         readable = context_shown(
             ((line, per_line[line][1]) for line in sorted(context_only, key=lambda x: per_line[x][0])),
             self.spans.places,
         )
-        shown = sorted(
-            ((line in context_only, number), (line, names))
-            for line, (number, names) in per_line.items()
+        listed = sorted(
+            ((line in context_only, number), line)
+            for line, (number, _) in per_line.items()
             if line not in context_only or line in readable
         )
-        return shown[:MAX_LINES_PER_HIT]
+        folded = fold_repeats((key, line, per_line[line][1], len(numbers[line])) for key, line in listed)
+        shown = [(key, (line, names), count) for key, line, names, count in folded]
+        return shown[:MAX_LINES_PER_HIT], {line for _, line in listed}
 
 
 def _first_lines(shown: list[tuple[int, list[str]]], leaving_out: set[str]) -> list[tuple[str, int]]:

@@ -93,6 +93,9 @@ class SearchPlan:
     # The retracted cases the same filters and reference tokens allow (lazy): search leaves
     # them out, but says when they are all the query matches (`withdrawn.retracted_matches`).
     retracted: CaseQuerySet | None = None
+    # Retracted cases a note already named with their reason (`in_no_case_notes`): the note
+    # that only retracted cases match names them without it again.
+    retracted_named: frozenset[str] = frozenset()
 
 
 def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
@@ -250,16 +253,25 @@ def plan(request: SearchRequest) -> SearchPlan:
     parsed, generic = without_words(parsed, GENERIC_EXCEPTIONS, ignore_case=False)
     if generic:
         notes.append(generic_note(generic))
+    lone = only_generic(parsed)
+    if lone:
+        # Alone, a generic exception name tells no case from another either: searched, it
+        # made whichever case quotes it a strong match (`RuntimeError` -> IL-0465).
+        notes.append(lone_generic_note(lone))
     unmatched: list[str] = []
-    if not parsed.is_empty:
+    if not parsed.is_empty and not lone:
         parsed, unmatched = widened_without(parsed, checked.in_no_case, vocab.lexicon)
+    retracted_named: frozenset[str] = frozenset()
     if unmatched:
-        notes.extend(in_no_case_notes(unmatched))
+        in_no_case, retracted_named = in_no_case_notes(unmatched)
+        notes.extend(in_no_case)
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
     kind: PlanKind = "ranked"
-    if parsed.is_empty:
+    if lone:
+        kind = "nothing"
+    elif parsed.is_empty:
         kind = "nothing"
         if not found:
             notes.append(_empty_note(parsed))
@@ -276,6 +288,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         notes=tuple(notes),
         library_size=vocab.library_size,
         signatures=_signatures(query, vocab),
+        retracted_named=retracted_named,
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude
@@ -319,6 +332,21 @@ def without_words(
     return dataclasses.replace(parsed, groups=kept), list(dict.fromkeys(dropped))
 
 
+def only_generic(parsed: ParsedQuery) -> list[str]:
+    """The generic exception names (`GENERIC_EXCEPTIONS`, spelt as printed) of a query whose
+    every word of letters is one, each group a word alone (`RuntimeError`, `OSError 28`);
+    [] for any other query. Quoted, a name is searched as typed."""
+    lettered = [group for group in parsed.groups if _has_letters(group)]
+    if not lettered or not all(map(_is_generic_name, lettered)):
+        return []
+    return list(dict.fromkeys(group[0].words[0] for group in lettered))
+
+
+def _is_generic_name(group: list[Atom]) -> bool:
+    atom = group[0]
+    return len(group) == 1 and not atom.quoted and atom.words[0] in GENERIC_EXCEPTIONS
+
+
 def widened_without(
     parsed: ParsedQuery, words: tuple[str, ...], lexicon: dict[tuple[str, ...], list[VocabTerm]]
 ) -> tuple[ParsedQuery, list[str]]:
@@ -343,17 +371,22 @@ def _has_letters(group: list[Atom]) -> bool:
     return any(char.isalpha() for atom in group for word in atom.words for char in word)
 
 
-def in_no_case_notes(words: list[str]) -> list[str]:
-    """The notes of a search run without `words`, which no published case contains: those
-    retracted cases contain named with them (`lookup.retracted_holding_note`), the others
-    said in no case (`in_no_case_note`). Queries: `withdrawn.retracted_holding`'s."""
+def in_no_case_notes(words: list[str]) -> tuple[list[str], frozenset[str]]:
+    """The notes of a search run without `words`, which no published case contains, and the
+    ids of the retracted cases they name with their reasons: the words the same retracted
+    cases contain named in one note (`lookup.retracted_holding_note`), the others said in
+    no case (`in_no_case_note`). Queries: `withdrawn.retracted_holding`'s."""
     # Imported here: withdrawn.py ranks with ranking.py, which reads this module's plans.
     from .withdrawn import retracted_holding
 
     held = retracted_holding(words)
     rest = [word for word in words if word not in held]
     notes = [in_no_case_note(rest)] if rest else []
-    return notes + [retracted_holding_note(word, cases) for word, cases in held.items()]
+    by_cases: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for word, cases in held.items():
+        by_cases.setdefault(tuple(cases), []).append(word)
+    notes += [retracted_holding_note(held_words, cases) for cases, held_words in by_cases.items()]
+    return notes, frozenset(case_id for cases in by_cases for case_id, _ in cases)
 
 
 def in_no_case_note(words: list[str]) -> str:
@@ -368,6 +401,16 @@ def generic_note(words: list[str]) -> str:
     return (
         f"{', '.join(words)} {'is' if one else 'are'} printed by too many failures to tell them"
         f" apart: searched without {'it' if one else 'them'}."
+    )
+
+
+def lone_generic_note(words: list[str]) -> str:
+    """The note of a query of generic exception names alone (`only_generic`): no case listed."""
+    one = len(words) == 1
+    return (
+        f"{', '.join(words)} {'is' if one else 'are'} printed by too many failures to tell them"
+        " apart, so no case is listed: add the message printed after"
+        f" {'it' if one else 'them'}, or paste the log into log matching."
     )
 
 

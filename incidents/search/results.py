@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from incidents.models import Case, Term
 
+from .text import stem, words
 from .why_words import matched_words
 
 # The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
@@ -67,6 +69,23 @@ def tagged_sentence(matched_terms: Sequence[str]) -> str:
     """`why_listed`'s sentence naming the query's vocabulary terms a case carries, which a
     search card leaves out beside its own "Tagged:" line (`SearchHit.why_beside_tags`)."""
     return f"Tagged: {', '.join(matched_terms)}."
+
+
+# The `Matches: a, b.` sentence of a `why` (a word may hold a dot: `2.18.1`).
+_MATCHES = re.compile(r"Matches: (.+?)\.(?=\s|$)\s*")
+
+
+def _untagged(listed: str, tagged: set[str]) -> str:
+    """`Matches: <listed>.` without the items (a word, or words such as `Training hangs`)
+    whose every word's stem is one of `tagged`, "" when none is left, followed by a space as
+    the sentence was."""
+    kept = [item for item in listed.split(", ") if not _said_by(item, tagged)]
+    return f"Matches: {', '.join(kept)}. " if kept else ""
+
+
+def _said_by(item: str, tagged: set[str]) -> bool:
+    stems = {stem(word) for word in words(item)}
+    return bool(stems) and stems <= tagged
 
 
 def why_listed(
@@ -183,11 +202,14 @@ class SearchHit:
         """`why` as a search result card shows it under its own "Tagged:" line (the
         `matched_vocabulary`, each term's facet named): without the `Tagged: ...` sentence
         `why_listed` ends with when no word is marked, which would name the same terms again
-        in a line starting alike; None when nothing else is said."""
-        tagged = tagged_sentence(self.matched_terms)
-        if not (self.why and self.matched_vocabulary and self.why.endswith(tagged)):
+        in a line starting alike, and without the `Matches:` words that are a tagged term's
+        words (`hanging` under "Tagged: Training hang (symptom)": the same word said twice,
+        a new user's walkthrough); None when nothing else is said."""
+        if not (self.why and self.matched_vocabulary):
             return self.why
-        return self.why.removesuffix(tagged).strip() or None
+        why = self.why.removesuffix(tagged_sentence(self.matched_terms)).strip()
+        tagged = {stem(word) for _, name in self.matched_vocabulary for word in words(name)}
+        return _MATCHES.sub(lambda found: _untagged(found.group(1), tagged), why).strip() or None
 
 
 @dataclass(frozen=True)
@@ -222,6 +244,9 @@ class LogLine:
     line: str  # at most 300 characters (ending in … when cut)
     terms: tuple[str, ...]  # vocabulary terms and tokens it matched, strongest first
     spans: tuple[tuple[int, int], ...]  # [start, end) offsets of the matches in `line`
+    # How many lines of the log it stands for: itself, its exact repeats and the lines
+    # repeating it but for their digits with the same terms (`hit_lines.fold_repeats`).
+    occurrences: int = 1
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,12 @@ def visible_case_ids() -> list[str]:
     return list(Case.objects.visible().order_by("id").values_list("id", flat=True))
 
 
+def published_case_ids() -> list[str]:
+    """Ids of published cases, sorted: the ids "closest ids" suggest (a retracted case's or a
+    merged-away id would send the reader to a withdrawn page or a redirect). One query."""
+    return list(Case.objects.published().order_by("id").values_list("id", flat=True))
+
+
 def resolve_case_id(case_id: str) -> str | None:
     """The stored spelling of a visible case's id (`il-0428` -> `IL-0428`) or, for an id
     merged into another case, the kept case's id; None when neither. One query."""

@@ -16,7 +16,7 @@ from typing import Literal
 from django.db.models import BooleanField, Exists, OuterRef, Value
 
 from ..models import Case, CaseQuerySet, Facet, Term
-from .cases import case_by_id, resolve_case_id, visible_case_ids
+from .cases import case_by_id, published_case_ids, resolve_case_id
 from .facets import FACETS_BY_NAME
 from .params import MAX_VALUE_CHARS, Problem, moved_note, unknown_term
 from .spelling import (
@@ -66,17 +66,19 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
     - another spelling of an existing id, or an id merged into another case: `canonical_id`
       (the kept case's id, with `merged_from` set), and `case` too when `follow` (tools that
       answer with the case rather than redirect);
-    - no such case: `closest`, up to 3 existing ids, likely typos first (one wrong, missing
+    - no such case: `closest`, up to 3 published ids, likely typos first (one wrong, missing
       or extra digit: `IL-9428` -> `IL-0428`, `IL-04290` -> `IL-0429`; swapped digits;
       numeric neighbours), nearest to what was typed first (`spelling.closest_case_ids`);
-      none for text that is not id-like (no digit: `nccl-timeout`, `nope`).
+      none for text that is not id-like (no digit: `nccl-timeout`, `nope`). Never a
+      retracted id (`IL-9999` suggested the retracted IL-0637, a new user's walkthrough):
+      a suggestion is a case to read.
 
     Text longer than `MAX_CASE_ID_CHARS` is no id: nothing, without a query (the rule every
     door shares; MCP refuses such an `id` by its schema).
 
     Queries: exact hit 7 (the case and its prefetches); redirect 1 (+7 with `follow`,
     +1 for a spelling `case_by_id` misses); miss 3 (case, case-insensitive id, every
-    visible id; 2 when the text has no digit); overlong 0.
+    published id; 2 when the text has no digit); overlong 0.
     """
     if len(raw_id) > MAX_CASE_ID_CHARS:
         return CaseLookup()
@@ -94,7 +96,7 @@ def find_case(raw_id: str, *, follow: bool = False) -> CaseLookup:
         )
     if not looks_like_case_id(raw_id):  # no id is near it: spare reading them all
         return CaseLookup()
-    return CaseLookup(closest=closest_case_ids(raw_id, visible_case_ids(), limit=MAX_CLOSEST))
+    return CaseLookup(closest=closest_case_ids(raw_id, published_case_ids(), limit=MAX_CLOSEST))
 
 
 def find_published_case(raw_id: str) -> CaseLookup:
@@ -112,8 +114,41 @@ def find_published_case(raw_id: str) -> CaseLookup:
         case = Case.objects.published().filter(id=canonical).first()
         if case is not None:
             return CaseLookup(case=case, canonical_id=case.id)
-    published = list(Case.objects.published().order_by("id").values_list("id", flat=True))
-    return CaseLookup(closest=closest_case_ids(raw_id, published, limit=MAX_CLOSEST))
+    return CaseLookup(closest=closest_case_ids(raw_id, published_case_ids(), limit=MAX_CLOSEST))
+
+
+class KeptCaseProblem(ValueError):
+    """Why `case_to_keep` found no case to merge into, in words every door shows as they are."""
+
+    def __init__(self, message: str, *, unknown: bool) -> None:
+        super().__init__(message)
+        self.unknown = unknown  # no such case at all (a 404), rather than one that cannot be kept
+
+
+def case_to_keep(raw_id: str) -> str:
+    """The stored id of the case a merge keeps, read from `raw_id` in any spelling the API's
+    case URLs take (`IL-0431`, `il-0431`, `IL0431`, `431`), as the admin's merge form and
+    `POST /api/cases/{id}/merge`'s `into` both read it: the admin refused `il-0431` ("no case
+    'il-0431'", a new user's walkthrough). A case of any status is returned as stored (the
+    merge says why a draft or retracted case cannot be kept).
+
+    Raises `KeptCaseProblem`: an id merged into another case names the case to merge into
+    instead; an unknown id names the closest published ids. Queries: 1 found, 2-3 not."""
+    stripped = raw_id.strip()
+    if not stripped or len(stripped) > MAX_CASE_ID_CHARS:
+        raise KeptCaseProblem(f"no case {stripped!r}: ids look like IL-0428", unknown=True)
+    wanted = normalize_case_id(stripped)
+    row = Case.objects.filter(id__iexact=wanted).values_list("id", "status", "merged_into_id").first()
+    if row is not None:
+        case_id, status, merged_into = row
+        if status == Case.Status.MERGED and merged_into:
+            raise KeptCaseProblem(
+                f"{case_id} was merged into {merged_into}: merge into {merged_into}", unknown=False
+            )
+        return case_id
+    closest = closest_case_ids(stripped, published_case_ids(), limit=MAX_CLOSEST)
+    hint = f"; the closest ids: {', '.join(closest)}" if closest else ""
+    raise KeptCaseProblem(f"no case {stripped!r}{hint}", unknown=True)
 
 
 @dataclass(frozen=True)
@@ -294,15 +329,25 @@ RETRACTED_NAMED = 3
 
 
 def retracted_matches_note(
-    matched: list[tuple[str, str]] | tuple[tuple[str, str], ...], *, filtered: bool = False
+    matched: list[tuple[str, str]] | tuple[tuple[str, str], ...],
+    *,
+    filtered: bool = False,
+    named: frozenset[str] | set[str] = frozenset(),
 ) -> str:
     """What every door says when the only cases matching a query are retracted ones, `matched`
     as (id, reason), best first: `The only case matching this query is retracted: IL-0480
     (<reason>). It is left out of search; it still resolves by id (its page,
     GET /api/cases/IL-0480, get_incident).` Up to `RETRACTED_NAMED` are named, the others
     counted ("and 2 more"), as `retracted_note` words a retracted id named. `filtered`: the
-    query had filters ("matching this query with these filters")."""
+    query had filters ("matching this query with these filters"). `named`: ids an earlier
+    note of the same answer gave with their reason (`retracted_holding_note`): when every
+    case matched is one, the note names them only ("IL-0637, named above"), so a reason and
+    where the case resolves are said once per answer."""
     query = "this query with these filters" if filtered else "this query"
+    if matched and all(case_id in named for case_id, _ in matched):
+        ids = ", ".join(case_id for case_id, _ in matched)
+        cases = "case matching {} is" if len(matched) == 1 else "cases matching {} are"
+        return f"The only {cases.format(query)} retracted: {ids}, named above."
     listed = _retracted_list(matched)
     if len(matched) == 1:
         case_id = matched[0][0]
@@ -316,21 +361,26 @@ def retracted_matches_note(
     )
 
 
-def retracted_holding_note(word: str, holding: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
-    """What every door says of a word of the query no published case contains, searched
-    without, that retracted cases contain (`holding`, as (id, reason)), as
-    `retracted_matches_note` names them: `Only a retracted case contains “turbomind”: IL-0528
-    (<reason>). Searched without it; the case still resolves by id (its page,
-    GET /api/cases/IL-0528, get_incident).` (`planning.in_no_case_note` says "No case
-    contains" of a word no case holds.)"""
+def retracted_holding_note(
+    words: list[str] | tuple[str, ...], holding: list[tuple[str, str]] | tuple[tuple[str, str], ...]
+) -> str:
+    """What every door says of words of the query no published case contains, searched
+    without, that the same retracted cases contain (`holding`, as (id, reason)), as
+    `retracted_matches_note` names them: `Only a retracted case contains “SkyPilot”,
+    “exec”: IL-0637 (<reason>). Searched without them; the case still resolves by id (its
+    page, GET /api/cases/IL-0637, get_incident).` One note for all the words the same cases
+    hold: a note each repeated the reason (a new user's walkthrough).
+    (`planning.in_no_case_note` says "No case contains" of a word no case holds.)"""
     listed = _retracted_list(holding)
+    quoted = ", ".join(f"“{word}”" for word in words)
+    them = "it" if len(words) == 1 else "them"
     if len(holding) == 1:
         return (
-            f"Only a retracted case contains “{word}”: {listed}. Searched without it; the case still "
+            f"Only a retracted case contains {quoted}: {listed}. Searched without {them}; the case still "
             f"resolves by id (its page, GET /api/cases/{holding[0][0]}, get_incident)."
         )
     return (
-        f"Only retracted cases contain “{word}”: {listed}. Searched without it; each still resolves "
+        f"Only retracted cases contain {quoted}: {listed}. Searched without {them}; each still resolves "
         "by id (its page, GET /api/cases/<id>, get_incident)."
     )
 

@@ -38,7 +38,7 @@ def test_it_ranks_cases_and_names_the_matched_lines(client):
     first = results[0]
     assert first["score"] == expected[0].score
     assert first["matched_lines"] == [
-        {"line_number": line.line_number, "line": line.line, "terms": list(line.terms)}
+        {"line_number": line.line_number, "line": line.line, "terms": list(line.terms), "occurrences": 1}
         for line in expected[0].lines
     ]
     assert any(m["line"].endswith("NCCL timeout on rank 3") for m in first["matched_lines"])
@@ -58,13 +58,14 @@ def test_each_matched_line_appears_once_with_all_its_terms_on_every_door(client)
             "line_number": 1,
             "line": "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
             "terms": terms,
+            "occurrences": 1,
         }
     ]
     assert [(line["line_number"], line["terms"]) for line in hit["lines"]] == [(1, terms)]
 
     [tool_hit] = InMemoryMcp().ok("match_log", text=XID_LOG, limit=1)["hits"]
     assert tool_hit["id"] == hit["id"]
-    assert tool_hit["matched_lines"] == [{"line_number": 1, "terms": terms}]
+    assert tool_hit["matched_lines"] == [{"line_number": 1, "terms": terms, "occurrences": 1}]
 
     page = text_of(element(client.post("/match/", {"log": XID_LOG}).content.decode(), "table"))
     assert page.count("GPU has fallen off the bus") == 1

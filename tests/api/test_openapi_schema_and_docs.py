@@ -13,6 +13,7 @@ from .conftest import openapi_schema
 pytestmark = pytest.mark.django_db
 
 PATHS = {
+    "/api/": {"get"},
     "/api/cases/": {"get", "post"},
     "/api/cases/{case_id}": {"get", "put", "patch"},
     "/api/cases/{case_id}/similar": {"get"},

@@ -25,7 +25,8 @@ def test_cases_come_with_the_lines_they_matched(mcp):
         # One entry per line with all its terms, strongest first: the module's `lines`, which
         # the API's `matched_lines` and the /match/ page show too.
         assert hit["matched_lines"] == [
-            {"line_number": line.line_number, "terms": list(line.terms)} for line in reference.lines[:5]
+            {"line_number": line.line_number, "terms": list(line.terms), "occurrences": line.occurrences}
+            for line in reference.lines[:5]
         ]
     # Each matched line's text is given once, however many cases matched it.
     numbers = [line["line_number"] for line in result["lines"]]
@@ -36,7 +37,8 @@ def test_cases_come_with_the_lines_they_matched(mcp):
 
 
 def test_matched_lines_are_capped_per_case(mcp):
-    text = "\n".join(f"[rank {rank}] NCCL error: unhandled system error" for rank in range(12))
+    # Lines differing in letters: lines differing only in digits are one line (the next test).
+    text = "\n".join(f"[host {chr(97 + host)}] NCCL error: unhandled system error" for host in range(12))
     result = mcp.ok("match_log", text=text, limit=1)
     (hit,) = result["hits"]
     assert [m["line_number"] for m in hit["matched_lines"]] == [1, 2, 3, 4, 5]
@@ -46,11 +48,15 @@ def test_matched_lines_are_capped_per_case(mcp):
 
 
 def test_a_repeated_line_is_one_matched_line(mcp):
-    # Distinct lines, as the page's reading counts them: the copies are read once.
-    text = "\n".join(["NCCL error: unhandled system error"] * 12)
-    (hit,) = mcp.ok("match_log", text=text, limit=1)["hits"]
-    assert [m["line_number"] for m in hit["matched_lines"]] == [1]
-    assert hit["more_matched_lines"] == 0
+    # Distinct lines, as the page's reading counts them: the copies are read once, and so
+    # are lines differing only in their digits (every rank printing it), with their count.
+    for text in (
+        "\n".join(["NCCL error: unhandled system error"] * 12),
+        "\n".join(f"[rank {rank}] NCCL error: unhandled system error" for rank in range(12)),
+    ):
+        (hit,) = mcp.ok("match_log", text=text, limit=1)["hits"]
+        assert [(m["line_number"], m["occurrences"]) for m in hit["matched_lines"]] == [(1, 12)]
+        assert hit["more_matched_lines"] == 0
 
 
 def test_a_log_without_known_signatures_says_what_to_try(mcp):

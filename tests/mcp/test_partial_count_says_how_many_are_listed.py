@@ -1,7 +1,7 @@
 """`partial_count` counts every partial match, of which at most five are ever listed
 (`partial_matches`, after the last page of matches): the API's schema, search_incidents'
-description and the page say so, in the page's words, and how to see others (a filter
-lists the closest of those it keeps). The schema said only "Cases that match only
+description and the page say so, in the page's words, and, when a filter is on, how to see
+others (a filter lists the closest of those it keeps). The schema said only "Cases that match only
 partially", a user read 38 where five were listed and looked for the others; MCP gave no
 count at all."""
 
@@ -29,8 +29,10 @@ def test_every_door_counts_them_all_and_lists_the_closest_five(mcp, client):
     page = client.get("/cases/", {"q": QUERY}).content.decode()
     assert (
         f"{engine.partial_total} cases share only some words or a loose resemblance with the query; "
-        f"the closest 5 are listed. They are not counted above. The others are not listed: {HINT}.</p>"
+        f"the closest 5 are listed. They are not counted above. The others are not listed.</p>"
     ) in page
+    # How to see others is said where a filter is on (it read as a riddle with none on).
+    assert HINT not in page
 
 
 def test_a_filter_lists_the_closest_of_those_it_keeps(mcp, client):
@@ -43,6 +45,9 @@ def test_a_filter_lists_the_closest_of_those_it_keeps(mcp, client):
     assert [hit["id"] for hit in tool["partial_matches"]] == [
         hit["id"] for hit in filtered["partial_matches"]
     ]
+    if filtered["partial_count"] > 5:
+        page = client.get("/cases/", {"q": QUERY, "year": "2024"}).content.decode()
+        assert f"The others are not listed: {HINT}.</p>" in page
 
 
 def test_the_schema_and_the_tool_description_say_how_many_are_listed(mcp):
