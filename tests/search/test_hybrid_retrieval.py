@@ -59,9 +59,10 @@ def test_every_hit_carries_a_confidence_label():
     assert results.hits
     assert {h.confidence for h in results.hits} <= {"strong", "possible"}
     assert {h.confidence for h in results.partial_hits} <= {"weak"}
-    # Several cases tell a watchdog timeout after the default 30 minutes: the first (p about
-    # 0.65) is possible since strong starts at 0.7 (fusion.STRONG_P).
-    assert (results.hits[0].case.id, results.hits[0].confidence) == ("IL-0463", "possible")
+    # Several cases tell a watchdog timeout after the default 30 minutes (the backends put
+    # IL-0463 or IL-0493 first): none is strong, since strong starts at p 0.7 (fusion.STRONG_P).
+    assert results.hits[0].case.id in {"IL-0463", "IL-0493"}
+    assert {h.confidence for h in results.hits} == {"possible"}
     assert search_cases(query="Xid 79 GPU has fallen off the bus").hits[0].confidence == "strong"
 
 

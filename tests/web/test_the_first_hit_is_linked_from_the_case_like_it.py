@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from incidents.search import search_cases
 from incidents.templatetags.incident_tags import why_linked
 
 from .html import element, links
@@ -44,8 +45,11 @@ def test_the_words_before_it_stay_as_they_were(client):
     html = client.get("/cases/", {"q": query}).content.decode()
     hit = next(h for h in client.get("/api/cases/", {"q": query}).json()["partial_matches"] if h["like"])
     assert (hit["id"], hit["like"]) == ("IL-0500", "IL-0497")
-    before = hit["why"].removesuffix("Similar to IL-0497, the first hit.")
-    assert before  # it shares words with the query too
+    # The card says the words its Tagged line does not (`SearchHit.why_beside_tags`), then
+    # the sentence with the link.
+    [card] = [h for h in search_cases(query=query).partial_hits if h.case.id == "IL-0500"]
+    before = card.why_beside_tags.removesuffix("Similar to IL-0497, the first hit.")
+    assert before.startswith("Matches: ") and "GB200" in before  # it shares words with the query too
     assert why_of(html, "IL-0500") == (
         f'<p class="why">{before}Similar to <a href="/cases/IL-0497">IL-0497</a>, the first hit.</p>'
     )
