@@ -194,3 +194,7 @@ GENERIC_TOKENS = frozenset(
         "BaseException",
     }
 )
+# The exception types among them, spelt as printed; `Error` and `Exception` alone are words
+# like any other (`error` is in most cases). A query is searched without them beside other
+# words (`planning.GENERIC_EXCEPTIONS`), and spelling never corrects one into another word.
+GENERIC_EXCEPTION_NAMES = frozenset(t for t in GENERIC_TOKENS if t not in ("Error", "Exception"))

@@ -26,7 +26,7 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
-from .patterns import GENERIC_TOKENS
+from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .spelling import check_words, known_words
 
@@ -301,7 +301,7 @@ def plan(request: SearchRequest) -> SearchPlan:
 # which log matching ignores for the same reason), spelt as printed: `RuntimeError` before a
 # pasted `CUDA error: an illegal memory access ...` made an ECC case quoting another
 # `RuntimeError: CUDA error` a strong match and the cases quoting the message partial ones.
-GENERIC_EXCEPTIONS = frozenset(t for t in GENERIC_TOKENS if t not in ("Error", "Exception"))
+GENERIC_EXCEPTIONS = GENERIC_EXCEPTION_NAMES
 
 
 def without_words(

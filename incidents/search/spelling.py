@@ -7,7 +7,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from .patterns import GENERIC_TOKENS
+from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import CODE_WORDS, Atom, ParsedQuery, VocabTerm
 from .text import words
 
@@ -15,8 +15,7 @@ MIN_LENGTH = 4  # shorter words are too often codes (`dbe`, `xid`) to correct
 CUTOFF = 0.8  # difflib ratio: `timout` -> `timeout` 0.92, `infiniban` -> `infiniband` 0.95
 # A Python exception class as printed: `OSError`, `DistBackendError`, `UserWarning`.
 _EXCEPTION_NAME = re.compile(r"[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)")
-# `Error` and `Exception` alone are words like any other (`error` is in most cases).
-_GENERIC_NAMES = frozenset(name.lower() for name in GENERIC_TOKENS if name not in ("Error", "Exception"))
+_GENERIC_NAMES = frozenset(name.lower() for name in GENERIC_EXCEPTION_NAMES)
 
 
 def is_exception_name(word: str) -> bool:
