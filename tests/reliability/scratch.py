@@ -20,6 +20,25 @@ from psycopg.conninfo import make_conninfo
 ROOT = Path(settings.BASE_DIR)
 
 
+# Run by `manage.py shell -c` (`ScratchDatabase.manage_interrupted`).
+INTERRUPTED = """
+import importlib, subprocess, sys
+from django.core.management import call_command
+
+module = importlib.import_module({module!r})
+wrapped = getattr(module, {name!r})
+
+def interrupted(*args, **kwargs):
+    done = wrapped(*args, **kwargs)
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", {write!r}], check=True, timeout=300)
+    print("written meanwhile")
+    return done
+
+setattr(module, {name!r}, interrupted)
+call_command(*{command!r})
+"""
+
+
 @dataclass(frozen=True)
 class ScratchDatabase:
     url: str
@@ -38,6 +57,25 @@ class ScratchDatabase:
             text=True,
             timeout=timeout,
         )
+
+    def seed(self) -> None:
+        """Migrate and import the bundled vocabulary and cases (similar-case lists left for
+        later: the tests reading it need the cases, not their lists)."""
+        migrated = self.manage("migrate", "--no-input")
+        assert migrated.returncode == 0, migrated.stderr
+        seeded = self.manage(
+            "import_cases", "--neighbours-later", "--vocab", "fixtures/vocab.json", "fixtures/cases"
+        )
+        assert seeded.returncode == 0, seeded.stderr
+
+    def manage_interrupted(self, target: str, write: str, *command: str) -> subprocess.CompletedProcess[str]:
+        """`manage.py <command>` in a process of its own, in which `target` (`module.function`,
+        called through its module) runs, then has a second process run `write` (Python, by
+        `manage.py shell -c`) and waits for it to commit before returning: a write between
+        two reads of the command. Its output ends the line "written meanwhile" after it."""
+        module, name = target.rsplit(".", 1)
+        script = INTERRUPTED.format(module=module, name=name, write=write, command=command)
+        return self.manage("shell", "-c", script)
 
     def start(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(

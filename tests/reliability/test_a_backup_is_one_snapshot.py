@@ -36,25 +36,6 @@ reviewer.groups.add(ensure_roles()[REVIEWER])
 services.change_status("IL-0432", "retracted", user=reviewer, reason="retracted during the backup")
 """
 
-# Run by `manage.py shell -c` in the backup's process: the write above, in a process of its
-# own, between the case files and the rest of the backup.
-BACKUP = """
-import subprocess, sys
-from django.core.management import call_command
-from incidents import backup
-
-write_cases = backup._write_cases
-
-def interrupted(directory):
-    written = write_cases(directory)
-    subprocess.run([sys.executable, "manage.py", "shell", "-c", {write!r}], check=True, timeout=300)
-    print("written meanwhile")
-    return written
-
-backup._write_cases = interrupted
-call_command("export_cases", {folder!r}, "--backup")
-"""
-
 
 def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -63,14 +44,13 @@ def lines(path: Path) -> list[dict]:
 def test_a_write_committed_while_a_backup_reads_is_in_none_of_its_files(tmp_path):
     # fixtures/ is read by the child processes, which run in the checkout (scratch.ROOT).
     for database in scratch_database(tmp_path, "snapshot"):
-        assert database.manage("migrate", "--no-input").returncode == 0
-        seeded = database.manage(
-            "import_cases", "--neighbours-later", "--vocab", "fixtures/vocab.json", "fixtures/cases"
-        )
-        assert seeded.returncode == 0, seeded.stderr
+        database.seed()
         backup = tmp_path / "backup"
 
-        result = database.manage("shell", "-c", BACKUP.format(write=WRITE, folder=str(backup)))
+        # The write in a process of its own, between the case files and the rest of the backup.
+        result = database.manage_interrupted(
+            "incidents.backup._write_cases", WRITE, "export_cases", str(backup), "--backup"
+        )
 
         assert result.returncode == 0, result.stderr
         assert "written meanwhile" in result.stdout and "backed up " in result.stdout

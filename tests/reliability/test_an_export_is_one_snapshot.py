@@ -32,25 +32,6 @@ draft["topics"] = ["training-hang", "interconnects"]
 services.save_case_document(draft, reason="written during the export")
 """
 
-# Run by `manage.py shell -c` in the export's process: the write above, in a process of its
-# own, between the case files and the vocabulary.
-EXPORT = """
-import subprocess, sys
-from django.core.management import call_command
-from incidents import exporting
-
-write_cases = exporting.export_to_directory
-
-def interrupted(directory, cases=None):
-    written = write_cases(directory, cases)
-    subprocess.run([sys.executable, "manage.py", "shell", "-c", {write!r}], check=True, timeout=300)
-    print("written meanwhile")
-    return written
-
-exporting.export_to_directory = interrupted
-call_command("export_cases", {folder!r}, "--vocab", {vocab!r})
-"""
-
 
 def topics_of(folder) -> set[str]:
     """The topic slugs the case files in `folder` carry."""
@@ -65,15 +46,17 @@ def vocab_topics(path) -> set[str]:
 
 def test_a_write_committed_while_an_export_reads_is_in_neither_file(tmp_path):
     for database in scratch_database(tmp_path, "export_snapshot"):
-        assert database.manage("migrate", "--no-input").returncode == 0
-        seeded = database.manage(
-            "import_cases", "--neighbours-later", "--vocab", "fixtures/vocab.json", "fixtures/cases"
-        )
-        assert seeded.returncode == 0, seeded.stderr
+        database.seed()
         folder, vocab = tmp_path / "export", tmp_path / "vocab.json"
 
-        result = database.manage(
-            "shell", "-c", EXPORT.format(write=WRITE, folder=str(folder), vocab=str(vocab))
+        # The write in a process of its own, between the case files and the vocabulary.
+        result = database.manage_interrupted(
+            "incidents.exporting.export_to_directory",
+            WRITE,
+            "export_cases",
+            str(folder),
+            "--vocab",
+            str(vocab),
         )
 
         assert result.returncode == 0, result.stderr
