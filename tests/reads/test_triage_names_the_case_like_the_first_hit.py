@@ -10,31 +10,25 @@ schema.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from incidents.triage import triage
 from tests.api.conftest import openapi_schema
 from tests.mcp.conftest import InMemoryMcp
+from tests.reads.test_a_hit_like_the_first_names_it_at_every_door import LOG, likes
 
 pytestmark = pytest.mark.django_db
 
 # One match (IL-0459); the partial matches fill up to three, the first of them IL-0530, the
 # match's nearest case, which shares no word of the query.
 WORDS = "serialize-image-pulls"
-# IL-0498 quotes this log's Xid 149; IL-0499, like it, is lifted by that likeness.
-LOG = Path(__file__).resolve().parents[2] / "eval" / "logs" / "t2-xid149-nvlink-gb200.log"
+# LOG: IL-0498 quotes its Xid 149; IL-0499, like it, is lifted by that likeness.
 
 
 @pytest.fixture(scope="module")
 def mcp(django_db_blocker) -> InMemoryMcp:
     with django_db_blocker.unblock():
         return InMemoryMcp()
-
-
-def likes(cases) -> list[tuple[str, str | None]]:
-    return [(case["id"], case.get("like")) for case in cases]
 
 
 def test_the_words_partial_match_like_the_first_hit_names_it(client, mcp):
