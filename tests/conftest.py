@@ -19,6 +19,7 @@ from django.conf import settings
 
 from incidents.overlap import case_prose
 from incidents.services import import_case_files
+from tests.mcp.conftest import InMemoryMcp
 
 FIXTURES = Path(settings.FIXTURES_DIR)
 VOCAB_FILE = FIXTURES / "vocab.json"
@@ -109,6 +110,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
 def transactional_cases(transactional_db):
     import_real_cases()
     return fixture_ids()
+
+
+@pytest.fixture
+def mcp(db) -> InMemoryMcp:
+    """The MCP server driven in memory by the SDK's client, built for this test. The read
+    tests (tests/reads/conftest.py) build one per module instead."""
+    return InMemoryMcp()
 
 
 @pytest.fixture

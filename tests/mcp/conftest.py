@@ -1,4 +1,5 @@
-"""Fixtures for the MCP tests: an in-memory SDK client, and a database a subprocess can open.
+"""Fixtures for the MCP tests: an in-memory SDK client (`InMemoryMcp`, which the `mcp` fixture
+of tests/conftest.py builds), and a database a subprocess can open.
 
 Tools run in the SDK's worker threads with their own connections, so they cannot see rows a
 test writes inside its transaction; they do see the real cases imported (and committed) once
@@ -97,11 +98,6 @@ class InMemoryMcp:
             raise AssertionError(f"{uri} was read")
 
         return self.run(read)
-
-
-@pytest.fixture
-def mcp(db) -> InMemoryMcp:
-    return InMemoryMcp()
 
 
 def free_port() -> int:

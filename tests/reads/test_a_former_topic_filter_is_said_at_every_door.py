@@ -12,7 +12,6 @@ from collections import Counter
 import pytest
 
 from tests.conftest import fixture_ids, load_fixture
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -22,12 +21,6 @@ TRAINING = "'training' is a workload now, not a topic: filtered on the workload 
 def published_by_workload() -> Counter:
     documents = (load_fixture(case_id) for case_id in fixture_ids())
     return Counter(d["environment"].get("workload") for d in documents if d["status"] == "published")
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def test_the_api_list_says_it(client):

@@ -19,7 +19,6 @@ import pytest
 
 from incidents.search import read_log, search_cases
 from tests.api.conftest import openapi_schema
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -34,12 +33,6 @@ ADDED = ("serialize-image-pulls", "IL-0459", "IL-0530")
 # IL-0498 quotes this log's Xid 149; the cases like it that the log shares evidence with are
 # listed higher (`test_log_lists_cases_like_its_best_hit.py`).
 LOG = Path(__file__).resolve().parents[2] / "eval" / "logs" / "t2-xid149-nvlink-gb200.log"
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def likes(hits) -> list[tuple[str, str | None]]:

@@ -24,7 +24,6 @@ from django.db import connection
 from incidents.search import fusion, search_cases
 from incidents.search.results import MEANING_ONLY, NAMED_BY_ID, why_listed
 from incidents.search.why_words import matched_words
-from tests.mcp.conftest import InMemoryMcp
 from tests.web.html import element, text_of
 
 pytestmark = pytest.mark.django_db
@@ -120,12 +119,6 @@ def test_a_case_named_by_its_id_or_a_record_it_cites_says_so():
 
 def test_a_browsed_list_has_no_why():
     assert {hit.why for hit in search_cases(query="", facets=False).hits} == {None}
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def test_every_door_says_it_in_the_same_words(client, mcp):

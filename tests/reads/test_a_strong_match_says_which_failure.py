@@ -20,7 +20,6 @@ from incidents.search.kinds import names_only_a_kind, term_units
 from incidents.search.logmatch import signature_tokens
 from incidents.search.query import ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from incidents.triage import NOTHING_KNOWN
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +36,6 @@ QUOTED = [
     ("Watchdog caught collective operation timeout", "IL-0463"),
     ("Xid 79", "IL-0523"),
 ]
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def labels_at_every_door(client, mcp, query: str) -> dict[str, dict[str, str]]:

@@ -15,7 +15,6 @@ import re
 import pytest
 
 from tests.api.conftest import openapi_schema
-from tests.mcp.conftest import InMemoryMcp
 from tests.web.html import element
 
 pytestmark = pytest.mark.django_db
@@ -120,12 +119,6 @@ def test_the_page_and_the_api_agree_on_a_blank_sort(client):
     ids, notice = page_state(client, "?symptom=nccl-timeout&sort=")
     assert notice is None
     assert ids == api_ids(client, "?symptom=nccl-timeout&sort=")[1]
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def test_mcp_leaves_out_an_optional_argument_given_empty(mcp):

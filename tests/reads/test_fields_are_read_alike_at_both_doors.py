@@ -12,7 +12,6 @@ from api.views.cases import DETAIL_FIELDS
 from incidents.document_model import case_model
 from incidents.selectors import parse_field_list
 from incidents.selectors.field_lists import NO_FIELD
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -45,12 +44,6 @@ def test_the_parser_names_an_unknown_field_with_the_nearest_and_keeps_the_rest()
     assert (problem.parameter, problem.value) == ("fields", "titel")
     assert problem.detail == "unknown field; choose from id, title, summary, root_cause, checks"
     assert [s.value for s in problem.suggestions] == ["title"]
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 @pytest.mark.parametrize(

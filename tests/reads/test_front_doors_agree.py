@@ -14,7 +14,6 @@ from urllib.parse import parse_qsl, urlencode
 import pytest
 
 from incidents.selectors import FILTER_FACETS
-from tests.mcp.conftest import InMemoryMcp
 from tests.web.html import element, links, text_of
 
 pytestmark = pytest.mark.django_db
@@ -88,12 +87,6 @@ def mcp_arguments(spelling: str) -> dict:
         if name in arguments and len(arguments[name]) == 1:
             arguments[name] = arguments[name][0]
     return arguments
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 @pytest.mark.parametrize("spelling", SELECTING.values(), ids=SELECTING.keys())

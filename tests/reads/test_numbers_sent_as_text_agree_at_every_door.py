@@ -11,7 +11,6 @@ import pytest
 
 from incidents.selectors import json_whole_number
 from tests.api.conftest import openapi_schema
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +36,6 @@ def match_ids(client, limit) -> list[str]:
     )
     assert response.status_code == 200, response.json()
     return [hit["id"] for hit in response.json()["results"]]
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def test_the_api_and_mcp_take_a_limit_sent_as_text(client, mcp):

@@ -14,7 +14,6 @@ import pytest
 
 from incidents.triage import triage
 from tests.api.conftest import openapi_schema
-from tests.mcp.conftest import InMemoryMcp
 from tests.reads.test_a_hit_like_the_first_names_it_at_every_door import LOG, likes
 
 pytestmark = pytest.mark.django_db
@@ -23,12 +22,6 @@ pytestmark = pytest.mark.django_db
 # match's nearest case, which shares no word of the query.
 WORDS = "serialize-image-pulls"
 # LOG: IL-0498 quotes its Xid 149; IL-0499, like it, is lifted by that likeness.
-
-
-@pytest.fixture(scope="module")
-def mcp(django_db_blocker) -> InMemoryMcp:
-    with django_db_blocker.unblock():
-        return InMemoryMcp()
 
 
 def test_the_words_partial_match_like_the_first_hit_names_it(client, mcp):

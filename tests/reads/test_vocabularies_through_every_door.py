@@ -18,7 +18,6 @@ from tests.reads.test_accelerator_and_organization_vocabularies import (
     family_of,
     term_of,
 )
-from tests.reads.test_front_doors_agree import mcp  # noqa: F401  (the module-scoped MCP client)
 from tests.web.html import element
 from tests.web.test_stats_page import table_rows
 

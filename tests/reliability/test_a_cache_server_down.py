@@ -14,17 +14,11 @@ from incidents.servers_cache import SharedCacheUnreachable
 from incidents.services import save_case_document
 from mcp_server import tools
 from tests.conftest import NO_RATE_LIMITS, load_fixture, set_throttle_rates
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
 # Nothing listens on port 1: connections are refused at once.
 DOWN = {"BACKEND": "incidentlib.redis_cache.SharedPoolRedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
-
-
-@pytest.fixture
-def mcp(db) -> InMemoryMcp:
-    return InMemoryMcp()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import pytest
 from incidents import selectors
 from incidents.models import Case, Facet
 from incidents.search import log_scores, read_log
-from tests.mcp.conftest import InMemoryMcp
 
 pytestmark = pytest.mark.django_db
 
@@ -21,11 +20,6 @@ LOG = (
     "node-17:2231:2301 [3] NCCL WARN NET/IB : Got completion from peer 10.0.0.2 with error 12, opcode 0\n"
     "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242\n"
 )
-
-
-@pytest.fixture
-def mcp() -> InMemoryMcp:
-    return InMemoryMcp()
 
 
 def carrying(slug: str) -> set[str]:
