@@ -16,6 +16,7 @@ from .. import history, store_cache
 from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
 from ..models import Case, CaseQuerySet, Term, related_links_prefetch
+from .spelling import normalize_case_id
 
 
 def case_by_id(case_id: str) -> Case | None:
@@ -40,6 +41,14 @@ def case_by_id(case_id: str) -> Case | None:
         .filter(id=case_id)
         .first()
     )
+
+
+def stored_case_id(case_id: str) -> str | None:
+    """The stored id of the case of any status that `case_id` spells (`IL-428`, `il0428` ->
+    `IL-0428`), None when there is none. One query. For the writes, which take an id as
+    stored (`GET` redirects another spelling; a write says which id is meant)."""
+    wanted = normalize_case_id(case_id)
+    return Case.objects.filter(id__iexact=wanted).values_list("id", flat=True).first()
 
 
 def merged_from(case: Case) -> list[str]:
