@@ -37,10 +37,13 @@ from mcp.types import INVALID_PARAMS, CallToolRequestParams
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
-from incidents.selectors import is_blank, json_whole_number, whole_number_wanted
+from incidents.selectors import FACETS_BY_NAME, is_blank, json_whole_number, whole_number_wanted
 from incidents.selectors.spelling import NAMES_MEANT, names_meant
 
 from .toolkit import ToolSpec, error_result
+
+# The facets an `exclude` item may name (`filters.build_filters`).
+EXCLUDE_FACETS = tuple(FACETS_BY_NAME)
 
 # How alike (difflib's ratio) an unknown argument and one of the tool's must be to be a slip
 # of it (`symptoms`, 0.93 to `symptom`) rather than another tool's argument (`sort`, 0.6 to
@@ -295,6 +298,27 @@ def _find(schema: dict[str, Any], key: str) -> Any:
     return None
 
 
+def exclusion_form(given: object) -> str:
+    """What `exclude` takes, shown with what was sent: a list of 'facet:value' items. Its
+    example was the value sent, split (`"training-hang"` -> `["training-hang"]`), which the
+    tool refused in turn for want of a facet. An object of facets and values is shown as
+    those items (`{"topic": ["training-hang"]}` -> `["topic:training-hang"]`); a bare value
+    with `<facet>:` before it (which facet names it is the tool's to say: no query here)."""
+    if isinstance(given, Mapping):
+        pairs = [
+            f"{facet}:{value}"
+            for facet, values in given.items()
+            for value in (values if isinstance(values, list) else [values])
+        ]
+    else:
+        values = given.split(",") if isinstance(given, str) else []
+        pairs = [v.strip() if ":" in v else f"<facet>:{v.strip()}" for v in values if v.strip()]
+    example = json.dumps(pairs[:4] or ["topic:training-hang"])
+    return (
+        f"must be a list of 'facet:value' items such as {example}, <facet> one of {', '.join(EXCLUDE_FACETS)}"
+    )
+
+
 def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> str:
     """One sentence per bad argument, naming the range or the allowed values."""
     properties = schema.get("properties", {})
@@ -338,6 +362,9 @@ def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> s
             items = (
                 [part.strip() for part in given.split(",") if part.strip()] if isinstance(given, str) else []
             )
+            if name == "exclude":
+                problems.append(f"{where} {exclusion_form(given)} (got {got})")
+                continue
             example = json.dumps(items or ["..."])
             values = _find(prop, "enum") or []
             allowed = f"; values: {', '.join(map(str, values))}" if values else ""
