@@ -205,6 +205,9 @@ class CheckedArguments(Extension):
         meta: Mapping[str, object] = params.meta or {}
         if MISSHAPEN_ARGUMENTS in meta:
             return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
+        if params.arguments:
+            # In place: the handler is invoked with these very params (`Extension` docs).
+            read_aliases(params.name, params.arguments)
         if (problem := check.problem(params.arguments or {})) is not None:
             return error_result(problem)
         return await call_next(ctx)
@@ -296,6 +299,24 @@ def _find(schema: dict[str, Any], key: str) -> Any:
         if isinstance(branch, dict) and (found := _find(branch, key)) is not None:
             return found
     return None
+
+
+# Names an assistant gives an argument that the tool calls otherwise, read as that argument
+# (walk #18: `{"topic": "interconnect"}` to get_topic, `{"code": "ncclSystemError"}` to
+# explain_error, each cost a model a round trip). Not in the tools' schemas: tools/list
+# stays as it is.
+ALIASES: dict[str, dict[str, str]] = {
+    "get_topic": {"topic": "slug"},
+    "explain_error": {"code": "text"},
+}
+
+
+def read_aliases(tool: str, arguments: dict[str, Any]) -> None:
+    """Rename in `arguments` each alias of `tool` (`ALIASES`) to the argument it stands for,
+    unless that argument is given too (then the alias stays, refused as unknown)."""
+    for alias, name in ALIASES.get(tool, {}).items():
+        if alias in arguments and name not in arguments:
+            arguments[name] = arguments.pop(alias)
 
 
 def exclusion_form(given: object) -> str:
