@@ -62,10 +62,7 @@ def test_a_code_by_name_redirects_and_an_unknown_one_is_a_404(client):
     assert response.status_code == 404
     # In the page's words (`/codes/xid-97`), the closest codes as the filter suggests them.
     problem = response.json()
-    assert (
-        problem["detail"]
-        == "No error code called “xid-97”. Did you mean Xid 79, Xid 94 or Xid 95?"
-    )
+    assert problem["detail"] == "No error code called “xid-97”. Did you mean Xid 79, Xid 94 or Xid 95?"
     [error] = problem["errors"]
     assert (error["parameter"], error["detail"]) == ("slug", "unknown error code 'xid-97'")
     assert error["suggestions"] == ["xid-79", "xid-94", "xid-95"]

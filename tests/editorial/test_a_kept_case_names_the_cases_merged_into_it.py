@@ -30,7 +30,8 @@ def test_the_kept_case_names_each_case_merged_into_it_with_its_history(client, r
     services.merge_cases("IL-0429", "IL-0428", user=reviewer, reason="same outage")
     page = client.get("/cases/IL-0428").content.decode()
     assert merged_line(page) == (
-        "Merged into this case as duplicates: IL-0429 (its history), IL-0431 (its history). Their ids lead here."
+        "Merged into this case as duplicates: IL-0429 (its history), IL-0431 (its history)."
+        " Their ids lead here."
     )
     assert '<a href="/cases/IL-0429/history">its history</a>' in page
     assert '<a href="/cases/IL-0431/history">its history</a>' in page

@@ -27,5 +27,6 @@ def test_explain_error_reads_code_as_its_text(mcp):
 
 def test_an_alias_beside_its_argument_is_still_refused(mcp):
     assert mcp.error("get_topic", topic="interconnect", slug="interconnect") == (
-        "Unknown argument 'topic' (search_incidents and list_incidents take it); get_topic takes: slug, latest."
+        "Unknown argument 'topic' (search_incidents and list_incidents take it);"
+        " get_topic takes: slug, latest."
     )
