@@ -36,7 +36,8 @@ def test_the_kept_case_names_each_case_merged_into_it_with_its_history(client, r
     assert '<a href="/cases/IL-0429/history">its history</a>' in page
     assert '<a href="/cases/IL-0431/history">its history</a>' in page
     # The same list as the history's (and the API history's `merged_from`).
-    assert selectors.merged_from(selectors.case_by_id("IL-0428")) == ["IL-0429", "IL-0431"]
+    kept = selectors.case_by_id("IL-0428")
+    assert kept is not None and selectors.merged_from(kept) == ["IL-0429", "IL-0431"]
     history = client.get("/api/cases/IL-0428/history").json()
     assert [merged["id"] for merged in history["merged_from"]] == ["IL-0429", "IL-0431"]
     # The merged ids still lead to the kept case.
@@ -53,5 +54,6 @@ def test_one_merged_case_is_said_in_the_singular(client, reviewer):
 def test_a_case_nothing_was_merged_into_says_nothing_and_reads_no_more(client, django_assert_num_queries):
     assert merged_line(client.get("/cases/IL-0428").content.decode()) is None
     case = selectors.case_by_id("IL-0428")
+    assert case is not None
     with django_assert_num_queries(0):
         assert selectors.merged_from(case) == []
