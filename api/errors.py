@@ -225,6 +225,9 @@ def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
     return [{"parameter": prefix or "body", "detail": parameter_wording(data)}]
 
 
+FORM = "application/x-www-form-urlencoded"
+
+
 def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:
     """A 415's `errors` and detail: the `Content-Type` sent and those the view's parsers
     take (`application/json`, and `text/plain` where a raw body is read)."""
@@ -232,7 +235,11 @@ def _media_type_errors(request: Any) -> tuple[list[dict[str, Any]], str]:
     sent = (request.content_type if request is not None else "") or ""
     detail = f"send the body as {' or '.join(accepted)}" if accepted else "this endpoint takes no body"
     error = ParameterError("Content-Type", detail, sent, accepted)
-    return [error.as_dict()], f"Unsupported media type {sent!r}: {detail}."
+    hint = ""
+    if sent.split(";")[0].strip() == FORM and "text/plain" in accepted:
+        # `curl --data-binary @train.log URL` sends a form unless told otherwise (walk #9).
+        hint = " (curl sends --data-binary as a form unless told: add -H 'Content-Type: text/plain')"
+    return [error.as_dict()], f"Unsupported media type {sent!r}: {detail}{hint}."
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

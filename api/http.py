@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
+import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -228,7 +229,16 @@ def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | Asy
 
 
 def redirect_to_canonical(request: HttpRequest, given: str, canonical: str) -> HttpResponsePermanentRedirect:
-    """301 to the same URL with `given` (a path segment) spelt as `canonical`, query kept."""
+    """301 to the same URL with `given` (a path segment) spelt as `canonical`, query kept
+    (`moved_permanently`)."""
     path = request.path.replace(given, canonical, 1)
     query = request.META.get("QUERY_STRING")
-    return HttpResponsePermanentRedirect(f"{path}?{query}" if query else path)
+    return moved_permanently(request, f"{path}?{query}" if query else path)
+
+
+def moved_permanently(request: HttpRequest, location: str) -> HttpResponsePermanentRedirect:
+    """301 to `location` with a JSON body naming it (`{"url": ...}`, absolute): an API
+    answer is JSON, its redirects too; Django's is an empty `text/html` body (walk #15)."""
+    response = HttpResponsePermanentRedirect(location, content_type="application/json")
+    response.content = json.dumps({"url": request.build_absolute_uri(location)})
+    return response

@@ -46,6 +46,16 @@ def case_summary(case: Case, request: Request) -> dict[str, Any]:
     }
 
 
+def related_case(case: Case, request: Request) -> dict[str, Any]:
+    """A hand-linked case (`RelatedCaseSerializer`): id, title and its URLs; no queries."""
+    return {
+        "id": case.id,
+        "title": case.title,
+        "url": case_url(request, case.id),
+        "html_url": absolute(request, case.get_absolute_url()),
+    }
+
+
 def search_hit(hit: SearchHit, request: Request, fields: Sequence[str] | None) -> dict[str, Any]:
     """A summary plus `score`, `confidence`, `snippet`, `matched_terms`, `why`, `like`; only `fields` (and
     `id`) if given. `SearchHitSerializer` describes these keys, and `fields` accepts its

@@ -8,13 +8,12 @@ agree. Versions are kept as written.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .models import Facet, Term
-from .selectors.spelling import spelling_key
+from .selectors.spelling import closeness, spelling_key
 from .vocabulary import VocabularyDefinitions
 
 
@@ -50,12 +49,12 @@ class ComponentIndex:
 
     def closest(self, spelling: str, n: int = 3) -> tuple[str, ...]:
         """The names of up to `n` components `spelling` may have meant: those with a spelling
-        (name, slug or synonym) close to it (`NCCLX`: NCCL; `nvidia-nccl-cu14`:
-        `nvidia-nccl-cu12`, so NCCL), then those one of its words names (`torch-nightly`:
+        (name, slug or synonym) close to it (`selectors.spelling.closeness`: `NCCLX`: NCCL;
+        `nvidia-nccl-cu14`: `nvidia-nccl-cu12`, so NCCL), then those one of its words names (`torch-nightly`:
         PyTorch), nearest first."""
         key = spelling_key(spelling)
-        near = difflib.get_close_matches(key, list(self._by_spelling), n=3 * n, cutoff=0.6)
-        names = dict.fromkeys(self._by_spelling[k].name for k in near)
+        scored = sorted((-score, k) for k in self._by_spelling if (score := closeness(key, k)) > 0)
+        names = dict.fromkeys(self._by_spelling[k].name for _, k in scored)
         for word in key.split():
             if ref := self._by_spelling.get(word):
                 names.setdefault(ref.name)

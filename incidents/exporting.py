@@ -106,12 +106,18 @@ def vocabulary_document() -> dict[str, list[dict[str, Any]]]:
     """Every stored term as a definitions file: each facet's plural key (`FILE_KEYS`, every
     key present) -> terms by name, each with name, slug, description, and synonyms and
     patterns when it has some; accelerators with vendor and family (the family's name);
-    error codes with vendor and source_url. Two queries. `import_cases --vocab` reads it
-    back to the same terms."""
-    names = dict(Term.objects.filter(facet=Facet.ACCELERATOR).values_list("id", "name"))
+    error codes with vendor and source_url. Two queries, from one snapshot of the database
+    (`snapshot.one_snapshot`; inside `export_cases`' own, its): `GET /api/export/vocab` read
+    them apart, so an accelerator family renamed between the two was under its old name in
+    its models' `family` and its new one as a term (a file `import_cases --vocab` refuses),
+    and a model added with a new family meanwhile was a KeyError. `import_cases --vocab`
+    reads it back to the same terms."""
+    with one_snapshot():
+        names = accelerator_names()
+        terms = list(Term.objects.order_by("facet", "name"))
     document: dict[str, list[dict[str, Any]]] = {key: [] for key in FILE_KEYS}
     keys = {facet: key for key, facet in FILE_KEYS.items()}
-    for term in Term.objects.order_by("facet", "name"):
+    for term in terms:
         entry: dict[str, Any] = {"name": term.name, "slug": term.slug, "description": term.description}
         if term.facet == Facet.ACCELERATOR:
             entry["vendor"] = term.vendor
@@ -126,6 +132,11 @@ def vocabulary_document() -> dict[str, list[dict[str, Any]]]:
             entry["patterns"] = list(term.patterns)
         document[keys[Facet(term.facet)]].append(entry)
     return document
+
+
+def accelerator_names() -> dict[int, str]:
+    """Accelerator term id -> name: the names of the families `vocabulary_document` writes."""
+    return dict(Term.objects.filter(facet=Facet.ACCELERATOR).values_list("id", "name"))
 
 
 def export_vocabulary(path: Path) -> int:

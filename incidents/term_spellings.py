@@ -11,12 +11,11 @@ spelling shared by two terms of a facet names neither: it is reported with both.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .models import ALIAS_FACETS, Facet, Term
-from .selectors.spelling import spelling_key
+from .selectors.spelling import closeness, spelling_key
 from .vocabulary import VocabularyDefinitions, reference_of
 
 # The facets a document names by reference: the others have rules of their own.
@@ -60,10 +59,12 @@ class TermSpellings:
         return sorted(self._by_spelling.get((facet, spelling_key(spelling)), ()))
 
     def closest(self, facet: str, spelling: str, n: int = 3) -> list[str]:
-        """The references of up to `n` terms with a spelling close to `spelling`, nearest first."""
+        """The references of up to `n` terms with a spelling close to `spelling`
+        (`spelling.closeness`), nearest first."""
+        typed = spelling_key(spelling)
         keys = [key for (key_facet, key) in self._by_spelling if key_facet == facet]
-        near = difflib.get_close_matches(spelling_key(spelling), keys, n=3 * n, cutoff=0.6)
-        found = dict.fromkeys(ref for key in near for ref in sorted(self._by_spelling[(facet, key)]))
+        near = sorted((-score, key) for key in keys if (score := closeness(typed, key)) > 0)
+        found = dict.fromkeys(ref for _, key in near for ref in sorted(self._by_spelling[(facet, key)]))
         return list(found)[:n]
 
     def resolve(self, facet: str, spelling: Any) -> str | None:

@@ -266,7 +266,11 @@ def _hardware_weight(case: Case, wanted: str, candidate: Candidate, chips: Chips
         candidate.context_fit.append(f"same accelerator: {wanted}")
         return 1.1
     if (have.vendor or "").casefold() != (asked.vendor or "").casefold():
-        candidate.context_misfit.append(f"the case ran on {have.vendor} {have.name}, not {asked.vendor}")
+        # The chip asked about by its vendor and name (`not Google TPU v4`): the vendor alone
+        # read as a place the case ran on (`ran on NVIDIA H100, not Google`, walk #11).
+        candidate.context_misfit.append(
+            f"the case ran on {have.vendor} {have.name}, not {asked.vendor} {asked.name}"
+        )
         return OTHER_VENDOR
     if have.arm_hosted != asked.arm_hosted:
         host = (

@@ -37,10 +37,13 @@ from mcp.types import INVALID_PARAMS, CallToolRequestParams
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
-from incidents.selectors import is_blank, json_whole_number, whole_number_wanted
+from incidents.selectors import FACETS_BY_NAME, is_blank, json_whole_number, whole_number_wanted
 from incidents.selectors.spelling import NAMES_MEANT, names_meant
 
 from .toolkit import ToolSpec, error_result
+
+# The facets an `exclude` item may name (`filters.build_filters`).
+EXCLUDE_FACETS = tuple(FACETS_BY_NAME)
 
 # How alike (difflib's ratio) an unknown argument and one of the tool's must be to be a slip
 # of it (`symptoms`, 0.93 to `symptom`) rather than another tool's argument (`sort`, 0.6 to
@@ -202,6 +205,9 @@ class CheckedArguments(Extension):
         meta: Mapping[str, object] = params.meta or {}
         if MISSHAPEN_ARGUMENTS in meta:
             return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
+        if params.arguments:
+            # In place: the handler is invoked with these very params (`Extension` docs).
+            read_aliases(params.name, params.arguments)
         if (problem := check.problem(params.arguments or {})) is not None:
             return error_result(problem)
         return await call_next(ctx)
@@ -295,6 +301,45 @@ def _find(schema: dict[str, Any], key: str) -> Any:
     return None
 
 
+# Names an assistant gives an argument that the tool calls otherwise, read as that argument
+# (walk #18: `{"topic": "interconnect"}` to get_topic, `{"code": "ncclSystemError"}` to
+# explain_error, each cost a model a round trip). Not in the tools' schemas: tools/list
+# stays as it is.
+ALIASES: dict[str, dict[str, str]] = {
+    "get_topic": {"topic": "slug"},
+    "explain_error": {"code": "text"},
+}
+
+
+def read_aliases(tool: str, arguments: dict[str, Any]) -> None:
+    """Rename in `arguments` each alias of `tool` (`ALIASES`) to the argument it stands for,
+    unless that argument is given too (then the alias stays, refused as unknown)."""
+    for alias, name in ALIASES.get(tool, {}).items():
+        if alias in arguments and name not in arguments:
+            arguments[name] = arguments.pop(alias)
+
+
+def exclusion_form(given: object) -> str:
+    """What `exclude` takes, shown with what was sent: a list of 'facet:value' items. Its
+    example was the value sent, split (`"training-hang"` -> `["training-hang"]`), which the
+    tool refused in turn for want of a facet. An object of facets and values is shown as
+    those items (`{"topic": ["training-hang"]}` -> `["topic:training-hang"]`); a bare value
+    with `<facet>:` before it (which facet names it is the tool's to say: no query here)."""
+    if isinstance(given, Mapping):
+        pairs = [
+            f"{facet}:{value}"
+            for facet, values in given.items()
+            for value in (values if isinstance(values, list) else [values])
+        ]
+    else:
+        values = given.split(",") if isinstance(given, str) else []
+        pairs = [v.strip() if ":" in v else f"<facet>:{v.strip()}" for v in values if v.strip()]
+    example = json.dumps(pairs[:4] or ["topic:training-hang"])
+    return (
+        f"must be a list of 'facet:value' items such as {example}, <facet> one of {', '.join(EXCLUDE_FACETS)}"
+    )
+
+
 def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> str:
     """One sentence per bad argument, naming the range or the allowed values."""
     properties = schema.get("properties", {})
@@ -338,6 +383,9 @@ def describe_validation_error(exc: ValidationError, schema: dict[str, Any]) -> s
             items = (
                 [part.strip() for part in given.split(",") if part.strip()] if isinstance(given, str) else []
             )
+            if name == "exclude":
+                problems.append(f"{where} {exclusion_form(given)} (got {got})")
+                continue
             example = json.dumps(items or ["..."])
             values = _find(prop, "enum") or []
             allowed = f"; values: {', '.join(map(str, values))}" if values else ""

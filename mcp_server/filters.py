@@ -22,6 +22,7 @@ from typing_extensions import TypeAliasType
 
 from incidents.models import Facet
 from incidents.selectors import FACETS_BY_NAME, CaseFilters, Problem, parse_filters
+from incidents.selectors.lookup import facets_naming
 from incidents.selectors.params import MAX_YEAR, MIN_YEAR, parse_query_text
 
 # One named definition (`$defs/Values`) that each of the nine term and band filters of both
@@ -112,6 +113,14 @@ def _exclusions(items: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     return by_param, wrong
 
 
+def exclusions_naming(item: str) -> list[str]:
+    """The `exclude` items a bare value may have meant: `facet:value` for each facet with a
+    term it names (`training-hang` -> `topic:training-hang`, `symptom:training-hang`:
+    `selectors.facets_naming`, one query); [] for an item with a facet."""
+    value = item.strip()
+    return [] if ":" in value else [f"{facet}:{value}" for facet in facets_naming(value)]
+
+
 def build_filters(
     *,
     topic: Values = None,
@@ -164,7 +173,11 @@ def build_filters(
     if wrong:
         facets = ", ".join(FACETS_BY_NAME)
         given = ", ".join(repr(item if len(item) <= 60 else item[:57] + "...") for item in wrong)
-        raise ToolError(f"exclude: each item is 'facet:value' with a facet out of {facets} (got {given}).")
+        meant = [pair for item in wrong for pair in exclusions_naming(item)]
+        send = f"; send {' or '.join(repr(pair) for pair in meant[:4])}" if meant else ""
+        raise ToolError(
+            f"exclude: each item is 'facet:value' with a facet out of {facets} (got {given}{send})."
+        )
     filters, problems = parse_filters({k: v for k, v in params.items() if v is not None})
     if problems:
         raise ToolError(" ".join(problem_message(p) for p in problems))

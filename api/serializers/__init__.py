@@ -22,7 +22,13 @@ from .affected import (
     AffectedResponseSerializer,
 )
 from .base import ParameterErrorSerializer, ProblemSerializer, ResponseSerializer
-from .cases import CaseDetailSerializer, CaseSummarySerializer, SimilarCaseSerializer, SimilarListSerializer
+from .cases import (
+    CaseDetailSerializer,
+    CaseSummarySerializer,
+    RelatedCaseSerializer,
+    SimilarCaseSerializer,
+    SimilarListSerializer,
+)
 from .changes import ChangeSerializer, ChangesPageSerializer
 from .codes import (
     CaseCheckSerializer,
@@ -117,6 +123,7 @@ __all__ = [
     "ScaleBandCountSerializer",
     "SearchHitSerializer",
     "SearchTextField",
+    "RelatedCaseSerializer",
     "SimilarCaseSerializer",
     "SimilarListSerializer",
     "StatsSerializer",

@@ -71,9 +71,23 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     )
 
 
+class RelatedCaseSerializer(ResponseSerializer):
+    """A case an editor linked to another by hand."""
+
+    id = serializers.CharField(help_text="Case id, e.g. `IL-0464`.")
+    title = serializers.CharField(help_text="One-sentence headline of the incident.")
+    url = serializers.URLField(help_text="This case in the API.")
+    html_url = serializers.URLField(help_text="This case's web page.")
+
+
 class SimilarListSerializer(ResponseSerializer):
-    """The cases most similar to one case."""
+    """The cases most similar to one case, and apart those an editor linked to it."""
 
     case = serializers.CharField(help_text="Id of the case the others are similar to.")
     url = serializers.URLField(help_text="That case in the API.")
-    results = SimilarCaseSerializer(many=True, help_text="Most similar first.")
+    results = SimilarCaseSerializer(many=True, help_text="Most similar first; hand-linked cases left out.")
+    related = RelatedCaseSerializer(
+        many=True,
+        help_text="The published cases an editor linked to this one (its `related`), in the editor's "
+        "order: often the closest of all, so not left for the case document alone.",
+    )

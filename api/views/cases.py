@@ -360,7 +360,8 @@ class CaseSimilarView(ApiView):
         description=(
             "Published cases most like this one, best first, each with its score (0 to 1) "
             "and its reasons: the shared vocabulary terms by facet and the parts the score "
-            "is made of. Hand-linked `related` cases are in the case document, not here."
+            "is made of; apart, in `related`, the published cases an editor linked to it (as in "
+            "the case document and MCP `similar_incidents`), which `results` leave out."
         ),
         parameters=[
             CASE_ID_PARAMETER,
@@ -396,6 +397,9 @@ class CaseSimilarView(ApiView):
                         shapes.similar_case(s, request)
                         for s in search.similar_cases(case, limit=limit, without_hand_linked=True)
                     ],
+                    # Often the closest case of all (walk #36: IL-0463's sibling IL-0464), which
+                    # a script reading only this answer missed.
+                    "related": [shapes.related_case(c, request) for c in selectors.related_cases(case)],
                 }
             ).data
         )

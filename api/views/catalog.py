@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -11,10 +11,11 @@ from rest_framework.response import Response
 
 from incidents import selectors
 from incidents.models import VOCAB_FACETS, Facet
+from incidents.selectors.spelling import closeness, spelling_key
 
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
-from ..http import ApiView, conditional_on_store, redirect_to_canonical
+from ..http import ApiView, conditional_on_store, moved_permanently, redirect_to_canonical
 from ..params import reject_all
 from ..query import Integer, QueryParams
 from ..serializers import (
@@ -180,6 +181,26 @@ class VocabularyView(ApiView):
         return Response(VocabularySerializer(shapes.vocabulary(selectors.vocabulary(), request)).data)
 
 
+def facet_elsewhere(request: Request, facet: str) -> HttpResponse:
+    """`/api/vocab/{facet}` for a facet it does not serve: the error codes, a facet of the list
+    filters (`error_code`) and of MCP `vocab`, redirect (301) to their own endpoint,
+    `/api/codes/`; a facet spelt otherwise (`root-cause`) to its spelling; any other name is a
+    404 naming the facets and suggesting those spelt close to it (`symptoms` -> `symptom`),
+    as an unknown filter value is. It was a 404 for `error_code` too, without suggestions."""
+    key = spelling_key(facet)
+    if key in ("error code", "error codes", "codes"):
+        return moved_permanently(request, reverse("api:code-list"))
+    for name in VOCAB_FACETS:
+        if spelling_key(name) == key:
+            return redirect_to_canonical(request, facet, str(name))
+    names = ", ".join(VOCAB_FACETS)
+    near = sorted((-closeness(facet, str(f)), str(f)) for f in VOCAB_FACETS if closeness(facet, str(f)) > 0)
+    raise UnknownResource(
+        f"No facet {facet!r}; facets: {names} (error codes: /api/codes/).",
+        [ParameterError("facet", "unknown facet", facet, [name for _, name in near])],
+    )
+
+
 class VocabularyFacetView(ApiView):
     """`GET /api/vocab/{facet}`: `selectors.vocabulary(facet)` (`TermListSerializer`); 404
     for unknown facets."""
@@ -201,15 +222,20 @@ class VocabularyFacetView(ApiView):
         ],
         responses={
             200: OpenApiResponse(TermListSerializer, "The facet's terms."),
+            301: OpenApiResponse(
+                description="`error_code` (and `error_codes`, `codes`): to `/api/codes/`; a facet spelt "
+                "otherwise (`root-cause`): to its spelling."
+            ),
             304: schema.NOT_MODIFIED,
-            **schema.error_responses(bad_request=NO_PARAMETERS, not_found="No such facet."),
+            **schema.error_responses(
+                bad_request=NO_PARAMETERS, not_found="No such facet (those spelt close to it are suggested)."
+            ),
         },
     )
-    def get(self, request: Request, facet: str) -> Response:
+    def get(self, request: Request, facet: str) -> HttpResponse:
         reject_all(request.query_params)
         if facet not in VOCAB_FACETS:
-            names = ", ".join(VOCAB_FACETS)
-            raise Http404(f"No facet {facet!r}; facets: {names} (error codes: /api/codes/).")
+            return facet_elsewhere(request, facet)
         return self.answer(request, facet=facet)
 
     @conditional_on_store(keep=True)

@@ -39,6 +39,7 @@ from ..editing import (
     workflow_error,
 )
 from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
+from ..errors import ParameterError, UnknownResource
 from ..http import ApiView
 from ..params import reject_unknown_keys
 from ..parsers import MergePatchParser
@@ -103,6 +104,14 @@ def _document_body(request: Request) -> dict[str, Any]:
 def _editable_case(case_id: str) -> Case:
     case = Case.objects.with_document().filter(id=case_id).first()
     if case is None:
+        # Another spelling of an id (`IL-428`): a GET redirects to the stored one, but a write
+        # is not redirected (a client may resend it as a GET); it names the id meant.
+        stored = selectors.stored_case_id(case_id)
+        if stored is not None:
+            raise UnknownResource(
+                f"No case with id {case_id!r}: the case is {stored}; write to it by that id.",
+                [ParameterError("case_id", f"the id is spelt {stored}", case_id, [stored])],
+            )
         raise NotFound(f"No case with id {case_id!r}.")
     if case.status == Case.Status.MERGED:
         raise Conflict(f"{case_id} was merged into {case.merged_into_id}; edit that case")

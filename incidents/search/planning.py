@@ -26,6 +26,7 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
+from .exception_numbers import read_exception_numbers
 from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
 from .spelling import check_words, known_words
@@ -250,6 +251,9 @@ def plan(request: SearchRequest) -> SearchPlan:
         # semantic side too (the embedding of "nccl timout" is not that of "nccl timeout",
         # and the note says the corrected text was searched).
         query, parsed = suggestion, parse_query(suggestion)
+    # `OSError 28` is errno 28 (ENOSPC), read so before `OSError` is left out as generic.
+    parsed, read_numbers = read_exception_numbers(parsed)
+    notes.extend(read_numbers)
     parsed, generic = without_words(parsed, GENERIC_EXCEPTIONS, ignore_case=False)
     if generic:
         notes.append(generic_note(generic))
@@ -334,8 +338,9 @@ def without_words(
 
 def only_generic(parsed: ParsedQuery) -> list[str]:
     """The generic exception names (`GENERIC_EXCEPTIONS`, spelt as printed) of a query whose
-    every word of letters is one, each group a word alone (`RuntimeError`, `OSError 28`);
-    [] for any other query. Quoted, a name is searched as typed."""
+    every word of letters is one, each group a word alone (`RuntimeError`, `RuntimeError 28`;
+    `OSError 28` is errno 28, `exception_numbers`); [] for any other query. Quoted, a name
+    is searched as typed."""
     lettered = [group for group in parsed.groups if _has_letters(group)]
     if not lettered or not all(map(_is_generic_name, lettered)):
         return []

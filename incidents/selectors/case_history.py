@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..history import Revision, case_history
 from ..models import Case
+from .cases import merged_from
 from .spelling import normalize_case_id
 
 # The statuses whose history readers may read: drafts and cases in review have none to show.
@@ -67,9 +68,5 @@ def history_of(case_id: str) -> CaseHistory | None:
     # The row that merged it is its first as merged: an id merged into it earlier moving on
     # to a later kept case writes rows on those ids, not on this one.
     merged_on = next((r.when for r in reversed(revisions) if r.status == Case.Status.MERGED), None)
-    merged_from = list(
-        Case.objects.filter(merged_into_id=case.id, status=Case.Status.MERGED)
-        .order_by("id")
-        .values_list("id", flat=True)
-    )
-    return CaseHistory(case, revisions, merged_into, merged_on if merged_into else None, merged_from)
+    kept_over = merged_from(case)  # one query: `case` was not read by `case_by_id`
+    return CaseHistory(case, revisions, merged_into, merged_on if merged_into else None, kept_over)

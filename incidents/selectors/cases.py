@@ -10,12 +10,13 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db.models import Exists, OuterRef, QuerySet, prefetch_related_objects
 
 from .. import history, store_cache
 from ..documents import CaseDocument, case_document
 from ..exporting import iter_documents
 from ..models import Case, CaseQuerySet, Term, related_links_prefetch
+from .spelling import normalize_case_id
 
 
 def case_by_id(case_id: str) -> Case | None:
@@ -25,13 +26,40 @@ def case_by_id(case_id: str) -> Case | None:
 
     Costs a fixed 7 queries (case with root cause, then prefetches of term links, sources,
     scale tables, their columns and rows, related links); 1 when there is no such case.
+    Whether other cases were merged into it comes with the case (`has_merged_from`), so
+    `merged_from` costs nothing for the many that have none.
     """
     return (
         Case.objects.visible()
         .with_document()
-        .annotate(content_changed=history.content_changed())
+        .annotate(
+            content_changed=history.content_changed(),
+            has_merged_from=Exists(
+                Case.objects.filter(merged_into_id=OuterRef("pk"), status=Case.Status.MERGED)
+            ),
+        )
         .filter(id=case_id)
         .first()
+    )
+
+
+def stored_case_id(case_id: str) -> str | None:
+    """The stored id of the case of any status that `case_id` spells (`IL-428`, `il0428` ->
+    `IL-0428`), None when there is none. One query. For the writes, which take an id as
+    stored (`GET` redirects another spelling; a write says which id is meant)."""
+    wanted = normalize_case_id(case_id)
+    return Case.objects.filter(id__iexact=wanted).values_list("id", flat=True).first()
+
+
+def merged_from(case: Case) -> list[str]:
+    """Ids of the cases merged into `case` (duplicates it was kept over), sorted; empty for
+    most. No query for a case `case_by_id` read whose `has_merged_from` is false, else one."""
+    if not getattr(case, "has_merged_from", True):
+        return []
+    return list(
+        Case.objects.filter(merged_into_id=case.id, status=Case.Status.MERGED)
+        .order_by("id")
+        .values_list("id", flat=True)
     )
 
 

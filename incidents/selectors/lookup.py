@@ -234,6 +234,17 @@ def closest_terms(text: str, *, limit: int = 5) -> list[Term]:
     return ([exact] + [t for t in near if t != exact])[:limit] if exact else near
 
 
+def facets_naming(text: str) -> list[str]:
+    """The facets (in `Facet` order) with a term `text` names by its slug, name or synonym in
+    any letter case (`training-hang`: topic and symptom). One query; none for text longer
+    than a filter value may be (`MAX_VALUE_CHARS`)."""
+    if not text.strip() or len(text) > MAX_VALUE_CHARS:
+        return []
+    terms = Term.objects.only("facet", "slug", "name", "synonyms")
+    named = {term.facet for term in terms if resolve_term(text, [term]) is not None}
+    return [facet for facet in Facet.values if facet in named]
+
+
 def split_case_ids(query: str) -> tuple[list[str], str]:
     """(the case ids a search query names, normalised and each once, the rest of the query):
     `il-0428 nccl` -> (["IL-0428"], "nccl"). Only whitespace-separated tokens that are an id

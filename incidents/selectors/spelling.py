@@ -18,8 +18,6 @@ _DIGITS = re.compile(r"\d+")
 # one, and is answered without a lookup (matching it against every id costs time growing
 # with its length).
 MAX_CASE_ID_CHARS = 40
-# Below this, difflib's ratio says two spellings are not alike (`nearest_terms`).
-_ALIKE = 0.6
 # Names a caller gives a parameter (or body key, or tool argument) that another door or a
 # common API calls it, which spelling cannot find: a log is `text` to POST /api/match and
 # match_log but `log` to triage; a query is `q`; a page size is `page_size`.
@@ -137,30 +135,67 @@ def resolve_term(text: str, terms: Iterable[T]) -> T | None:
     return None
 
 
+def slips(a: str, b: str, *, at_most: int) -> int | None:
+    """The slips between `a` and `b` (a letter wrong, missing or extra, or two neighbours
+    swapped: the optimal string alignment distance), or None when more than `at_most`. Two
+    lengths further apart than `at_most` are answered without comparing the letters, so a
+    long text against short spellings costs time linear in the text."""
+    if abs(len(a) - len(b)) > at_most:
+        return None
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i]
+        for j in range(1, len(b) + 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        if min(current) > at_most:
+            return None  # every alignment already has more slips
+        before, previous = previous, current
+    return previous[-1] if previous[-1] <= at_most else None
+
+
+def slips_allowed(typed: str) -> int:
+    """How many slips a spelling may be from `typed` and still be close: one per four
+    characters typed, at least one (`ncl` -> NCCL, `trainig-hang` -> Training hang, `xid-97`
+    -> Xid 79 or Xid 94 but not Xid 74)."""
+    return max(1, len(typed) // 4)
+
+
+def closeness(typed: str, spelling: str) -> float:
+    """How close `spelling` is to what was `typed`, both compared by `spelling_key`; 0 when
+    it is not close: 1 the same, 0.9 when it contains what was typed, 0.8 when it is a word
+    (4 characters or more) of it, else 1 - slips / length within `slips_allowed`.
+
+    Letters in common are not closeness: by difflib's ratio (0.6 and up was "alike") `nope`
+    resembled ENOSPC (`n`, `o`, `p` in order) and `/api/codes/nope` suggested it; three
+    slips from four characters typed is another word."""
+    wanted, candidate = spelling_key(typed), spelling_key(spelling)
+    if not wanted:
+        return 0.0
+    if wanted == candidate:
+        return 1.0
+    score = 0.0
+    found = slips(wanted, candidate, at_most=slips_allowed(wanted))
+    if found is not None:
+        score = 1 - found / max(len(wanted), len(candidate))
+    # Containment counts, but less than a near-identical spelling: "nccl-timeouts" contains a
+    # generic synonym such as "timeouts" of another term, yet means "nccl-timeout".
+    if wanted in candidate:
+        score = max(score, 0.9)
+    elif len(candidate) >= 4 and candidate in wanted:
+        score = max(score, 0.8)
+    return score
+
+
 def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
-    """Terms whose spellings contain `text` or resemble it, best first (at most `limit`)."""
-    wanted = text.strip().casefold()
+    """Terms with a spelling close to `text` (`closeness`), closest first (at most `limit`)."""
     scored: list[tuple[float, str, T]] = []
     for term in terms:
-        best = 0.0
-        for spelling in _spellings(term):
-            candidate = spelling.casefold()
-            # ratio() costs the product of the lengths; its cheap upper bounds skip it when
-            # it could neither reach `_ALIKE` nor beat `best` (a long text against short
-            # spellings: the same answer, in time linear in the text).
-            matcher = difflib.SequenceMatcher(None, wanted, candidate)
-            bound = max(best, _ALIKE)
-            alike = matcher.real_quick_ratio() >= bound and matcher.quick_ratio() >= bound
-            score = matcher.ratio() if alike else 0.0
-            # Containment counts, but less than a near-identical spelling: "nccl-timeouts"
-            # contains a generic synonym such as "timeouts" of another term, yet means
-            # "nccl-timeout".
-            if wanted and wanted in candidate:
-                score = max(score, 0.9)
-            elif wanted and len(candidate) >= 4 and candidate in wanted:
-                score = max(score, 0.8)
-            best = max(best, score)
-        if best >= _ALIKE:
+        best = max(closeness(text, spelling) for spelling in _spellings(term))
+        if best > 0:
             scored.append((best, term.name, term))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [term for _, _, term in scored[:limit]]

@@ -301,7 +301,8 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
     Other spellings of the id (`il-0428`, `IL0428`, `il428`, `428`) and ids merged into
     another case redirect permanently; an unknown id gives a 404 page naming the closest ids
     and the vocabulary terms spelt like it. A retracted case shows a notice with the reason.
-    Data: `selectors.find_case`, `selectors.related_cases`, `search.similar_cases`.
+    Data: `selectors.find_case`, `selectors.related_cases`, `search.similar_cases`,
+    `selectors.merged_from` (the cases merged into it, named in its header).
     """
     lookup = find_case(case_id)
     if lookup.canonical_id is not None:
@@ -319,6 +320,9 @@ def case_detail(request: HttpRequest, case_id: str) -> HttpResponse:
         "incidents/case_detail.html",
         {
             "case": case,
+            # The duplicates merged into this case: their ids lead here, their histories
+            # are their own (the merged case's history links back to this one already).
+            "merged_from": selectors.merged_from(case),
             "related": related,
             "related_ids": {other.id for other in related},
             # A case linked by an editor is listed once, under Related cases.

@@ -54,3 +54,21 @@ def test_a_form_body_with_a_query_limit_is_a_415_not_a_limit_problem(client):
             "suggestions": ["application/json", "text/plain"],
         }
     ]
+
+
+def test_curl_s_form_type_is_told_the_header_to_add(client):
+    # `curl --data-binary @train.log /api/match`, the most natural one-liner (walk #9), sends
+    # the file as a form: the detail says which header makes it a log.
+    response = client.post(
+        "/api/match", data="NCCL WARN timeout", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.json()["detail"] == (
+        "Unsupported media type 'application/x-www-form-urlencoded': send the body as application/json"
+        " or text/plain (curl sends --data-binary as a form unless told: add -H 'Content-Type: text/plain')."
+    )
+    # Where no raw text is read, no such hint.
+    triage = client.post("/api/triage", data="x", content_type="application/x-www-form-urlencoded").json()
+    assert (
+        triage["detail"]
+        == "Unsupported media type 'application/x-www-form-urlencoded': send the body as application/json."
+    )

@@ -238,8 +238,8 @@ def test_a_case_whose_hardware_contradicts_the_context_is_ranked_down(db, client
     )
     on_amd = triage_tool(symptoms=TWIN_QUERY, job="training", accelerator="MI300X")
     assert {case["why"]["context"][-1] for case in on_amd["cases"][:2]} == {
-        "the case ran on NVIDIA GB200, not AMD",
-        "the case ran on NVIDIA A100 80GB, not AMD",
+        "the case ran on NVIDIA GB200, not AMD MI300X",
+        "the case ran on NVIDIA A100 80GB, not AMD MI300X",
     }
     # The API weighs the context the same way (one function).
     body = {"symptoms": TWIN_QUERY, "job": "training", "accelerator": "A100"}

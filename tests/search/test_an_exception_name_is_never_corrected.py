@@ -43,7 +43,7 @@ def test_exception_names_are_told_apart(word, expected):
     assert is_exception_name(word) is expected
 
 
-@pytest.mark.parametrize("query", ["OSError", "RuntimeError", "OSError 28", "ValueError RuntimeError"])
+@pytest.mark.parametrize("query", ["OSError", "RuntimeError", "RuntimeError 28", "ValueError RuntimeError"])
 def test_a_lone_generic_exception_name_lists_no_case(query):
     results = search_cases(query=query)
     assert results.suggestion is None
