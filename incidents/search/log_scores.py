@@ -275,6 +275,32 @@ def candidate_scores(
     return scores, shared_weights
 
 
+def add_context_neighbours(
+    scores: dict[str, float],
+    shared_weights: dict[str, float],
+    alike: dict[str, float],
+    context: dict[str, float],
+) -> None:
+    """Add to the candidates (`scores` and `shared_weights`, updated in place) the first
+    hit's similar cases (`alike`) that share only context with the log (`context`: case id
+    -> the weight of the components the log names, `Tally.context`), scored as their context
+    ranks (`CONTEXT_WEIGHT` of it), so that `lift_like_the_first` lifts them too.
+
+    A report of the same failure told in other words may share nothing with the log but the
+    component it names: the FlashAttention case whose CuTe backward corrupted dQ and dK
+    silently, beside the flex_attention case quoting the log's settings (a hit shows the
+    component's line; its label stays weak: no signature). On the tuning logs
+    (eval/logs.json, SQLite) recall@5 0.974 -> 0.987, MRR@10 0.943 unchanged; validation
+    unchanged (recall@5 0.902 and 0.895, MRR@10 1.000 and 0.899), no strong hit for a log
+    without a case. Every similar case, whatever it shares, gave the same tuning recall@5
+    (0.974 when the lift was chosen) with hits showing nothing of the log: not kept."""
+    for case_id in alike:
+        if case_id not in scores and context.get(case_id, 0.0) > 0:
+            own = CONTEXT_WEIGHT * context[case_id]
+            scores[case_id] = own
+            shared_weights[case_id] = own
+
+
 def lift_like_the_first(scores: dict[str, float], first: str, alike: dict[str, float]) -> set[str]:
     """Raise the scores (updated in place) of the candidates among the first hit's similar
     cases (`like_the_first`); the cases it lifted."""
