@@ -10,7 +10,8 @@ as derived (`CaseTerm.derived`), so that when an editor changes a code's pattern
 `services.rederive_error_code` adds and removes that code where the text now shows it or
 no longer does, and a stated code stays. Re-importing an export therefore changes nothing.
 The same patterns tag pasted text (`CodeVocabulary.find`, `search.logmatch`), so a case
-and a log line are tagged alike.
+and a log line are tagged alike; a mention that is negated or counterfactual ("instead of
+failing with ENOSPC", "did not see any Xid 79": `negation.py`) tags neither.
 
 Patterns are matched ignoring case, with RE2 (linear time; `search.patterns`).
 """
@@ -26,6 +27,7 @@ from typing import Any
 import re2
 
 from .models import Facet, Term
+from .negation import shown_by
 from .search.patterns import compile_pattern, options, pattern_problem
 from .selectors.spelling import spelling_key
 from .vocabulary import VocabularyDefinitions
@@ -88,7 +90,8 @@ class CodeVocabulary:
         return self._by_spelling.get(spelling_key(spelling))
 
     def find(self, text: str) -> list[str]:
-        """Names of the codes whose patterns match somewhere in `text`, in vocabulary order."""
+        """Names of the codes whose patterns match somewhere in `text`, in vocabulary order,
+        at a mention that is not negated ("instead of failing with ENOSPC": `negation.py`)."""
         if self._set is not None:
             # One scan of RE2's set for every pattern (12x faster at import than FilteredRE2
             # with a search per possible pattern). The set's DFA can run out of memory on a
@@ -98,8 +101,12 @@ class CodeVocabulary:
             matched = matcher.Match(text) or []
             if len(owners) in matched:
                 shown = {owners[i] for i in matched if i < len(owners)}
-                return [name for name, _ in self._compiled if name in shown]
-        return [name for name, patterns in self._compiled if any(p.search(text) for p in patterns)]
+                return [
+                    name
+                    for name, patterns in self._compiled
+                    if name in shown and any(shown_by(p, text) for p in patterns)
+                ]
+        return [name for name, patterns in self._compiled if any(shown_by(p, text) for p in patterns)]
 
     def derive(self, document: dict[str, Any], derived_before: Collection[str] = ()) -> list[str]:
         """A document's `symptoms.error_codes` after import: stated codes by name (unknown
@@ -124,8 +131,9 @@ class CodeVocabulary:
         return stated, [c for c in self.find(case_text(document)) if c not in stated]
 
     def shows(self, name: str, text: str) -> bool:
-        """Whether the patterns of the code `name` match somewhere in `text`."""
-        return any(p.search(text) for n, patterns in self._compiled if n == name for p in patterns)
+        """Whether the patterns of the code `name` match somewhere in `text`, at a mention
+        that is not negated (`negation.py`)."""
+        return any(shown_by(p, text) for n, patterns in self._compiled if n == name for p in patterns)
 
     def order(self, names: Collection[str]) -> list[str]:
         """`names` in vocabulary order (vendor, then name, numbers read as numbers)."""

@@ -7,8 +7,9 @@ log(1 + N / n)`, an error code a flat `CODE_WEIGHT`; for each failure token its 
 ranges, `VERSION_WEIGHT`. In the ranking (not in confidence) a token that names a program's
 code or settings rather than a failure counts less, and such tokens read on one line count
 once (`NAMING_WEIGHT`, `naming_part`). Rare words (`log_rare_words`), the job kind
-(`log_job_kind`) and the semantic score of the evidence lines (`SEMANTIC_FACTOR`) then
-order the cases; `confidence` reads none of them.
+(`log_job_kind`), the semantic score of the evidence lines (`SEMANTIC_FACTOR`) and a GPU
+fault the case shares (`ROOT_FACTOR`: the root of the timeouts that follow it) then order
+the cases; `confidence` reads none of them.
 """
 
 from __future__ import annotations
@@ -80,6 +81,20 @@ SEMANTIC_CHARS = 2000  # of evidence lines read by the encoder (which reads 128 
 # that range, where MRR@10 is also best (tuning 0.943 SQLite / 0.941 PostgreSQL, 0.939 /
 # 0.939 at 0.5). The gain is that one log (its case 18th on evidence, see above): fragile.
 NAMING_WEIGHT = 0.425
+# A case sharing a GPU fault the driver reported (an Xid: `GPU has fallen off the bus`) with
+# the log ranks this many times higher: the fault is the root of what follows, and the NCCL
+# watchdog timeout it causes on the other ranks (they wait on the lost GPU's collective) is
+# what any lost or hung rank ends in. Weighed alike, a log with an Xid 79 and then the
+# watchdog's long lines ranked four cases of software hangs, three sharing only those lines
+# and their words (`WorkNCCL`, `SeqNum`, `OpType`), above both cases quoting Xid 79
+# (tests/search/logs/torchrun-xid79-then-nccl-watchdog.log: 5th and 6th; 1st and 2nd from
+# 1.6, then the first one's similar cases, fleets' hardware failures). Ranking only: labels
+# read the evidence. No tuning or validation figure moves from 1.6 to 3.0 (tuning log
+# MRR@10 0.943, recall@5 0.974; validation 1.000 / 0.902 and 0.899 / 0.895; no strong hit
+# for a log without a case); 2.0 keeps a margin over 1.6. InfiniBand completion errors as
+# roots too (of the NCCL error they cause): no figure moved, not kept.
+ROOT_FACTOR = 2.0
+ROOT_KINDS = frozenset({"xid"})  # `patterns.EXTRACTORS` whose tokens are such a root
 
 
 def naming_part(held: dict[str, float], line: str, weight: float) -> float:
@@ -218,6 +233,15 @@ class Tally:
             c for c in word_score if c not in self.signature
         ]
 
+    def root_cases(self) -> set[str]:
+        """The cases sharing a root fault with the log: a token of `ROOT_KINDS` (an Xid)."""
+        return {
+            case_id
+            for token, cases, _ in self.tokens.values()
+            if self.findings.tokens[token].kind in ROOT_KINDS
+            for case_id in cases
+        }
+
     def token_cases(self) -> list[tuple[str, frozenset[str], int]]:
         """(token, the cases holding it, how many published cases do), in look-up order."""
         return [self.tokens[p] for p in sorted(self.tokens)]
@@ -235,17 +259,46 @@ def candidate_scores(
     `log_confidence.shared_weight`) of each of `candidates`: its signatures, plus
     `CONTEXT_WEIGHT` of its context, less what its naming tokens do not rank, plus its rare
     words (`word_score`), times its job-kind factor (`JobKind.factor` of its workloads,
-    `kinds`) and 1 + `SEMANTIC_FACTOR` times its semantic score (`semantic`, below 0 as 0)."""
+    `kinds`), 1 + `SEMANTIC_FACTOR` times its semantic score (`semantic`, below 0 as 0) and
+    `ROOT_FACTOR` when it shares a root fault with the log (`Tally.root_cases`)."""
     scores: dict[str, float] = {}
     shared_weights: dict[str, float] = {}
+    root = tally.root_cases()
     for case_id in candidates:
         kind_factor = job.factor(kinds.get(case_id, frozenset()))
         semantic_factor = 1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0)
         weight = tally.signature.get(case_id, 0.0) + CONTEXT_WEIGHT * tally.context.get(case_id, 0.0)
         shared_weights[case_id] = shared_weight(weight, kind_factor)
         ranked_weight = weight - tally.unranked.get(case_id, 0.0) + word_score.get(case_id, 0.0)
-        scores[case_id] = ranked_weight * kind_factor * semantic_factor
+        root_factor = ROOT_FACTOR if case_id in root else 1.0
+        scores[case_id] = ranked_weight * kind_factor * semantic_factor * root_factor
     return scores, shared_weights
+
+
+def add_context_neighbours(
+    scores: dict[str, float],
+    shared_weights: dict[str, float],
+    alike: dict[str, float],
+    context: dict[str, float],
+) -> None:
+    """Add to the candidates (`scores` and `shared_weights`, updated in place) the first
+    hit's similar cases (`alike`) that share only context with the log (`context`: case id
+    -> the weight of the components the log names, `Tally.context`), scored as their context
+    ranks (`CONTEXT_WEIGHT` of it), so that `lift_like_the_first` lifts them too.
+
+    A report of the same failure told in other words may share nothing with the log but the
+    component it names: the FlashAttention case whose CuTe backward corrupted dQ and dK
+    silently, beside the flex_attention case quoting the log's settings (a hit shows the
+    component's line; its label stays weak: no signature). On the tuning logs
+    (eval/logs.json, SQLite) recall@5 0.974 -> 0.987, MRR@10 0.943 unchanged; validation
+    unchanged (recall@5 0.902 and 0.895, MRR@10 1.000 and 0.899), no strong hit for a log
+    without a case. Every similar case, whatever it shares, gave the same tuning recall@5
+    (0.974 when the lift was chosen) with hits showing nothing of the log: not kept."""
+    for case_id in alike:
+        if case_id not in scores and context.get(case_id, 0.0) > 0:
+            own = CONTEXT_WEIGHT * context[case_id]
+            scores[case_id] = own
+            shared_weights[case_id] = own
 
 
 def lift_like_the_first(scores: dict[str, float], first: str, alike: dict[str, float]) -> set[str]:

@@ -3,7 +3,8 @@
 source-file or host name, `proxy.cc:1391` being a place in NCCL's code, not the word proxy),
 plus each term's own `patterns` (symptom tags, components, root-cause categories and error
 codes; an error code by its patterns only, the ones that tag cases at import,
-`codes.CodeVocabulary`). All of them in one RE2 set, read once per distinct line.
+`codes.CodeVocabulary`; a negated mention, "without an Xid 79", tags no code there either).
+All of them in one RE2 set, read once per distinct line.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any
 import re2
 
 from incidents.models import Facet, Term
+from incidents.negation import shown_by
 
 from .log_lines import LogLines
 from .log_text import Evidence
-from .patterns import NOT_WORDS, blanked, options, pattern_problem
+from .patterns import NOT_WORDS, blanked, compile_pattern, options, pattern_problem
 from .text import STOP_WORDS, words
 
 # Facets found by their patterns only: root causes have no name a log would print, and an
@@ -127,6 +129,12 @@ class FoundTerms:
     counted_lines: set[str] = field(default_factory=set)
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    """An error code's pattern compiled (kept: the same few codes recur from log to log)."""
+    return compile_pattern(pattern)
+
+
 def find_terms(lines: dict[str, list[int]], scanned: LogLines, terms: list[Term]) -> FoundTerms:
     """The `terms` (every facet the vocabulary matches logs with) named in the distinct
     `lines` of a log (`log_text.unique_lines`; `scanned`, the same joined), each distinct
@@ -139,6 +147,8 @@ def find_terms(lines: dict[str, list[int]], scanned: LogLines, terms: list[Term]
     for line, numbers in lines.items():
         for index in term_forms_in(line, matcher, entries, source_files.get(line)):
             entry = entries[index]
+            if entry.term.facet == Facet.ERROR_CODE and not shown_by(_compiled(entry.form), line):
+                continue  # "without an Xid 79": as at import (`codes.CodeVocabulary.find`)
             evidence = found.evidence.setdefault(entry.term.id, Evidence())
             if entry.pattern:
                 found.by_pattern.add(entry.term.id)

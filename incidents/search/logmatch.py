@@ -41,7 +41,14 @@ from .log_hits import HitExplainer
 from .log_job_kind import JobKind, read_job_kind, workload_kinds
 from .log_lines import MAX_LOG_BYTES
 from .log_rare_words import rare_words
-from .log_scores import Tally, candidate_scores, lift_like_the_first, ranked, semantic_scores
+from .log_scores import (
+    Tally,
+    add_context_neighbours,
+    candidate_scores,
+    lift_like_the_first,
+    ranked,
+    semantic_scores,
+)
 from .log_text import Evidence, LogText, decode_log, read_text
 from .log_thresholds import THRESHOLDS, Thresholds
 from .log_tokens import signature_tokens
@@ -105,9 +112,10 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     Candidates sharing the same evidence are told apart by the semantic score of the log's
     evidence lines against each case's passages (`log_scores.SEMANTIC_FACTOR`,
     `log_scores.semantic_scores`). Then the candidates among the first hit's stored similar
-    cases gain its score times how alike the two are, staying after it
-    (`log_scores.like_the_first`): other reports of the failure the log shows, told in other
-    words. This reads no evidence, so no label changes.
+    cases, and those of them sharing only a component's name with the log
+    (`log_scores.add_context_neighbours`, labelled weak), gain its score times how alike the
+    two are, staying after it (`log_scores.like_the_first`): other reports of the failure
+    the log shows, told in other words. This reads no evidence, so no label changes.
 
     Time is linear in the size of the text (RE2), plus one encoding of at most
     `log_scores.SEMANTIC_CHARS` of its evidence lines. A component version the log prints
@@ -155,6 +163,7 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     alike = {
         c: float(like) for c, case in cases.items() if (like := getattr(case, "like_first", None)) is not None
     }
+    add_context_neighbours(scores, shared_weights, alike, tally.context)
     lifted = lift_like_the_first(scores, best, alike)  # cases listed higher as cases like the first hit
     hit_ids = ranked(scores)[:limit]
 
