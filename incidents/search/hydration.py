@@ -21,6 +21,7 @@ from incidents.selectors.lookup import retracted_matches_note
 from incidents.selectors.stats import published_count
 
 from .backends import Marked, get_backend
+from .coordination import numbers_after_words
 from .facets import facet_counts
 from .fusion import STRONG, Candidate
 from .planning import SearchPlan
@@ -165,6 +166,7 @@ def _hits(
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
     numbers = identifier_numbers(plan.query, parsed)
+    typed = [[atom.words for atom in group] for group in numbers_after_words(parsed.literal_groups)]
     hits = []
     for candidate in shown:
         case = cases.get(candidate.case_id)
@@ -200,6 +202,8 @@ def _hits(
                 like=candidate.like,
                 numbers=numbers,
                 title=title,
+                typed=typed,
+                body=marked.body,
             )
         hits.append(
             SearchHit(

@@ -26,6 +26,7 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
+from .code_notes import UncasedCode, uncased_code_notes, uncased_codes
 from .exception_numbers import read_exception_numbers
 from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
@@ -139,6 +140,9 @@ class Vocabulary:
     library_size: int = 0  # published cases (every one has a root cause: their counts' sum)
     # The error codes with their patterns: whether a query quotes what a program printed.
     codes: CodeVocabulary = field(default_factory=lambda: CodeVocabulary(()))
+    # The error codes no published case carries, by name: a query showing one is told what it
+    # means and where its page is (`code_notes`).
+    uncased: dict[str, UncasedCode] = field(default_factory=dict)
 
 
 def vocabulary() -> Vocabulary:
@@ -165,6 +169,7 @@ def _read_vocabulary() -> Vocabulary:
         known=known_words(terms),
         library_size=_published(counted),
         codes=codes,
+        uncased=uncased_codes(t for t in every if t.facet == Facet.ERROR_CODE),
     )
 
 
@@ -272,6 +277,7 @@ def plan(request: SearchRequest) -> SearchPlan:
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
+    notes.extend(uncased_code_notes(vocab.codes.find(query), vocab.uncased) if vocab.uncased else ())
     kind: PlanKind = "ranked"
     if lone:
         kind = "nothing"

@@ -17,6 +17,7 @@ little higher), led by that hit's nearest case (`nearest_to_first`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -26,6 +27,7 @@ from incidents.id_lists import ids_subquery
 from incidents.models import Case, CaseQuerySet, Facet
 
 from .backends import Backend, RankedRow, get_backend
+from .coordination import coordination
 from .fusion import LIKENESS_DEPTH, STRONG, Candidate, by_likeness, fuse
 from .kinds import names_only_a_kind
 from .nearest_to_first import first_hit_neighbours, nearest_to_first
@@ -82,7 +84,13 @@ def rank(plan: SearchPlan) -> Ranking:
         allowed = plan.cases.exclude(id__in=RawSQL(*backend.match_sql(parsed.excluded)))
     # One row more than is ranked tells whether more cases contain the query's words.
     rows = lexical_rows(
-        backend, parsed, plan.cases, whole=plan.whole, limit=LEXICAL_DEPTH + 1, library_size=plan.library_size
+        backend,
+        parsed,
+        plan.cases,
+        whole=plan.whole,
+        limit=LEXICAL_DEPTH + 1,
+        library_size=plan.library_size,
+        signatures=plan.signatures,
     )
     capped_at = LEXICAL_DEPTH if len(rows) > LEXICAL_DEPTH else None
     rows = rows[:LEXICAL_DEPTH]
@@ -159,6 +167,7 @@ def lexical_rows(
     whole: bool = False,
     limit: int | None = None,
     library_size: int = 0,
+    signatures: Sequence[str] = (),
 ) -> list[RankedRow]:
     """The lexical ranking of `cases` (best first, at most `limit`, by default
     `LEXICAL_DEPTH`): one query.
@@ -167,12 +176,19 @@ def lexical_rows(
     (`backends.SqliteBackend._split`).
 
     Several words are OR-ed and ranked by the share of them a case matches (coordination,
-    `backends.Backend.rank`), each row carrying that share for the confidence label.
+    `backends.Backend.rank`), each row carrying that share for the confidence label: a
+    group typed twice counts once, and with `signatures` (`SearchPlan.signatures`, a pasted
+    line's failure tokens) the groups holding one weigh as much as the others together
+    (`coordination.coordination`).
     """
     candidates = None if whole else cases.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
     root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
     expanded = parsed.literal_groups != parsed.groups
+    parallel = expanded and len(parsed.literal_groups) == len(parsed.groups)
+    coordinate, literal = coordination(parsed.groups, parsed.literal_groups if parallel else [], signatures)
+    if expanded and not parallel:
+        literal = parsed.literal_groups
     loose = ParsedQuery(
         groups=[[a for g in parsed.groups for a in g]],
         literal_groups=parsed.literal_groups,
@@ -182,8 +198,8 @@ def lexical_rows(
     return backend.rank(
         loose,
         candidates,
-        coordinate=parsed.groups,
-        literal=parsed.literal_groups if expanded else (),
+        coordinate=coordinate,
+        literal=literal,
         term_weights=term_weights,
         root_cause_weights=root_cause_weights,
         sort="relevance",

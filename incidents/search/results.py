@@ -10,7 +10,7 @@ from typing import Literal
 from incidents.models import Case, Term
 
 from .text import stem, words
-from .why_words import matched_words
+from .why_words import matched_words, typed_words_held
 
 # The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
 Confidence = Literal["strong", "possible", "weak"]
@@ -97,6 +97,8 @@ def why_listed(
     like: str | None = None,
     numbers: Collection[str] = (),
     title: Snippet | None = None,
+    typed: Sequence[Sequence[tuple[str, ...]]] = (),
+    body: str | None = None,
 ) -> str:
     """Why a case is listed for a query, in a short sentence or two every door shows as they
     are (the pages, `GET /api/cases/` and MCP `search_incidents`): the records the query
@@ -106,7 +108,10 @@ def why_listed(
     function word or bare number unless `numbers`, the query's `identifier_numbers`, holds
     it) and after them those its `title` (the title with the query's words marked) holds
     that the snippet lacks (`Matches: nodes, swap.`: the title's `compare-and-swap` ranked
-    IL-0497 first, while its passage showed only `nodes`), up to `WHY_WORDS` in all, or,
+    IL-0497 first, while its passage showed only `nodes`), then the query's word groups as
+    typed (`typed`: each group's spellings) that the case's `body` holds and those words do
+    not say (`why_words.typed_words_held`: `Matches: NCCL, watchdog, timeout.` where the
+    passage marks only `NCCL`), up to `WHY_WORDS` in all, or,
     when none of those is marked, the query's vocabulary terms it
     carries (`Tagged: NCCL timeout.`; beside marked words they are left to `matched_terms`,
     which every door shows: said twice they cost an MCP answer 1.5 KB at 25 hits). When
@@ -121,6 +126,7 @@ def why_listed(
     words = matched_words(snippet, numbers)
     seen = {word.lower() for word in words}
     words += [word for word in matched_words(title, numbers) if word.lower() not in seen]
+    words += typed_words_held(typed, body, words, numbers)
     if words:
         parts.append(f"Matches: {', '.join(words[:WHY_WORDS])}.")
     elif matched_terms:

@@ -22,10 +22,10 @@ whether it has every word of the query).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from .text import STOP_WORDS, words
+from .text import STOP_WORDS, stem, words
 
 if TYPE_CHECKING:
     from .query import ParsedQuery
@@ -130,3 +130,46 @@ def _signed(preceding: str) -> bool:
     """Whether a number written right after `preceding` carries its minus (`exitcode -9`,
     `(-9)`), not a range's dash (`1-9`)."""
     return preceding.endswith("-") and (len(preceding) == 1 or not preceding[-2].isalnum())
+
+
+def typed_words_held(
+    typed: Sequence[Sequence[tuple[str, ...]]],
+    body: str | None,
+    shown: Sequence[str],
+    numbers: Collection[str] = (),
+) -> list[str]:
+    """The query's word groups as typed (`typed`: each group's spellings, as words) that the
+    case's indexed `body` holds (each word by its light stem, `text.stem`, a phrase's words in
+    a row) and the words `shown` (the marked words `why` names already) do not say, each as
+    typed (its first spelling the body holds): a passage shows the words of one place, so
+    `NCCL watchdog timeout` listed IL-0610 as `Matches: NCCL.` though it tells of the watchdog,
+    and `CrashLoopBackOff vllm` a case naming both as `Matches: vLLM.` (a new user's
+    walkthrough). Words that say nothing (`says_something`) and numbers alone (`1.2` typed in
+    `1.2 GiB`, any `1` and `2` in a row) are left out."""
+    if not body:
+        return []
+    held = [stem(word) for word in words(body)]
+    said = {stem(word) for item in shown for word in words(item)}
+    found: list[str] = []
+    for group in typed:
+        for spelling in group:
+            text = " ".join(spelling)
+            stems = [stem(word) for word in spelling]
+            if (
+                all(word.isdigit() for word in spelling)
+                or not says_something(text, numbers)
+                or set(stems) <= said
+            ):
+                continue
+            if _in_a_row(stems, held):
+                found.append(text)
+                said.update(stems)
+                break
+    return found
+
+
+def _in_a_row(stems: list[str], held: list[str]) -> bool:
+    """Whether `stems` stand in `held` in a row."""
+    size = len(stems)
+    first = stems[0]
+    return any(held[i : i + size] == stems for i, word in enumerate(held) if word == first)

@@ -50,6 +50,9 @@ class Marked(NamedTuple):
 
     passage: str | None
     title: str | None = None
+    # The case's indexed body (main and rest columns, unmarked): `why` names the query's words
+    # it holds outside the passage (`why_words.typed_words_held`).
+    body: str | None = None
 
 
 # SELECTs joined in one UNION ALL at most (SQLite's limit is 500).

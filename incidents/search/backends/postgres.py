@@ -363,6 +363,7 @@ class PostgresBackend(Backend):
                 case_id: Marked(
                     balance_code_spans(passage, [body], delimiter=HEADLINE_DELIMITER) if passage else passage,
                     title,
+                    body,
                 )
                 for case_id, passage, body, title in cursor.fetchall()
             }

@@ -382,5 +382,5 @@ class SqliteBackend(Backend):
         for row in rows:
             passage = next((s for s in row[1:4] if s and MARK_START in s), row[3])
             passage = balance_code_spans(passage, row[4:8]) if passage else passage
-            passages[row[0]] = Marked(passage, row[8])
+            passages[row[0]] = Marked(passage, row[8], "\n".join(part for part in row[4:6] if part))
         return passages
