@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
@@ -234,7 +234,9 @@ def _choice_values(field: Any) -> list[str]:
     """The values a plain choice field accepts (none for a model choice, whose door names
     its terms itself)."""
     if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.ModelChoiceField):
-        return [str(value) for value, _label in field.choices if value != ""]
+        # Normalized to (value, label) pairs by the field (django-stubs types it as any form given).
+        pairs = cast("Iterable[tuple[Any, Any]]", field.choices)
+        return [str(value) for value, _label in pairs if value != ""]
     return []
 
 
