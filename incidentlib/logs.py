@@ -104,6 +104,17 @@ class RequestClient(logging.Filter):
         return True
 
 
+def configure(config: dict[str, Any]) -> None:
+    """Django's `LOGGING_CONFIG`: the `LOGGING` settings (`logging.config.dictConfig`, as
+    Django's default), and Python's warnings routed through logging (`py.warnings`, level
+    WARNING), so that a library's warning is a line of the log in its format (one JSON object)
+    like any other record. Django no longer does this itself: a warning was two lines of plain
+    text on stderr (`file.py:336: Warning: ...` and the source line), which a JSON log collector
+    cannot parse."""
+    logging.config.dictConfig(config)
+    logging.captureWarnings(True)
+
+
 def format_server_logs() -> None:
     """Write uvicorn's lines in the app's format (`settings.LOG_FORMAT`: one JSON object a
     line by default), its access lines with their fields (`AccessFields`). Only formatters

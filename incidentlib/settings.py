@@ -80,7 +80,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # /healthz before anything reads the Host header: load balancers probe by address.
     "incidentlib.middleware.HealthCheckMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # whitenoise's, its files read a block at a time under ASGI (incidentlib/static_files.py).
+    "incidentlib.static_files.StaticFilesMiddleware",
     "incidentlib.middleware.RejectNulMiddleware",
     # One read of the store generation per request (incidents/store_cache.py).
     "incidentlib.middleware.StoreGenerationMiddleware",
@@ -307,6 +308,8 @@ LOG_LEVEL = env.choice("LOG_LEVEL", default="warning", choices=LOG_LEVELS).upper
 # password is in the cache's LOCATION, a name Django does not hide).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "incidentlib.error_reports.CredentialFreeReporterFilter"
 
+# Warnings too are records of this log (`incidentlib.logs.configure`).
+LOGGING_CONFIG = "incidentlib.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
