@@ -89,6 +89,16 @@ class AccessFields(logging.Filter):
         return True
 
 
+class DropColorMessage(logging.Filter):
+    """Leaves out the `color_message` uvicorn gives its lines for its own coloured terminal
+    formatter: as a field of a JSON line it carried ANSI escapes (`\u001b[1m%s://%s:%d\u001b[0m`)
+    beside the plain `message`, burying "Uvicorn running on http://..." in escapes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.__dict__.pop("color_message", None)
+        return True
+
+
 class RequestClient(logging.Filter):
     """A record about a request (Django's `django.request` lines: "Too Many Requests:
     /api/match") names the request's client, as a `client` field and at the end of its text."""
@@ -126,6 +136,8 @@ def format_server_logs() -> None:
     for name in SERVER_LOGGERS:
         for handler in logging.getLogger(name).handlers:
             handler.setFormatter(formatter)
+            if not any(isinstance(f, DropColorMessage) for f in handler.filters):
+                handler.addFilter(DropColorMessage())
     access = logging.getLogger("uvicorn.access")
     if not any(isinstance(f, AccessFields) for f in access.filters):
         access.addFilter(AccessFields())
