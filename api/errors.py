@@ -16,11 +16,13 @@ views answer through `problem_exception_handler`; Django's own 400/403/404/500 h
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
-from django.core.exceptions import PermissionDenied
+from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
@@ -205,6 +207,60 @@ def parameter_wording(detail: Any) -> str:
     if text[:1].isupper() and not text[1:2].isupper():
         text = text[0].lower() + text[1:]
     return text.removesuffix(".")
+
+
+def form_wording(field: Any, error: Any, *, given: bool) -> str:
+    """One Django form field's error (a `ValidationError` of `form.errors.as_data()`) in the
+    words of every parameter error, for a body a form reads (`POST /api/proposals/`): Django's
+    defaults by their code and params ("This field is required." -> `is required`, or `must not
+    be empty` when the field was `given`; "Ensure this value has at least 10 characters (it has
+    5)." -> `must be at least 10 characters long; it has 5`, as the search text's limit reads; a
+    refused choice -> `must be one of new, correction`), the form's own sentences as phrases
+    (`parameter_wording`)."""
+    code, params = getattr(error, "code", None), getattr(error, "params", None) or {}
+    if code == "required":
+        return "must not be empty" if given else "is required"
+    if code in ("min_length", "max_length") and {"limit_value", "show_value"} <= set(params):
+        bound = "at least" if code == "min_length" else "at most"
+        return f"must be {bound} {params['limit_value']} characters long; it has {params['show_value']:,}"
+    if code == "invalid_choice" and (choices := _choice_values(field)):
+        return f"must be one of {', '.join(choices)}"
+    if code == "invalid" and isinstance(field, forms.EmailField):
+        return "must be an e-mail address such as name@example.org"
+    return parameter_wording(" ".join(error.messages) if hasattr(error, "messages") else str(error))
+
+
+def _choice_values(field: Any) -> list[str]:
+    """The values a plain choice field accepts (none for a model choice, whose door names
+    its terms itself)."""
+    if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.ModelChoiceField):
+        # Normalized to (value, label) pairs by the field (django-stubs types it as any form given).
+        pairs = cast("Iterable[tuple[Any, Any]]", field.choices)
+        return [str(value) for value, _label in pairs if value != ""]
+    return []
+
+
+def form_errors(
+    form: forms.Form, data: Mapping[str, Any], *, skip: Iterable[str] = ()
+) -> list[ParameterError]:
+    """A `ParameterError` for each refused field of a bound `form` (that did not validate),
+    in the form's field order, worded by `form_wording`; a refused choice with the value sent
+    and the accepted ones as `suggestions`, the form's own `suggestions` (a correction's
+    closest case ids) where it has them; the fields named in `skip` (refused already, before
+    the form read the body) left out. A form-wide error is the `body`'s."""
+    skipped = set(skip)
+    errors = []
+    for name, refused in form.errors.as_data().items():
+        if name in skipped:
+            continue
+        field = form.fields.get(name)
+        detail = "; ".join(form_wording(field, error, given=name in data) for error in refused)
+        choices = _choice_values(field) if any(e.code == "invalid_choice" for e in refused) else []
+        suggestions = choices or list(getattr(form, "suggestions", {}).get(name, []))
+        value = str(data[name]) if choices and name in data else None
+        parameter = "body" if name == NON_FIELD_ERRORS else name
+        errors.append(ParameterError(parameter, detail, value, suggestions))
+    return errors
 
 
 def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ import functools
 import hashlib
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -26,6 +26,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from incidents import selectors, store_cache
+
+T = TypeVar("T", str, bytes)
 
 # Part of every ETag: bump it when a response shape changes, so cached copies revalidate.
 RESPONSE_FORMAT = "1"
@@ -207,8 +209,9 @@ def stored_case_etag(request: Any, case_id: str, modified: datetime.datetime) ->
     return f'"{case_version(case_id, modified)}.{digest}"'
 
 
-def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:
-    """`chunks` in the form the running server consumes lazily.
+def streamed(request: HttpRequest, chunks: Iterator[T]) -> Iterator[T] | AsyncIterator[T]:
+    """`chunks` (text, or bytes: `incidentlib.static_files`) in the form the running server
+    consumes lazily.
 
     Under ASGI Django would read a synchronous iterator whole into memory before sending
     it, so there each chunk is produced in the sync thread (where the database connection
@@ -221,7 +224,7 @@ def streamed(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | Asy
     _end = object()
     next_chunk = sync_to_async(lambda: next(chunks, _end), thread_sensitive=True)
 
-    async def produce() -> AsyncIterator[str]:
+    async def produce() -> AsyncIterator[T]:
         while (chunk := await next_chunk()) is not _end:
             yield chunk  # type: ignore[misc]
 

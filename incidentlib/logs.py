@@ -89,6 +89,16 @@ class AccessFields(logging.Filter):
         return True
 
 
+class DropColorMessage(logging.Filter):
+    """Leaves out the `color_message` uvicorn gives its lines for its own coloured terminal
+    formatter: as a field of a JSON line it carried ANSI escapes (`\u001b[1m%s://%s:%d\u001b[0m`)
+    beside the plain `message`, burying "Uvicorn running on http://..." in escapes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.__dict__.pop("color_message", None)
+        return True
+
+
 class RequestClient(logging.Filter):
     """A record about a request (Django's `django.request` lines: "Too Many Requests:
     /api/match") names the request's client, as a `client` field and at the end of its text."""
@@ -104,6 +114,17 @@ class RequestClient(logging.Filter):
         return True
 
 
+def configure(config: dict[str, Any]) -> None:
+    """Django's `LOGGING_CONFIG`: the `LOGGING` settings (`logging.config.dictConfig`, as
+    Django's default), and Python's warnings routed through logging (`py.warnings`, level
+    WARNING), so that a library's warning is a line of the log in its format (one JSON object)
+    like any other record. Django no longer does this itself: a warning was two lines of plain
+    text on stderr (`file.py:336: Warning: ...` and the source line), which a JSON log collector
+    cannot parse."""
+    logging.config.dictConfig(config)
+    logging.captureWarnings(True)
+
+
 def format_server_logs() -> None:
     """Write uvicorn's lines in the app's format (`settings.LOG_FORMAT`: one JSON object a
     line by default), its access lines with their fields (`AccessFields`). Only formatters
@@ -115,6 +136,8 @@ def format_server_logs() -> None:
     for name in SERVER_LOGGERS:
         for handler in logging.getLogger(name).handlers:
             handler.setFormatter(formatter)
+            if not any(isinstance(f, DropColorMessage) for f in handler.filters):
+                handler.addFilter(DropColorMessage())
     access = logging.getLogger("uvicorn.access")
     if not any(isinstance(f, AccessFields) for f in access.filters):
         access.addFilter(AccessFields())

@@ -80,7 +80,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # /healthz before anything reads the Host header: load balancers probe by address.
     "incidentlib.middleware.HealthCheckMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # whitenoise's, its files read a block at a time under ASGI (incidentlib/static_files.py).
+    "incidentlib.static_files.StaticFilesMiddleware",
     "incidentlib.middleware.RejectNulMiddleware",
     # One read of the store generation per request (incidents/store_cache.py).
     "incidentlib.middleware.StoreGenerationMiddleware",
@@ -230,7 +231,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "api.errors.problem_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, its operations grouped by the tags below (api/tags.py).
+    "DEFAULT_SCHEMA_CLASS": "api.tags.TaggedAutoSchema",
     # Requests per client address (REMOTE_ADDR, or the address NUM_PROXIES proxies away in
     # X-Forwarded-For). "api" covers every endpoint, "api-heavy" log matching, triage and export;
     # MCP calls over HTTP and /match/ posts count in the same counts (api.throttling.count_request).
@@ -273,6 +275,25 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (BASE_DIR / "api" / "API.md").read_text(encoding="utf-8"),
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api",
+    # The groups of /api/docs/, in this order (api/tags.py tags each operation).
+    "TAGS": [
+        {
+            "name": "cases",
+            "description": "Read cases: list and search, one case, its similar cases and history, "
+            "lookup by reference, export and the change feed.",
+        },
+        {
+            "name": "matching",
+            "description": "From what you see to cases: a pasted log (match), symptoms and context "
+            "(triage), the versions you run (affected).",
+        },
+        {"name": "vocabulary", "description": "Topics, vocabulary facets, error codes and statistics."},
+        {
+            "name": "editing",
+            "description": "Proposals anyone may send, and editors' writes (create, update, status, "
+            "merge), which need a token.",
+        },
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -307,6 +328,8 @@ LOG_LEVEL = env.choice("LOG_LEVEL", default="warning", choices=LOG_LEVELS).upper
 # password is in the cache's LOCATION, a name Django does not hide).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "incidentlib.error_reports.CredentialFreeReporterFilter"
 
+# Warnings too are records of this log (`incidentlib.logs.configure`).
+LOGGING_CONFIG = "incidentlib.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

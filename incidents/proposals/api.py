@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from api import schema
 from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
-from api.errors import InvalidParameters, ParameterError, RateExceeded
+from api.errors import InvalidParameters, ParameterError, RateExceeded, form_errors
 from api.http import ApiView
 from api.params import reject_unknown_keys
 from api.query import QueryParams, Repeated, Text
@@ -149,47 +149,44 @@ class ProposalCreateView(ApiView):
         # A misspelled key (`source_url`, `caseid`) must not yield a proposal without it.
         reject_unknown_keys(request.data, REQUEST_SCHEMA["properties"])
         data = dict(request.data)
-        # The form reads every value as text, so `{"a": 1}` would be stored as "{'a': 1}":
-        # refuse any other JSON type by name first.
-        mistyped = _mistyped(data)
-        if mistyped:
-            raise InvalidParameters(mistyped)
+        # Every bad field is named in one answer (the README's "naming each bad parameter"):
+        # a field refused before the form reads the body (a JSON type the form cannot read, a
+        # value no column can store, an unknown term) is left out of what the form reads, and
+        # the form's own errors for it ("needed for a new case") are not added. Only unknown
+        # keys are refused alone, above: a misspelled `source_url` would add a misleading
+        # "source_urls: give at least one public source URL".
+        refused = _mistyped(data)
         # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
         # answer can encode, and a NUL, which PostgreSQL text refuses (even in a lookup):
         # refuse them by name before anything reads the value.
-        unstorable = [
-            ParameterError(str(name).encode("utf-8", "replace").decode().replace("\x00", "\\0"), problem)
-            for name, value in data.items()
-            if (problem := _unstorable(str(name)) or _unstorable_value(value))
-        ]
-        if unstorable:
-            raise InvalidParameters(unstorable)
+        for error in refused:
+            del data[error.parameter]
+        for name, value in list(data.items()):
+            if problem := _unstorable(str(name)) or _unstorable_value(value):
+                shown = str(name).encode("utf-8", "replace").decode().replace("\x00", "\\0")
+                refused.append(ParameterError(shown, problem))
+                del data[name]
         if isinstance(data.get("source_urls"), list):
             data["source_urls"] = "\n".join(str(u) for u in data["source_urls"])
         # A term named as the list filters read it (slug, name or synonym), refused in their
         # words with the nearest terms (`selectors.term_value`), not the form's "Select a valid
         # choice".
-        unknown = []
         for name, facet in (("topic", Facet.TOPIC), ("root_cause", Facet.ROOT_CAUSE)):
             if data.get(name):
-                slug, refused = selectors.term_value(facet, name, data[name])
-                if refused is not None or slug is None:
-                    detail = refused.detail if refused else f"unknown {name}"
-                    near = [c.value for c in refused.suggestions] if refused else []
-                    unknown.append(ParameterError(name, detail, data[name], near))
+                slug, unknown = selectors.term_value(facet, name, data[name])
+                if unknown is not None or slug is None:
+                    detail = unknown.detail if unknown else f"unknown {name}"
+                    near = [c.value for c in unknown.suggestions] if unknown else []
+                    refused.append(ParameterError(name, detail, data.pop(name), near))
                     continue
                 data[name] = Term.objects.of(facet).get(slug=slug).pk
-        if unknown:
-            raise InvalidParameters(unknown)
         form = ProposalForm(data)
-        if not form.is_valid():
+        valid = form.is_valid()
+        errors = refused + ([] if valid else form_errors(form, data, skip=[e.parameter for e in refused]))
+        if errors:
+            order = list(ProposalForm.base_fields)
             raise InvalidParameters(
-                [
-                    ParameterError(
-                        name, " ".join(str(m) for m in messages), suggestions=form.suggestions.get(name, [])
-                    )
-                    for name, messages in form.errors.items()
-                ]
+                sorted(errors, key=lambda e: order.index(e.parameter) if e.parameter in order else -1)
             )
         try:
             return receive(request, form.cleaned_data)

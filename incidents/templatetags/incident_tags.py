@@ -82,7 +82,9 @@ def short_title(title: str) -> str:
 
 
 # What a reader sees for the similarity level the search engine gives a neighbour (its
-# thresholds live in incidents.search): a bare "28% similar" reads as a weak match.
+# thresholds live in incidents.search): a bare "28% similar" reads as a weak match. Each
+# says it was computed: the weakest was "related", which beside "linked by an editor" under
+# the heading "Related cases" read as an editor's link.
 SIMILARITY_WORDS = {
     "strong": "very similar",
     "high": "very similar",
@@ -90,15 +92,15 @@ SIMILARITY_WORDS = {
     "possible": "similar",
     "medium": "similar",
     "similar": "similar",
-    "weak": "related",
-    "low": "related",
-    "related": "related",
+    "weak": "somewhat similar",
+    "low": "somewhat similar",
+    "related": "somewhat similar",
 }
 
 
 @register.filter
 def similarity_label(similar: object) -> str:
-    """ "very similar" / "similar" / "related" for a `SimilarCase`, from the level the search
+    """ "very similar" / "similar" / "somewhat similar" for a `SimilarCase`, from the level the search
     engine gives it (`label`, else `strength` or `confidence`); "" when it gives none."""
     for attribute in ("label", "strength", "confidence"):
         level = getattr(similar, attribute, None)

@@ -256,13 +256,24 @@ def case_list(request: HttpRequest) -> HttpResponse:
     suggestions = _suggestions(state, labels, base) if not results.total else []
 
     json_url = _api_twin(state)
+    query_box = _query_box(state, request.GET, problems)
+    # A text too long to search is most often pasted log lines: instead of the whole list
+    # under a notice (read as its results), the page offers to match them as a log (the
+    # /match/ form's `text`), the API's words about doors and MCP tools left to the API.
+    log_text = query_box if len(query_box) > selectors.MAX_QUERY_CHARS else ""
     return render_page(
         request,
         "incidents/case_list.html",
         {
             "state": state,
-            "query_box": _query_box(state, request.GET, problems),
-            "notices": [_notice(problem, state, base) for problem in problems],
+            "query_box": query_box,
+            "log_text": log_text,
+            "max_query_chars": selectors.MAX_QUERY_CHARS,
+            "notices": [
+                _notice(problem, state, base)
+                for problem in problems
+                if not (log_text and problem.parameter == "q")
+            ],
             "results": results,
             "notes": _notes(results),
             "hits": results.hits,

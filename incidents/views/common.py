@@ -14,7 +14,8 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from incidents import selectors
-from incidents.models import Term
+from incidents.models import Case, Term
+from incidents.selectors.spelling import normalize_case_id
 
 READ_METHODS = ("GET", "HEAD")
 
@@ -98,6 +99,8 @@ def not_found_page(
     `notice`, what the other doors say of it, in place of "Nothing lives at <path>"."""
     terms = [t for t in selectors.closest_terms(text) if t not in topics]
     searchable = len(text) <= selectors.MAX_QUERY_CHARS
+    # A bare id is no suggestion: each with its title (one query, only when there are some).
+    titles = dict(Case.objects.filter(id__in=closest_ids).values_list("id", "title")) if closest_ids else {}
     return render(
         request,
         "404.html",
@@ -105,9 +108,12 @@ def not_found_page(
             "path": request.path,
             "what": what,
             "case_hint": case_hint,
+            # `IL-9999` is shaped as an id: "Case ids look like IL-0428" answered no question.
+            "well_formed_id": case_hint and text.startswith("IL-") and normalize_case_id(text) == text,
             "notice": notice,
             "closest_cases": [
-                (case_id, reverse("incidents:case-detail", args=[case_id])) for case_id in closest_ids
+                (case_id, reverse("incidents:case-detail", args=[case_id]), titles.get(case_id, ""))
+                for case_id in closest_ids
             ],
             "closest_terms": [*topics, *terms],
             "search_url": (

@@ -105,11 +105,13 @@ def match(request: HttpRequest) -> HttpResponse:
             status = 400
         elif len(log.encode("utf-8", "replace")) > MAX_LOG_BYTES:
             # Refuse rather than cut: a cut log would silently lose its last (failing) lines.
+            # The paste stays in the box (as over the rate): emptied, it was lost, and the
+            # person had to find and copy it again just to trim it.
             context["error"] = (
                 f"The log is {len(log.encode('utf-8', 'replace')) / 1_000_000:.1f} MB; paste at most "
-                f"{MAX_LOG_BYTES // 1_000_000} MB, the lines around the failure are enough."
+                f"{MAX_LOG_BYTES // 1_000_000} MB, the lines around the failure are enough. Your log is "
+                "still in the box: remove its lines before the failure and match it again."
             )
-            context["log"] = ""
             status = 400
         else:
             reading = search.read_log(log, limit=LOG_HITS_SHOWN)

@@ -44,7 +44,9 @@ def test_an_unknown_id_names_the_closest_published_ids(client):
     message = f"No published case IL-9999. Did you mean {', '.join(closest)}?"
     response = api_post("IL-9999")
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"parameter": "case_id", "detail": message, "suggestions": closest}]
+    # The API's words are every parameter error's: a phrase after the name.
+    phrase = f"no published case IL-9999. Did you mean {', '.join(closest)}?"
+    assert response.json()["errors"] == [{"parameter": "case_id", "detail": phrase, "suggestions": closest}]
     page = form_post(client, **CORRECTION, case_id="IL-9999")
     assert page.status_code == 400
     assert page.context["form"].errors["case_id"] == [message]
@@ -56,5 +58,5 @@ def test_a_case_that_is_not_published_is_not_corrected():
     response = api_post("428")
     assert response.status_code == 400
     [error] = response.json()["errors"]
-    assert error["detail"].startswith("No published case 428. Did you mean ")
+    assert error["detail"].startswith("no published case 428. Did you mean ")
     assert "IL-0428" not in error["suggestions"]

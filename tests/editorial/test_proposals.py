@@ -82,24 +82,46 @@ def test_bad_input_is_refused_naming_the_field(client, change, field):
 
 
 @pytest.mark.parametrize(
-    ("published", "message"),
+    ("published", "message", "phrase"),
     [
-        ("2025-02-30", "2025-02-30 is not a date: February 2025 has 28 days."),
-        ("2024-04-31", "2024-04-31 is not a date: April 2024 has 30 days."),
-        ("2025-13-01", "2025-13-01 is not a date: there is no month 13 (months are 01 to 12)."),
-        ("2025-02-00", "2025-02-00 is not a date: there is no day 0."),
+        (
+            "2025-02-30",
+            "2025-02-30 is not a date: February 2025 has 28 days.",
+            "2025-02-30 is not a date: February 2025 has 28 days",
+        ),
+        (
+            "2024-04-31",
+            "2024-04-31 is not a date: April 2024 has 30 days.",
+            "2024-04-31 is not a date: April 2024 has 30 days",
+        ),
+        (
+            "2025-13-01",
+            "2025-13-01 is not a date: there is no month 13 (months are 01 to 12).",
+            "2025-13-01 is not a date: there is no month 13 (months are 01 to 12)",
+        ),
+        (
+            "2025-02-00",
+            "2025-02-00 is not a date: there is no day 0.",
+            "2025-02-00 is not a date: there is no day 0",
+        ),
         # Not the help text's form (Django alone would read 03/04/2025 as March 4).
-        ("03/04/2025", "Write the date as YYYY-MM-DD, e.g. 2025-02-28 (not “03/04/2025”)."),
-        ("", "Needed for a new case."),
+        (
+            "03/04/2025",
+            "Write the date as YYYY-MM-DD, e.g. 2025-02-28 (not “03/04/2025”).",
+            "write the date as YYYY-MM-DD, e.g. 2025-02-28 (not “03/04/2025”)",
+        ),
+        ("", "Needed for a new case.", "needed for a new case"),
     ],
 )
-def test_a_date_that_does_not_exist_says_why_at_both_doors(client, published, message):
+def test_a_date_that_does_not_exist_says_why_at_both_doors(client, published, message, phrase):
+    """The page shows the form's sentence; the API the same words as the phrase after a
+    parameter's name that every API error is."""
     response = form_post(client, published=published)
     assert response.status_code == 400
     assert response.context["form"].errors["published"] == [message]
     api = APIClient().post(reverse("api:proposal-create"), {**NEW, "published": published}, format="json")
     assert api.status_code == 400
-    assert [(e["parameter"], e["detail"]) for e in api.json()["errors"]] == [("published", message)]
+    assert [(e["parameter"], e["detail"]) for e in api.json()["errors"]] == [("published", phrase)]
     assert not Proposal.objects.exists()
 
 

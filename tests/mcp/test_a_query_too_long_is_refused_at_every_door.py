@@ -1,8 +1,8 @@
 """A search text over `MAX_QUERY_CHARS` is one problem, found by the one parser and
-reported by every front door in the same words (the limit and the length given): the API as
-a 400 problem document, MCP as a tool error, the page as a notice above what it did instead,
-browse every case. It used to be cut to the limit and searched, so the page said the query
-was left out and then "No cases match" the cut text."""
+reported by every front door (the limit and the length given): the API as a 400 problem
+document, MCP as a tool error in the same words, the page by a button that sends the text to
+log matching, listing no case. It used to be cut to the limit and searched, so the page said
+the query was left out and then "No cases match" the cut text."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import re
 import pytest
 from django.http import QueryDict
 
-from incidents.models import Case
 from incidents.selectors import MAX_QUERY_CHARS, parse_search
 from tests.web.html import element, text_of
 
@@ -44,16 +43,25 @@ def test_search_incidents_is_a_tool_error_in_the_same_words(mcp):
     assert tool.input_schema["properties"]["query"]["maxLength"] == MAX_QUERY_CHARS
 
 
-def test_the_page_browses_every_case_under_the_notice(client):
+def test_the_page_offers_to_match_it_as_a_log_and_lists_nothing(client):
+    """Most often pasted log lines: the page listed every case under the notice, read as
+    their results, and named API doors and MCP tools; it now offers log matching."""
     response = client.get("/cases/", {"q": TOO_LONG})
     assert response.status_code == 200
     html = response.content.decode()
-    notice = text_of(element(html, "div", class_="note notice"))
-    assert notice == f"Some of the parameters could not be used and were left out: Search text: {DETAIL}."
-    results = text_of(element(html, "section", class_="results"))
-    total = Case.objects.published().count()
-    assert f"1–20 of {total} cases, newest first." in results
-    assert "match" not in text_of(element(html, "p", id="result-count"))
+    notice = element(html, "div", class_="note notice log-paste")
+    assert text_of(notice) == (
+        "Nothing was searched: your text is 600 characters long, and a search reads at most 500, a"
+        " few words or one error line. Log lines or a traceback are read by log matching, which"
+        " finds the cases whose failure signatures they show. Match these lines as a log Or keep"
+        " only the error line in the search box and search again."
+    )
+    form = element(notice, "form")
+    assert '<form method="post" action="/match/">' in form
+    assert f'<input type="hidden" name="text" value="{TOO_LONG}">' in form
+    results = element(html, "section", class_="results")
+    assert 'class="card' not in results and "result-count" not in results
+    assert "POST /api/match" not in html and "could not be used" not in html
     assert re.search(r"<h1>Cases</h1>", html)
 
 

@@ -38,6 +38,8 @@ def test_a_restore_into_a_library_with_pending_lists_stores_them(tmp_path):
 
     said = out.getvalue().splitlines()
     assert said[0].startswith("restored 173 case(s)")
+    # Said before the (on a first run, minutes long) work, then its result.
+    assert said[-2].startswith("storing the similar-case lists (the first run computes sentence vectors")
     assert said[-1].startswith(f"stored {len(built)} neighbour(s) in ")
     assert deferred.pending() is False
     assert lists() == built

@@ -71,6 +71,10 @@ def test_uvicorns_start_up_and_access_lines_are_json_with_fields(served_database
     assert access[0]["message"].endswith(
         f'"GET /healthz?probe=1 HTTP/1.1" 200 {access[0]["duration_ms"]:.1f} ms, client 127.0.0.1'
     )
+    # uvicorn's coloured twin of a message (ANSI escapes) is no field of a JSON line.
+    running = [r for r in records if r["message"].startswith("Uvicorn running on http://127.0.0.1:")]
+    assert len(running) == 1 and "color_message" not in running[0]
+    assert not any("\u001b" in json.dumps(r) for r in records)
 
 
 def test_no_access_log_still_writes_no_access_line(served_database_url, tmp_path):

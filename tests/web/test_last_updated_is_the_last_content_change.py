@@ -21,11 +21,12 @@ from tests.editorial.conftest import make_user
 pytestmark = pytest.mark.django_db
 
 
-def last_updated(client, case_id: str) -> tuple[str, str]:
-    """The page's "Last updated" as (machine time, the words shown)."""
+def last_updated(client, case_id: str, label: str = "Last updated") -> tuple[str, str]:
+    """The page's "Last updated" (or another `label` of that line) as (machine time, the
+    words shown)."""
     page = client.get(f"/cases/{case_id}").content.decode()
-    found = re.search(r'Last updated <time datetime="([^"]+)">([^<]+)</time>', page)
-    assert found, "no Last updated"
+    found = re.search(rf'<p class="meta updated">{label} <time datetime="([^"]+)">([^<]+)</time>', page)
+    assert found, f"no {label}"
     return found.group(1), found.group(2)
 
 
@@ -34,9 +35,13 @@ def history_times(case_id: str) -> list[str]:
     return [row.history_date.isoformat() for row in rows]
 
 
-def test_an_imported_case_shows_its_import(client):
+def test_an_imported_case_says_when_it_was_added_not_last_updated(client):
+    """Every bundled case said "Last updated" on the day of `make run`, beside "reported 4
+    March 2022": read as "revised today". Unchanged since, it says when it was added."""
     [imported] = history_times("IL-0428")
-    assert last_updated(client, "IL-0428")[0] == imported
+    assert Case.objects.get(id="IL-0428").added.isoformat() == imported
+    assert last_updated(client, "IL-0428", "Added to the library")[0] == imported
+    assert "Last updated" not in client.get("/cases/IL-0428").content.decode()
 
 
 def test_a_noted_correction_and_a_merge_change_no_content_and_no_date(client):
@@ -46,7 +51,7 @@ def test_a_noted_correction_and_a_merge_change_no_content_and_no_date(client):
     services.merge_cases("IL-0429", "IL-0428", user=reviewer)
     kept = Case.objects.get(id="IL-0428")
     assert len(history_times("IL-0428")) == 3 and kept.modified.isoformat() > imported
-    assert last_updated(client, "IL-0428")[0] == imported
+    assert last_updated(client, "IL-0428", "Added to the library")[0] == imported
 
 
 def test_an_edit_and_a_retraction_are_content_changes(client):

@@ -93,6 +93,16 @@ def test_a_log_over_the_limit_is_refused_with_its_size_not_cut(client):
     assert 'class="log-hits"' not in html
 
 
+def test_a_log_over_the_limit_stays_in_the_box_to_be_trimmed(client):
+    log = "filler line\n" * 100_000 + "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+    response = client.post("/match/", {"text": log})
+    assert response.status_code == 400
+    assert response.context["log"] == log
+    assert "Your log is still in the box: remove its lines before the failure" in response.content.decode()
+    [box] = re.findall(r'<textarea id="log"[^>]*>(.*?)</textarea>', response.content.decode(), re.S)
+    assert box.count("filler line") == 100_000 and box.endswith("fallen off the bus.\n")
+
+
 def test_a_bare_net_ib_completion_error_finds_the_roce_case(client):
     line = "NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129"
     html = client.post("/match/", {"text": line}).content.decode()

@@ -76,7 +76,7 @@ def test_code_blocks_are_left_alone_and_escaping_is_kept():
     [
         ({"label": "strong"}, "very similar"),
         ({"strength": "medium"}, "similar"),
-        ({"confidence": "weak"}, "related"),
+        ({"confidence": "weak"}, "somewhat similar"),
         ({"label": "Very similar"}, "very similar"),
         ({"score": 0.28}, ""),  # a bare score gets no label: "28% similar" read as a weak match
         ({"label": "something else"}, ""),

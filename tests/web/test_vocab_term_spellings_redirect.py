@@ -52,6 +52,10 @@ def test_an_unknown_term_is_a_404_without_the_case_id_hint(client, path, said):
     assert "Case ids look like" not in html
 
 
-def test_the_case_404_keeps_the_case_id_hint(client):
-    html = client.get("/cases/IL-9999").content.decode()
+def test_the_case_404_keeps_the_case_id_hint_for_what_is_not_shaped_as_an_id(client):
+    html = client.get("/cases/IL-04x28").content.decode()
     assert "Case ids look like <code>IL-0428</code>." in html
+    # IL-9999 is shaped as one: the hint answered no question (a new user's walkthrough).
+    html = client.get("/cases/IL-9999").content.decode()
+    assert "Nothing lives at <code>/cases/IL-9999</code>. No case has this id." in html
+    assert "Case ids look like" not in html

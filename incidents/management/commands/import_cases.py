@@ -241,6 +241,13 @@ class Command(BaseCommand):
             return
         # Its own transactions: the restore is committed; a failure here leaves what is
         # not done pending (lists computed on the fly) until run again.
+        # Said before the work: the first run computes every sentence vector (about two
+        # minutes for the bundled cases), and `make run` printed nothing all that time.
+        self.stdout.write(
+            "storing the similar-case lists (the first run computes sentence vectors for every "
+            "case: a few minutes; later runs reuse them)..."
+        )
+        self.stdout.flush()
         started = time.perf_counter()
         rows = finish_pending()
         self.stdout.write(f"stored {rows} neighbour(s) in {time.perf_counter() - started:.1f} s")
