@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,14 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"
 
 
-def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, list[bytes], list[str]]:
+def static_file(name: str) -> Path:
+    """The file the static finders serve for `name`."""
+    found = finders.find(name)
+    assert isinstance(found, str), name
+    return Path(found)
+
+
+def asgi_get(path: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> tuple[int, list[bytes], list[str]]:
     """One GET through the served handler: (status, each body message's bytes, the text of
     every warning raised while answering)."""
     scope = {
@@ -46,7 +54,7 @@ def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, l
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }
-    sent: list[dict[str, Any]] = []
+    sent: list[Mapping[str, Any]] = []
 
     async def exchange() -> None:
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
@@ -58,7 +66,7 @@ def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, l
             await answered.wait()
             return {"type": "http.disconnect"}
 
-        async def send(message: dict) -> None:
+        async def send(message: Mapping[str, Any]) -> None:
             sent.append(message)
             if message["type"] == "http.response.body" and not message.get("more_body"):
                 answered.set()
@@ -73,7 +81,7 @@ def asgi_get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, l
 
 
 def test_a_static_file_is_sent_a_block_at_a_time_without_a_warning():
-    content = Path(finders.find(BUNDLE)).read_bytes()
+    content = static_file(BUNDLE).read_bytes()
     status, bodies, warned = asgi_get(f"/static/{BUNDLE}")
     assert (status, warned) == (200, [])
     assert b"".join(bodies) == content
@@ -89,14 +97,16 @@ def test_a_304_for_a_static_file_raises_no_warning_either():
     first = Client().get("/static/css/site.css")
     first.close()  # its file, not read here
     etag = first["ETag"]
-    status, bodies, warned = asgi_get("/static/css/site.css", [(b"if-none-match", etag.encode())])
+    status, bodies, warned = asgi_get("/static/css/site.css", ((b"if-none-match", etag.encode()),))
     assert (status, bodies, warned) == (304, [], [])
 
 
 def test_under_wsgi_a_static_file_is_whitenoises_answer_unchanged():
-    response = Client().get("/static/css/site.css")
+    response: Any = Client().get(
+        "/static/css/site.css"
+    )  # a streamed answer (the stubs know only HttpResponse)
     assert response.status_code == 200 and response.streaming and not response.is_async
-    assert b"".join(response.streaming_content) == Path(finders.find("css/site.css")).read_bytes()
+    assert b"".join(response.streaming_content) == static_file("css/site.css").read_bytes()
     response.close()
 
 
