@@ -296,7 +296,8 @@ def triage(
     `notes` says `NOTHING_KNOWN` when none is strong, and names the strong cases when each
     contradicts the context (a strong inference case for a training job).
 
-    Queries: the search module's (about 12 for the words, 6 for the log) plus 3 to load
+    Queries: the search module's (about 12 for the words, 6 for the log, and a word search
+    per line of a log of a few lines, `search.log_as_words`) plus 3 to load
     the candidates with their terms and sources. Never raises on odd text.
     """
     context = context or TriageContext()

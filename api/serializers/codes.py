@@ -29,7 +29,9 @@ class FoundErrorCodeSerializer(ErrorCodeSerializer):
     """An error code a pasted log shows, found by its patterns."""
 
     line_numbers = serializers.ListField(
-        child=serializers.IntegerField(), help_text="1-based lines it is on (the first 20)."
+        child=serializers.IntegerField(),
+        help_text="1-based lines it is on, in order: its first 20 distinct lines, a line the log "
+        "repeats word for word at its first number.",
     )
 
 

@@ -50,10 +50,11 @@ class Findings:
         return {t.name for t in self.terms if t.facet == Facet.COMPONENT}
 
     def error_codes(self) -> tuple[FoundCode, ...]:
-        """The error codes found (by their patterns) with their first line numbers, in
-        vocabulary order (vendor, then name, numbers in order)."""
+        """The error codes found (by their patterns) with the first line numbers of their
+        distinct lines (a repeated line once, at its first number), in vocabulary order
+        (vendor, then name, numbers in order)."""
         return tuple(
-            FoundCode(term=t, line_numbers=tuple(n for n, _ in self.term_evidence[t.id].lines))
+            FoundCode(term=t, line_numbers=tuple(sorted(n for n, _ in self.term_evidence[t.id].lines)))
             for t in sorted(
                 (t for t in self.terms if t.facet == Facet.ERROR_CODE and t.id in self.term_evidence),
                 key=lambda t: (natural_key(t.vendor or ""), natural_key(t.name)),

@@ -219,7 +219,7 @@ class HitExplainer:
         for name, found in evidence:
             for number, line in found.lines:
                 first, names = per_line.setdefault(line, (number, []))
-                numbers.setdefault(line, set()).add(number)
+                numbers.setdefault(line, set()).update(found.numbers.get(line, (number,)))
                 if number < first:
                     per_line[line] = (number, names)
                 if name not in names:

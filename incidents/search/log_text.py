@@ -84,8 +84,13 @@ class Evidence:
     """Where the log shows one piece of evidence (a failure token, a term, a component
     version, a rare word): its first lines and where in them it was read."""
 
-    # (line number, line) of its first `LINES_PER_EVIDENCE` lines, a number once.
+    # (line number, line) of its first `LINES_PER_EVIDENCE` distinct lines, each line once at
+    # its first number: a line the log repeats word for word (every rank printing it) is one
+    # line, so repeats neither take the places of the lines after them nor count twice.
     lines: list[tuple[int, str]] = field(default_factory=list)
+    # Line -> the numbers it was read at (at most `LINES_PER_EVIDENCE`): how many lines of the
+    # log each of `lines` stands for (`LogLine.occurrences`).
+    numbers: dict[str, set[int]] = field(default_factory=dict)
     # How a token was found, the most telling way (`log_tokens.stronger_kind`): the
     # extractor's name (`xid`, `exception`, `phrase`, `env`, `identifier`, ...) or `setting`.
     kind: str = ""
@@ -99,9 +104,17 @@ class Evidence:
     at: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def add(self, number: int, line: str) -> None:
-        """Record one reading at line `number` (1-based) holding `line`."""
-        if len(self.lines) < LINES_PER_EVIDENCE and (not self.lines or self.lines[-1][0] != number):
+        """Record one reading at line `number` (1-based) holding `line`: a line not yet
+        recorded is added at that number (the finders read a line's numbers in order, so its
+        first), a line already recorded only counts the number."""
+        numbers = self.numbers.get(line)
+        if numbers is None:
+            if len(self.lines) >= LINES_PER_EVIDENCE:
+                return
+            numbers = self.numbers[line] = set()
             self.lines.append((number, line))
+        if len(numbers) < LINES_PER_EVIDENCE:
+            numbers.add(number)
 
     def read_at(self, line: str, span: tuple[int, int]) -> None:
         """Record that the evidence was read at `span` of `line` (its first lines, a few spans each)."""

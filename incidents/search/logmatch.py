@@ -20,7 +20,8 @@
    score adds the job kind and the semantic score of the evidence lines
    (`log_scores.candidate_scores`), and the first hit's similar cases rank up after it;
 5. each hit's label (`log_confidence.confidence`, never reading rare words, the job kind
-   or the semantic score), and what it shows: the lines that produced its evidence (line
+   or the semantic score; for a log of a few lines, also the word search's label of each
+   line, `log_as_words`), and what it shows: the lines that produced its evidence (line
    number, line, term or token) and why it is listed (`log_hits`).
 """
 
@@ -34,8 +35,16 @@ from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
 from .gate import one_at_a_place
+from .log_as_words import strong_as_words
 from .log_candidates import add_common_evidence, look_up_terms, look_up_tokens
-from .log_confidence import Shared, confidence, head_labels, names_the_failure, specific_units
+from .log_confidence import (
+    POSSIBLE_SIGNATURE,
+    Shared,
+    confidence,
+    head_labels,
+    names_the_failure,
+    specific_units,
+)
 from .log_findings import Findings, find_evidence
 from .log_hits import HitExplainer
 from .log_job_kind import JobKind, read_job_kind, workload_kinds
@@ -73,6 +82,13 @@ __all__ = [
     "specific_units",
 ]
 
+# The error codes of the log a case must carry for the word search's strong label of a
+# line of a short log to make its hit strong (`log_as_words`): one line is one signature to
+# `confidence`, and two vocabulary codes of that line (the NET/IB completion error and
+# IBV_WC_RETRY_EXC_ERR of the error-12 line) are two tags of the failure that the case
+# carries, where one code (`IBV_WC_RETRY_EXC_ERR` alone) or a watchdog line (one code, any
+# hang's end) is what the README promises is not strong alone.
+AS_WORDS_CODES = 2
 # The facets whose terms a log is read for (an error code by its patterns only).
 FACETS = [Facet.SYMPTOM, Facet.COMPONENT, Facet.ROOT_CAUSE, Facet.ERROR_CODE]
 
@@ -128,8 +144,12 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     found terms, the rare words, the candidates' job-kind topics, the candidates' passage
     vectors, the hits' cases with the first hit's similar cases, and their terms; 8 when no
     word of the log qualifies for the rare-word look-up); 2 when nothing identifying is
-    found. Evidence in more than `log_candidates.CANDIDATE_CAP` cases is scored only for the
-    cases the rarer evidence found and its own first ones by id: up to four more queries
+    found. A log of at most `log_as_words.QUERY_LINES` distinct lines, none longer than a
+    search query, is also searched line by line as words (a search's queries each): a hit
+    sharing a signature and `AS_WORDS_CODES` error codes with it that the search of one of
+    its lines calls strong is strong, at the head of the hits. Evidence in more than
+    `log_candidates.CANDIDATE_CAP` cases is scored only for the cases the rarer evidence found
+    and its own first ones by id: up to four more queries
     (the common terms' first cases, the common tokens' counts, none when kept for this store
     generation by `store_cache`, their candidates, the common terms' candidates), so the
     rows returned stay bounded as the store grows. At most `settings.SEARCH_CONCURRENCY` run
@@ -157,7 +177,16 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
         return _reading(log, job, findings, [], generic)
 
     top = max(shared_weights.values())  # the best hit's, as labels compare them
-    first_ids = ranked(scores)[:limit]
+    # A case the word search calls strong for one of the lines of a log of a few lines
+    # (`log_as_words`) that carries two of the error codes the log shows: strong, and first.
+    as_words = {
+        case_id
+        for case_id in strong_as_words(list(log.lines))
+        if tally.signature.get(case_id, 0.0) >= POSSIBLE_SIGNATURE
+        and case_id in scores
+        and _codes_carried(findings, tally, case_id) >= AS_WORDS_CODES
+    }
+    first_ids = _words_first(ranked(scores), as_words)[:limit]
     best = first_ids[0]
     cases = _hit_cases(first_ids, best)
     alike = {
@@ -165,14 +194,14 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     }
     add_context_neighbours(scores, shared_weights, alike, tally.context)
     lifted = lift_like_the_first(scores, best, alike)  # cases listed higher as cases like the first hit
-    hit_ids = ranked(scores)[:limit]
+    hit_ids = _words_first(ranked(scores), as_words)[:limit]
 
     symptoms_listed = {
         case_id: sum(1 for t in case.linked_terms or () if t.facet == Facet.SYMPTOM)
         for case_id, case in cases.items()
     }
     explain = HitExplainer(findings, tally, word_reasons, symptoms_listed)
-    labels = _labels(hit_ids, tally, shared_weights, top, explain)
+    labels = _labels(hit_ids, tally, shared_weights, top, explain, as_words)
     hits = [
         explain.hit(cases[case_id], scores[case_id], label, best if case_id in lifted else None)
         for case_id, label in zip(hit_ids, labels, strict=True)
@@ -202,15 +231,33 @@ def _tally(
     return tally, word_score, word_reasons
 
 
+def _codes_carried(findings: Findings, tally: Tally, case_id: str) -> int:
+    """How many of the error codes the log shows (by their own patterns) `case_id` carries."""
+    return sum(1 for t in tally.terms_of.get(case_id, ()) if findings.term_by_id[t].facet == Facet.ERROR_CODE)
+
+
+def _words_first(case_ids: list[str], as_words: set[str]) -> list[str]:
+    """`case_ids` (ranked) with those in `as_words` first, each group in its order."""
+    return sorted(case_ids, key=lambda case_id: case_id not in as_words)
+
+
 def _labels(
-    hit_ids: list[str], tally: Tally, shared_weights: dict[str, float], top: float, explain: HitExplainer
+    hit_ids: list[str],
+    tally: Tally,
+    shared_weights: dict[str, float],
+    top: float,
+    explain: HitExplainer,
+    as_words: set[str],
 ) -> list[Confidence]:
     """The label of each hit (`hit_ids`, best first): `confidence` of what it shares against
-    the best `shared_weights` (`top`), strong hits only at the head (`head_labels`).
-    `confidence` is called here, by this module's name, once per hit in order (see
-    `__all__`)."""
+    the best `shared_weights` (`top`), strong hits only at the head (`head_labels`); a hit
+    in `as_words` (the word search's strong cases for a line of a short log, which lead the
+    hits: `log_as_words`) is strong, as the search of that line says. `confidence` is called
+    here, by this module's name, once per hit in order (see `__all__`)."""
     return head_labels(
-        confidence(
+        "strong"
+        if case_id in as_words
+        else confidence(
             tally.signature.get(case_id, 0.0),
             tally.signature_count.get(case_id, 0),
             shared_weights[case_id],

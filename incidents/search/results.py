@@ -277,7 +277,8 @@ class LogHit:
 class FoundCode:
     """An error code whose RE2 patterns match lines of a pasted log: the term (with
     `case_count`, the published cases carrying it) and the 1-based numbers of the first
-    lines it was found on (at most 20)."""
+    distinct lines it was found on (at most 20, in order; a line the log repeats word for
+    word at its first number)."""
 
     term: Term
     line_numbers: tuple[int, ...]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from incidents.models import Case
 from incidents.search import match_log, search_cases, similar_cases
@@ -27,10 +29,13 @@ MATCH_LOG_QUERIES = 9
 # case read `with_document` has them already: one fewer).
 SIMILAR_QUERIES = 3
 
+# More lines than a log read as words too has (`log_as_words.QUERY_LINES`): no word search.
 LOG = (
     "[E ProcessGroupNCCL.cpp:475] Watchdog caught collective operation timeout: "
     "WorkNCCL(SeqNum=20518, OpType=ALLREDUCE, Timeout(ms)=1800000)\n"
     "NVRM: Xid (PCI:0000:87:00): 79, GPU has fallen off the bus.\n"
+    "iteration 1200 | lm loss 2.31\n"
+    "iteration 1201 | lm loss 2.30\n"
 )
 
 
@@ -77,6 +82,18 @@ def test_match_log_query_count(django_assert_num_queries, extra_cases):
     with django_assert_num_queries(MATCH_LOG_QUERIES):
         hits = match_log(LOG)
     assert hits
+
+
+def test_a_log_of_a_few_lines_adds_a_word_search_per_line(django_assert_num_queries, extra_cases):
+    lines = LOG.splitlines()[:2]
+    searches = 0
+    for line in lines:
+        with CaptureQueriesContext(connection) as searched:
+            search_cases(query=line, limit=5, facets=False)
+        searches += len(searched)
+    assert searches >= 2 * 6
+    with django_assert_num_queries(MATCH_LOG_QUERIES + searches):
+        assert match_log("\n".join(lines))
 
 
 def test_similar_cases_query_count(django_assert_num_queries, extra_cases):
