@@ -281,7 +281,7 @@ def test_the_columns_find_cases_by_their_full_text_rows(store_cache_on, import_s
     assert numbers is not None and columns.ids_of(numbers) == case_ids
     unknown = np.array([int(columns.index_rowids.max()) + 1], dtype=np.int64)
     assert columns.numbers_of_rows(unknown) is None
-    page = dict(
+    page: dict = dict(
         term_weights={}, root_cause_weights={}, published_only=True, sort="relevance", offset=0, limit=5
     )
     assert boosted_page([(int(unknown[0]), 1.0, 1.0, 1.0)], columns, by_rowid=True, **page) is None

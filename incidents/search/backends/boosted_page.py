@@ -17,6 +17,7 @@ step; PostgreSQL in exact decimals), then `score = x * factor` in float64, and t
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import cast
 
@@ -70,7 +71,7 @@ def page_from_held_columns(
 
 
 def boosted_page(
-    kept: list[KeptRow] | list[RowidKeptRow],
+    kept: Sequence[KeptRow] | Sequence[RowidKeptRow],
     columns: CaseColumns,
     *,
     term_weights: dict[int, float],
@@ -95,7 +96,7 @@ def boosted_page(
         rowids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
         numbers = columns.numbers_of_rows(rowids)
     else:
-        numbers = columns.numbers([row[0] for row in cast("list[KeptRow]", kept)])
+        numbers = columns.numbers([row[0] for row in cast("Sequence[KeptRow]", kept)])
     if numbers is None:
         return None
     factor = factors(columns, numbers, term_weights, root_cause_weights)
@@ -124,7 +125,7 @@ def boosted_page(
             RankedRow(case_id, float(score[i]), float(kept[i][2]), float(kept[i][3]), int(kept[i][0]))
             for case_id, i in zip(ids, page.tolist(), strict=True)
         ]
-    by_id = cast("list[KeptRow]", kept)
+    by_id = cast("Sequence[KeptRow]", kept)
     return [
         RankedRow(by_id[i][0], float(score[i]), float(by_id[i][2]), float(by_id[i][3]), by_id[i][4])
         for i in page.tolist()
