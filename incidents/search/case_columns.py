@@ -20,9 +20,9 @@ no part is carried over. Two queries (the cases with their links, the term names
 cache off nothing is kept and callers read the database instead (`held` is None).
 
 Memory at N cases and L links: 4 bytes per link twice (by case and by term), about 20
-bytes per case (40 with SQLite's full-text rowids, by which its ranking and snippets find
+bytes per case (44 with SQLite's full-text rowids, by which its ranking and snippets find
 cases), and the ids as one fixed-width array (4 bytes a character): 15.3 MiB at 100,173
-cases and 1.25 M links, 17.2 MiB with the rowids.
+cases and 1.25 M links, 17.6 MiB with the rowids.
 """
 
 from __future__ import annotations
