@@ -20,8 +20,9 @@ no part is carried over. Two queries (the cases with their links, the term names
 cache off nothing is kept and callers read the database instead (`held` is None).
 
 Memory at N cases and L links: 4 bytes per link twice (by case and by term), about 20
-bytes per case, and the ids as one fixed-width array (4 bytes a character): 15.3 MiB at
-100,173 cases and 1.25 M links.
+bytes per case (44 with SQLite's full-text rowids, by which its ranking and snippets find
+cases), and the ids as one fixed-width array (4 bytes a character): 15.3 MiB at 100,173
+cases and 1.25 M links, 17.6 MiB with the rowids.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ UNKNOWN = -1
 # Case rows fetched at a time while reading.
 READ_BLOCK = 5000
 _NO_LINKS = np.empty(0, dtype=np.int32)
+_NO_ROWIDS = np.empty(0, dtype=np.int64)
+# SQLite: the full-text index's content table (`backends.sqlite.SQLITE_CONTENT`: `id` is the
+# rowid, `c0` the case id) and its index on the case id (migration 0018).
+_SQLITE_CONTENT = "incidents_case_fts_content"
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,16 @@ class CaseColumns:
     term_start: np.ndarray
     term_cases: np.ndarray
     terms: TermNames
+    # SQLite: the cases' full-text rowids (`index_rowids`, int64 ascending) with each one's
+    # case number (`index_numbers`, int32), each number's place in `sorted_ids` (`id_place`,
+    # int32) and each case's rowid (`rowid_of`, int64, -1 when it has no row): a ranking
+    # hands over rowids, not ids (`numbers_of_rows`, `ids_of`), and snippets are read by
+    # rowid (`rowids_of`). Empty on PostgreSQL (`rowid_of` all -1), whose ranking hands over
+    # case ids.
+    index_rowids: np.ndarray
+    index_numbers: np.ndarray
+    id_place: np.ndarray
+    rowid_of: np.ndarray
 
     @property
     def size(self) -> int:
@@ -95,6 +110,33 @@ class CaseColumns:
         if not np.array_equal(self.sorted_ids[at], wanted):
             return None
         return self.sorted_numbers[at].astype(np.int64)
+
+    def numbers_of_rows(self, rowids: np.ndarray) -> np.ndarray | None:
+        """The numbers (int64, in their order) of the cases whose full-text rows are `rowids`
+        (SQLite), or None when one of them is not a row held here (written after these
+        columns were read, or no rowids are held: the caller reads the database instead)."""
+        if not len(rowids):
+            return np.empty(0, dtype=np.int64)
+        if not len(self.index_rowids):
+            return None
+        at = np.searchsorted(self.index_rowids, rowids)
+        at[at == len(self.index_rowids)] = 0
+        if not np.array_equal(self.index_rowids[at], rowids):
+            return None
+        return self.index_numbers[at].astype(np.int64)
+
+    def rowids_of(self, case_ids: list[str]) -> list[int] | None:
+        """The full-text rowids (SQLite) of `case_ids`, in their order, or None when one of
+        them is not a case held here or has no row."""
+        numbers = self.numbers(case_ids)
+        if numbers is None:
+            return None
+        rowids = self.rowid_of[numbers]
+        return None if (rowids < 0).any() else rowids.tolist()
+
+    def ids_of(self, numbers: np.ndarray) -> list[str]:
+        """The case ids of `numbers` (a list of str, in their order)."""
+        return self.sorted_ids[self.id_place[numbers]].tolist()
 
     def carrying(self, term_id: int) -> np.ndarray:
         """Bool by case number: the cases linked to `term_id`."""
@@ -129,6 +171,10 @@ class CaseColumns:
                 self.link_term,
                 self.term_start,
                 self.term_cases,
+                self.index_rowids,
+                self.index_numbers,
+                self.id_place,
+                self.rowid_of,
             )
         )
 
@@ -152,13 +198,20 @@ def read() -> CaseColumns:
     else:
         day = "CAST(to_char(c.published, 'YYYYMMDD') AS INTEGER)"
         links = "string_agg(CAST(ct.term_id AS TEXT), ',')"
+    # SQLite: the case's full-text rowid, by the content table's index on the case id (-1
+    # for a case with no row), in the same statement: one snapshot of the rows and the cases.
+    rowid = (
+        f"COALESCE((SELECT k.id FROM {_SQLITE_CONTENT} k WHERE k.c0 = c.id), -1)"
+        if connection.vendor == "sqlite"
+        else "-1"
+    )
     ids: list[str] = []
-    names = ("published", "day", "root", "accelerators", "count")
+    names = ("published", "day", "root", "accelerators", "count", "rowid")
     parts: dict[str, list[np.ndarray]] = {name: [] for name in (*names, "links")}
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT c.id, CASE WHEN c.status = %s THEN 1 ELSE 0 END, {day}, c.root_cause_category_id,"
-            f" COALESCE(c.accelerator_count, %s), COUNT(ct.term_id), {links}"
+            f" COALESCE(c.accelerator_count, %s), COUNT(ct.term_id), {rowid}, {links}"
             f" FROM {case_table} c LEFT JOIN {link_table} ct ON ct.case_id = c.id"
             " GROUP BY c.id ORDER BY c.id",
             [Case.Status.PUBLISHED, UNKNOWN],
@@ -169,7 +222,7 @@ def read() -> CaseColumns:
             ids.extend(row[0] for row in rows)
             for at, name in enumerate(names, start=1):
                 parts[name].append(np.fromiter((row[at] for row in rows), dtype=np.int64))
-            text = ",".join(row[6] for row in rows if row[6])
+            text = ",".join(row[7] for row in rows if row[7])
             parts["links"].append(np.fromstring(text, dtype=np.int32, sep=",") if text else _NO_LINKS)
     terms = _term_names()
     link_term = np.concatenate([_NO_LINKS, *parts["links"]])
@@ -186,6 +239,12 @@ def read() -> CaseColumns:
     def column(name: str, dtype: type) -> np.ndarray:
         return np.concatenate([np.empty(0, dtype=np.int64), *parts[name]]).astype(dtype)
 
+    rowids = column("rowid", np.int64)
+    indexed = np.flatnonzero(rowids >= 0)
+    by_rowid = indexed[np.argsort(rowids[indexed], kind="stable")]
+    id_place = np.empty(len(ids), dtype=np.int32)
+    id_place[order] = np.arange(len(ids), dtype=np.int32)
+
     return CaseColumns(
         sorted_ids=id_array[order],
         sorted_numbers=order.astype(np.int32),
@@ -198,6 +257,10 @@ def read() -> CaseColumns:
         term_start=term_start,
         term_cases=term_cases,
         terms=terms,
+        index_rowids=rowids[by_rowid] if len(by_rowid) else _NO_ROWIDS,
+        index_numbers=by_rowid.astype(np.int32),
+        id_place=id_place,
+        rowid_of=rowids,
     )
 
 

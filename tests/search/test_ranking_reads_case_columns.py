@@ -15,8 +15,8 @@ from django.test.utils import CaptureQueriesContext
 
 from incidents.models import Case, CaseTerm
 from incidents.search import case_columns, search_cases
+from incidents.search.backends import RankedRow, get_backend
 from incidents.search.backends import boosted_page as boosted_module
-from incidents.search.backends import get_backend
 from incidents.search.backends.boosted_page import boosted_page, boosts
 from incidents.search.facets import facet_counts
 from incidents.search.match_facets import match_facet_counts
@@ -258,3 +258,50 @@ def test_columns_read_inside_a_write_follow_it(store_cache_on, import_synthetic,
     from_the_database()
     assert after == searches()
     assert after != before
+
+
+def test_the_columns_find_cases_by_their_full_text_rows(store_cache_on, import_synthetic):
+    """SQLite's ranking hands over the kept matches' rowids and the columns name their cases
+    (`numbers_of_rows`, `ids_of`), and snippets are read by the rowids the columns hold
+    (`rowids_of`); PostgreSQL's index has no rowid, so none is held."""
+    ids = import_synthetic(*[synthetic_case(n) for n in range(6)])
+    columns = case_columns.held()
+    assert columns is not None
+    if connection.vendor != "sqlite":
+        assert columns.rowids_of(ids) is None
+        assert columns.numbers_of_rows(np.array([1], dtype=np.int64)) is None
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, c0 FROM incidents_case_fts_content WHERE c0 IN (%s, %s, %s)", ids[:3])
+        rows = cursor.fetchall()
+    rowids, case_ids = [r[0] for r in rows], [r[1] for r in rows]
+    assert sorted(case_ids) == sorted(ids[:3])
+    assert columns.rowids_of(case_ids) == rowids
+    numbers = columns.numbers_of_rows(np.array(rowids, dtype=np.int64))
+    assert numbers is not None and columns.ids_of(numbers) == case_ids
+    unknown = np.array([int(columns.index_rowids.max()) + 1], dtype=np.int64)
+    assert columns.numbers_of_rows(unknown) is None
+    page: dict = dict(
+        term_weights={}, root_cause_weights={}, published_only=True, sort="relevance", offset=0, limit=5
+    )
+    assert boosted_page([(int(unknown[0]), 1.0, 1.0, 1.0)], columns, by_rowid=True, **page) is None
+    assert boosted_page(
+        [(rowids[0], 2.0, 0.5, 1.0), (rowids[1], 3.0, 1.0, 0.5)], columns, by_rowid=True, **page
+    ) == [
+        RankedRow(case_ids[1], 3.0, 1.0, 0.5, rowids[1]),
+        RankedRow(case_ids[0], 2.0, 0.5, 1.0, rowids[0]),
+    ]
+
+
+def test_snippets_of_cases_the_ranking_did_not_read_are_read_by_rowid(
+    store_cache_on, import_synthetic, from_the_database
+):
+    ids = import_synthetic(*[synthetic_case(n) for n in range(8)])
+    parsed, backend = interpret("watchdog allreduce checkpoint"), get_backend()
+    with CaptureQueriesContext(connection) as read:
+        held = backend.snippets(parsed, ids, {})
+    assert held and set(held) <= set(ids)
+    if connection.vendor == "sqlite":
+        assert "rowid IN" in read.captured_queries[-1]["sql"]
+    from_the_database()
+    assert backend.snippets(parsed, ids, {}) == held

@@ -1,6 +1,7 @@
 """The snippets of the cases the lexical ranking read are looked up by their full-text rows
 (SQLite; PostgreSQL by case id as before): the same passages as looked up by case id,
-and by case id still for a case the ranking did not read."""
+and by case id still for a case the ranking did not read when the store cache is off (on,
+the case columns hold its rowid: test_ranking_reads_case_columns.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,9 @@ step; PostgreSQL in exact decimals), then `score = x * factor` in float64, and t
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import cast
 
 import numpy as np
 from django.db import connection
@@ -29,6 +31,8 @@ from .base import TERM_BOOST, RankedRow
 # A kept match as the statement hands it over: case id, score before the boost, share,
 # literal share, SQLite rowid (None on PostgreSQL).
 KeptRow = tuple[str, float, float, float, int | None]
+# SQLite's kept match: its full-text rowid, score before the boost, share, literal share.
+RowidKeptRow = tuple[int, float, float, float]
 
 
 def page_from_held_columns(
@@ -41,10 +45,12 @@ def page_from_held_columns(
     sort: str,
     offset: int,
     limit: int,
+    by_rowid: bool = False,
 ) -> list[RankedRow] | None:
     """Both backends' short way: run `kept_sql` (the kept matches as `KeptRow`s) and take the
     page from the process's case columns (`boosted_page`); None when the process holds none
-    (the store cache off) or `boosted_page` cannot answer: the caller runs the whole statement."""
+    (the store cache off) or `boosted_page` cannot answer: the caller runs the whole statement.
+    `by_rowid`: the rows are `RowidKeptRow`s (SQLite), their cases found by rowid."""
     columns = case_columns.held()
     if columns is None:
         return None
@@ -60,11 +66,12 @@ def page_from_held_columns(
         sort=sort,
         offset=offset,
         limit=limit,
+        by_rowid=by_rowid,
     )
 
 
 def boosted_page(
-    kept: list[KeptRow],
+    kept: Sequence[KeptRow] | Sequence[RowidKeptRow],
     columns: CaseColumns,
     *,
     term_weights: dict[int, float],
@@ -73,14 +80,23 @@ def boosted_page(
     sort: str,
     offset: int,
     limit: int,
+    by_rowid: bool = False,
 ) -> list[RankedRow] | None:
     """The page (`offset`, `limit`) of `kept` in `ranking_sql.ORDER[sort]`, scores boosted,
     the cases not published left out when `published_only`; None when a case of `kept` is
     not in `columns` (written since they were read) or the boost cannot be reproduced
-    exactly (`factors`): the caller runs the whole statement."""
+    exactly (`factors`): the caller runs the whole statement.
+    `by_rowid`: `kept` holds `RowidKeptRow`s, each case found by its full-text rowid
+    (`CaseColumns.numbers_of_rows`, integers) and only the page's ids read
+    (`CaseColumns.ids_of`): at 100,000 cases the statement reading each kept row's case id
+    and the look-up of those ids cost 4 to 17 ms and 7 to 14 ms."""
     if not kept:
         return []
-    numbers = columns.numbers([row[0] for row in kept])
+    if by_rowid:
+        rowids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
+        numbers = columns.numbers_of_rows(rowids)
+    else:
+        numbers = columns.numbers([row[0] for row in cast("Sequence[KeptRow]", kept)])
     if numbers is None:
         return None
     factor = factors(columns, numbers, term_weights, root_cause_weights)
@@ -103,8 +119,15 @@ def boosted_page(
     else:
         order = np.lexsort((number, day))
     page = chosen[order[offset : offset + limit]]
+    if by_rowid:
+        ids = columns.ids_of(numbers[page])
+        return [
+            RankedRow(case_id, float(score[i]), float(kept[i][2]), float(kept[i][3]), int(kept[i][0]))
+            for case_id, i in zip(ids, page.tolist(), strict=True)
+        ]
+    by_id = cast("Sequence[KeptRow]", kept)
     return [
-        RankedRow(kept[i][0], float(score[i]), float(kept[i][2]), float(kept[i][3]), kept[i][4])
+        RankedRow(by_id[i][0], float(score[i]), float(by_id[i][2]), float(by_id[i][3]), by_id[i][4])
         for i in page.tolist()
     ]
 
