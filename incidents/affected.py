@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .models import Facet, Term
-from .selectors.spelling import closeness, spelling_key
+from .selectors.spelling import Typed, spelling_key
 from .vocabulary import VocabularyDefinitions
 
 
@@ -53,7 +53,8 @@ class ComponentIndex:
         `nvidia-nccl-cu14`: `nvidia-nccl-cu12`, so NCCL), then those one of its words names (`torch-nightly`:
         PyTorch), nearest first."""
         key = spelling_key(spelling)
-        scored = sorted((-score, k) for k in self._by_spelling if (score := closeness(key, k)) > 0)
+        typed = Typed(key)
+        scored = sorted((-score, k) for k in self._by_spelling if (score := typed.closeness(k)) > 0)
         names = dict.fromkeys(self._by_spelling[k].name for _, k in scored)
         for word in key.split():
             if ref := self._by_spelling.get(word):

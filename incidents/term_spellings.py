@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .models import ALIAS_FACETS, Facet, Term
-from .selectors.spelling import closeness, spelling_key
+from .selectors.spelling import Typed, spelling_key
 from .vocabulary import VocabularyDefinitions, reference_of
 
 # The facets a document names by reference: the others have rules of their own.
@@ -61,9 +61,9 @@ class TermSpellings:
     def closest(self, facet: str, spelling: str, n: int = 3) -> list[str]:
         """The references of up to `n` terms with a spelling close to `spelling`
         (`spelling.closeness`), nearest first."""
-        typed = spelling_key(spelling)
+        typed = Typed(spelling)
         keys = [key for (key_facet, key) in self._by_spelling if key_facet == facet]
-        near = sorted((-score, key) for key in keys if (score := closeness(typed, key)) > 0)
+        near = sorted((-score, key) for key in keys if (score := typed.closeness(key)) > 0)
         found = dict.fromkeys(ref for _, key in near for ref in sorted(self._by_spelling[(facet, key)]))
         return list(found)[:n]
 

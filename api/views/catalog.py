@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from incidents import selectors
 from incidents.models import VOCAB_FACETS, Facet
-from incidents.selectors.spelling import closeness, spelling_key
+from incidents.selectors.spelling import Typed, spelling_key
 
 from .. import schema, shapes
 from ..errors import ParameterError, UnknownResource
@@ -194,7 +194,8 @@ def facet_elsewhere(request: Request, facet: str) -> HttpResponse:
         if spelling_key(name) == key:
             return redirect_to_canonical(request, facet, str(name))
     names = ", ".join(VOCAB_FACETS)
-    near = sorted((-closeness(facet, str(f)), str(f)) for f in VOCAB_FACETS if closeness(facet, str(f)) > 0)
+    typed = Typed(facet)
+    near = sorted((-typed.closeness(str(f)), str(f)) for f in VOCAB_FACETS if typed.closeness(str(f)) > 0)
     raise UnknownResource(
         f"No facet {facet!r}; facets: {names} (error codes: /api/codes/).",
         [ParameterError("facet", "unknown facet", facet, [name for _, name in near])],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
@@ -172,29 +173,56 @@ def closeness(typed: str, spelling: str) -> float:
     Letters in common are not closeness: by difflib's ratio (0.6 and up was "alike") `nope`
     resembled ENOSPC (`n`, `o`, `p` in order) and `/api/codes/nope` suggested it; three
     slips from four characters typed is another word."""
-    wanted, candidate = spelling_key(typed), spelling_key(spelling)
-    if not wanted:
-        return 0.0
-    if wanted == candidate:
-        return 1.0
-    score = 0.0
-    found = slips(wanted, candidate, at_most=slips_allowed(wanted))
-    if found is not None:
-        score = 1 - found / max(len(wanted), len(candidate))
-    # Containment counts, but less than a near-identical spelling: "nccl-timeouts" contains a
-    # generic synonym such as "timeouts" of another term, yet means "nccl-timeout".
-    if wanted in candidate:
-        score = max(score, 0.9)
-    elif len(candidate) >= 4 and candidate in wanted:
-        score = max(score, 0.8)
-    return score
+    return Typed(typed).closeness(spelling)
+
+
+class Typed:
+    """What was typed, keyed once (`spelling_key`) to be compared with many spellings
+    (`closeness`): a 20,000-character path against every term's spellings keyed it again
+    for each, half a second a page."""
+
+    def __init__(self, typed: str) -> None:
+        self.key = spelling_key(typed)
+        self.allowed = slips_allowed(self.key)
+        self.letters = Counter(self.key)
+
+    def closeness(self, spelling: str) -> float:
+        """`closeness(typed, spelling)` for this text."""
+        wanted, candidate = self.key, spelling_key(spelling)
+        if not wanted:
+            return 0.0
+        if wanted == candidate:
+            return 1.0
+        score = 0.0
+        found = self._slips(candidate)
+        if found is not None:
+            score = 1 - found / max(len(wanted), len(candidate))
+        # Containment counts, but less than a near-identical spelling: "nccl-timeouts" contains
+        # a generic synonym such as "timeouts" of another term, yet means "nccl-timeout".
+        if wanted in candidate:
+            score = max(score, 0.9)
+        elif len(candidate) >= 4 and candidate in wanted:
+            score = max(score, 0.8)
+        return score
+
+    def _slips(self, candidate: str) -> int | None:
+        if abs(len(self.key) - len(candidate)) > self.allowed:
+            return None
+        # Each slip changes at most two letter counts (a wrong letter: one out, one in), so
+        # counts further apart than twice the slips allowed rule it out before the table.
+        letters = Counter(candidate)
+        differ = sum(((self.letters - letters) + (letters - self.letters)).values())
+        if differ > 2 * self.allowed:
+            return None
+        return slips(self.key, candidate, at_most=self.allowed)
 
 
 def nearest_terms(text: str, terms: Iterable[T], *, limit: int = 5) -> list[T]:
     """Terms with a spelling close to `text` (`closeness`), closest first (at most `limit`)."""
+    typed = Typed(text)
     scored: list[tuple[float, str, T]] = []
     for term in terms:
-        best = max(closeness(text, spelling) for spelling in _spellings(term))
+        best = max(typed.closeness(spelling) for spelling in _spellings(term))
         if best > 0:
             scored.append((best, term.name, term))
     scored.sort(key=lambda item: (-item[0], item[1]))
