@@ -280,8 +280,12 @@ class SqliteBackend(Backend):
             allowed, allowed_params = "c.status = %s", [PUBLISHED]
             only, only_params = "", []
         else:
-            # The filter before the bound, which must be read among the allowed rows.
-            only = f" CROSS JOIN {SQLITE_KEYS} ON k.id = m.r WHERE k.c0 IN ({candidates[0]})"
+            # The filter before the bound, which must be read among the allowed rows. The
+            # unary + keeps the (id, c0) index to `id` alone, so each match's case id is
+            # tested against the allowed list: as `k.c0 IN` SQLite probed the index once per
+            # allowed case for every match (at 100,000 cases `xid 79` with a symptom filter,
+            # 47,000 matches by about 30,000 allowed cases: 75 s; now 0.2 s, the same rows).
+            only = f" CROSS JOIN {SQLITE_KEYS} ON k.id = m.r WHERE +k.c0 IN ({candidates[0]})"
             only_params = list(candidates[1])
             # `f` holds the allowed rows only. Naming every status lets each kept row's case
             # be read from the (status, id, published, root cause) index alone, instead of
