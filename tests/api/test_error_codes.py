@@ -81,7 +81,8 @@ def test_the_pages_show_meaning_source_causes_and_cases(client):
     html = client.get("/codes/ibv-wc-retry-exc-err").content.decode()
     assert "transport retry counter exceeded" in html
     assert 'href="https://man7.org/linux/man-pages/man3/ibv_poll_cq.3.html"' in html
-    assert "Configuration error</a>: 2 of 2" in html
+    count = '<span class="count">2 of 2<span class="sr-only"> cases</span></span>'
+    assert f"Configuration error</a> {count}" in html
     assert 'href="/cases/IL-0450"' in html and 'href="/cases/IL-0485"' in html
     index = client.get("/codes/")
     assert index["Link"] == '</api/codes/>; rel="alternate"; type="application/json"'

@@ -161,11 +161,11 @@ def test_match_costs_a_fixed_number_of_queries(client, django_assert_num_queries
     # match_log (pinned in tests/search/test_query_counts.py): terms with case counts, the
     # number of published cases, the token look-up in the full-text index, the (case, term)
     # pairs of the found terms, the log's rare words, the candidates' job-kind topics, the
-    # candidates' passage vectors, the hits' cases, their term links.
+    # candidates' passage vectors, the hits' cases, their term links. Four lines: a log of
+    # at most three is also searched line by line (`log_as_words`, pinned there too).
+    log = "NCCL timeout\nXid 79\niteration 1200 | lm loss 2.31\niteration 1201 | lm loss 2.30"
     with django_assert_num_queries(9):
-        client.post(
-            "/api/match", data=json.dumps({"text": "NCCL timeout\nXid 79"}), content_type="application/json"
-        )
+        client.post("/api/match", data=json.dumps({"text": log}), content_type="application/json")
 
 
 def test_a_conditional_request_for_one_case_checks_that_it_exists(client, django_assert_num_queries):
