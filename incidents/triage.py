@@ -381,7 +381,8 @@ def triage(
     if len(ranked) > matched:
         notes.append(partial_note(matched, [c.case.id for c in ranked[matched:]]))
     if log_kind:
-        notes.append(f"The log reads as a {log_kind} job: weighed as context.")
+        article = "an" if log_kind == "inference" else "a"
+        notes.append(f"The log reads as {article} {log_kind} job: weighed as context.")
     if stated_scale:
         notes.append(f"The words' scale ({stated_scale} accelerators) was weighed as context, not searched.")
     if chips is not None and chips.named(context.accelerator or "") is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from incidents import triage as triage_module
 from incidents.search import read_log
@@ -114,3 +115,11 @@ def test_throughput_lines_of_a_training_loop_do_not_make_it_an_inference_job():
     assert reading.hits[0].case.id != VLLM_CASE
     both = "\n".join(f"step {n} | loss={2.3 - n / 100:.2f} lr=3e-4 | tokens/s={4000 + n}" for n in range(20))
     assert read_log(both + "\n" + TORCHRUN_LOG).job_kind == "training"
+
+
+def test_an_inference_log_is_named_with_its_article():
+    log = (Path(__file__).parents[2] / "eval" / "logs" / "vllm-watchdog.log").read_text(encoding="utf-8")
+    answer = triage_module.triage(log=log)
+    assert "The log reads as an inference job: weighed as context." in answer.notes
+    page = Client().post("/match/", {"text": log}).content.decode()
+    assert "lines of an inference job:" in page and "of a inference job" not in page
