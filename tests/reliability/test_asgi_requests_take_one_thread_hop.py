@@ -5,7 +5,6 @@ the API, errors and streamed export included."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections import Counter
@@ -20,6 +19,7 @@ from django.core.signals import request_finished
 from django.db.backends.signals import connection_created
 
 from incidentlib.asgi_handler import OneHopASGIHandler
+from tests.reliability.asgi_exchange import asgi_messages
 
 # The handler runs each request in a thread of its own: it sees committed rows only.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,41 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def call(app: Any, path: str, query: bytes = b"") -> tuple[int, dict[str, str], bytes]:
     """One GET through the ASGI application `app`: (status, headers, whole body)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query,
-        "headers": [(b"host", b"127.0.0.1")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent: list[dict] = []
-
-    async def exchange() -> None:
-        requests = [{"type": "http.request", "body": b"", "more_body": False}]
-        answered = asyncio.Event()
-
-        async def receive() -> dict:
-            if requests:
-                return requests.pop()
-            await answered.wait()  # the client stays until the whole answer is sent
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict) -> None:
-            sent.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body"):
-                answered.set()
-
-        await app(scope, receive, send)
-
-    # A loop of its own, as uvicorn's: under async_to_sync, code marked thread-sensitive would
-    # run on this test's thread instead of the request's own.
-    asyncio.run(exchange())
+    sent = asgi_messages(app, path, query)
     start = sent[0]
     headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
     body = b"".join(m.get("body", b"") for m in sent[1:])

@@ -5,14 +5,12 @@ plain-text lines on stderr, nine times in a walkthrough, and read each file whol
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from django.test import Client
 
 from incidentlib.asgi_handler import OneHopASGIHandler
 from incidentlib.static_files import ASGI_BLOCK_SIZE
+from tests.reliability.asgi_exchange import asgi_messages
 
 # A static answer reads no row, but closing one sends request_finished, whose receiver
 # checks the connections an earlier test left open.
@@ -41,41 +40,9 @@ def static_file(name: str) -> Path:
 def asgi_get(path: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> tuple[int, list[bytes], list[str]]:
     """One GET through the served handler: (status, each body message's bytes, the text of
     every warning raised while answering)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"127.0.0.1"), *headers],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent: list[Mapping[str, Any]] = []
-
-    async def exchange() -> None:
-        requests = [{"type": "http.request", "body": b"", "more_body": False}]
-        answered = asyncio.Event()
-
-        async def receive() -> dict:
-            if requests:
-                return requests.pop()
-            await answered.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: Mapping[str, Any]) -> None:
-            sent.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body"):
-                answered.set()
-
-        await OneHopASGIHandler()(scope, receive, send)
-
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        asyncio.run(exchange())
+        sent = asgi_messages(OneHopASGIHandler(), path, headers=headers)
     bodies = [m["body"] for m in sent[1:] if m.get("body")]
     return sent[0]["status"], bodies, [str(w.message) for w in seen]
 
