@@ -255,6 +255,16 @@ def _set_measured(folder: Path) -> dict:
     )
 
 
+def store_cache_environment(on: bool) -> dict[str, str]:
+    """The settings a child measures with. On: the store cache (incidents/store_cache.py:
+    case columns, the semantic inverted file, vocabulary and vectors per generation) in a
+    cache of the child's own, as servers sharing Redis read; off: every read from the
+    database, as `make run` with the default database cache does."""
+    if not on:
+        return {"STORE_CACHE": "0"}
+    return {"STORE_CACHE": "1", "CACHE_URL": "locmemcache://incidentlib-eval"}
+
+
 def run_backend(
     with_heldout: bool, with_validation: bool = False, *, second_validation: bool = False
 ) -> dict:
@@ -435,6 +445,12 @@ def main() -> int:
         "--no-test", action="store_true", help="tuning and validation sets, not the held-out test set"
     )
     parser.add_argument("--postgres", default=os.environ.get("EVAL_POSTGRES_URL", ""), help="PostgreSQL URL")
+    parser.add_argument(
+        "--store-cache",
+        choices=("on", "off"),
+        default="on",
+        help="read through the store cache as servers with a shared cache do (on, the default) or not",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--second-validation", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first-cases", action="store_true", help=argparse.SUPPRESS)
@@ -455,6 +471,8 @@ def main() -> int:
     backends = [("sqlite", {k: v for k, v in os.environ.items() if k != "DATABASE_URL"})]
     if args.postgres:
         backends.append(("postgresql", {**os.environ, "DATABASE_URL": args.postgres}))
+    for _, env in backends:
+        env.update(store_cache_environment(args.store_cache == "on"))
     command = [
         sys.executable,
         __file__,
