@@ -196,17 +196,23 @@ def shared_weight(weight: float, kind_factor: float) -> float:
 
 
 def head_labels(labels: Iterable[Confidence]) -> list[Confidence]:
-    """The labels of hits best first (`confidence` of each), a strong one below a hit that
-    is not strong made possible: strong hits are the head of the list."""
+    """The labels of hits best first (`confidence` of each), each at most the label of the
+    hit above it: a strong one below a hit that is not strong made possible, a possible one
+    below a weak hit made weak. The order is the answer; a label never says a lower hit is
+    surer than a higher one."""
     # The rare words a case shares add to its score, not to its label, and a possible hit
     # ranked above a strong one (the list saying "this one" of a case it calls less
     # certain). Moving strong hits up instead put a wrong strong case above the right
-    # possible one (two of the tuning logs, eval/logs.json).
+    # possible one (two of the tuning logs, eval/logs.json). Likewise a first hit found by
+    # the log's rare words is weak while cases sharing only a generic failure phrase
+    # ("timed out") below it were possible.
     shown: list[Confidence] = []
-    head = True  # every hit so far is strong
+    ceiling = _RANK["strong"]
     for label in labels:
-        if label == "strong" and not head:
-            label = "possible"
-        head = head and label == "strong"
-        shown.append(label)
+        ceiling = min(ceiling, _RANK[label])
+        shown.append(_LABEL_OF_RANK[ceiling])
     return shown
+
+
+_RANK: dict[Confidence, int] = {"weak": 1, "possible": 2, "strong": 3}
+_LABEL_OF_RANK: dict[int, Confidence] = {rank: label for label, rank in _RANK.items()}

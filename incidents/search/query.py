@@ -400,9 +400,12 @@ def expand_with_vocabulary(
             span_end, span, found = run
             alternatives = [span]
             name(found)
+            # A query that is nothing but the term's name or synonym (`job crash`) asks for
+            # the term, however common: its tagged cases are the answer, not noise.
+            whole_query = i == 0 and span_end == len(groups)
             for term in found:
-                if term.weight < MIN_WIDENING_WEIGHT:
-                    continue  # a term on most cases: its synonyms would only add noise
+                if term.weight < MIN_WIDENING_WEIGHT and not whole_query:
+                    continue  # a term on many cases: its synonyms would only add noise
                 if term.id in widened:
                     continue  # named by an earlier run, widened there
                 widened.add(term.id)

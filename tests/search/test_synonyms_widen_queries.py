@@ -50,10 +50,33 @@ def test_inflected_words_and_stop_words_inside_a_term_are_found():
     assert [t.name for t in expand("out of memory on resume").terms] == ["Out of memory"]
 
 
-def test_a_common_term_is_recognised_but_does_not_widen():
-    parsed = expand("nccl")
-    assert [t.name for t in parsed.terms] == ["NCCL"]
-    assert parsed.groups == [[Atom(("nccl",))]]
+def test_a_common_term_among_other_words_is_recognised_but_does_not_widen():
+    parsed = expand("nccl hang")
+    assert [t.name for t in parsed.terms] == ["NCCL", "Training hang"]
+    assert parsed.groups[0] == [Atom(("nccl",))]
+
+
+def test_a_query_that_only_names_a_common_term_widens_to_its_forms():
+    # A whole query `job crash` asks for the term, however many cases carry it.
+    common = VocabTerm(
+        id=5,
+        facet="symptom",
+        name="Training job failure",
+        forms=("Training job failure", "job crash"),
+        weight=0.3,
+    )
+    parsed = expand_with_vocabulary(parse_query("job crash"), build_lexicon([common, NCCL]))
+    assert parsed.groups == [[Atom(("job", "crash")), Atom(("Training", "job", "failure"))]]
+
+
+def test_a_symptom_synonym_finds_the_cases_tagged_with_the_symptom():
+    tagged = set(ids_where(has_symptom("Training job failure")))
+    assert len(tagged) > 20  # a common symptom: its synonyms alone used not to widen
+    for query in ("job crash", "job died", "Training job failure"):
+        results = search_cases(query=query, limit=100)
+        found = {h.case.id for h in results.hits}
+        assert tagged <= found, (query, sorted(tagged - found))
+        assert results.total == len(found)
 
 
 def test_deadlock_finds_hang_cases_that_never_say_deadlock():
