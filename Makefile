@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 # The address `make run` binds: 0.0.0.0 (every interface) to be reached from other machines,
-# which then also need their host name in ALLOWED_HOSTS (README, "Configuration").
+# which then also need their host name in ALLOWED_HOSTS (docs/configuration.md).
 HOST ?= 127.0.0.1
 NPM_DIR := var/npm
 AXE_VERSION := 4.14.1
@@ -61,7 +61,7 @@ site-url: .env
 # corrected file arrives after a `git pull` while editors' changes, retractions and merges
 # survive every `make run` (the command names each kept case whose file changed). Terms the
 # database holds are left as stored. To replace stored copies with the files:
-# `manage.py import_cases --vocab fixtures/vocab.json fixtures/cases` (README, "Importing").
+# `manage.py import_cases --vocab fixtures/vocab.json fixtures/cases` (docs/importing.md).
 data: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_cases --seed --vocab fixtures/vocab.json fixtures/cases

@@ -2,7 +2,7 @@
 
 Every setting that differs between machines comes from an environment variable (or a
 `.env` file at the project root), read and checked by `incidentlib.environment`: a bad
-value stops the start with one message naming each bad variable (README, "Configuration",
+value stops the start with one message naming each bad variable (docs/configuration.md
 lists them all; a test keeps that table and this file in step). Defaults are safe for
 local development: an SQLite file under `var/`.
 """

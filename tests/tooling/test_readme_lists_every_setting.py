@@ -1,5 +1,6 @@
-"""README's Configuration table lists every environment variable the settings read, and only
-those: CACHE_URL, DATABASE_REPLICA_URLS, the throttle rates, API_NUM_PROXIES and others were
+"""The configuration table (docs/configuration.md, moved from the README on 8 December 2026)
+lists every environment variable the settings read, and only those: CACHE_URL,
+DATABASE_REPLICA_URLS, the throttle rates, API_NUM_PROXIES and others were
 read by incidentlib/settings.py but named only in scattered prose."""
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ def variables_read() -> set[str]:
 
 
 def variables_in_readme_table() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Configuration\n") :]
+    readme = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    section = readme[readme.index("# Configuration\n") :]
     section = section[: section.index("\n## ", 1)]
     table = section[section.index("| variable |") :]
     table = table[: table.index("\n\n")]
