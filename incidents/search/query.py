@@ -400,9 +400,11 @@ def expand_with_vocabulary(
             span_end, span, found = run
             alternatives = [span]
             name(found)
-            # A query that is nothing but the term's name or synonym (`job crash`) asks for
-            # the term, however common: its tagged cases are the answer, not noise.
-            whole_query = i == 0 and span_end == len(groups)
+            # A query that is nothing but a term's name or synonym of several words (`job
+            # crash`) asks for the term, however common: its tagged cases are the answer,
+            # not noise. One common word alone (`hang`) stays as typed: widened, `deadlock`
+            # and `stuck` brought in "to avoid deadlocks" and "Pods stuck Pending".
+            whole_query = i == 0 and span_end == len(groups) and len(span.words) > 1
             for term in found:
                 if term.weight < MIN_WIDENING_WEIGHT and not whole_query:
                     continue  # a term on many cases: its synonyms would only add noise
