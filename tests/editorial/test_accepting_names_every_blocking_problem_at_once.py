@@ -104,7 +104,7 @@ def test_the_page_lists_both_problems_and_the_refusal_names_both(client, reviewe
 
 
 def test_a_correction_has_no_acceptance_problems(proposal, reviewer):
-    case = Case.objects.filter(status="published").first()
+    case = Case.objects.get(id="IL-0430")
     correction = services.propose_correction(
         case=case, title="", text="The node count is 64.", source_urls=[]
     )
