@@ -119,3 +119,13 @@ def snippet_html(snippet: Snippet | None) -> str | None:
         out.append(f"<mark>{text}</mark>" if segment.matched else text)
     out.extend(f"</{_SNIPPET_TAGS[style]}>" for style in reversed(opened))
     return "".join(out)
+
+
+def as_sentence(text: str | None) -> str:
+    """`text` as a sentence to set before another: spaces collapsed and a full stop added
+    when it ends in no `.`, `!` or `?` (a retraction reason typed as "Source misread: the
+    figure is from a different run" ran into the page's next sentence); "" for none."""
+    said = " ".join((text or "").split())
+    if said and not said.endswith((".", "!", "?")):
+        said += "."
+    return said

@@ -39,7 +39,7 @@ from django.db.models import Prefetch
 from . import search
 from .models import Case, Facet, Source, Term
 from .search.log_lines import shown_line
-from .search.results import Confidence
+from .search.results import Confidence, like_sentence
 from .selectors.params import NOTHING_TO_TRIAGE
 from .selectors.spelling import resolve_term, spelling_key
 
@@ -73,6 +73,8 @@ _CODE_WORD_BEFORE = re.compile(
     r"\b(?:s?xid|error|errno|err|code|exit|status|signal|rc)[\s:=#]*$", re.IGNORECASE
 )
 RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
+# Whose first hit a reason's "Similar to IL-0606, ..." names, when it is not triage's first.
+WORD_SEARCH, LOG_MATCH = "word search", "log match"
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,18 @@ class Candidate:
     # else `LogHit.like`: the word search's first, as `reasons` are), as its `why` says
     # ("Similar to IL-0459, the first hit."); None otherwise.
     like: str | None = None
+    # For each reason (by its index in `reasons`) that ends in a source's `like_sentence`:
+    # the id it names and whose first hit that is ("word search", "log match"), so that
+    # `name_whose_first` can say so when triage's own first case is another.
+    likes: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    def add_reason(self, why: str | None, like: str | None, whose: str) -> None:
+        """Append a source's `why` (none: nothing), noting the `like` its last sentence names."""
+        if not why:
+            return
+        if like and why.endswith(like_sentence(like)):
+            self.likes[len(self.reasons)] = (like, whose)
+        self.reasons.append(why)
 
     @property
     def confidence(self) -> Confidence:
@@ -320,13 +334,13 @@ def triage(
             candidate.labels.append(_label(hit.confidence))
             candidate.fused += (hit.score or 0.0) / best
             candidate.matched_terms += [t for t in hit.matched_terms if t not in candidate.matched_terms]
-            candidate.reasons += [hit.why] if hit.why else []
+            candidate.add_reason(hit.why, hit.like, WORD_SEARCH)
             candidate.like = candidate.like or hit.like
         for hit in results.partial_hits:  # best first, after the matches
             filler = Candidate(case=hit.case, labels=[_label(hit.confidence)], like=hit.like)
             filler.fused = (hit.score or 0.0) / best
             filler.matched_terms = list(hit.matched_terms)
-            filler.reasons = [hit.why] if hit.why else []
+            filler.add_reason(hit.why, hit.like, WORD_SEARCH)
             partial.append(filler)
     log_kind: JobKind | None = None
     lines_read = 0
@@ -345,7 +359,7 @@ def triage(
             candidate.log_score = log_hit.score
             candidate.labels.append(_label(log_hit.confidence))
             candidate.fused += log_hit.score / full
-            candidate.reasons += [log_hit.why] if log_hit.why else []
+            candidate.add_reason(log_hit.why, log_hit.like, LOG_MATCH)
             candidate.like = candidate.like or log_hit.like
             # Each matched line once (at most 50 a hit), as the log matching orders them: the
             # lines carrying a signature first, then those sharing only a component's name.
@@ -369,6 +383,7 @@ def triage(
     # context may order the partial matches among themselves, never above a match.
     ranked += sorted(partial, key=lambda c: -c.context_weight)[: max(0, MIN_CASES - matched)]
     _load_sources(ranked)
+    name_whose_first(ranked)
     shown = {n for c in ranked for n in c.line_numbers}
     strong = [c for c in ranked if c.confidence == "strong"]
     notes = [] if strong else [NOTHING_KNOWN]
@@ -395,6 +410,22 @@ def triage(
         lines_read=lines_read,
         notes=notes,
     )
+
+
+def name_whose_first(ranked: list[Candidate]) -> None:
+    """Reword, in place, each reason of `ranked` (triage's answer, best first) whose last
+    sentence says `Similar to IL-0606, the first hit.` when IL-0606 is not triage's own first
+    case: that sentence is the word search's or the log match's, and "the first hit" read in
+    triage's list named another case (IL-0532 first, "Similar to IL-0606, the first hit",
+    IL-0606 second). It then reads `Similar to IL-0606, the log match's first hit.`; when
+    IL-0606 is triage's first case the source's words stand. `like` is left as the source
+    gave it."""
+    first = ranked[0].case.id if ranked else None
+    for candidate in ranked:
+        for index, (like, whose) in candidate.likes.items():
+            if like != first:
+                reason = candidate.reasons[index].removesuffix(like_sentence(like))
+                candidate.reasons[index] = f"{reason}Similar to {like}, the {whose}'s first hit."
 
 
 def partial_note(matched: int, filled: list[str]) -> str:
@@ -446,7 +477,8 @@ def candidate_document(candidate: Candidate, links: dict[str, str], detail: Deta
     """One case of a triage answer, as the API and MCP serve it, shown at `detail`: `id`,
     `title`, `confidence`, `why` (`text`, `matched_terms`, `line_numbers`, `context`),
     `like` (the first hit's id when the case is listed as one like it, as a search or log
-    hit gives it: `Candidate.like`; None otherwise), `root_cause` (`category`,
+    hit gives it: `Candidate.like`; None otherwise; `why` says whose first hit it is when it
+    is not triage's first case, `name_whose_first`), `root_cause` (`category`,
     `description`), `fix`, `checks`, `sources`, then `links` (`url`, `html_url`)."""
     case = candidate.case
     why = {

@@ -131,7 +131,9 @@ class TriageCaseSerializer(ResponseSerializer):
     like = serializers.CharField(
         allow_null=True,
         help_text="The first hit's id when the case is listed as one like it, as a search or log "
-        "match hit gives it (`why` says `Similar to IL-0459, the first hit.`); null otherwise.",
+        "match hit gives it (`why` says `Similar to IL-0459, the first hit.` when that hit is this "
+        "answer's first case, else `..., the word search's first hit.` or `..., the log match's first "
+        "hit.`); null otherwise.",
     )
     root_cause = TriageRootCauseSerializer(help_text="Category and description.")
     fix = serializers.ListField(child=serializers.CharField(), help_text="What fixed it (first 3 steps).")

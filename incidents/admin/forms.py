@@ -167,16 +167,20 @@ def open_corrections(case_id: str) -> Any:
 def add_import_problems(form: CaseAdminForm) -> None:
     """Add to a refused case form the problems import's validation finds in the stored case
     with the form's valid fields put in (rows as stored): each as an error of the field it
-    is about, unless that field has an error already. Writes nothing."""
+    is about, unless that field had an error of its own already (then its value was not put
+    in). Every problem of a field is added, not its first alone: an `affected` entry naming
+    an unknown component and giving both `fixed` and `last_affected` was refused for the
+    component, and for the bounds only on the next save. Writes nothing."""
     from .. import services
 
     case = Case.objects.with_document().get(pk=form.instance.pk)
-    valid = [name for name in form.cleaned_data if name not in form.errors]
+    refused = set(form.errors)
+    valid = [name for name in form.cleaned_data if name not in refused]
     forms.models.construct_instance(form, case, fields=valid)
     document = form.edited_document(dict(case_document(case)))
     for problem in services.validate_document(document, where=f"case {case.pk}"):
         field = problem_field(problem.path, form.fields)
-        if field is not None and field not in form.errors:
+        if field is not None and field not in refused:
             form.add_error(field, f"{problem.path.removeprefix('$.')}: {problem.message}")
 
 

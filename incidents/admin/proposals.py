@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.html import format_html, format_html_join
 
 from .. import workflow
 from ..models import Facet, Term
@@ -87,10 +88,20 @@ class ProposalAdmin(admin.ModelAdmin):
 
     @admin.display(description="Checks before accepting")
     def checks_before_accepting(self, obj: Proposal) -> str:
-        """What accepting would warn of now (`checks.accept_checks`), as the page the reviewer
-        accepts from says it before the click; never a refusal."""
-        found = accept_checks(obj)
-        return " ".join(found) if found else "Nothing to check."
+        """What accepting would meet now, as the page the reviewer accepts from says it before
+        the click: first every problem that refuses it (`services.acceptance_problems`, each
+        `Blocks accepting: ...`; the page said "Nothing to check." while accepting was refused
+        for each in turn), then what it would warn of (`checks.accept_checks`). One item as
+        text, several as a list; "Nothing to check." when none."""
+        from ..proposals import services as proposal_services
+
+        found = [f"Blocks accepting: {problem}." for problem in proposal_services.acceptance_problems(obj)]
+        found += accept_checks(obj)
+        if not found:
+            return "Nothing to check."
+        if len(found) == 1:
+            return found[0]
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((item,) for item in found)))
 
     @admin.display(description="Source URLs")
     def sources(self, obj: Proposal) -> str:

@@ -150,11 +150,59 @@ def _check_acceptable(proposal: Proposal, user: User) -> None:
         raise ReviewError("accepting proposals needs the reviewer role")
 
 
+def acceptance_problems(proposal: Proposal) -> list[str]:
+    """Every problem that refuses accepting a new case's proposal as it stands, in the words
+    `accept` refuses with (lower case, no final stop), in the order to fix them; [] when
+    none, for a correction, or for a proposal no longer waiting (`accept` says why then).
+    The proposal's page lists them under "Checks before accepting" before the click, so a
+    reviewer learns them at once, not one refusal at a time:
+
+    - its draft has no symptoms description (what operators saw, which the proposal does
+      not say: the reviewer writes it in the admin first);
+    - the proposer named an organization the vocabulary lacks and nobody has mapped it
+      (`organization_for` finds none and the draft still names `UNNAMED_ORGANIZATION`).
+
+    Queries: one for the draft, at most one for the organization."""
+    if proposal.kind != Proposal.Kind.NEW or not proposal.case_id:
+        return []
+    if proposal.status not in (Proposal.Status.RECEIVED, Proposal.Status.IN_REVIEW):
+        return []
+    draft = (
+        Case.objects.only("id", "organization", "symptoms_description").filter(pk=proposal.case_id).first()
+    )
+    if draft is None:
+        return []
+    problems = []
+    if lacks_symptoms(Case.Status.PUBLISHED, draft.symptoms_description):
+        problems.append(
+            f"its draft {draft.pk} has no {symptoms_field()}: open {draft.pk} in the admin, write "
+            "what operators saw in that field and save, then accept"
+        )
+    if proposal.organization_named and draft.organization == UNNAMED_ORGANIZATION:
+        if organization_for(proposal) is None:
+            field = capfirst(Proposal._meta.get_field("organization_term").verbose_name)
+            problems.append(
+                f"the proposer named the organization “{proposal.organization_named}”, which the "
+                f"vocabulary lacks: choose the organization it is under “{field}” (or add it there "
+                "with +), save, then accept"
+            )
+    return problems
+
+
+def refusal(problems: list[str]) -> str:
+    """`acceptance_problems` as one refusal: the problem itself when there is one, else each
+    numbered (`2 problems block accepting: (1) its draft ...; (2) the proposer named ...`)."""
+    if len(problems) == 1:
+        return problems[0]
+    listed = "; ".join(f"({n}) {problem}" for n, problem in enumerate(problems, start=1))
+    return f"{len(problems)} problems block accepting: {listed}"
+
+
 @transaction.atomic
 def accept(proposal: Proposal, *, user: User) -> Proposal:
     """Accept a new case's proposal (reviewers): its draft is published (through review
-    first), refused while the draft has no symptoms description (what operators saw, which
-    the proposal does not say: the reviewer writes it in the admin first). A correction is
+    first). Raises ReviewError naming every `acceptance_problems` at once (`refusal`) while
+    any stands: no symptoms description, an organization mapped to nothing. A correction is
     refused with where to accept it (`accept_correction`): an acceptance apart from the
     edit would be a history entry that changes nothing."""
     _check_acceptable(proposal, user)
@@ -163,15 +211,11 @@ def accept(proposal: Proposal, *, user: User) -> Proposal:
             f"a correction is accepted with the edit that makes it: open {proposal.case_id} in the "
             "admin, make the correction and choose this proposal under “Accepts correction” as you save"
         )
+    problems = acceptance_problems(proposal)
+    if problems:
+        raise ReviewError(refusal(problems))
     if proposal.case_id:
         draft = Case.objects.get(pk=proposal.case_id)
-        if lacks_symptoms(Case.Status.PUBLISHED, draft.symptoms_description):
-            # The proposal's text is the draft's summary alone: what operators saw is the
-            # reviewer's to write before the case is shown.
-            raise ReviewError(
-                f"its draft {draft.pk} has no {symptoms_field()}: open {draft.pk} in the admin, write "
-                "what operators saw in that field and save, then accept"
-            )
         _name_the_organization(proposal, draft, user)
         if draft.status == Case.Status.DRAFT:
             services.change_status(draft.pk, Case.Status.IN_REVIEW, user=user)
@@ -185,21 +229,12 @@ def _name_the_organization(proposal: Proposal, draft: Case, user: User) -> None:
     """Before publishing: a draft whose proposal named an organization the vocabulary lacked
     names the organization it is (`organization_for`), recorded in its history with the name
     as proposed. A reviewer who set the draft's organization in the admin has mapped it
-    already. Raises ReviewError while the name is mapped to nothing: never published under
-    `UNNAMED_ORGANIZATION` with the proposer's name dropped."""
+    already. A name mapped to nothing is refused before this (`acceptance_problems`): never
+    published under `UNNAMED_ORGANIZATION` with the proposer's name dropped."""
     if not proposal.organization_named:
         return
     term = organization_for(proposal)
-    if term is None:
-        if draft.organization != UNNAMED_ORGANIZATION:
-            return
-        field = capfirst(Proposal._meta.get_field("organization_term").verbose_name)
-        raise ReviewError(
-            f"the proposer named the organization “{proposal.organization_named}”, which the "
-            f"vocabulary lacks: choose the organization it is under “{field}” (or add it there "
-            "with +), save, then accept"
-        )
-    if draft.organization == term.name:
+    if term is None or draft.organization == term.name:
         return
     document = dict(case_document(Case.objects.with_document().get(pk=draft.pk)))
     document["organization"] = term.name

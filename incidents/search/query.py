@@ -131,6 +131,7 @@ def parse_query(raw: str) -> ParsedQuery:
         parsed.notes.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")
     pending_or = False
     negate_next = False
+    group_lines: list[int] = []  # per group of `parsed.groups`, the line (0-based) it starts on
     for match in _CHUNK_RE.finditer(text):
         chunk = match.group(0)
         if chunk in ("OR", "AND", "NOT"):
@@ -162,11 +163,49 @@ def parse_query(raw: str) -> ParsedQuery:
             parsed.groups[-1].extend(alternatives)
         else:
             parsed.groups.append(alternatives)
+            group_lines.append(text.count("\n", 0, match.start()))
         pending_or = False
     if len(parsed.groups) > MAX_GROUPS:
-        parsed.groups = parsed.groups[:MAX_GROUPS]
-        parsed.notes.append(f"Only the first {MAX_GROUPS} words of the query were searched.")
+        kept, note = _groups_to_search(text, group_lines)
+        parsed.groups = [parsed.groups[index] for index in kept]
+        parsed.notes.append(note)
     return parsed
+
+
+def _groups_to_search(text: str, group_lines: list[int]) -> tuple[list[int], str]:
+    """Which `MAX_GROUPS` of a longer query's groups are searched (their indexes, in the
+    query's order) and the note saying so. `group_lines`: each group's line in `text`.
+
+    The first `MAX_GROUPS`, unless the query has several lines and some show a failure as a
+    program prints it (`log_tokens.signature_tokens`: an error code, an exception, `status=12
+    ... vendor err 129`) whose groups fall past the cut: then those lines' groups come first,
+    the other lines' fill up from the start. Four pasted log lines (two step lines, an NCCL
+    INFO line, then the NET/IB `error 12` line) were searched by their first 32 words, the
+    step numbers and the INFO line, and the error line, the one a case quotes, was cut off."""
+    plain = (list(range(MAX_GROUPS)), f"Only the first {MAX_GROUPS} words of the query were searched.")
+    lines = text.split("\n")
+    if len(lines) < 2:
+        return plain
+    # Imported here: log_tokens reads this module's Atom (and RE2), needed only for a long paste.
+    from .log_tokens import signature_tokens
+
+    failing = {n for n in set(group_lines) if signature_tokens(lines[n])}
+    if not any(group_lines[i] in failing for i in range(MAX_GROUPS, len(group_lines))):
+        return plain  # no failure shown, or none cut off
+    on_failing = [i for i, n in enumerate(group_lines) if n in failing]
+    others = [i for i, n in enumerate(group_lines) if n not in failing]
+    kept = sorted((on_failing + others)[:MAX_GROUPS])
+    named = ", ".join(str(n + 1) for n in sorted(failing))
+    which = f"line{'s' if len(failing) > 1 else ''} {named}"
+    if len(on_failing) >= MAX_GROUPS:
+        return (
+            kept,
+            f"Only the first {MAX_GROUPS} words of the query's {which}, showing an error, were searched.",
+        )
+    return kept, (
+        f"Only {MAX_GROUPS} words of the query were searched: those of its {which}, showing an error, "
+        "then the first of the others."
+    )
 
 
 def without_phrase_quotes(raw: str) -> str | None:

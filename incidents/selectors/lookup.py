@@ -16,6 +16,7 @@ from typing import Literal
 from django.db.models import BooleanField, Exists, OuterRef, Value
 
 from ..models import Case, CaseQuerySet, Facet, Term
+from ..rendering import as_sentence
 from .cases import case_by_id, published_case_ids, resolve_case_id
 from .facets import FACETS_BY_NAME
 from .params import MAX_VALUE_CHARS, Problem, moved_note, unknown_term
@@ -325,9 +326,7 @@ def retracted_note(case_id: str, reason: str) -> str:
     page ("This case was retracted." and its reason) and `get_incident`'s notice: `Case
     IL-0480 was retracted: <reason> It is left out of search; it still resolves by id (its
     page, GET /api/cases/IL-0480, get_incident).`"""
-    reason = " ".join(reason.split())
-    if reason and not reason.endswith((".", "!", "?")):
-        reason += "."
+    reason = as_sentence(reason)
     said = f": {reason}" if reason else "."
     return (
         f"Case {case_id} was retracted{said} It is left out of search; it still resolves by id "

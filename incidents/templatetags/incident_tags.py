@@ -9,7 +9,7 @@ from django.utils.safestring import mark_safe
 
 from incidents.case_facts import CaseFacts, case_facts, grouped
 from incidents.history import status_label
-from incidents.rendering import render_markdown, snippet_html, wrap_inline_code
+from incidents.rendering import as_sentence, render_markdown, snippet_html, wrap_inline_code
 from incidents.search.results import like_sentence
 
 if TYPE_CHECKING:
@@ -144,6 +144,13 @@ def why_linked(why: str | None, like: str | None = None) -> str:
         reverse("incidents:case-detail", args=[like]),
         like,
     )
+
+
+@register.filter
+def sentence(text: str | None) -> str:
+    """`text` ending as a sentence (`rendering.as_sentence`): a retraction reason typed
+    without a final full stop gets one before the page's next sentence."""
+    return as_sentence(text)
 
 
 @register.filter

@@ -180,6 +180,21 @@ def test_ranges_from_release_notes_and_fix_releases_hold_inside_and_stop_at_the_
 
 
 @pytest.mark.django_db
+def test_a_release_before_the_one_the_source_says_brought_the_change_is_not_possibly_affected(client):
+    # IL-0474: "Upgrading to PyTorch 2.7 makes the following script randomly hang" (#153960),
+    # the title's "PyTorch 2.7 made NCCL communicators non-blocking". Its range listed 2.7
+    # with no `introduced`, so every older PyTorch was "possibly affected" (walk W8: 2.1.0).
+    body = post(client, {"versions": {"torch": "2.1.0+cu121"}}).json()
+    assert "IL-0474" not in [m["case"]["id"] for m in body["affected"] + body["unknown"]]
+    found, possible = affected_ids(client, {"torch": "2.6.0"})
+    assert "IL-0474" not in found + possible
+    body = post(client, {"torch": "2.7.0"}).json()
+    [match] = [m for m in body["affected"] if m["case"]["id"] == "IL-0474"]
+    assert (match["why"], match["fixed"]) == ("2.7 is listed as affected", "2.7.1")  # 2.7 reads as 2.7.0
+    assert match["range"]["introduced"] == "2.7"
+
+
+@pytest.mark.django_db
 def test_an_introduced_version_bounds_the_range_from_below(client):
     # IL-0471: LL128 corruption on GH200 from NCCL 2.27.3 on, not seen with 2.26.6.
     body = post(client, {"NCCL": "2.28.3"}).json()
