@@ -181,6 +181,13 @@ class CaseRef(BaseModel):
 
 class SimilarIncident(CaseSummary):
     score: float = Field(description="Similarity 0..1, higher is closer.")
+    similarity: str = Field(description='What the score means: "very similar", "similar" or "related".')
+    reasons: list[str] = Field(
+        description=(
+            "Why, in words, as the case page says it, e.g. "
+            '["Both: Xid 79, NCCL", "same kind of root cause: hardware fault"].'
+        )
+    )
     shared_terms: dict[str, list[str]] = Field(
         description="Why: vocabulary shared with the case, by facet (term names)."
     )

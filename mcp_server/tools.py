@@ -477,7 +477,7 @@ def similar_incidents(
 
     Use once a case fits. Not for: a first case (triage).
     Example: {"id": "IL-0442", "limit": 3}.
-    Size: 0.8 KB a case; budget 16 KB, then fewer (`truncated`, notes).
+    Size: 1 KB a case; budget 16 KB, then fewer (`truncated`, notes).
     """
     lookup = _lookup_or_error(id)
     case = lookup.case
@@ -495,6 +495,8 @@ def similar_incidents(
         SimilarIncident(
             **summary_fields(item.case),
             score=round(item.score, 4),
+            similarity=item.label,
+            reasons=list(item.reasons),
             shared_terms=item.shared_terms,
             score_parts={k: round(v, 4) for k, v in item.score_parts.items()},
         )

@@ -43,7 +43,7 @@ def test_similar_cases_follow_with_reasons_in_words_and_each_case_shows_once(pag
     assert "/cases/IL-0444" in computed
     # Reasons as incidents.search words them: shared terms, then the same root cause.
     assert "Both: " in text and "GPU unavailable" in text and "Node NotReady" in text
-    assert "same root cause: hardware fault" in text
+    assert "same kind of root cause: hardware fault" in text
     assert "Root cause unknown" not in text
     # No raw score parts or bare percentages, no raw word stems.
     assert "Score:" not in text and "vocabulary 0." not in text
