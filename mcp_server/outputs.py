@@ -181,11 +181,10 @@ class CaseRef(BaseModel):
 
 class SimilarIncident(CaseSummary):
     score: float = Field(description="Similarity 0..1, higher is closer.")
+    similarity: str = Field(description='"very similar", "similar" or "related".')
+    reasons: list[str] = Field(description='Why, in words, e.g. ["Both: Xid 79, NCCL"].')
     shared_terms: dict[str, list[str]] = Field(
         description="Why: vocabulary shared with the case, by facet (term names)."
-    )
-    score_parts: dict[str, float] = Field(
-        description='How the score is made up, e.g. {"vocabulary": 0.4, "text": 0.2}.'
     )
 
 

@@ -59,7 +59,9 @@ class SimilarCaseSerializer(CaseSummarySerializer):
     )
     reasons = serializers.ListField(
         child=serializers.CharField(),
-        help_text='Why, in words, e.g. ["Both: NCCL timeout, DeepSpeed", "same root cause: software bug"].',
+        help_text=(
+            'Why, in words, e.g. ["Both: NCCL timeout, DeepSpeed", "same kind of root cause: software bug"].'
+        ),
     )
     shared_terms = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -654,10 +655,22 @@ def similarity_label(score: float) -> str:
     return "very similar" if score >= VERY_SIMILAR else "similar" if score >= SIMILAR else "related"
 
 
+def _name_words(name: str) -> set[str]:
+    """The words of a term's name, lower-cased and without a plural's `s` ("Training hangs"
+    -> {"training", "hang"}), and without "and": to tell a name that says nothing more."""
+    words = (w for w in re.split(r"[^0-9a-z]+", name.lower()) if w and w != "and")
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
+
+
 def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -> tuple[str, ...]:
     """Why two cases are alike, as a person says it: shared symptoms, error codes and
-    components, the same root cause, shared topics, similar descriptions. Generic terms and
-    an unknown root cause are never reasons (they are left out when neighbours are computed)."""
+    components, the same kind of root cause (a category: "same root cause" claimed one cause
+    for two different bugs), shared topics, similar descriptions. Generic terms and
+    an unknown root cause are never reasons (they are left out when neighbours are computed).
+    A shared topic whose name only repeats the names before it is left out: "Both: Silent
+    data corruption" says what "same topic: silent data corruption" would say again (so do
+    the topics `Training hangs` after the symptom `Training hang`, `GPU errors` after `ECC
+    error` and `NVIDIA GPU`)."""
     reasons = []
     both = [
         *shared_terms.get(str(Facet.SYMPTOM), []),
@@ -668,8 +681,9 @@ def reasons_in_words(shared_terms: dict[str, list[str]], semantic_part: float) -
         reasons.append("Both: " + ", ".join(both))
     causes = [c for c in shared_terms.get(str(Facet.ROOT_CAUSE), []) if "unknown" not in c.lower()]
     if causes:
-        reasons.append("same root cause: " + causes[0].lower())
-    topics = shared_terms.get(str(Facet.TOPIC), [])
+        reasons.append("same kind of root cause: " + causes[0].lower())
+    said = set().union(*(_name_words(name) for name in [*both, *causes[:1]]))
+    topics = [t for t in shared_terms.get(str(Facet.TOPIC), []) if not _name_words(t) <= said]
     if topics:
         reasons.append("same topic: " + ", ".join(t.lower() for t in topics))
     if semantic_part >= SEMANTIC_WEIGHT * SIMILAR_TEXT:

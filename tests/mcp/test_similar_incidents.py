@@ -20,7 +20,12 @@ def test_neighbours_come_with_scores_and_shared_terms(mcp):
     assert 0 < first["score"] <= 1
     assert first["shared_terms"] == reference.shared_terms
     assert first["shared_terms"]  # the reasons are never empty
-    assert first["score_parts"] == {k: round(v, 4) for k, v in reference.score_parts.items()}
+    # The reasons in words and the label the case page and the API show; the raw parts of
+    # the score (the API's `score_parts`) are no reason an assistant can pass on.
+    assert "score_parts" not in first
+    assert first["similarity"] == reference.label
+    assert first["reasons"] == list(reference.reasons)
+    assert first["reasons"][0].startswith("Both: ")
 
 
 def test_hand_linked_cases_are_kept_apart(mcp):

@@ -185,3 +185,35 @@ def test_words_no_other_case_holds_leave_the_text_part_as_it_was(import_syntheti
     after = text_parts()
     assert before["IL-0463"] > 0
     assert after["IL-0463"] == before["IL-0463"]
+
+
+def test_a_topic_that_repeats_the_shared_terms_is_not_a_reason_again():
+    from incidents.search.similarity import reasons_in_words
+
+    shared = {
+        "symptom": ["Silent data corruption", "Training hang"],
+        "component": ["NVIDIA GPU"],
+        "root_cause": ["Hardware fault"],
+        "topic": ["GPU errors", "Silent data corruption", "Stragglers and throughput loss", "Training hangs"],
+    }
+    assert reasons_in_words(shared, 0.0) == (
+        "Both: Silent data corruption, Training hang, NVIDIA GPU",
+        "same kind of root cause: hardware fault",
+        # "GPU errors" is not said by "NVIDIA GPU" alone: "errors" is new.
+        "same topic: gpu errors, stragglers and throughput loss",
+    )
+    # A topic is named when nothing before says it; an unknown root cause says nothing.
+    assert reasons_in_words({"root_cause": ["Root cause unknown"], "topic": ["Training hangs"]}, 0.2) == (
+        "Same topic: training hangs",
+        "similar description",
+    )
+
+
+def test_the_reasons_of_the_fixture_cases_repeat_no_topic():
+    # IL-0566 and IL-0593 (both silent data corruption on faulty hardware) share the symptom
+    # and the topic Silent data corruption: said once, as the symptom.
+    pair = next(
+        s for s in similar_cases(Case.objects.get(id="IL-0566"), limit=NEIGHBOURS) if s.case.id == "IL-0593"
+    )
+    assert pair.shared_terms["topic"] == ["Silent data corruption"]
+    assert pair.reasons == ("Both: Silent data corruption", "same kind of root cause: hardware fault")

@@ -41,9 +41,11 @@ def test_similar_cases_follow_with_reasons_in_words_and_each_case_shows_once(pag
     assert 1 <= len(computed) <= 5 and "/cases/IL-0429" not in items
     # IL-0444 (Meta RSC hardware failures) shares lost GPUs, lost nodes and the root cause.
     assert "/cases/IL-0444" in computed
-    # Reasons as incidents.search words them: shared terms, then the same root cause.
+    # Reasons as incidents.search words them: shared terms, then the same kind of root cause,
+    # each list item starting with a capital letter.
     assert "Both: " in text and "GPU unavailable" in text and "Node NotReady" in text
-    assert "same root cause: hardware fault" in text
+    assert "<li>Same kind of root cause: hardware fault</li>" in section
+    assert "<li>same " not in section
     assert "Root cause unknown" not in text
     # No raw score parts or bare percentages, no raw word stems.
     assert "Score:" not in text and "vocabulary 0." not in text
