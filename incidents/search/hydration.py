@@ -23,7 +23,8 @@ from incidents.selectors.stats import published_count
 from .backends import Marked, get_backend
 from .coordination import numbers_after_words
 from .facets import facet_counts
-from .fusion import STRONG, Candidate
+from .fusion import POSSIBLE, STRONG, Candidate
+from .negated_marks import failure_spellings, negated_failure, negated_spellings, unmarked, without_spellings
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -167,6 +168,7 @@ def _hits(
     named = {t.id for t in parsed.terms}
     numbers = identifier_numbers(plan.query, parsed)
     typed = [[atom.words for atom in group] for group in numbers_after_words(parsed.literal_groups)]
+    failures = failure_spellings(parsed, plan.codes)
     hits = []
     for candidate in shown:
         case = cases.get(candidate.case_id)
@@ -189,20 +191,27 @@ def _hits(
         marked = snippets.get(candidate.case_id, Marked(None))
         snippet = parse_snippet(marked.passage)
         title = parse_snippet(marked.title)
+        confidence = candidate.confidence
+        # Tagged with the failure (or carrying the code), the case says it happened.
+        tagged = any(t.facet == Facet.SYMPTOM for t in carried_terms) or any(
+            t.name in plan.codes for t in case.terms_of(Facet.ERROR_CODE)
+        )
+        if confidence == STRONG and not tagged and negated_failure(snippet, failures, marked.body):
+            confidence = POSSIBLE  # it names the query's failure only to say it did not happen
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID
         elif candidate.lexical_rank is None and candidate.semantic is not None and not candidate.like:
             why = MEANING_ONLY  # found by the semantic part alone: no word to show
         else:
             why = why_listed(
-                snippet,
+                unmarked(snippet, failures),
                 carried,
                 share=candidate.share,
                 references=plan.references,
                 like=candidate.like,
                 numbers=numbers,
                 title=title,
-                typed=typed,
+                typed=without_spellings(typed, negated_spellings(snippet, failures, marked.body)),
                 body=marked.body,
             )
         hits.append(
@@ -212,7 +221,7 @@ def _hits(
                 snippet=snippet,
                 matched_terms=tuple(carried),
                 matched_vocabulary=tuple((facet_label(t.facet).lower(), t.name) for t in carried_terms),
-                confidence=candidate.confidence,
+                confidence=confidence,
                 why=why,
                 like=candidate.like,
             )
