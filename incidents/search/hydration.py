@@ -24,7 +24,14 @@ from .backends import Marked, get_backend
 from .coordination import numbers_after_words
 from .facets import facet_counts
 from .fusion import POSSIBLE, STRONG, Candidate
-from .negated_marks import failure_spellings, negated_failure, negated_spellings, unmarked, without_spellings
+from .negated_marks import (
+    failure_spellings,
+    negated_failure,
+    negated_spellings,
+    typed_failures,
+    unmarked,
+    without_spellings,
+)
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -169,6 +176,7 @@ def _hits(
     numbers = identifier_numbers(plan.query, parsed)
     typed = [[atom.words for atom in group] for group in numbers_after_words(parsed.literal_groups)]
     failures = failure_spellings(parsed, plan.codes)
+    typed_failed = typed_failures(parsed, plan.codes)
     hits = []
     for candidate in shown:
         case = cases.get(candidate.case_id)
@@ -196,7 +204,11 @@ def _hits(
         tagged = any(t.facet == Facet.SYMPTOM for t in carried_terms) or any(
             t.name in plan.codes for t in case.terms_of(Facet.ERROR_CODE)
         )
-        if confidence == STRONG and not tagged and negated_failure(snippet, failures, marked.body):
+        if (
+            confidence == STRONG
+            and not tagged
+            and negated_failure(snippet, failures, marked.body, typed_failed)
+        ):
             confidence = POSSIBLE  # it names the query's failure only to say it did not happen
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID

@@ -39,6 +39,21 @@ def failure_spellings(parsed: ParsedQuery, codes: Iterable[str] = ()) -> frozens
     return frozenset(tuple(w.lower() for w in words(text)) for text in [*forms, *codes] if words(text))
 
 
+def typed_failures(parsed: ParsedQuery, codes: Iterable[str] = ()) -> frozenset[tuple[str, ...]]:
+    """Of `failure_spellings`, those the query typed (its literal groups naming a symptom
+    tag) and the codes it shows: only these, negated, cost a strong label. A synonym the
+    case negates says less ("restart" names Job interruption; IL-0476 compares its run with
+    one "without interruption", and lost its label on the validation set when it counted)."""
+    typed = [
+        atom.words
+        for literal, terms in zip(parsed.literal_groups, parsed.group_terms, strict=False)
+        if any(term.facet == Facet.SYMPTOM for term in terms)
+        for atom in literal
+    ]
+    shown = [tuple(words(code)) for code in codes]
+    return frozenset(tuple(w.lower() for w in spelt) for spelt in [*typed, *shown] if spelt)
+
+
 # What may stand between two marks of one mention: PostgreSQL marks each word of a phrase
 # (`NCCL` and `error`), FTS5 the phrase.
 _BETWEEN_MARKS = re.compile(r"[\s\-_./:]*")
@@ -139,12 +154,19 @@ def negated_spellings(
 
 
 def negated_failure(
-    snippet: Snippet | None, spellings: frozenset[tuple[str, ...]], body: str | None = None
+    snippet: Snippet | None,
+    spellings: frozenset[tuple[str, ...]],
+    body: str | None = None,
+    typed: frozenset[tuple[str, ...]] | None = None,
 ) -> bool:
-    """Whether the case mentions a failure of `spellings` only negated: at least once, and
-    no failure of `spellings` plainly (in `body` when given, else in `snippet`'s marks)."""
+    """Whether the case mentions a failure of `typed` (`typed_failures`; all `spellings`
+    when None) negated, and no failure of `spellings` plainly (in `body` when given, else in
+    `snippet`'s marks)."""
     mentions = _all_mentions(snippet, body, spellings)
-    return any(is_negated for _, is_negated in mentions) and all(is_negated for _, is_negated in mentions)
+    wanted = spellings if typed is None else typed
+    return any(is_negated and spelt in wanted for spelt, is_negated in mentions) and all(
+        is_negated for _, is_negated in mentions
+    )
 
 
 def without_spellings(

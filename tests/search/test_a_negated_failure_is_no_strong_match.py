@@ -14,10 +14,11 @@ from incidents.search.negated_marks import (
     failure_spellings,
     negated_failure,
     negated_spellings,
+    typed_failures,
     unmarked,
     without_spellings,
 )
-from incidents.search.query import ParsedQuery, VocabTerm
+from incidents.search.query import Atom, ParsedQuery, VocabTerm
 from incidents.search.results import Snippet, SnippetSegment
 
 NCCL_ERROR = VocabTerm(id=1, facet="symptom", name="NCCL error", forms=("NCCL error", "ncclSystemError"))
@@ -71,6 +72,25 @@ def test_the_body_is_read_whole_when_given():
     assert not negated_failure(None, SPELLINGS, later)
     assert negated_spellings(None, SPELLINGS, later) == frozenset()
     assert not negated_failure(None, SPELLINGS, "The job hung; no error was printed.")
+
+
+def test_only_a_typed_failure_negated_costs_the_label():
+    interruption = VocabTerm(
+        id=3, facet="symptom", name="Job interruption", forms=("Job interruption", "restart", "interruption")
+    )
+    parsed = ParsedQuery(
+        groups=[[Atom(("loss",))], [Atom(("restart",))]],
+        literal_groups=[[Atom(("loss",))], [Atom(("restart",))]],
+        terms=[interruption],
+        group_terms=[(), (interruption,)],
+    )
+    spellings = failure_spellings(parsed)
+    assert typed_failures(parsed) == {("restart",)}
+    assert typed_failures(parsed, ["ncclSystemError"]) == {("restart",), ("ncclsystemerror",)}
+    # IL-0476 compares its resumed run with one "that kept going without interruption".
+    body = "The resumed run did not follow the loss curve of a run that kept going without interruption."
+    assert not negated_failure(None, spellings, body, typed_failures(parsed))
+    assert negated_failure(None, spellings, body)  # every form counting, it would have
 
 
 def test_why_leaves_out_the_negated_spelling_only():
