@@ -169,7 +169,8 @@ def _hits(
 ) -> list[SearchHit]:
     """The hits of the candidates `shown`, in order: the snippets (one query), the cases and
     their terms (two), each with why it is listed (`results.why_listed`). `rowids`:
-    `Ranking.rowids`."""
+    `Ranking.rowids`. A strong hit mentioning a failure the query typed only negated is
+    labelled possible, and `why` does not name that mention (`negated_marks`)."""
     snippets = get_backend().snippets(parsed, [c.case_id for c in shown], rowids)
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
@@ -206,6 +207,7 @@ def _hits(
         )
         if (
             confidence == STRONG
+            and candidate.case_id not in plan.case_ids
             and not tagged
             and negated_failure(snippet, failures, marked.body, typed_failed)
         ):
