@@ -42,13 +42,18 @@ MESSAGE_GROUPS = 8
 
 
 def coordination(
-    groups: list[list[Atom]], literal: list[list[Atom]], signatures: Sequence[str] = ()
+    groups: list[list[Atom]],
+    literal: list[list[Atom]],
+    signatures: Sequence[str] = (),
+    codes: Sequence[str] = (),
 ) -> tuple[list[list[Atom]], list[list[Atom]]]:
     """The groups the share is read over and the literal groups alike (`groups` and `literal`
     are parallel, as `query.expand_with_vocabulary` writes them; `literal` may be empty): in
     a message pasted whole, the groups holding one of `signatures` (failure tokens as
     `logmatch.signature_tokens` reads them) listed again, as printed, until they weigh as
-    much as the others; the groups unchanged otherwise (see the module docstring)."""
+    much as the others; the groups unchanged otherwise (see the module docstring).
+    `codes`: the names of the error codes the message shows by their patterns
+    (`codes.CodeVocabulary.find`), which each repeated group also holds (`_with_codes`)."""
     quoted = any(atom.quoted for group in (literal or groups) for atom in group)
     tokens = [] if quoted else [tuple(word.lower() for word in words(token)) for token in signatures]
     holding = [
@@ -57,9 +62,22 @@ def coordination(
     if not holding or holding[0] != 0 or len(groups) < MESSAGE_GROUPS:
         return groups, literal  # words typed about a failure, not a message pasted whole
     again = [i for i in holding for _ in range(len(groups) - len(holding) - 1)]
-    printed = literal or groups
+    printed = [_with_codes(group, codes) for group in (literal or groups)]
     coordinate = [*groups, *(printed[i] for i in again)]
-    return coordinate, [*literal, *(literal[i] for i in again)] if literal else []
+    return coordinate, [*literal, *(printed[i] for i in again)] if literal else []
+
+
+def _with_codes(group: list[Atom], codes: Sequence[str]) -> list[Atom]:
+    """`group` and, as further spellings, the names of `codes` it lacks. A message prints its
+    failure in one release's spelling (`torch.OutOfMemoryError: CUDA out of memory`, where
+    cases write `torch.cuda.OutOfMemoryError`, `CUDA error: out of memory` or only the code
+    they carry, `cudaErrorMemoryAllocation`): repeated as printed, a group no case holds
+    weighed as much as the failure and told no case from another, so the cases quoting the
+    message's boilerplate (`allocate`, `GiB`, `free`) ranked above those that ran out of
+    memory. The code is read from the message by its patterns, whatever the spelling."""
+    have = {atom.folded for atom in group}
+    extra = [Atom(tuple(words(code))) for code in codes]
+    return [*group, *(atom for atom in dict.fromkeys(extra) if atom.words and atom.folded not in have)]
 
 
 def _holds(folded: tuple[str, ...], token: tuple[str, ...]) -> bool:

@@ -23,7 +23,15 @@ from incidents.selectors.stats import published_count
 from .backends import Marked, get_backend
 from .coordination import numbers_after_words
 from .facets import facet_counts
-from .fusion import STRONG, Candidate
+from .fusion import POSSIBLE, STRONG, Candidate
+from .negated_marks import (
+    failure_spellings,
+    negated_failure,
+    negated_spellings,
+    typed_failures,
+    unmarked,
+    without_spellings,
+)
 from .planning import SearchPlan
 from .query import ParsedQuery
 from .ranking import Ranking
@@ -161,12 +169,15 @@ def _hits(
 ) -> list[SearchHit]:
     """The hits of the candidates `shown`, in order: the snippets (one query), the cases and
     their terms (two), each with why it is listed (`results.why_listed`). `rowids`:
-    `Ranking.rowids`."""
+    `Ranking.rowids`. A strong hit mentioning a failure the query typed only negated is
+    labelled possible, and `why` does not name that mention (`negated_marks`)."""
     snippets = get_backend().snippets(parsed, [c.case_id for c in shown], rowids)
     cases = Case.objects.filter(id__in=[c.case_id for c in shown]).with_summary().in_bulk()
     named = {t.id for t in parsed.terms}
     numbers = identifier_numbers(plan.query, parsed)
     typed = [[atom.words for atom in group] for group in numbers_after_words(parsed.literal_groups)]
+    failures = failure_spellings(parsed, plan.codes)
+    typed_failed = typed_failures(parsed, plan.codes)
     hits = []
     for candidate in shown:
         case = cases.get(candidate.case_id)
@@ -189,20 +200,32 @@ def _hits(
         marked = snippets.get(candidate.case_id, Marked(None))
         snippet = parse_snippet(marked.passage)
         title = parse_snippet(marked.title)
+        confidence = candidate.confidence
+        # Tagged with the failure (or carrying the code), the case says it happened.
+        tagged = any(t.facet == Facet.SYMPTOM for t in carried_terms) or any(
+            t.name in plan.codes for t in case.terms_of(Facet.ERROR_CODE)
+        )
+        if (
+            confidence == STRONG
+            and candidate.case_id not in plan.case_ids
+            and not tagged
+            and negated_failure(snippet, failures, marked.body, typed_failed)
+        ):
+            confidence = POSSIBLE  # it names the query's failure only to say it did not happen
         if candidate.case_id in plan.case_ids:
             why = NAMED_BY_ID
         elif candidate.lexical_rank is None and candidate.semantic is not None and not candidate.like:
             why = MEANING_ONLY  # found by the semantic part alone: no word to show
         else:
             why = why_listed(
-                snippet,
+                unmarked(snippet, failures),
                 carried,
                 share=candidate.share,
                 references=plan.references,
                 like=candidate.like,
                 numbers=numbers,
                 title=title,
-                typed=typed,
+                typed=without_spellings(typed, negated_spellings(snippet, failures, marked.body)),
                 body=marked.body,
             )
         hits.append(
@@ -212,7 +235,7 @@ def _hits(
                 snippet=snippet,
                 matched_terms=tuple(carried),
                 matched_vocabulary=tuple((facet_label(t.facet).lower(), t.name) for t in carried_terms),
-                confidence=candidate.confidence,
+                confidence=confidence,
                 why=why,
                 like=candidate.like,
             )

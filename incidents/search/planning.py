@@ -92,6 +92,10 @@ class SearchPlan:
     # the failure tokens it shows (`logmatch.signature_tokens`), one of which a strong hit
     # holds (`signatures.holding_a_signature`); empty for other queries.
     signatures: tuple[str, ...] = ()
+    # The names of the error codes such a query shows by their patterns
+    # (`codes.CodeVocabulary.find`, negated mentions left out): the cases carrying one hold
+    # the line's failure however it was spelt (`coordination.coordination`).
+    codes: tuple[str, ...] = ()
     # The retracted cases the same filters and reference tokens allow (lazy): search leaves
     # them out, but says when they are all the query matches (`withdrawn.retracted_matches`).
     retracted: CaseQuerySet | None = None
@@ -277,7 +281,8 @@ def plan(request: SearchRequest) -> SearchPlan:
     notes.extend(parsed.notes)
     if suggestion:
         notes.append(corrected_note(suggestion))
-    notes.extend(uncased_code_notes(vocab.codes.find(query), vocab.uncased) if vocab.uncased else ())
+    shown = tuple(vocab.codes.find(query))
+    notes.extend(uncased_code_notes(list(shown), vocab.uncased) if vocab.uncased else ())
     kind: PlanKind = "ranked"
     if lone:
         kind = "nothing"
@@ -297,7 +302,8 @@ def plan(request: SearchRequest) -> SearchPlan:
         suggestion=suggestion,
         notes=tuple(notes),
         library_size=vocab.library_size,
-        signatures=_signatures(query, vocab),
+        signatures=_signatures(query, shown),
+        codes=shown,
         retracted_named=retracted_named,
     )
     if found and kind != "ranked":
@@ -490,10 +496,10 @@ def _empty_note(parsed: ParsedQuery) -> str:
     )
 
 
-def _signatures(query: str, vocab: Vocabulary) -> tuple[str, ...]:
-    """The failure tokens a query quoting what a program printed shows (one of its codes'
-    patterns matches), as log matching reads them; () for any other query."""
-    if not vocab.codes.find(query):
+def _signatures(query: str, codes: tuple[str, ...]) -> tuple[str, ...]:
+    """The failure tokens a query quoting what a program printed shows (`codes`: the codes
+    whose patterns match it), as log matching reads them; () for any other query."""
+    if not codes:
         return ()
     # Imported here: log matching loads the encoder and numpy, which a process that never
     # searches (`manage.py check`, a case page) should not.

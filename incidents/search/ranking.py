@@ -91,6 +91,7 @@ def rank(plan: SearchPlan) -> Ranking:
         limit=LEXICAL_DEPTH + 1,
         library_size=plan.library_size,
         signatures=plan.signatures,
+        codes=plan.codes,
     )
     capped_at = LEXICAL_DEPTH if len(rows) > LEXICAL_DEPTH else None
     rows = rows[:LEXICAL_DEPTH]
@@ -168,6 +169,7 @@ def lexical_rows(
     limit: int | None = None,
     library_size: int = 0,
     signatures: Sequence[str] = (),
+    codes: Sequence[str] = (),
 ) -> list[RankedRow]:
     """The lexical ranking of `cases` (best first, at most `limit`, by default
     `LEXICAL_DEPTH`): one query.
@@ -179,14 +181,17 @@ def lexical_rows(
     `backends.Backend.rank`), each row carrying that share for the confidence label: a
     group typed twice counts once, and with `signatures` (`SearchPlan.signatures`, a pasted
     line's failure tokens) the groups holding one weigh as much as the others together
-    (`coordination.coordination`).
+    (`coordination.coordination`), each repeat also holding the names of `codes` (the error
+    codes such a line shows by their patterns, `SearchPlan.codes`).
     """
     candidates = None if whole else cases.order_by().values("id").query.sql_with_params()
     term_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet != Facet.ROOT_CAUSE}
     root_cause_weights = {t.id: round(t.weight, 4) for t in parsed.terms if t.facet == Facet.ROOT_CAUSE}
     expanded = parsed.literal_groups != parsed.groups
     parallel = expanded and len(parsed.literal_groups) == len(parsed.groups)
-    coordinate, literal = coordination(parsed.groups, parsed.literal_groups if parallel else [], signatures)
+    coordinate, literal = coordination(
+        parsed.groups, parsed.literal_groups if parallel else [], signatures, codes=codes
+    )
     if expanded and not parallel:
         literal = parsed.literal_groups
     loose = ParsedQuery(

@@ -52,6 +52,35 @@ def test_a_signature_weighs_as_one_group_otherwise(query):
     assert coordination(groups, [], ["out of memory"])[0] == groups
 
 
+def test_the_repeated_failure_groups_also_hold_the_codes_the_message_shows():
+    groups = parse_query("torch.OutOfMemoryError: tried allocate two gibibytes gpu zero capacity").groups
+    coordinate, literal = coordination(
+        groups, groups, ["OutOfMemoryError"], codes=["cudaErrorMemoryAllocation"]
+    )
+    repeats = _texts(coordinate[len(groups) :])
+    assert repeats == [["torch OutOfMemoryError", "cudaErrorMemoryAllocation"]] * 6
+    assert literal == coordinate
+    # The groups as typed are unchanged, and a code the group already spells is not added.
+    assert coordinate[: len(groups)] == groups
+    spelt = coordination(groups, [], ["OutOfMemoryError"], codes=["torch.OutOfMemoryError"])[0]
+    assert _texts(spelt[len(groups) :]) == [["torch OutOfMemoryError"]] * 6
+
+
+def test_the_message_in_a_newer_releases_spelling_lists_the_cases_carrying_its_code():
+    # PyTorch 2.x prints `torch.OutOfMemoryError`, which no case writes: repeated as printed,
+    # that group counted for no case, and the case quoting `allocate`, `GiB` and `free`
+    # (IL-0573, unified-memory OOMs, which carries no error code) was first, IL-0452 4th
+    # and weak. The three cases carrying cudaErrorMemoryAllocation are now the matches.
+    message = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total"
+        " capacity of 79.15 GiB of which 1.2 GiB is free. Of the allocated memory 75.3 GiB is"
+        " allocated by PyTorch, and 1.1 GiB is reserved by PyTorch but unallocated."
+    )
+    results = search_cases(query=message)
+    assert sorted(hit.case.id for hit in results.hits) == ["IL-0452", "IL-0465", "IL-0488"]
+    assert "IL-0573" not in [hit.case.id for hit in results.partial_hits[:3]]
+
+
 def test_a_number_alone_is_read_after_the_word_before_it_for_why():
     groups = [[Atom(("NCCL", "error")), Atom(("NCCL", "failure"))], [Atom(("12",))]]
     assert _texts(numbers_after_words(groups)) == [["NCCL error", "NCCL failure"], ["error 12", "failure 12"]]
