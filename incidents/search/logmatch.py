@@ -17,7 +17,8 @@
 4. the cases sharing it, from the database (`log_candidates`), scored by facet, rarity and
    kind of token (`log_scores.Tally`); then a third, weaker kind of evidence, for the
    ranking only: the log's words that few cases contain (`log_rare_words`); the ranking
-   score adds the job kind and the semantic score of the evidence lines
+   score adds the job kind, the semantic score of the evidence lines and the share of each
+   case's error codes (of the vendors whose codes the log shows) that the log shows
    (`log_scores.candidate_scores`), and the first hit's similar cases rank up after it;
 5. each hit's label (`log_confidence.confidence`, never reading rare words, the job kind
    or the semantic score; for a log of a few lines, also the word search's label of each
@@ -141,7 +142,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     of the log that few cases contain (`log_rare_words`) add to the ranking score, not to
     the confidence. Queries: a fixed 9 (terms with case counts, number of published cases,
     token look-up in the full-text index of published cases, the (case, term) pairs of the
-    found terms, the rare words, the candidates' job-kind topics, the candidates' passage
+    found terms, the rare words, the candidates' workloads and error codes, the candidates' passage
     vectors, the hits' cases with the first hit's similar cases, and their terms; 8 when no
     word of the log qualifies for the rare-word look-up); 2 when nothing identifying is
     found. A log of at most `log_as_words.QUERY_LINES` distinct lines, none longer than a
@@ -168,10 +169,10 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     total = max(published_count(), 1)
     tally, word_score, word_reasons = _tally(log, findings, total)
     candidates = tally.candidates(word_score)
-    kinds = workload_kinds(candidates) if candidates else {}
+    marks = workload_kinds(candidates) if candidates else {}
     semantic = semantic_scores(log.lines, findings.signature_lines, findings.failure_lines, candidates)
     # shared_weights: what each case shares with the log, which its label reads (`confidence`).
-    scores, shared_weights = candidate_scores(candidates, tally, word_score, job, kinds, semantic)
+    scores, shared_weights = candidate_scores(candidates, tally, word_score, job, marks, semantic)
     generic = tuple(sorted(tally.generic))
     if limit <= 0 or not scores:
         return _reading(log, job, findings, [], generic)
