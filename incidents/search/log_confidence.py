@@ -62,16 +62,6 @@ def _unit(item: Shared, total: int, thresholds: Thresholds) -> tuple[int, bool]:
     return 0, False
 
 
-def tells_a_failure(item: Shared) -> bool:
-    """Whether a piece of shared evidence says something went wrong: a failure token (not a
-    code name, setting or boilerplate), a symptom, root cause or error code; not a
-    component's name or version, which any log of the program prints, healthy or not."""
-    how, _, what = item.kind.partition(":")
-    if how == "token":
-        return what not in (*NAMING_EXTRACTORS, "setting") and item.name.lower() not in BOILERPLATE
-    return what in (Facet.SYMPTOM, Facet.ROOT_CAUSE, Facet.ERROR_CODE)
-
-
 def _free_lines(places: tuple[tuple[int, int, int], ...], held: dict[int, list[tuple[int, int]]]) -> set[int]:
     """The lines where a piece at `places` shares no place with the pieces `held` (line
     number -> their spans there): each place compared with the spans of its own line only."""
@@ -177,11 +167,6 @@ def confidence(
     component names fit many unrelated logs: possible at most. So does the NCCL watchdog's
     timeout alone, what any hang ends in: its code, `NCCL timeout` and `timed out` weigh
     7 to 8 at 173 cases, under `thresholds.signature` unless more of the case shows.
-
-    possible needs signatures weighing `POSSIBLE_SIGNATURE` and, when `shared` is given,
-    one piece that says something went wrong (`tells_a_failure`): a healthy server's
-    start-up log shares its module names and echoed settings (`api_server`,
-    `tensor_parallel_size`, `enforce_eager`) with the cases of that server, which is weak.
     """
     if (
         specific_units(shared, total, thresholds) >= thresholds.specific
@@ -191,7 +176,7 @@ def confidence(
         and score >= thresholds.share_of_top * top
     ):
         return "strong"
-    if signature >= POSSIBLE_SIGNATURE and (not shared or any(tells_a_failure(item) for item in shared)):
+    if signature >= POSSIBLE_SIGNATURE:
         return "possible"
     return "weak"
 

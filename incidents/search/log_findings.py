@@ -49,11 +49,6 @@ class Findings:
         """The names of every component of the vocabulary read."""
         return {t.name for t in self.terms if t.facet == Facet.COMPONENT}
 
-    @property
-    def code_ids(self) -> frozenset[int]:
-        """The term ids of the error codes found (by their patterns)."""
-        return frozenset(t for t in self.term_evidence if self.term_by_id[t].facet == Facet.ERROR_CODE)
-
     def error_codes(self) -> tuple[FoundCode, ...]:
         """The error codes found (by their patterns) with the first line numbers of their
         distinct lines (a repeated line once, at its first number), in vocabulary order

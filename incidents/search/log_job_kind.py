@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import re2
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from incidents import store_cache
 from incidents.models import Case, CaseTerm, Facet
@@ -102,52 +102,31 @@ def read_job_kind(scanned: LogLines) -> JobKind:
     return JobKind(job_kind(scanned, found), bool(found["training"]) and bool(found["inference"]))
 
 
-@dataclass(frozen=True)
-class CaseMarks:
-    """What the ranking reads of a candidate case beside its evidence: its workloads
-    (training / inference slugs) and the error codes it carries (term ids)."""
-
-    kinds: frozenset[str] = frozenset()
-    codes: frozenset[int] = frozenset()
-
-
-NO_MARKS = CaseMarks()
-
-
-def workload_kinds(candidates: list[str]) -> dict[str, CaseMarks]:
-    """Candidate case id -> its `CaseMarks` (workload slugs, error codes), for the cases that
-    have either. With the store cache on, every published case's are kept in this process
-    per store generation (no query; a broad log has thousands of candidates, whose ids as
-    query parameters cost more than the rows); off, one query for the candidates."""
+def workload_kinds(candidates: list[str]) -> dict[str, frozenset[str]]:
+    """Candidate case id -> its workload slugs (training / inference). With the store cache
+    on, every published case's are kept in this process per store generation (no query; a
+    broad log has thousands of candidates, whose ids as query parameters cost more than the
+    rows); off, one query for the candidates."""
     if settings.STORE_CACHE:
-        every = store_cache.local("case-marks", lambda: _marks_of(Case.objects.published()))
+        every = store_cache.local("workload-kinds", lambda: _kinds_of(Case.objects.published()))
         return {case_id: every[case_id] for case_id in candidates if case_id in every}
-    return _marks_of(Case.objects.filter(id__in=candidates))
+    return _kinds_of(Case.objects.filter(id__in=candidates))
 
 
-def _marks_of(cases: QuerySet[Case]) -> dict[str, CaseMarks]:
-    """Case id -> its `CaseMarks`, for the cases of `cases` that have workloads or error
-    codes (one query, its rows streamed). Cases with the same marks share one object: kept
-    for every published case, a set each took 30 MB of a worker at 100,000 cases, against
-    11 MB shared."""
-    kinds: dict[str, set[str]] = {}
-    codes: dict[str, set[int]] = {}
-    for case_id, slug, term_id, facet in (
+def _kinds_of(cases: QuerySet[Case]) -> dict[str, frozenset[str]]:
+    """Case id -> its workload slugs, for the cases of `cases` that have one (one query, its
+    rows streamed). Cases with the same slugs share one frozenset: kept for every published
+    case, a set each took 30 MB of a worker at 100,000 cases, against 11 MB shared."""
+    kinds: dict[str, frozenset[str]] = {}
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    for case_id, slug in (
         CaseTerm.objects.filter(
-            Q(term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS))
-            | Q(term__facet=Facet.ERROR_CODE),
-            case__in=cases,
+            case__in=cases, term__facet=Facet.WORKLOAD, term__slug__in=list(_KIND_PATTERNS)
         )
-        .values_list("case_id", "term__slug", "term_id", "term__facet")
+        .values_list("case_id", "term__slug")
         .iterator(chunk_size=2000)
     ):
-        if facet == Facet.WORKLOAD:
-            kinds.setdefault(case_id, set()).add(slug)
-        else:
-            codes.setdefault(case_id, set()).add(term_id)
-    shared: dict[tuple[frozenset[str], frozenset[int]], CaseMarks] = {}
-    marks: dict[str, CaseMarks] = {}
-    for case_id in kinds.keys() | codes.keys():
-        key = (frozenset(kinds.get(case_id, ())), frozenset(codes.get(case_id, ())))
-        marks[case_id] = shared.setdefault(key, CaseMarks(*key))
-    return marks
+        held = kinds.get(case_id)
+        slugs = frozenset((slug,)) if held is None else held | {slug}
+        kinds[case_id] = shared.setdefault(slugs, slugs)
+    return kinds

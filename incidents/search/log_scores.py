@@ -23,7 +23,7 @@ from incidents.models import Facet
 from . import encoder
 from .log_confidence import shared_weight
 from .log_findings import Findings
-from .log_job_kind import NO_MARKS, CaseMarks, JobKind
+from .log_job_kind import JobKind
 from .log_lines import shown_line
 from .log_text import evidence_lines
 from .log_tokens import NAMING_EXTRACTORS
@@ -95,16 +95,6 @@ NAMING_WEIGHT = 0.425
 # roots too (of the NCCL error they cause): no figure moved, not kept.
 ROOT_FACTOR = 2.0
 ROOT_KINDS = frozenset({"xid"})  # `patterns.EXTRACTORS` whose tokens are such a root
-# A case carrying error codes the log does not show, of a vendor whose codes the log shows
-# (found by their patterns), told a failure that printed more than this log did: the program
-# that printed the log's code would have printed those too. Its score is multiplied by the
-# share of that vendor's codes the log shows, at least CODES_FLOOR. A GPU's ECC fault that
-# ended in `CUDA error: out of memory` (cudaErrorECCUncorrectable and
-# cudaErrorMemoryAllocation, both the CUDA runtime's) ranked above the OOM case for a lone
-# `CUDA out of memory` line. Codes of other vendors are not read: a torchrun log with an Xid
-# 79 shows no Slurm job state (NODE_FAIL), which the fleet case beside it carries; counted,
-# they put a device plugin's Xid 79 case before it. Ranking only: labels read the evidence.
-CODES_FLOOR = 0.25
 
 
 def naming_part(held: dict[str, float], line: str, weight: float) -> float:
@@ -262,49 +252,27 @@ def candidate_scores(
     tally: Tally,
     word_score: dict[str, float],
     job: JobKind,
-    marks: dict[str, CaseMarks],
+    kinds: dict[str, frozenset[str]],
     semantic: dict[str, float],
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(case id -> ranking score, case id -> what it shares as its label compares it,
     `log_confidence.shared_weight`) of each of `candidates`: its signatures, plus
     `CONTEXT_WEIGHT` of its context, less what its naming tokens do not rank, plus its rare
     words (`word_score`), times its job-kind factor (`JobKind.factor` of its workloads,
-    `marks`), 1 + `SEMANTIC_FACTOR` times its semantic score (`semantic`, below 0 as 0),
-    `ROOT_FACTOR` when it shares a root fault with the log (`Tally.root_cases`) and the
-    share of its error codes of the log's codes' vendors that the log shows (`codes_factor`)."""
+    `kinds`), 1 + `SEMANTIC_FACTOR` times its semantic score (`semantic`, below 0 as 0) and
+    `ROOT_FACTOR` when it shares a root fault with the log (`Tally.root_cases`)."""
     scores: dict[str, float] = {}
     shared_weights: dict[str, float] = {}
     root = tally.root_cases()
-    shown = tally.findings.code_ids
-    vendor = {
-        t: term.vendor or ""
-        for t, term in tally.findings.term_by_id.items()
-        if term.facet == Facet.ERROR_CODE
-    }
     for case_id in candidates:
-        case_marks = marks.get(case_id, NO_MARKS)
-        kind_factor = job.factor(case_marks.kinds)
+        kind_factor = job.factor(kinds.get(case_id, frozenset()))
         semantic_factor = 1 + SEMANTIC_FACTOR * max(semantic.get(case_id, 0.0), 0.0)
         weight = tally.signature.get(case_id, 0.0) + CONTEXT_WEIGHT * tally.context.get(case_id, 0.0)
         shared_weights[case_id] = shared_weight(weight, kind_factor)
         ranked_weight = weight - tally.unranked.get(case_id, 0.0) + word_score.get(case_id, 0.0)
         root_factor = ROOT_FACTOR if case_id in root else 1.0
-        codes = codes_factor(case_marks.codes, shown, vendor)
-        scores[case_id] = ranked_weight * kind_factor * semantic_factor * root_factor * codes
+        scores[case_id] = ranked_weight * kind_factor * semantic_factor * root_factor
     return scores, shared_weights
-
-
-def codes_factor(carried: frozenset[int], shown: frozenset[int], vendor: dict[int, str]) -> float:
-    """The ranking's factor for a case carrying error codes `carried` (term ids) when the log
-    shows codes `shown` (`vendor`: term id -> its vendor): the share of its codes of the
-    shown codes' vendors that the log shows, at least `CODES_FLOOR`; 1 when it carries none
-    of those vendors' codes (a log printing no code of a program says nothing of the codes
-    that program printed for a case)."""
-    vendors = {vendor.get(t, "") for t in shown}
-    same = [t for t in carried if vendor.get(t, "") in vendors]
-    if not same:
-        return 1.0
-    return max(sum(1 for t in same if t in shown) / len(same), CODES_FLOOR)
 
 
 def add_context_neighbours(

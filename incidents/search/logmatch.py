@@ -17,12 +17,12 @@
 4. the cases sharing it, from the database (`log_candidates`), scored by facet, rarity and
    kind of token (`log_scores.Tally`); then a third, weaker kind of evidence, for the
    ranking only: the log's words that few cases contain (`log_rare_words`); the ranking
-   score adds the job kind, the semantic score of the evidence lines and the share of each
-   case's error codes (of the vendors whose codes the log shows) that the log shows
+   score adds the job kind and the semantic score of the evidence lines
    (`log_scores.candidate_scores`), and the first hit's similar cases rank up after it;
 5. each hit's label (`log_confidence.confidence`, never reading rare words, the job kind
    or the semantic score; for a log of a few lines, also the word search's label of each
-   line, `log_as_words`), and what it shows: the lines that produced its evidence (line
+   line, `log_as_words`; weak for a log showing nothing going wrong, `log_trouble`), and
+   what it shows: the lines that produced its evidence (line
    number, line, term or token) and why it is listed (`log_hits`).
 """
 
@@ -62,6 +62,7 @@ from .log_scores import (
 from .log_text import Evidence, LogText, decode_log, read_text
 from .log_thresholds import THRESHOLDS, Thresholds
 from .log_tokens import signature_tokens
+from .log_trouble import shows_trouble
 from .log_versions import affected_by
 from .models import CaseNeighbour
 from .results import Confidence, LogHit, LogReading
@@ -142,7 +143,7 @@ def read_log(text: str | bytes, *, limit: int = 10) -> LogReading:
     of the log that few cases contain (`log_rare_words`) add to the ranking score, not to
     the confidence. Queries: a fixed 9 (terms with case counts, number of published cases,
     token look-up in the full-text index of published cases, the (case, term) pairs of the
-    found terms, the rare words, the candidates' workloads and error codes, the candidates' passage
+    found terms, the rare words, the candidates' job-kind topics, the candidates' passage
     vectors, the hits' cases with the first hit's similar cases, and their terms; 8 when no
     word of the log qualifies for the rare-word look-up); 2 when nothing identifying is
     found. A log of at most `log_as_words.QUERY_LINES` distinct lines, none longer than a
@@ -169,10 +170,10 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     total = max(published_count(), 1)
     tally, word_score, word_reasons = _tally(log, findings, total)
     candidates = tally.candidates(word_score)
-    marks = workload_kinds(candidates) if candidates else {}
+    kinds = workload_kinds(candidates) if candidates else {}
     semantic = semantic_scores(log.lines, findings.signature_lines, findings.failure_lines, candidates)
     # shared_weights: what each case shares with the log, which its label reads (`confidence`).
-    scores, shared_weights = candidate_scores(candidates, tally, word_score, job, marks, semantic)
+    scores, shared_weights = candidate_scores(candidates, tally, word_score, job, kinds, semantic)
     generic = tuple(sorted(tally.generic))
     if limit <= 0 or not scores:
         return _reading(log, job, findings, [], generic)
@@ -203,6 +204,10 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     }
     explain = HitExplainer(findings, tally, word_reasons, symptoms_listed)
     labels = _labels(hit_ids, tally, shared_weights, top, explain, as_words)
+    if not shows_trouble(findings, log.scanned):
+        # Nothing in the log went wrong (a healthy server's start-up): the module names and
+        # settings it shares with a case say which program ran, not that it failed.
+        labels = ["weak" for _ in labels]
     hits = [
         explain.hit(cases[case_id], scores[case_id], label, best if case_id in lifted else None)
         for case_id, label in zip(hit_ids, labels, strict=True)

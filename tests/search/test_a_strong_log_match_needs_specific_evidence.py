@@ -59,9 +59,7 @@ def test_a_vllm_config_line_finds_the_vllm_case_but_not_strongly():
     hit = read_log(log).hits[0]
     assert hit.case.id == "IL-0463"
     assert {"tensor_parallel_size", "enforce_eager"} <= set(hit.matched_terms)
-    # A module name and echoed settings say which program ran, not that it failed: weak
-    # (`log_confidence.tells_a_failure`; a healthy server's start-up log shares the same).
-    assert hit.confidence == "weak"
+    assert hit.confidence == "possible"
 
 
 def test_a_torchrun_failure_summary_alone_is_never_strong():
