@@ -174,7 +174,8 @@ def test_the_symptoms_a_census_case_shares_do_not_make_it_strong(monkeypatch):
     assert not _strong_at_the_top(*census)
     shared = census[1]["shared"]
     assert specific_units(shared, census[1]["total"]) == 1  # `train_step`, a code name
-    assert specific_units(shared, census[1]["total"], dataclasses.replace(THRESHOLDS, survey_symptoms=1000)) == 3
+    any_case = dataclasses.replace(THRESHOLDS, survey_symptoms=1000)
+    assert specific_units(shared, census[1]["total"], any_case) == 3
 
 
 def test_the_nccl_watchdog_timeout_alone_is_never_strong(monkeypatch):
