@@ -31,8 +31,12 @@ _KIND_PATTERNS = {
     # The launcher's lines count too: a torchrun job's log may have no training word at all
     # (an NCCL watchdog timeout, then `torch.distributed.elastic...ChildFailedError` with its
     # `local_rank`), and read as no kind it ranked a vLLM (inference) hang first.
+    # A step counter (`step 15000 |`, `Step 1200/5000`) and a loss however it is named
+    # (`lm_loss`, `train_loss=`) are a training loop's lines: a loop printing only `step N |
+    # lm_loss ... | grad_norm ...` read as no kind (a checkpoint write's ENOSPC log).
     "training": re2.compile(
-        r"(?im)^[^\n]*?\b(?:epoch|iteration|global_step|train(?:ing|er)?|loss|optimizer|backward|"
+        r"(?im)^[^\n]*?\b(?:epoch|iteration|global_step|train(?:ing|er)?|\w*loss|optimizer|backward|"
+        r"step[ :=#\[]*\d+|"
         r"gradient|deepspeed|megatron|fsdp|torchrun|pretrain\w*|fine-?tun\w*|"
         r"torch\.distributed\.(?:run|launch|elastic)|elastic[ _]agent|ChildFailedError|local_rank|"
         r"rdzv\w*|rendezvous)\b"

@@ -79,11 +79,13 @@ def failure_tokens(lines: dict[str, list[int]], scanned: LogLines | None = None)
             ):
                 continue
             value = match.group(1) if match.lastindex else match.group(0)
+            span = match.span()
             if extractor.name.startswith("errno"):
                 found_errno = errnos.by_number(value) if value.isdigit() else errnos.by_name(value)
                 if found_errno is None:
                     continue  # `EPOCH`, `[Errno 999]`: no C library error
                 value = found_errno.name  # `[Errno 28]` is ENOSPC, as cases write it
+                span = _with_message(line, span, found_errno.message)
             token = extractor.template.format(value.strip())
             if token in GENERIC_TOKENS:
                 continue
@@ -92,10 +94,23 @@ def failure_tokens(lines: dict[str, list[int]], scanned: LogLines | None = None)
             evidence.kind = stronger_kind(evidence.kind, _found_as(extractor.name, line, match))
             if extractor.name == "env" and _ASSIGNMENT.match(line[: match.end(1) + 1]):
                 evidence.set_by_job = True
-            evidence.read_at(line, match.span())
+            evidence.read_at(line, span)
             for number in numbers:
                 evidence.add(number, line)
     return found
+
+
+def _with_message(line: str, span: tuple[int, int], message: str) -> tuple[int, int]:
+    """The place of an errno read at `span` of `line`, reaching over its own `message` when
+    the line prints it too (`OSError: [Errno 28] No space left on device`): the number and
+    its message are one signature, where the message is also a failure phrase and a code's
+    pattern (`log_confidence._counted` counts evidence at one place once). Read as two, a
+    checkpoint write's ENOSPC line was a strong hit for a CI pod's /dev/shm case that shares
+    nothing else with the log."""
+    at = line.lower().find(message.lower()) if message else -1
+    if at < 0:
+        return span
+    return min(span[0], at), max(span[1], at + len(message))
 
 
 # Extractors whose token's extent is a guess (the free text after `CUDA error:`, `error:` or

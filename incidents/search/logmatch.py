@@ -21,7 +21,8 @@
    (`log_scores.candidate_scores`), and the first hit's similar cases rank up after it;
 5. each hit's label (`log_confidence.confidence`, never reading rare words, the job kind
    or the semantic score; for a log of a few lines, also the word search's label of each
-   line, `log_as_words`), and what it shows: the lines that produced its evidence (line
+   line, `log_as_words`; weak for a log showing nothing going wrong, `log_trouble`), and
+   what it shows: the lines that produced its evidence (line
    number, line, term or token) and why it is listed (`log_hits`).
 """
 
@@ -61,6 +62,7 @@ from .log_scores import (
 from .log_text import Evidence, LogText, decode_log, read_text
 from .log_thresholds import THRESHOLDS, Thresholds
 from .log_tokens import signature_tokens
+from .log_trouble import shows_trouble
 from .log_versions import affected_by
 from .models import CaseNeighbour
 from .results import Confidence, LogHit, LogReading
@@ -202,6 +204,10 @@ def _read_log(text: str | bytes, limit: int) -> LogReading:
     }
     explain = HitExplainer(findings, tally, word_reasons, symptoms_listed)
     labels = _labels(hit_ids, tally, shared_weights, top, explain, as_words)
+    if not shows_trouble(findings, log.scanned):
+        # Nothing in the log went wrong (a healthy server's start-up): the module names and
+        # settings it shares with a case say which program ran, not that it failed.
+        labels = ["weak" for _ in labels]
     hits = [
         explain.hit(cases[case_id], scores[case_id], label, best if case_id in lifted else None)
         for case_id, label in zip(hit_ids, labels, strict=True)

@@ -116,10 +116,13 @@ EXTRACTORS: tuple[Extractor, ...] = (
         r"\b(?:fatal|error|panic)[^\S\n]*:[^\S\n]*([A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z][A-Za-z0-9_.-]*){2,4})",
         ignore_case=True,
     ),
+    # `CUDA out of memory` (PyTorch's GPU allocator) is read whole: the word says whose memory
+    # ran out, and a host running out of RAM (`ran out of memory`, the kernel's `Out of
+    # memory: Killed process`) or a GPU's ECC fault is another failure.
     Extractor(
         "phrase",
         r"\b(segmentation fault|fallen off the bus|illegal memory access|"
-        r"uncorrectable ECC|No space left on device|out of memory|Killed process|"
+        r"uncorrectable ECC|No space left on device|(?:CUDA )?out of memory|Killed process|"
         r"watchdog caught collective operation timeout|link down|NotReady)\b",
         ignore_case=True,
     ),
