@@ -35,6 +35,7 @@ from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
 from .signatures import holding_a_signature
+from .surveys import surveys_found_by_words
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -119,9 +120,14 @@ def rank(plan: SearchPlan) -> Ranking:
             semantic = vectors.search_scores(vector, also=lexical, two_stages=False)
     # An upstream record the query names (`NVIDIA/nccl#1116 hang`) says which failure: the
     # words beside it rank its citing cases, whatever kind they name.
-    kind_only = not plan.references and names_only_a_kind(parsed, plan.library_size)
+    # So does a pasted line's exception name no case holds (`AsyncEngineDeadError: Background
+    # loop has errored already.`): no case has seen that failure, whatever words it shares.
+    kind_only = not plan.references and (
+        names_only_a_kind(parsed, plan.library_size) or bool(plan.unseen_exceptions)
+    )
     ranked = fuse(rows, semantic, strong=not kind_only)
     ranked = holding_a_signature(ranked, plan.signatures, backend)
+    ranked = surveys_found_by_words(ranked, len(parsed.groups))
     # Listed as like "the first hit", which it is only when the best match leads the list:
     # sorted by date, or after a case the query names by id, it would not.
     leads = plan.sort == "relevance" and not plan.case_ids
