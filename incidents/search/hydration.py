@@ -29,6 +29,7 @@ from .query import ParsedQuery
 from .ranking import Ranking
 from .results import MEANING_ONLY, NAMED_BY_ID, FacetCount, SearchHit, SearchResults, why_listed
 from .snippets import parse_snippet
+from .surveys import survey_label
 from .why_words import identifier_numbers
 
 # Partial matches (weak hits) listed after the last page of matches.
@@ -212,7 +213,9 @@ def _hits(
                 snippet=snippet,
                 matched_terms=tuple(carried),
                 matched_vocabulary=tuple((facet_label(t.facet).lower(), t.name) for t in carried_terms),
-                confidence=candidate.confidence,
+                confidence=candidate.confidence
+                if candidate.case_id in plan.case_ids
+                else survey_label(candidate, len(case.symptom_tags), len(parsed.groups)),
                 why=why,
                 like=candidate.like,
             )

@@ -35,7 +35,6 @@ from .planning import SearchPlan, semantic_text
 from .query import ParsedQuery
 from .semantic import Vectors, load_vectors, process_vectors, query_vector
 from .signatures import holding_a_signature
-from .surveys import surveys_found_by_words
 
 # Lexical candidates read per query; the fused ranking, total and facets cover these plus
 # the semantic candidates.
@@ -127,7 +126,6 @@ def rank(plan: SearchPlan) -> Ranking:
     )
     ranked = fuse(rows, semantic, strong=not kind_only)
     ranked = holding_a_signature(ranked, plan.signatures, backend)
-    ranked = surveys_found_by_words(ranked, len(parsed.groups))
     # Listed as like "the first hit", which it is only when the best match leads the list:
     # sorted by date, or after a case the query names by id, it would not.
     leads = plan.sort == "relevance" and not plan.case_ids

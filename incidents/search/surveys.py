@@ -10,38 +10,30 @@ Log matching weighs a survey's symptoms the same way (`log_confidence`: no evide
 A survey is strong when it matches at least `SURVEY_GROUPS` of the query's word groups
 (`lemon node detection slurm`, `GPU memory faults main cause of unexpected restarts`): it is
 found by what the query asks of it, not by a failure it lists; otherwise it is possible.
+Read from the hits' cases (`hydration._hits`), which carry their symptom tags: no query.
 """
 
 from __future__ import annotations
 
-import dataclasses
-
-from django.db.models import Count, Q
-
-from incidents.id_lists import ids_subquery
-from incidents.models import Case, Facet
-
 from .fusion import POSSIBLE, STRONG, Candidate
 from .log_thresholds import THRESHOLDS
+from .results import Confidence
 
 # The word groups of the query a strong survey matches at least (its share times the groups).
 SURVEY_GROUPS = 3
 
 
-def surveys_found_by_words(candidates: list[Candidate], groups: int) -> list[Candidate]:
-    """`candidates` with each strong one matching fewer than `SURVEY_GROUPS` of the query's
-    `groups` word groups (`Candidate.share` x `groups`) that lists more than
-    `THRESHOLDS.survey_symptoms` symptoms labelled possible (same order, same scores).
-    One query when there is such a strong candidate, none otherwise."""
-    doubtful = [
-        c.case_id for c in candidates if c.confidence == STRONG and round(c.share * groups) < SURVEY_GROUPS
-    ]
-    if not doubtful:
-        return candidates
-    surveys = set(
-        Case.objects.filter(id__in=ids_subquery(doubtful))
-        .annotate(symptoms=Count("term_links", filter=Q(term_links__term__facet=Facet.SYMPTOM)))
-        .filter(symptoms__gt=THRESHOLDS.survey_symptoms)
-        .values_list("id", flat=True)
-    )
-    return [dataclasses.replace(c, confidence=POSSIBLE) if c.case_id in surveys else c for c in candidates]
+def survey_label(candidate: Candidate, symptoms: int, groups: int) -> Confidence:
+    """The label of `candidate` (a case listing `symptoms` symptom tags) for a query of
+    `groups` word groups: possible for a strong one matching fewer than `SURVEY_GROUPS` of
+    them (`Candidate.share` x `groups`) that lists more than `THRESHOLDS.survey_symptoms`
+    symptoms, its own label otherwise. Read when the hits are loaded (`hydration._hits`,
+    whose cases carry their terms): no query; ranks and scores are unchanged, and both
+    labels are matches, so the total and the facet counts are too."""
+    if (
+        candidate.confidence == STRONG
+        and symptoms > THRESHOLDS.survey_symptoms
+        and round(candidate.share * groups) < SURVEY_GROUPS
+    ):
+        return POSSIBLE
+    return candidate.confidence

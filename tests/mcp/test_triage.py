@@ -7,7 +7,7 @@ from contextlib import nullcontext
 
 import pytest
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
 from incidentlib.db_router import cache_alias

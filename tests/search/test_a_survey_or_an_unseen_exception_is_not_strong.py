@@ -1,5 +1,5 @@
 """A strong search hit is one failure the query names, not a survey listing it in passing
-(`surveys.surveys_found_by_words`) nor any case when the exception a pasted line names is in
+(`surveys.survey_label`) nor any case when the exception a pasted line names is in
 no case (`ranking.rank`); a scale the words state is no word to search (`scale_words`).
 
 A new user's walkthrough: `AsyncEngineDeadError: Background loop has errored already.` made
@@ -17,7 +17,7 @@ from incidents.search import search_cases
 from incidents.search.fusion import POSSIBLE, STRONG, Candidate
 from incidents.search.planning import SearchRequest, plan
 from incidents.search.scale_words import read_scale
-from incidents.search.surveys import SURVEY_GROUPS, surveys_found_by_words
+from incidents.search.surveys import SURVEY_GROUPS, survey_label
 
 pytestmark = pytest.mark.django_db
 
@@ -55,16 +55,19 @@ def test_a_survey_found_by_what_the_query_asks_of_it_stays_strong():
 
 
 def test_only_a_strong_survey_matching_few_groups_is_relabelled():
-    def candidate(case_id: str, share: float, confidence=STRONG) -> Candidate:
-        return Candidate(case_id, 0.9, share=share, semantic=0.5, lexical_rank=1, confidence=confidence)
+    def candidate(share: float, confidence=STRONG) -> Candidate:
+        return Candidate("IL-0631", 0.9, share=share, semantic=0.5, lexical_rank=1, confidence=confidence)
 
-    ranked = [
-        candidate("IL-0631", 2 / 4),  # ByteDance's census, 13 symptoms: 2 of 4 groups
-        candidate("IL-0444", SURVEY_GROUPS / 4),  # Meta's RSC statistics, 6 symptoms: 3 of 4
-        candidate("IL-0523", 1 / 4),  # one Xid 79 incident (4 symptoms): not a survey
-        candidate("IL-0437", 1 / 4, POSSIBLE),  # Llama 3's interruptions, already possible
-    ]
-    assert [c.confidence for c in surveys_found_by_words(ranked, 4)] == [POSSIBLE, STRONG, STRONG, POSSIBLE]
+    # ByteDance's census lists 13 symptoms; one incident of Xid 79 (IL-0523) lists 4.
+    assert survey_label(candidate(2 / 4), symptoms=13, groups=4) == POSSIBLE
+    assert survey_label(candidate(SURVEY_GROUPS / 4), symptoms=13, groups=4) == STRONG
+    assert survey_label(candidate(1 / 4), symptoms=4, groups=4) == STRONG
+    assert survey_label(candidate(1 / 4, POSSIBLE), symptoms=13, groups=4) == POSSIBLE
+
+
+def test_a_survey_named_by_its_id_stays_strong():
+    hit = search_cases(query="IL-0444 nccl").hits[0]
+    assert (hit.case.id, hit.confidence) == ("IL-0444", STRONG)
 
 
 def test_a_stated_scale_is_read_as_context_not_searched():
