@@ -30,7 +30,7 @@ from .code_notes import UncasedCode, uncased_code_notes, uncased_codes
 from .exception_numbers import read_exception_numbers
 from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
-from .scale_words import read_scale, scale_note
+from .scale_words import read_scale_unquoted, scale_note
 from .spelling import check_words, is_exception_name, known_words
 
 Sort = Literal["relevance", "newest", "oldest"]  # the keys of `selectors.SORTS`
@@ -246,7 +246,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         retracted=retracted,
     )
     # "nccl timeout on 512 gpus": the job's size, not a word a case of that failure holds.
-    query, scale = read_scale(query)
+    query, scale = read_scale_unquoted(query)
     if scale is not None:
         notes.append(scale_note(scale))
     if not query.strip():

@@ -42,6 +42,17 @@ def read_scale(symptoms: str) -> tuple[str, int | None]:
     return words, max(scales, default=None)
 
 
+def read_scale_unquoted(query: str) -> tuple[str, int | None]:
+    """`read_scale` of the parts of `query` outside double quotes: a quoted phrase is
+    searched as typed (`"failure on 512 GPUs"`, a title quoted to find it)."""
+    parts = query.split('"')
+    scales = []
+    for i in range(0, len(parts), 2):
+        parts[i], scale = read_scale(parts[i])
+        scales.append(scale)
+    return '"'.join(parts), max((s for s in scales if s is not None), default=None)
+
+
 def scale_note(scale: int) -> str:
     """The note of a search whose words stated a scale (`read_scale`), searched without it."""
     return f"Read {scale:,} as the job's scale, not as a word to search."

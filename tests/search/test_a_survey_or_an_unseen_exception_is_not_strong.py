@@ -16,7 +16,7 @@ import pytest
 from incidents.search import search_cases
 from incidents.search.fusion import POSSIBLE, STRONG, Candidate
 from incidents.search.planning import SearchRequest, plan
-from incidents.search.scale_words import read_scale
+from incidents.search.scale_words import read_scale, read_scale_unquoted
 from incidents.search.surveys import SURVEY_GROUPS, survey_label
 
 pytestmark = pytest.mark.django_db
@@ -85,4 +85,6 @@ def test_a_stated_scale_is_read_as_context_not_searched():
     assert _label("nccl timeout on 512 gpus", "IL-0444") != STRONG
     # A number after a code's name is the code's: `Xid 79` is searched.
     assert read_scale("Xid 79 on 8 GPUs") == ("Xid 79 on GPUs", 8)
+    # A quoted phrase is searched as typed.
+    assert read_scale_unquoted('"hang on 512 GPUs" on 8 GPUs') == ('"hang on 512 GPUs" on GPUs', 8)
     assert _first("Xid 79 on 8 GPUs") == ("IL-0523", STRONG)
