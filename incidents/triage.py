@@ -30,7 +30,6 @@ when no case is strong.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
@@ -40,6 +39,7 @@ from . import search
 from .models import Case, Facet, Source, Term
 from .search.log_lines import shown_line
 from .search.results import Confidence, like_sentence
+from .search.scale_words import read_scale
 from .selectors.params import NOTHING_TO_TRIAGE
 from .selectors.spelling import resolve_term, spelling_key
 
@@ -62,16 +62,6 @@ ARM_HOSTED = frozenset({"gh200", "gb200"})
 # other host platform, rules a case out more than another generation of the same vendor's.
 OTHER_VENDOR, OTHER_PLATFORM, OTHER_FAMILY = 0.3, 0.3, 0.7
 FAR_SCALE, FAR_SCALE_WEIGHT = 32, 0.8  # a case 32 times larger or smaller than the job
-# "512-GPU", "1,024 GPUs", "2k accelerators": a scale stated in the words.
-_SCALE_IN_WORDS = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\s*k)?\s*[- ]?\s*(GPUs?|TPUs?|accelerators?|chips?)\b",
-    re.IGNORECASE,
-)
-# A number after one of these words is a code's, not a count of accelerators: "Xid 79 GPU
-# fell off the bus" states no scale of 79.
-_CODE_WORD_BEFORE = re.compile(
-    r"\b(?:s?xid|error|errno|err|code|exit|status|signal|rc)[\s:=#]*$", re.IGNORECASE
-)
 RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
 # Whose first hit a reason's "Similar to IL-0606, ..." names, when it is not triage's first.
 WORD_SEARCH, LOG_MATCH = "word search", "log match"
@@ -205,26 +195,6 @@ class Chips:
             ]
             term = max(inside, key=lambda pair: pair[0])[1] if inside else None
         return self.chip(term) if term is not None else None
-
-
-def read_scale(symptoms: str) -> tuple[str, int | None]:
-    """The words to search and the scale they state (the largest, when several):
-    "512-GPU training job hangs" is searched as "GPU training job hangs", 512 is the scale.
-
-    A scale is context, weighed by `_context_weight`, not words to match: as words,
-    "512-GPU" matched the title of a 512-GPU case whose failure has nothing to do with the
-    one asked about, and put it first (issue 16's own scenario). A number after a code's
-    name (`Xid 79 GPU`, `error 12 GPUs`) is the code's, left in the words."""
-    scales: list[int] = []
-
-    def unit(match: re.Match[str]) -> str:
-        if _CODE_WORD_BEFORE.search(match.string, 0, match.start()):
-            return match.group(0)
-        scales.append(int(match.group(1).replace(",", "")) * (1000 if match.group(2) else 1))
-        return match.group(3)
-
-    words = _SCALE_IN_WORDS.sub(unit, symptoms)
-    return words, max(scales, default=None)
 
 
 def _context_weight(

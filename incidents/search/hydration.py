@@ -37,6 +37,7 @@ from .query import ParsedQuery
 from .ranking import Ranking
 from .results import MEANING_ONLY, NAMED_BY_ID, FacetCount, SearchHit, SearchResults, why_listed
 from .snippets import parse_snippet
+from .surveys import survey_label
 from .why_words import identifier_numbers
 
 # Partial matches (weak hits) listed after the last page of matches.
@@ -200,7 +201,11 @@ def _hits(
         marked = snippets.get(candidate.case_id, Marked(None))
         snippet = parse_snippet(marked.passage)
         title = parse_snippet(marked.title)
-        confidence = candidate.confidence
+        confidence = (
+            candidate.confidence
+            if candidate.case_id in plan.case_ids
+            else survey_label(candidate, len(case.symptom_tags), len(parsed.groups))
+        )
         # Tagged with the failure (or carrying the code), the case says it happened.
         tagged = any(t.facet == Facet.SYMPTOM for t in carried_terms) or any(
             t.name in plan.codes for t in case.terms_of(Facet.ERROR_CODE)

@@ -30,7 +30,8 @@ from .code_notes import UncasedCode, uncased_code_notes, uncased_codes
 from .exception_numbers import read_exception_numbers
 from .patterns import GENERIC_EXCEPTION_NAMES
 from .query import Atom, ParsedQuery, VocabTerm, build_lexicon, expand_with_vocabulary, parse_query
-from .spelling import check_words, known_words
+from .scale_words import read_scale_unquoted, scale_note
+from .spelling import check_words, is_exception_name, known_words
 
 Sort = Literal["relevance", "newest", "oldest"]  # the keys of `selectors.SORTS`
 MAX_LIMIT = 100
@@ -102,6 +103,9 @@ class SearchPlan:
     # Retracted cases a note already named with their reason (`in_no_case_notes`): the note
     # that only retracted cases match names them without it again.
     retracted_named: frozenset[str] = frozenset()
+    # Exception names typed that no published case contains (`AsyncEngineDeadError`): the
+    # failure a pasted line names is none the library tells, so no hit is strong (`ranking`).
+    unseen_exceptions: tuple[str, ...] = ()
 
 
 def vocabulary_terms(counted: list | None = None) -> list[VocabTerm]:
@@ -245,6 +249,10 @@ def plan(request: SearchRequest) -> SearchPlan:
         case_ids=found,
         retracted=retracted,
     )
+    # "nccl timeout on 512 gpus": the job's size, not a word a case of that failure holds.
+    query, scale = read_scale_unquoted(query)
+    if scale is not None:
+        notes.append(scale_note(scale))
     if not query.strip():
         if found:
             return _only_named(browse)
@@ -305,6 +313,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         signatures=_signatures(query, shown),
         codes=shown,
         retracted_named=retracted_named,
+        unseen_exceptions=tuple(w for w in checked.in_no_case if is_exception_name(w)),
     )
     if found and kind != "ranked":
         # No word to rank by: the named cases, as for an id alone (the words rank and exclude

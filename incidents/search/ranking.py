@@ -120,7 +120,11 @@ def rank(plan: SearchPlan) -> Ranking:
             semantic = vectors.search_scores(vector, also=lexical, two_stages=False)
     # An upstream record the query names (`NVIDIA/nccl#1116 hang`) says which failure: the
     # words beside it rank its citing cases, whatever kind they name.
-    kind_only = not plan.references and names_only_a_kind(parsed, plan.library_size)
+    # So does a pasted line's exception name no case holds (`AsyncEngineDeadError: Background
+    # loop has errored already.`): no case has seen that failure, whatever words it shares.
+    kind_only = not plan.references and (
+        names_only_a_kind(parsed, plan.library_size) or bool(plan.unseen_exceptions)
+    )
     ranked = fuse(rows, semantic, strong=not kind_only)
     ranked = holding_a_signature(ranked, plan.signatures, backend)
     # Listed as like "the first hit", which it is only when the best match leads the list:
