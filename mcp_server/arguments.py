@@ -206,6 +206,8 @@ class CheckedArguments(Extension):
         if MISSHAPEN_ARGUMENTS in meta:
             return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
         if params.arguments:
+            if (twice := alias_beside_its_argument(params.name, params.arguments)) is not None:
+                return error_result(twice)
             # In place: the handler is invoked with these very params (`Extension` docs).
             read_aliases(params.name, params.arguments)
         if (problem := check.problem(params.arguments or {})) is not None:
@@ -313,10 +315,25 @@ ALIASES: dict[str, dict[str, str]] = {
 
 def read_aliases(tool: str, arguments: dict[str, Any]) -> None:
     """Rename in `arguments` each alias of `tool` (`ALIASES`) to the argument it stands for,
-    unless that argument is given too (then the alias stays, refused as unknown)."""
+    unless that argument is given too (refused first: `alias_beside_its_argument`)."""
     for alias, name in ALIASES.get(tool, {}).items():
         if alias in arguments and name not in arguments:
             arguments[name] = arguments.pop(alias)
+
+
+def alias_beside_its_argument(tool: str, arguments: Mapping[str, Any]) -> str | None:
+    """Why a call of `tool` giving an alias (`ALIASES`) and the argument it stands for cannot
+    be read, or None: both name one argument, so which value is meant is not for the server
+    to guess (`{"topic": "interconnect", "slug": "interconnect"}` to get_topic). It was
+    answered "Unknown argument 'topic'", which a caller reading get_topic's `topic` as
+    taken could not act on."""
+    for alias, name in ALIASES.get(tool, {}).items():
+        if alias in arguments and name in arguments:
+            return (
+                f"{alias!r} and {name!r} name the same argument of {tool} ({alias!r} is read as "
+                f"{name!r}): keep {name!r} and leave out {alias!r}."
+            )
+    return None
 
 
 def exclusion_form(given: object) -> str:
