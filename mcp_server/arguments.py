@@ -23,7 +23,6 @@ left out before the tool runs (`ArgumentCheck.without_blanks`): the rule of ever
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import json
 from collections.abc import Mapping
@@ -38,16 +37,16 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, cr
 from pydantic_core import PydanticCustomError
 
 from incidents.selectors import FACETS_BY_NAME, is_blank, json_whole_number, whole_number_wanted
-from incidents.selectors.spelling import NAMES_MEANT, names_meant
+from incidents.selectors.spelling import NAMES_MEANT, closeness, names_meant
 
 from .toolkit import ToolSpec, error_result
 
 # The facets an `exclude` item may name (`filters.build_filters`).
 EXCLUDE_FACETS = tuple(FACETS_BY_NAME)
 
-# How alike (difflib's ratio) an unknown argument and one of the tool's must be to be a slip
-# of it (`symptoms`, 0.93 to `symptom`) rather than another tool's argument (`sort`, 0.6 to
-# `cursor`: the nearest spelling, not what was meant).
+# How close (`spelling.closeness`, the rule of every "did you mean") an unknown argument and
+# one of the tool's must be to be a slip of it (`symptoms`, 0.875 to `symptom`) rather than
+# another tool's argument merely spelt near one of this tool's.
 _SLIP = 0.8
 # Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
 # `_meta` key, reverse-DNS prefixed as the specification asks).
@@ -101,7 +100,7 @@ class ArgumentCheck:
         it; else nothing."""
         near = names_meant(name, known, limit=1)
         stands_for = bool(near) and near[0] in NAMES_MEANT.get(name.casefold(), ())
-        slip = bool(difflib.get_close_matches(name, near, cutoff=_SLIP))
+        slip = bool(near) and closeness(name, near[0]) >= _SLIP
         if name in self.taken_elsewhere and not (stands_for or slip):
             return f" ({self.taken_elsewhere[name]})"
         return f" (did you mean {near[0]!r}?)" if near else ""
