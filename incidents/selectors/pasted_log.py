@@ -28,7 +28,7 @@ _LOG_MARK = re.compile(
     re.MULTILINE,
 )
 # What starts a log's line, found more than once in a text of one line: a paste whose line
-# breaks a browser's one-line search box dropped (Chromium joins the lines).
+# breaks a browser's one-line search box dropped (Chromium puts a space for each).
 _LINE_START = re.compile(r"\b\d{1,2}:\d{2}:\d{2}\b|\[(?:rank|default)\d+\]:")
 # Lines (of two or more) with a log's mark that make a text a log.
 MIN_MARKED_LINES = 2
