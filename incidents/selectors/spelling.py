@@ -29,6 +29,9 @@ NAMES_MEANT: dict[str, tuple[str, ...]] = {
     "search": ("q",),
     "per_page": ("page_size",),
     "limit": ("page_size",),
+    # A proposal's sources are `source_urls`: four letters from `sources`, so no slip of it
+    # (difflib's ratio, 0.78, had found it by letters in common).
+    "sources": ("source_urls",),
 }
 
 

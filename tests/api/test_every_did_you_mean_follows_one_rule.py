@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from incidents.selectors.spelling import closeness, nearest_strings
+from incidents.selectors.spelling import closeness, names_meant, nearest_strings
 from tests.web.html import element, text_of
 
 pytestmark = pytest.mark.django_db
@@ -47,3 +47,11 @@ def test_an_mcp_argument_spelt_near_one_of_the_tools_is_a_slip_of_it(mcp):
     assert mcp.error("list_incidents", topics="training-hang").startswith(
         "Unknown argument 'topics' (did you mean 'topic'?); list_incidents takes: "
     )
+
+
+def test_a_name_meant_but_not_spelt_alike_is_named_by_what_it_stands_for():
+    # `sources` is four slips from `source_urls`: difflib's letters in common found it, the
+    # one rule does not, so it is a name that stands for another (`NAMES_MEANT`).
+    accepted = ["kind", "title", "text", "source_urls", "case_id"]
+    assert nearest_strings("sources", accepted) == []
+    assert names_meant("sources", accepted) == ["source_urls"]
