@@ -274,7 +274,9 @@ def word_field_errors(form: forms.Form, data: Mapping[str, Any]) -> None:
             continue
         field = form.fields.get(name)
         form.errors[name] = form.error_class(
-            [form_wording(field, error, given=name in data) for error in refused]
+            [form_wording(field, error, given=name in data) for error in refused],
+            renderer=form.renderer,
+            field_id=form[name].auto_id,  # the id each field's aria-describedby names
         )
 
 
