@@ -263,6 +263,23 @@ def form_errors(
     return errors
 
 
+def word_field_errors(form: forms.Form, data: Mapping[str, Any]) -> None:
+    """Reword in place each field error of a bound `form` by `form_wording`, as
+    `form_errors` words them for `POST /api/proposals/`, for a page showing the form's errors
+    beside each field's label (`/propose/`: "Title: must be at least 10 characters long; it
+    has 5", not Django's "Ensure this value has at least 10 characters (it has 5)."). A
+    form-wide error, a sentence shown alone, is left as it is."""
+    for name, refused in form.errors.as_data().items():
+        if name == NON_FIELD_ERRORS:
+            continue
+        field = form.fields.get(name)
+        form.errors[name] = form.error_class(
+            [form_wording(field, error, given=name in data) for error in refused],
+            renderer=form.renderer,
+            field_id=form[name].auto_id,  # the id each field's aria-describedby names
+        )
+
+
 def _field_errors(data: Any, prefix: str = "") -> list[dict[str, Any]]:
     """Flatten DRF's nested validation detail into `[{"parameter", "detail"}]`, each detail
     worded as every parameter error is (`parameter_wording`)."""

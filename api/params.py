@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.http import QueryDict
@@ -183,12 +184,19 @@ def without_blank_optionals(body: object, fields: Mapping[str, Field]) -> object
 def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:
     """For JSON bodies: a key the endpoint does not read is a 400 naming it (with the
     closest accepted key, `logs` -> `log`), as an unknown query parameter is, instead of an
-    answer that silently leaves it out. A body that is not an object is left to the
-    serializer to refuse."""
-    if not isinstance(body, dict):
-        return
+    answer that silently leaves it out (`unknown_keys`). A body that is not an object is
+    left to the serializer to refuse."""
+    if isinstance(body, dict) and (errors := unknown_keys(body, accepted)):
+        raise InvalidParameters(errors)
+
+
+def unknown_keys(body: Mapping[Any, Any], accepted: Iterable[str]) -> list[ParameterError]:
+    """A `ParameterError` for each key of a JSON object `body` not in `accepted`, in body
+    order: `unknown field; the body accepts <accepted>`, with the accepted key it may mean
+    as `suggestions` (`name_meant`), for an endpoint that names them with its other errors
+    (`POST /api/proposals/`)."""
     accepted = tuple(accepted)
-    errors = [
+    return [
         ParameterError(
             str(key),
             f"unknown field; the body accepts {', '.join(accepted)}",
@@ -197,8 +205,6 @@ def reject_unknown_keys(body: object, accepted: Iterable[str]) -> None:
         for key in body
         if key not in accepted
     ]
-    if errors:
-        raise InvalidParameters(errors)
 
 
 def page_link(url: str, name: str, value: object | None) -> str:

@@ -37,6 +37,7 @@ from django.db.models import Prefetch
 
 from . import search
 from .models import Case, Facet, Source, Term
+from .search.log_job_kind import a_job
 from .search.log_lines import shown_line
 from .search.results import Confidence, like_sentence
 from .search.scale_words import read_scale
@@ -366,8 +367,7 @@ def triage(
     if len(ranked) > matched:
         notes.append(partial_note(matched, [c.case.id for c in ranked[matched:]]))
     if log_kind:
-        article = "an" if log_kind == "inference" else "a"
-        notes.append(f"The log reads as {article} {log_kind} job: weighed as context.")
+        notes.append(f"The log reads as {a_job(log_kind)}: weighed as context.")
     if stated_scale:
         notes.append(f"The words' scale ({stated_scale} accelerators) was weighed as context, not searched.")
     if chips is not None and chips.named(context.accelerator or "") is None:

@@ -18,7 +18,6 @@ add the term, or the spelling as a synonym of one, to the vocabulary file.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from .id_lists import ids_in
 from .models import ALIAS_FACETS, Case, Facet, Term
 from .problems import ImportProblem
 from .references import alias_of_url, reference_key
-from .selectors.spelling import spelling_key
+from .selectors.spelling import nearest_strings, spelling_key
 from .strict_json import MAX_DEPTH, NESTED_TOO_DEEPLY, NumberTooLong, nesting_depth, parse_json
 from .term_spellings import TermSpellings
 from .vocabulary import VocabularyDefinitions, reference_of
@@ -381,7 +380,7 @@ def _code_problems(item: LoadedDocument, codes: CodeVocabulary, vocabulary_file:
         if codes.resolve(spelling) is not None:
             continue
         message = f"unknown error code {spelling!r}"
-        close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.5)
+        close = nearest_strings(spelling, names, limit=3)
         if close:
             message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
         message += f"; add it, or this spelling as a synonym of one, to the error_codes of {vocabulary_file}"
@@ -395,7 +394,7 @@ def _affected_problems(item: LoadedDocument, components: ComponentIndex) -> list
         path = f"$.affected[{index}]"
         if components.resolve(entry["component"]) is None:
             message = f"unknown component {entry['component']!r}"
-            close = difflib.get_close_matches(entry["component"], components.names, n=3, cutoff=0.5)
+            close = nearest_strings(entry["component"], components.names, limit=3)
             if close:
                 message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
             message += "; name a component of the vocabulary (name, slug or synonym)"
@@ -537,7 +536,7 @@ def _vocabulary_problems(
             continue
         label = Facet(facet).label.lower()
         message = f"unknown {label} {spelling!r}"
-        close = difflib.get_close_matches(spelling, sorted(known[facet]), n=3, cutoff=0.5)
+        close = nearest_strings(spelling, sorted(known[facet]), limit=3)
         if close:
             message += f" (did you mean {', '.join(repr(c) for c in close)}?)"
         plural = "organizations" if facet == Facet.ORGANIZATION else "accelerators"

@@ -23,7 +23,6 @@ left out before the tool runs (`ArgumentCheck.without_blanks`): the rule of ever
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import json
 from collections.abc import Mapping
@@ -38,16 +37,16 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, cr
 from pydantic_core import PydanticCustomError
 
 from incidents.selectors import FACETS_BY_NAME, is_blank, json_whole_number, whole_number_wanted
-from incidents.selectors.spelling import NAMES_MEANT, names_meant
+from incidents.selectors.spelling import NAMES_MEANT, closeness, names_meant
 
 from .toolkit import ToolSpec, error_result
 
 # The facets an `exclude` item may name (`filters.build_filters`).
 EXCLUDE_FACETS = tuple(FACETS_BY_NAME)
 
-# How alike (difflib's ratio) an unknown argument and one of the tool's must be to be a slip
-# of it (`symptoms`, 0.93 to `symptom`) rather than another tool's argument (`sort`, 0.6 to
-# `cursor`: the nearest spelling, not what was meant).
+# How close (`spelling.closeness`, the rule of every "did you mean") an unknown argument and
+# one of the tool's must be to be a slip of it (`symptoms`, 0.875 to `symptom`) rather than
+# another tool's argument merely spelt near one of this tool's.
 _SLIP = 0.8
 # Where `park_misshapen` keeps `arguments` that are not an object (an implementation-specific
 # `_meta` key, reverse-DNS prefixed as the specification asks).
@@ -101,7 +100,7 @@ class ArgumentCheck:
         it; else nothing."""
         near = names_meant(name, known, limit=1)
         stands_for = bool(near) and near[0] in NAMES_MEANT.get(name.casefold(), ())
-        slip = bool(difflib.get_close_matches(name, near, cutoff=_SLIP))
+        slip = bool(near) and closeness(name, near[0]) >= _SLIP
         if name in self.taken_elsewhere and not (stands_for or slip):
             return f" ({self.taken_elsewhere[name]})"
         return f" (did you mean {near[0]!r}?)" if near else ""
@@ -206,6 +205,8 @@ class CheckedArguments(Extension):
         if MISSHAPEN_ARGUMENTS in meta:
             return error_result(check.not_an_object(meta[MISSHAPEN_ARGUMENTS]))
         if params.arguments:
+            if (twice := alias_beside_its_argument(params.name, params.arguments)) is not None:
+                return error_result(twice)
             # In place: the handler is invoked with these very params (`Extension` docs).
             read_aliases(params.name, params.arguments)
         if (problem := check.problem(params.arguments or {})) is not None:
@@ -313,10 +314,25 @@ ALIASES: dict[str, dict[str, str]] = {
 
 def read_aliases(tool: str, arguments: dict[str, Any]) -> None:
     """Rename in `arguments` each alias of `tool` (`ALIASES`) to the argument it stands for,
-    unless that argument is given too (then the alias stays, refused as unknown)."""
+    unless that argument is given too (refused first: `alias_beside_its_argument`)."""
     for alias, name in ALIASES.get(tool, {}).items():
         if alias in arguments and name not in arguments:
             arguments[name] = arguments.pop(alias)
+
+
+def alias_beside_its_argument(tool: str, arguments: Mapping[str, Any]) -> str | None:
+    """Why a call of `tool` giving an alias (`ALIASES`) and the argument it stands for cannot
+    be read, or None: both name one argument, so which value is meant is not for the server
+    to guess (`{"topic": "interconnect", "slug": "interconnect"}` to get_topic). It was
+    answered "Unknown argument 'topic'", which a caller reading get_topic's `topic` as
+    taken could not act on."""
+    for alias, name in ALIASES.get(tool, {}).items():
+        if alias in arguments and name in arguments:
+            return (
+                f"{alias!r} and {name!r} name the same argument of {tool} ({alias!r} is read as "
+                f"{name!r}): keep {name!r} and leave out {alias!r}."
+            )
+    return None
 
 
 def exclusion_form(given: object) -> str:

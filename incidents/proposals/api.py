@@ -14,7 +14,7 @@ from api import schema
 from api.editorial_serializers import LookalikesSerializer, ProposalStatusSerializer
 from api.errors import InvalidParameters, ParameterError, RateExceeded, form_errors
 from api.http import ApiView
-from api.params import reject_unknown_keys
+from api.params import unknown_keys
 from api.query import QueryParams, Repeated, Text
 from incidents import search, selectors
 from incidents.models import Facet, Term
@@ -99,7 +99,8 @@ def proposal_body(proposal: Proposal, request: Request) -> dict:
 
 class ProposalCreateView(ApiView):
     """`POST /api/proposals/`: the proposal form's fields as JSON (`ProposalForm`), the keys of
-    `REQUEST_SCHEMA` only (an unknown key is a 400 naming it, as on `/api/triage`); a new
+    `REQUEST_SCHEMA` only (an unknown key is a 400 naming it, as on `/api/triage`, with the
+    body's other errors); a new
     case or, with `kind: correction` and `case_id`, a correction. 201 with the status."""
 
     @extend_schema(
@@ -146,15 +147,17 @@ class ProposalCreateView(ApiView):
     def _read(self, request: Request) -> Proposal:
         if not isinstance(request.data, dict):
             raise ParseError("the body must be a JSON object")
-        # A misspelled key (`source_url`, `caseid`) must not yield a proposal without it.
-        reject_unknown_keys(request.data, REQUEST_SCHEMA["properties"])
-        data = dict(request.data)
         # Every bad field is named in one answer (the README's "naming each bad parameter"):
         # a field refused before the form reads the body (a JSON type the form cannot read, a
         # value no column can store, an unknown term) is left out of what the form reads, and
-        # the form's own errors for it ("needed for a new case") are not added. Only unknown
-        # keys are refused alone, above: a misspelled `source_url` would add a misleading
-        # "source_urls: give at least one public source URL".
+        # the form's own errors for it ("needed for a new case") are not added.
+        # A misspelled key (`source_url`, `caseid`) must not yield a proposal without it: it
+        # is named with the others, and the form's errors for the key it may mean are left
+        # out (a misspelled `source_url` would add a misleading "source_urls: give at least
+        # one public source URL").
+        strange = unknown_keys(request.data, REQUEST_SCHEMA["properties"])
+        data = {key: value for key, value in request.data.items() if key in REQUEST_SCHEMA["properties"]}
+        meant = [name for error in strange for name in error.suggestions if name not in data]
         refused = _mistyped(data)
         # JSON can spell a lone surrogate (`"\ud800"`), which no text column, template or
         # answer can encode, and a NUL, which PostgreSQL text refuses (even in a lookup):
@@ -182,7 +185,8 @@ class ProposalCreateView(ApiView):
                 data[name] = Term.objects.of(facet).get(slug=slug).pk
         form = ProposalForm(data)
         valid = form.is_valid()
-        errors = refused + ([] if valid else form_errors(form, data, skip=[e.parameter for e in refused]))
+        skip = [e.parameter for e in refused] + meant
+        errors = strange + refused + ([] if valid else form_errors(form, data, skip=skip))
         if errors:
             order = list(ProposalForm.base_fields)
             raise InvalidParameters(

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
+from api.errors import word_field_errors
 from incidents.problems import CaseImportError
 from incidents.views.common import only_reads, render_page
 
@@ -49,6 +50,8 @@ def propose(request: HttpRequest) -> HttpResponse:
                 else:
                     return redirect(proposal.get_absolute_url())
             note_refused(request)
+            # In the words the API uses for the same fields (`POST /api/proposals/`).
+            word_field_errors(form, request.POST)
             status = 400
         except RateLimited as limited:
             form.add_error(None, limited.message)

@@ -73,6 +73,14 @@ def job_kind(scanned: LogLines, found: dict[str, set[int]] | None = None) -> str
     return None
 
 
+def a_job(kind: str) -> str:
+    """A job of `kind` (a `job_kind`) with its article, as every answer writes it: "an
+    inference job", "a training job" (the /match/ page and triage's note each chose the
+    article, and both once wrote "a inference job")."""
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{article} {kind} job"
+
+
 @dataclass(frozen=True)
 class JobKind:
     """The kind of job a log shows (`job_kind`) and whether it also has lines of each kind

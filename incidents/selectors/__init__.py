@@ -15,7 +15,8 @@ make goes through here; none of them builds its own queries.
 - `affected`: "am I affected?", the cases whose affected ranges include given versions;
 - `codes`: the error-code index, one code's cases and root causes, codes in a pasted line;
 - `documents`: one case's document by exact id, from the store cache when it is on;
-- `version`: the store version behind every `ETag` / `Last-Modified`.
+- `version`: the store version behind every `ETag` / `Last-Modified`;
+- `pasted_log`: whether the search box's text reads as log lines.
 """
 
 from .affected import (

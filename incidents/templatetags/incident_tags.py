@@ -10,6 +10,7 @@ from django.utils.safestring import mark_safe
 from incidents.case_facts import CaseFacts, case_facts, grouped
 from incidents.history import status_label
 from incidents.rendering import as_sentence, render_markdown, snippet_html, wrap_inline_code
+from incidents.search.log_job_kind import a_job
 from incidents.search.results import like_sentence
 
 if TYPE_CHECKING:
@@ -144,6 +145,12 @@ def why_linked(why: str | None, like: str | None = None) -> str:
         reverse("incidents:case-detail", args=[like]),
         like,
     )
+
+
+@register.filter(name="a_job")
+def a_job_filter(kind: str) -> str:
+    """`{{ reading.job_kind|a_job }}`: "an inference job", "a training job" (`log_job_kind.a_job`)."""
+    return a_job(kind)
 
 
 @register.filter

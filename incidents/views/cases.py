@@ -23,6 +23,7 @@ from incidents.selectors import (
     find_case,
     parse_search,
 )
+from incidents.selectors.pasted_log import looks_like_log
 from incidents.selectors.spelling import names_meant
 
 from .citation import bibtex
@@ -261,6 +262,9 @@ def case_list(request: HttpRequest) -> HttpResponse:
     # under a notice (read as its results), the page offers to match them as a log (the
     # /match/ form's `text`), the API's words about doors and MCP tools left to the API.
     log_text = query_box if len(query_box) > selectors.MAX_QUERY_CHARS else ""
+    # Log lines short enough to search are searched, and offered to log matching too: it
+    # reads them line by line, which a search of all their words together does not.
+    log_offer = query_box if not log_text and looks_like_log(query_box) else ""
     return render_page(
         request,
         "incidents/case_list.html",
@@ -268,6 +272,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
             "state": state,
             "query_box": query_box,
             "log_text": log_text,
+            "log_offer": log_offer,
             "max_query_chars": selectors.MAX_QUERY_CHARS,
             "notices": [
                 _notice(problem, state, base)

@@ -102,9 +102,9 @@ def test_a_refused_proposal_focuses_the_error_summary_and_titles_the_page_error(
     summary = page.locator("#error-summary")
     assert summary.get_by_role("heading").inner_text() == "There is a problem"
     errors = summary.get_by_role("link").all_inner_texts()
-    assert "Title: Ensure this value has at least 10 characters (it has 5)." in errors
+    assert "Title: must be at least 10 characters long; it has 5" in errors  # the API's words
     # Each error leads to its field.
-    summary.get_by_role("link", name="Title: Ensure this value").click()
+    summary.get_by_role("link", name="Title: must be at least").click()
     assert page.evaluate("document.activeElement.id") == "id_title"
     assert [v for v in run_axe(page) if v["impact"] in ("serious", "critical")] == []
 

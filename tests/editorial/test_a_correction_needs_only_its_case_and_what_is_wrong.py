@@ -66,6 +66,6 @@ def test_a_correction_still_needs_its_case_and_text(client):
 def test_a_new_case_still_needs_a_title_and_a_source(client):
     response = form_post(client, title="", source_urls="")
     errors = response.context["form"].errors
-    assert errors["title"] == ["Needed for a new case."]
-    assert errors["source_urls"] == ["Give at least one public source URL."]
+    assert errors["title"] == ["needed for a new case"]
+    assert errors["source_urls"] == ["give at least one public source URL"]
     assert not Proposal.objects.exists()

@@ -114,11 +114,12 @@ def test_bad_input_is_refused_naming_the_field(client, change, field):
     ],
 )
 def test_a_date_that_does_not_exist_says_why_at_both_doors(client, published, message, phrase):
-    """The page shows the form's sentence; the API the same words as the phrase after a
-    parameter's name that every API error is."""
+    """The page and the API say it in the same words: the phrase after a parameter's name
+    that every API error is (the form's own sentence, `message`, reworded)."""
     response = form_post(client, published=published)
     assert response.status_code == 400
-    assert response.context["form"].errors["published"] == [message]
+    assert response.context["form"].errors["published"] == [phrase]
+    assert response.context["form"].errors["published"] != [message]
     api = APIClient().post(reverse("api:proposal-create"), {**NEW, "published": published}, format="json")
     assert api.status_code == 400
     assert [(e["parameter"], e["detail"]) for e in api.json()["errors"]] == [("published", phrase)]

@@ -25,8 +25,20 @@ def test_explain_error_reads_code_as_its_text(mcp):
     assert explained == mcp.ok("explain_error", text="ncclSystemError")
 
 
-def test_an_alias_beside_its_argument_is_still_refused(mcp):
+def test_an_alias_beside_its_argument_is_refused_as_naming_it_twice(mcp):
+    # Was "Unknown argument 'topic' (search_incidents and list_incidents take it)", though
+    # get_topic reads `topic`: the caller was not told to drop one of the two.
     assert mcp.error("get_topic", topic="interconnect", slug="interconnect") == (
-        "Unknown argument 'topic' (search_incidents and list_incidents take it);"
-        " get_topic takes: slug, latest."
+        "'topic' and 'slug' name the same argument of get_topic ('topic' is read as 'slug'):"
+        " keep 'slug' and leave out 'topic'."
+    )
+    assert mcp.error("explain_error", code="ncclSystemError", text="NCCL error 2") == (
+        "'code' and 'text' name the same argument of explain_error ('code' is read as 'text'):"
+        " keep 'text' and leave out 'code'."
+    )
+
+
+def test_an_alias_given_to_another_tool_is_still_unknown_there(mcp):
+    assert mcp.error("get_incident", id="IL-0428", slug="x", topic="interconnect").startswith(
+        "Unknown argument 'slug'"
     )

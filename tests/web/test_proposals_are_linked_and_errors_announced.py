@@ -74,7 +74,26 @@ def test_a_refused_form_opens_with_a_focused_error_summary_and_an_error_title(cl
     assert 'role="alert"' in opening and 'tabindex="-1"' in opening and " autofocus" in opening
     assert text_of(element(summary, "h2")) == "There is a problem"
     assert links(summary) == [
-        ("#id_case_id", f"Case to correct: No published case IL-9999. Did you mean {', '.join(closest)}?"),
-        ("#id_title", "Title: Ensure this value has at least 10 characters (it has 5)."),
-        ("#id_text", "What happened (new case) or what is wrong (correction): This field is required."),
+        ("#id_case_id", f"Case to correct: no published case IL-9999. Did you mean {', '.join(closest)}?"),
+        ("#id_title", "Title: must be at least 10 characters long; it has 5"),
+        ("#id_text", "What happened (new case) or what is wrong (correction): is required"),
     ]  # a correction needs no source URL
+
+
+def test_the_page_words_each_error_as_the_api_does(client):
+    # Django's sentences ("Ensure this value has at least 10 characters (it has 5).") beside
+    # the API's phrases for the same fields (`POST /api/proposals/`): one wording now.
+    sent = {"kind": "new", "title": "short", "text": "", "contact": "nope", "source_urls": ""}
+    sent["published"] = ""
+    html = client.post("/propose/", sent).content.decode()
+    assert [text for _, text in links(element(html, "div", id="error-summary"))] == [
+        "Title: must be at least 10 characters long; it has 5",
+        "Organization: needed for a new case",
+        "Date of the source: needed for a new case",
+        "What happened (new case) or what is wrong (correction): must not be empty",
+        "Topic: needed for a new case",
+        "Source URLs: give at least one public source URL",
+        "Contact: must be an e-mail address such as name@example.org",
+    ]
+    shown = element(html, "div", id="field-title")
+    assert text_of(element(shown, "div", class_="errors")) == "must be at least 10 characters long; it has 5"
