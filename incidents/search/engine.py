@@ -91,7 +91,11 @@ def search_cases(
     On SQLite, from `backends.SPLIT_FROM` published cases, an unfiltered query whose words are
     partly in most cases is ranked from its rarer words' matches: one query more the first time a
     store generation counts a word's rows, and one more when that page is not exact (then
-    every match is ranked, as below that size).
+    every match is ranked, as below that size). On SQLite with the store cache on, the
+    lexical ranking is computed from the bm25 terms of the query's phrases the process holds
+    for the store generation (`backends.phrase_terms`, the same page and scores): no query
+    when it holds them all, one to read those it lacks, one more when filtered (the allowed
+    cases' ids).
     A query quoting printed output (it shows an error code by the code's patterns) costs one
     query more when a case would be strong that matches at most half of its words: whether
     it holds one of the line's failure tokens (`signatures.holding_a_signature`).

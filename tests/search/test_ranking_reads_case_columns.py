@@ -180,7 +180,11 @@ def test_a_page_with_boosts_filters_and_offsets_is_the_statements(
     assert case_columns.held() is not None
     with CaptureQueriesContext(connection) as read:
         held = pages()
-    assert len(read.captured_queries) == len(held)
+    # One statement a page; SQLite ranks from the phrases' bm25 terms held in the process
+    # (`phrase_terms`): one statement reads them for the first page, and each filtered page
+    # reads its allowed cases' ids.
+    sqlite = connection.vendor == "sqlite"
+    assert len(read.captured_queries) == (1 + len(held) // 2 if sqlite else len(held))
     assert not any(
         "incidents_caseterm" in q["sql"] or "incidents_case c" in q["sql"] for q in read.captured_queries
     )

@@ -127,6 +127,9 @@ class Backend:
         from the matches of its other words when unfiltered (`SqliteBackend._split`): one query more the
         first time a store generation counts a word's rows (kept in the store cache), and
         one more when that page turns out not to be exact (then ranked in one pass).
+        SQLite with the store cache on and a relevance sort computes the same page from the
+        bm25 terms of each phrase it holds (`phrase_terms`): no query when it holds them all,
+        one for those it lacks, one for the allowed cases' ids when filtered.
         """
         raise NotImplementedError
 

@@ -93,17 +93,89 @@ def boosted_page(
     if not kept:
         return []
     if by_rowid:
-        rowids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
-        numbers = columns.numbers_of_rows(rowids)
-    else:
-        numbers = columns.numbers([row[0] for row in cast("Sequence[KeptRow]", kept)])
+        return boosted_rows(
+            np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept)),
+            np.fromiter((row[1] for row in kept), dtype=np.float64, count=len(kept)),
+            np.fromiter((row[2] for row in kept), dtype=np.float64, count=len(kept)),
+            np.fromiter((row[3] for row in kept), dtype=np.float64, count=len(kept)),
+            columns,
+            term_weights=term_weights,
+            root_cause_weights=root_cause_weights,
+            published_only=published_only,
+            sort=sort,
+            offset=offset,
+            limit=limit,
+        )
+    numbers = columns.numbers([row[0] for row in cast("Sequence[KeptRow]", kept)])
     if numbers is None:
         return None
+    unboosted = np.fromiter((row[1] for row in kept), dtype=np.float64, count=len(kept))
+    by_id = cast("Sequence[KeptRow]", kept)
+    page = _page(
+        numbers, unboosted, columns, term_weights, root_cause_weights, published_only, sort, offset, limit
+    )
+    if page is None:
+        return None
+    score, chosen = page
+    return [
+        RankedRow(by_id[i][0], float(score[i]), float(by_id[i][2]), float(by_id[i][3]), by_id[i][4])
+        for i in chosen.tolist()
+    ]
+
+
+def boosted_rows(
+    rowids: np.ndarray,
+    unboosted: np.ndarray,
+    shares: np.ndarray,
+    literal_shares: np.ndarray,
+    columns: CaseColumns,
+    *,
+    term_weights: dict[int, float],
+    root_cause_weights: dict[int, float],
+    published_only: bool,
+    sort: str,
+    offset: int,
+    limit: int,
+) -> list[RankedRow] | None:
+    """`boosted_page` of SQLite's kept rows given as arrays, one entry a row: full-text rowids
+    (int64), scores before the boost, shares and literal shares (float64); no tuple a row
+    (`phrase_terms` computes them as arrays). The same page, or None, as `boosted_page`."""
+    if not len(rowids):
+        return []
+    numbers = columns.numbers_of_rows(rowids)
+    if numbers is None:
+        return None
+    page = _page(
+        numbers, unboosted, columns, term_weights, root_cause_weights, published_only, sort, offset, limit
+    )
+    if page is None:
+        return None
+    score, chosen = page
+    ids = columns.ids_of(numbers[chosen])
+    return [
+        RankedRow(case_id, float(score[i]), float(shares[i]), float(literal_shares[i]), int(rowids[i]))
+        for case_id, i in zip(ids, chosen.tolist(), strict=True)
+    ]
+
+
+def _page(
+    numbers: np.ndarray,
+    unboosted: np.ndarray,
+    columns: CaseColumns,
+    term_weights: dict[int, float],
+    root_cause_weights: dict[int, float],
+    published_only: bool,
+    sort: str,
+    offset: int,
+    limit: int,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The boosted scores of the kept rows (their case `numbers`, scores `unboosted`) and the
+    positions of the page's rows in its order, or None when the boost cannot be reproduced."""
     factor = factors(columns, numbers, term_weights, root_cause_weights)
     if factor is None:
         return None
-    score = np.fromiter((row[1] for row in kept), dtype=np.float64, count=len(kept)) * factor
-    chosen = np.flatnonzero(columns.published[numbers]) if published_only else np.arange(len(kept))
+    score = unboosted * factor
+    chosen = np.flatnonzero(columns.published[numbers]) if published_only else np.arange(len(numbers))
     day, number = columns.day[numbers[chosen]], numbers[chosen]
     if sort == "relevance":
         # Only the rows scoring at least the page's last score can be on it (ties included):
@@ -118,18 +190,7 @@ def boosted_page(
         order = np.lexsort((-number, -day))
     else:
         order = np.lexsort((number, day))
-    page = chosen[order[offset : offset + limit]]
-    if by_rowid:
-        ids = columns.ids_of(numbers[page])
-        return [
-            RankedRow(case_id, float(score[i]), float(kept[i][2]), float(kept[i][3]), int(kept[i][0]))
-            for case_id, i in zip(ids, page.tolist(), strict=True)
-        ]
-    by_id = cast("Sequence[KeptRow]", kept)
-    return [
-        RankedRow(by_id[i][0], float(score[i]), float(by_id[i][2]), float(by_id[i][3]), by_id[i][4])
-        for i in page.tolist()
-    ]
+    return score, chosen[order[offset : offset + limit]]
 
 
 def factors(

@@ -230,6 +230,22 @@ class SqliteBackend(Backend):
     ) -> list[RankedRow]:
         """The ranking statement: every match of `parsed` scored, or with `split` only the
         matches of its rare atoms (their scores exact: bm25 of the whole expression)."""
+        if sort == "relevance":
+            # The same page from the phrases' bm25 terms this process holds, when it holds the
+            # case columns (`phrase_terms`): FTS5 scores no match again.
+            page = self._from_held_terms(
+                parsed,
+                candidates,
+                split=split,
+                term_weights=term_weights,
+                root_cause_weights=root_cause_weights,
+                offset=offset,
+                limit=limit,
+                coordinate=coordinate,
+                literal=literal,
+            )
+            if page is not None:
+                return page
         boost, boost_params = ranking_sql.boost_sql(term_weights, root_cause_weights)
         # Each distinct group's matches are read once, into the lookup table of an `IN`
         # subquery, and each match tested against it once, as a column `f.h<n>` (1 or 0):
@@ -354,6 +370,66 @@ class SqliteBackend(Backend):
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         return [RankedRow(r[0], float(r[1]), float(r[2]), float(r[3]), r[4]) for r in rows]
+
+    def _from_held_terms(
+        self,
+        parsed,
+        candidates,
+        *,
+        split,
+        term_weights,
+        root_cause_weights,
+        offset,
+        limit,
+        coordinate,
+        literal,
+    ) -> list[RankedRow] | None:
+        """`_ranked`'s page by relevance from held phrase terms (`phrase_terms`), or None when
+        the store cache is off or they cannot give it (the caller runs the statement). One
+        query for the phrases not held this store generation, one for the allowed cases'
+        ids when filtered."""
+        # numpy: out of commands that never search.
+        from .. import case_columns
+        from . import phrase_terms
+
+        held = phrase_terms.held()
+        columns = case_columns.held()
+        if held is None or columns is None:
+            return None
+        allowed = None
+        if candidates is not None:
+            with connection.cursor() as cursor:
+                cursor.execute(*candidates)
+                ids = [row[0] for row in cursor.fetchall()]
+            numbers = columns.numbers(ids)
+            if numbers is None:
+                return None
+            rowids = columns.rowid_of[numbers]
+            allowed = rowids[rowids >= 0]
+        if split:
+            # Both halves of the split statement: the rows holding a rare atom, scored by the
+            # expression `(rare) AND (common)` / `(rare) NOT (common)`, phrases in that order.
+            groups, excluded, order = [list(split.rare)], [], [*split.rare, *split.common]
+        else:
+            groups, excluded = [list(g) for g in parsed.groups], list(parsed.excluded)
+            order = [*(a for g in groups for a in g), *excluded]
+        everything = [*order, *(a for g in [*coordinate, *literal] for a in g)]
+        return phrase_terms.ranked_from_terms(
+            held,
+            table=SQLITE_TABLE,
+            weights=", ".join(str(w) for w in SQLITE_WEIGHTS),
+            phrase_of={a: self._atom(a) for a in everything},
+            groups=groups,
+            excluded=excluded,
+            order=order,
+            coordinate=[list(g) for g in coordinate],
+            literal=[list(g) for g in literal],
+            allowed_rowids=allowed,
+            term_weights=term_weights,
+            root_cause_weights=root_cause_weights,
+            offset=offset,
+            limit=limit,
+        )
 
     def snippets(self, parsed, case_ids, rowids=None):
         if not case_ids or not parsed.groups:
