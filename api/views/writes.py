@@ -279,7 +279,9 @@ class CaseStatusView(WriteAuthentication, ApiView):
         summary="Change a case's status (editors, reviewers)",
         description=(
             "draft -> in_review and back (editors); in_review -> published and published -> "
-            "retracted with a `reason` (reviewers). Other moves are 409."
+            "retracted with a `reason` (reviewers). One step a write: a draft is published by two "
+            "writes, in_review then published (the second with the first answer's ETag). Other "
+            "moves are 409, naming the step the case can take."
         ),
         request=StatusChangeSerializer,
         parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
