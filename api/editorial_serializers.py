@@ -8,7 +8,7 @@ from rest_framework import serializers
 from incidents.models import Case
 from incidents.proposals.models import Proposal
 
-from .serializers import ResponseSerializer
+from .serializers import CaseDetailSerializer, ResponseSerializer
 
 
 class FieldChangeSerializer(ResponseSerializer):
@@ -82,6 +82,37 @@ class LookalikeSerializer(serializers.Serializer):
     title = serializers.CharField(help_text="Case title.")
     url = serializers.URLField(help_text="The case's web page.")
     reason = serializers.CharField(required=False, help_text="Why it may be a duplicate (duplicates only).")
+
+
+class WriteWarningSerializer(ResponseSerializer):
+    """Something a write did that its writer should know: a case the written one looks like
+    (`duplicates.duplicates_of_case`), as import, the admin and a proposal's Accept warn."""
+
+    detail = serializers.CharField(
+        help_text=(
+            "The warning in words: `Possible duplicate: IL-0700 looks like IL-0450 (same source "
+            "URL https://...)`, as the admin says it."
+        )
+    )
+    id = serializers.CharField(help_text="The case the written one looks like.")
+    title = serializers.CharField(help_text="That case's title.")
+    url = serializers.URLField(help_text="That case's web page.")
+    reason = serializers.CharField(
+        help_text="Why: `same source URL https://...` or `near-identical text (0.93)`."
+    )
+
+
+class CaseWrittenSerializer(CaseDetailSerializer):
+    """A write's answer: the case as stored and what the writer should know of it."""
+
+    warnings = WriteWarningSerializer(
+        many=True,
+        help_text=(
+            "Cases this one looks like (same source URL, near-identical text), on a create, a "
+            "replace or patch, and a move to published; empty otherwise. The write is made: a "
+            "look-alike may be a second account of another incident, or a duplicate to merge."
+        ),
+    )
 
 
 class LookalikesSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from drf_spectacular.plumbing import get_doc
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
@@ -19,7 +20,7 @@ from incidents.document_model import case_model
 from incidents.selectors import FACETS
 from incidents.selectors.scale import BOUNDS, MAX_BOUND
 
-from .serializers import ProblemSerializer
+from .serializers import CaseDetailSerializer, ProblemSerializer
 
 PROBLEM = "application/problem+json"
 CASE_ID_PATTERN = "^[Ii][Ll]-[0-9]{4,6}$"
@@ -33,18 +34,37 @@ def case_schema() -> dict[str, Any]:
 
 def add_case_document_schemas(result: dict[str, Any], generator, request, public) -> dict:
     """drf-spectacular postprocessing hook: add `CaseDocument`, and make `CaseDetail` (generated
-    from `CaseDetailSerializer`, the fields the API adds) the case document plus those fields."""
+    from `CaseDetailSerializer`, the fields the API adds) the case document plus those fields;
+    `CaseWritten` (a write's answer, `CaseWrittenSerializer`: `warnings` too) likewise."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     document = copy.deepcopy(case_schema())
     schemas["CaseDocument"] = document
-    added = schemas.pop("CaseDetail")  # re-added after `CaseDocument`, which it extends
-    detail = copy.deepcopy(document)
-    detail["title"] = "Case detail"
-    detail["description"] = added["description"]
-    detail["properties"].update(added["properties"])
-    # In declaration order, as the answer holds them (drf-spectacular sorts `required`).
-    detail["required"] = [*detail["required"], *(n for n in added["properties"] if n in added["required"])]
-    schemas["CaseDetail"] = detail
+    # Re-added after `CaseDocument`, which they extend. Only a write answers `CaseWritten`,
+    # the detail's fields and `warnings`: the detail's (a `$ref` alone, so never generated)
+    # are those but `warnings`, described by its serializer.
+    written = schemas.pop("CaseWritten")
+    detail_fields = {name: value for name, value in written["properties"].items() if name != "warnings"}
+    derived = {
+        "CaseDetail": {
+            "description": get_doc(CaseDetailSerializer),
+            "properties": detail_fields,
+            "required": [name for name in written.get("required", ()) if name in detail_fields],
+        },
+        "CaseWritten": written,
+    }
+    for name, title in (("CaseDetail", "Case detail"), ("CaseWritten", "Case as written")):
+        added = schemas.pop(name, None) or derived[name]
+        extended = copy.deepcopy(document)
+        extended["title"] = title
+        extended["description"] = added["description"]
+        extended["properties"].update(added["properties"])
+        # In declaration order, as the answer holds them (drf-spectacular sorts `required`).
+        extended["required"] = [
+            *extended["required"],
+            *(n for n in added["properties"] if n in added.get("required", ())),
+        ]
+        schemas[name] = extended
+    detail = schemas["CaseDetail"]
     # `GET /api/cases/{id}?fields=`: the same fields, only `id` sure to be there.
     trimmed = copy.deepcopy(detail)
     trimmed["title"] = "Case detail, some fields"

@@ -1,7 +1,9 @@
 """Spotting a case that is already in the store: the same source URL, or near-identical text.
 
-Import (as warnings, refused with `--strict`), the admin (a warning after saving) and
-proposals (before and after sending) all ask `find_duplicates` / `find_lookalikes`.
+Import (as warnings, refused with `--strict`), the admin (a warning after saving and after
+its Publish action), the write API (`warnings` of a create, a replace or patch and a
+publish) and proposals (before and after sending, on Accept) all ask `find_duplicates` /
+`find_lookalikes` / `duplicates_of_case`.
 Text closeness is the TF-IDF cosine of the two accounts (title, symptoms, root cause, trigger,
 summary: `search.similarity.TextIndex`), not the similar-case score.
 """
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .document_model import value_at
+from .documents import case_document
 from .id_lists import ids_in
 from .models import Case, Source
 from .references import split_url
@@ -38,6 +41,11 @@ class Duplicate:
 
     def __str__(self) -> str:
         return f"{self.case_id} ({self.reason})"
+
+    def warning(self, of: str) -> str:
+        """The warning every door gives when case `of` looks like this one: "Possible
+        duplicate: IL-0700 looks like IL-0450 (same source URL https://...)"."""
+        return f"Possible duplicate: {of} looks like {self}"
 
 
 def url_variants(url: str) -> list[str]:
@@ -108,6 +116,13 @@ def find_duplicates(document: dict[str, Any], *, index: TextIndex | None = None)
     urls = [s["url"] for s in document.get("sources", []) if isinstance(s, dict) and s.get("url")]
     own = [document["id"]] if document.get("id") else []
     return find_lookalikes(urls=urls, text=document_text(document), exclude=own, index=index)
+
+
+def duplicates_of_case(case_id: str) -> list[Duplicate]:
+    """`find_duplicates` of the stored case `case_id` (as its document stands now): what a
+    write or a publish of it warns of. Raises Case.DoesNotExist. Queries: the case's document
+    (its rows), then those of `find_lookalikes`."""
+    return find_duplicates(dict(case_document(Case.objects.with_document().get(id=case_id))))
 
 
 def batch_duplicates(

@@ -30,7 +30,7 @@ from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from incidentlib.cache_errors import CACHE_ERRORS
-from incidents.database_ready import missing_tables
+from incidents.database_ready import database_problem, missing_database_file, set_up_hint
 from incidents.encodable import encodable
 from incidents.servers_cache import SharedCacheUnreachable
 
@@ -51,11 +51,17 @@ def with_database(fn: Callable[..., Any], *, error: type[Exception] = ToolError)
     """Run `fn` with fresh database connections and close them afterwards.
 
     A database or shared-cache failure becomes `error` (a message for the client, the
-    traceback in the log) rather than an anonymous crash.
+    traceback in the log) rather than an anonymous crash; so does a database that is not set
+    up (`database_ready.database_problem`: what to run), a missing SQLite file before any
+    connection, which would create it.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        missing = missing_database_file()
+        if missing is not None:
+            # Before connecting, which would create the file empty.
+            raise error(f"The incident database is not set up: {missing}: {set_up_hint()}.")
         close_old_connections()
         try:
             return fn(*args, **kwargs)
@@ -78,7 +84,7 @@ def _database_problem() -> str:
     """What a tool says when the database failed: that it was never migrated when so (waiting
     would not help), else that it did not answer."""
     try:
-        missing = missing_tables()
+        missing = database_problem()
     except DatabaseError:
         missing = None
     if missing is not None:

@@ -212,7 +212,8 @@ def search_incidents(
     # "the closest cases are listed as partial matches"): an assistant sees them too.
     partial = [_search_hit(hit) for hit in results.partial_hits]
     notes = list(results.notes)
-    if results.total == 0 and not results.retracted_matches:  # else a note names them
+    # Else a note names the retracted cases, or says no case cites the record and where on.
+    if results.total == 0 and not results.retracted_matches and not results.uncited:
         notes.append(
             ("Nothing matched well" if partial else "Nothing matched")
             + ": try fewer or other words (vocab lists synonyms)"

@@ -7,7 +7,9 @@ write run in one transaction holding the case write lock (`services.writing_case
 
 A write answers the case as stored (every hand-made link), where GET shows the published
 links: its `ETag` carries the same case version as GET's, so either works as `If-Match`, and
-differs from GET's in the rest, as the two bodies differ (`http.stored_case_etag`).
+differs from GET's in the rest, as the two bodies differ (`http.stored_case_etag`). Its
+`warnings` name the cases the written one looks like (`duplicates.duplicates_of_case`) after
+a document write or a publish, as import, the admin and a proposal's Accept do.
 """
 
 from __future__ import annotations
@@ -38,12 +40,11 @@ from ..editing import (
     invalid_document,
     workflow_error,
 )
-from ..editorial_serializers import MergeRequestSerializer, StatusChangeSerializer
+from ..editorial_serializers import CaseWrittenSerializer, MergeRequestSerializer, StatusChangeSerializer
 from ..errors import ParameterError, UnknownResource
 from ..http import ApiView
 from ..params import reject_unknown_keys
 from ..parsers import MergePatchParser
-from ..serializers import CaseDetailSerializer
 
 # `incidents.services` is imported by the views that write: it brings the search modules
 # (numpy, scipy), and this module is read with the URLs by every process at start-up.
@@ -69,14 +70,16 @@ IF_MATCH = OpenApiParameter(
 AS_STORED = (
     "The case as stored (every hand-made `related` link, where GET lists published cases only), "
     "with an `ETag` for the next write's `If-Match`: the same case version as GET's ETag, another "
-    "representation (`If-None-Match` on GET does not match it)."
+    "representation (`If-None-Match` on GET does not match it). `warnings` names the cases it "
+    "looks like (same source URL, near-identical text) after a create, a replace or patch and a "
+    "move to published, as import, the admin and a proposal's Accept warn; the write is made."
 )
 
 
 def write_responses(ok: int, description: str) -> dict[Any, OpenApiResponse]:
     problem = schema.problem
     return {
-        ok: OpenApiResponse(CaseDetailSerializer, description),
+        ok: OpenApiResponse(CaseWrittenSerializer, description),
         (400, schema.PROBLEM): problem(
             "The document fails the case schema or import's checks (each JSON path named)."
         ),
@@ -118,17 +121,36 @@ def _editable_case(case_id: str) -> Case:
     return case
 
 
-def _saved(request: Request, case_id: str, status: int = 200) -> Response:
-    """The case as stored, with the write answer's `ETag` (`editing.case_etag`)."""
+def _saved(request: Request, case_id: str, status: int = 200, *, warn: bool = False) -> Response:
+    """The case as stored (`CaseWrittenSerializer`), with the write answer's `ETag`
+    (`editing.case_etag`). `warn`: its `warnings` name the cases it looks like
+    (`duplicates.duplicates_of_case`, as an admin save and a proposal's Accept warn);
+    otherwise `warnings` is empty."""
     case = Case.objects.with_document().get(id=case_id)
-    response = Response(
-        CaseDetailSerializer(shapes.case_detail(selectors.record_of(case, as_stored=True), request)).data,
-        status=status,
-    )
+    answer = shapes.case_detail(selectors.record_of(case, as_stored=True), request)
+    answer["warnings"] = _duplicate_warnings(request, case_id) if warn else []
+    response = Response(CaseWrittenSerializer(answer).data, status=status)
     response["ETag"] = case_etag(request, case)
     if status == 201:
         response["Location"] = request.build_absolute_uri(reverse("api:case-detail", args=[case.id]))
     return response
+
+
+def _duplicate_warnings(request: Request, case_id: str) -> list[dict[str, str]]:
+    """The `warnings` of a write of `case_id`: one per case it looks like, in the words the
+    admin uses (`Duplicate.warning`) with that case's id, title, page and the reason."""
+    from incidents import duplicates
+
+    return [
+        {
+            "detail": found.warning(case_id),
+            "id": found.case_id,
+            "title": found.title,
+            "url": request.build_absolute_uri(reverse("incidents:case-detail", args=[found.case_id])),
+            "reason": found.reason,
+        }
+        for found in duplicates.duplicates_of_case(case_id)
+    ]
 
 
 def _save(request: Request, document: dict[str, Any], reason: str) -> None:
@@ -182,7 +204,7 @@ class CaseCreateMixin(WriteAuthentication):
         if Case.objects.filter(id=document["id"]).exists():
             raise Conflict(f"{document['id']} exists already: PUT or PATCH it, or leave `id` out")
         _save(request, document, reason=change_reason(request) or "created through the API")
-        return _saved(request, document["id"], status=201)
+        return _saved(request, document["id"], status=201, warn=True)
 
 
 class CaseUpdateMixin(WriteAuthentication):
@@ -220,7 +242,7 @@ class CaseUpdateMixin(WriteAuthentication):
                 # Built from GET, which shows published links only: keep the ones it hides.
                 document["related"] = selectors.related_to_store(case, sent)
             _save(request, document, reason=reason)
-        return _saved(request, case_id)
+        return _saved(request, case_id, warn=True)
 
     @extend_schema(
         operation_id="cases_update",
@@ -257,7 +279,9 @@ class CaseStatusView(WriteAuthentication, ApiView):
         summary="Change a case's status (editors, reviewers)",
         description=(
             "draft -> in_review and back (editors); in_review -> published and published -> "
-            "retracted with a `reason` (reviewers). Other moves are 409."
+            "retracted with a `reason` (reviewers). One step a write: a draft is published by two "
+            "writes, in_review then published (the second with the first answer's ETag). Other "
+            "moves are 409, naming the step the case can take."
         ),
         request=StatusChangeSerializer,
         parameters=[CASE_ID, IF_MATCH, CHANGE_REASON],
@@ -281,7 +305,7 @@ class CaseStatusView(WriteAuthentication, ApiView):
                 raise workflow_error(error) from None
             except ValueError as error:
                 raise ParseError(str(error)) from None
-        return _saved(request, case_id)
+        return _saved(request, case_id, warn=target == Case.Status.PUBLISHED)
 
 
 class CaseMergeView(WriteAuthentication, ApiView):

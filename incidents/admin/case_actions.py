@@ -139,7 +139,10 @@ class CaseWorkflowActions(admin.ModelAdmin):
         )
 
     def _transition(self, request: HttpRequest, queryset: Any, target: str) -> None:
-        from .. import services
+        """Move each chosen case to `target`, saying for each whether it moved; a case
+        published warns of the cases it looks like (`duplicates.duplicates_of_case`), as a
+        save in the admin and a proposal's Accept do."""
+        from .. import duplicates, services
 
         for case in queryset:
             try:
@@ -149,6 +152,9 @@ class CaseWorkflowActions(admin.ModelAdmin):
             else:
                 said = Case.Status(target).label.lower()
                 self.message_user(request, f"{case.id} is now {said}.", messages.SUCCESS)
+                if target == Case.Status.PUBLISHED:
+                    for found in duplicates.duplicates_of_case(case.id):
+                        self.message_user(request, found.warning(case.id), messages.WARNING)
 
     @admin.action(description="Submit for review")
     def submit_for_review(self, request: HttpRequest, queryset: Any) -> None:

@@ -29,6 +29,7 @@ from .planning import SearchRequest, Sort, plan
 from .query import without_phrase_quotes
 from .ranking import rank
 from .results import SearchResults
+from .version_notes import version_note
 from .withdrawn import retracted_matches
 
 
@@ -112,6 +113,9 @@ def search_cases(
     query. Each waits for one of the process's `settings.SEARCH_CONCURRENCY` places
     (`gate.py`), listings too: sixteen filtered listings at once took a worker at 100,000
     cases 23 to 30 MB above its resting set, against 8 to 10 MB within two places.
+    A query that is a version (`535.104.05`) or a component and its version (`nccl 2.18.1`)
+    gets a last note pointing to "Am I affected?" (`version_notes.version_note`: one query
+    more, the component terms, for a name beside a dotted version).
     """
     request = SearchRequest(
         query=query, filters=filters, sort=sort, offset=offset, limit=limit, facets=facets
@@ -128,7 +132,14 @@ def search_cases(
             ranking = rank(planned)
         if planned.kind == "ranked" and not ranking.matches:
             ranking = dataclasses.replace(ranking, retracted=retracted_matches(planned))
-        return hydrate(planned, ranking)
+        results = hydrate(planned, ranking)
+    note = version_note(query) if query else None
+    if note is None:
+        return results
+    # Last: what search found (or not) is said first, then where a version is checked.
+    return dataclasses.replace(
+        results, notes=[*results.notes, note], reading_notes=(*results.reading_notes, note)
+    )
 
 
 PHRASE_LOOSENED = "No case holds the quoted words in that order: searched for them anywhere in a case."

@@ -21,6 +21,7 @@ from incidents.selectors.lookup import retracted_matches_note
 from incidents.selectors.stats import published_count
 
 from .backends import Marked, get_backend
+from .citing_notes import citing_note, uncited_note
 from .coordination import numbers_after_words
 from .facets import facet_counts
 from .fusion import POSSIBLE, STRONG, Candidate
@@ -73,6 +74,9 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             total, facets = store_cache.cached(key, lambda: (listing.count(), counts(listing)))
         else:
             total, facets = listing.count(), counts(listing)
+        nothing_cited = not total and _cited_by_none(plan)
+        if nothing_cited:
+            notes = _uncited(plan, notes)
         return SearchResults(
             hits=[_listed_hit(plan, case) for case in listed],
             total=total,
@@ -80,6 +84,9 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
             notes=_once(notes),
             browsing=plan.kind == "browse" and not plan.references and not plan.case_ids,
             reading_notes=tuple(_once(notes)),
+            uncited=plan.references if nothing_cited else (),
+            # The search page says it in its own paragraph, with links.
+            empty_result_notes=(notes[-1],) if nothing_cited else (),
         )
     if plan.kind == "nothing" or plan.parsed is None:
         said = _once(notes)
@@ -101,6 +108,7 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
     # What the search page's empty result says in its own paragraphs, with links: the
     # retracted cases that would have matched, and that partial matches follow.
     said_empty: list[str] = []
+    uncited: tuple[str, ...] = ()
     reading = list(notes)
     if not matches:
         if ranking.retracted:
@@ -115,7 +123,12 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
                 f"No {published} matches this query well: the closest cases are listed as partial matches."
             )
         notes.extend(said_empty)
-        if not said_empty:
+        if not said_empty and _cited_by_none(plan):
+            # That no case cites the record is the answer, not that none matches the words.
+            notes = _uncited(plan, notes)
+            said_empty.append(notes[-1])
+            uncited = plan.references
+        elif not said_empty:
             notes.append(
                 "No case matches this query with these filters."
                 if plan.filtered
@@ -133,7 +146,25 @@ def hydrate(plan: SearchPlan, ranking: Ranking) -> SearchResults:
         retracted_matches=tuple(case_id for case_id, _ in ranking.retracted),
         empty_result_notes=tuple(said_empty),
         reading_notes=tuple(_once(reading)),
+        uncited=uncited,
     )
+
+
+def _cited_by_none(plan: SearchPlan) -> bool:
+    """Whether the query names upstream records no case cites, published or retracted, with
+    no filter and no case id beside them: then that is what the answer says
+    (`citing_notes.uncited_note`). Queries: none without records, else at most 2 (whether
+    a published, then a retracted case cites them), asked of empty answers only."""
+    if not plan.references or plan.case_ids or plan.filtered:
+        return False
+    retracted = plan.retracted
+    return not plan.cases.exists() and (retracted is None or not retracted.exists())
+
+
+def _uncited(plan: SearchPlan, notes: list[str]) -> list[str]:
+    """`notes` with "Cases citing X" replaced by `citing_notes.uncited_note`, put last."""
+    over = citing_note(plan.references)
+    return [*(n for n in notes if n != over), uncited_note(plan.references)]
 
 
 def _once(notes: list[str]) -> list[str]:

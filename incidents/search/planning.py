@@ -26,6 +26,7 @@ from incidents.selectors.references import citing_cases_condition, split_referen
 from incidents.selectors.vocabulary import terms_with_case_counts
 
 from .backends import get_backend
+from .citing_notes import citing_note
 from .code_notes import UncasedCode, uncased_code_notes, uncased_codes
 from .exception_numbers import read_exception_numbers
 from .patterns import GENERIC_EXCEPTION_NAMES
@@ -221,7 +222,7 @@ def plan(request: SearchRequest) -> SearchPlan:
         # ranked among them.
         cases = cases.filter(citing_cases_condition(references))
         retracted = retracted.filter(citing_cases_condition(references))
-        notes.append(f"Cases citing {', '.join(references)} (references and sources).")
+        notes.append(citing_note(references))
         query, whole = rest, False
     named_ids, rest = split_case_ids(query)
     found: tuple[str, ...] = ()

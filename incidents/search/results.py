@@ -240,6 +240,9 @@ class SearchResults:
     # capped ranking) and which retracted cases alone would have matched: all but those
     # saying that nothing, or only partial matches, matched. What triage passes on.
     reading_notes: tuple[str, ...] = ()
+    # The upstream records the query named that no case cites (`citing_notes.uncited_note`
+    # says so, with the way on, in `notes`): no other words would list a case citing them.
+    uncited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

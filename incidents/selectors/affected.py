@@ -162,8 +162,11 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
     A line is `NCCL 2.19.3`, `torch==2.1.0`, `NCCL=2.18.1` or `NVIDIA driver: 535.104.05`
     (a trailing comma dropped, blank lines skipped); a Debian epoch stays in the version
     (`nvidia-driver 1:535.104.05` -> `1:535.104.05`, compared as `versions.parse_version`
-    says). A line with no component or no version
-    is a problem quoting it (`versions`), never dropped unseen. The lines past
+    says). A line with no component or no version is a problem quoting it whole
+    (`versions`), never dropped unseen; so is a line of words whose last holds no digit
+    (`this is not a version line`: prose, not component `this is not a version` at version
+    `line`), skipped (the others answered, as an unknown component is) where a lone name
+    (`NCCL`, a version forgotten) stops the check. The lines past
     `MAX_LINES_CHARS` (a line the limit cuts included: its version could read as another)
     are skipped, with a problem saying from which line on (`skipped`). Pairs, not a dict: a
     component given twice is `check_versions`' to refuse, not ours to merge. No query."""
@@ -190,7 +193,10 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
         else:
             component, _, version = line.rpartition(" ")
         component, version = component.strip(), version.strip()
-        if component and version:
+        # Split at a space, a last word without a digit is no version: the line is prose (a
+        # note pasted with a `pip freeze`), not "this is not a version" at version "line".
+        prose = sign is None and bool(component) and not any(c.isdigit() for c in version)
+        if component and version and not prose:
             pairs.append((component, version))
             continue
         shown = line if len(line) <= SHOWN_LINE_CHARS else line[: SHOWN_LINE_CHARS - 1] + "…"
@@ -199,6 +205,7 @@ def read_version_lines(text: str) -> tuple[list[tuple[str, str]], list[VersionPr
                 "versions",
                 f"line {number} ({shown!r}) is not a component and its version; write one a line, as "
                 "NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05",
+                skipped=prose,
             )
         )
     return pairs, problems

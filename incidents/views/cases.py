@@ -11,6 +11,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from incidents import limits, search, selectors
+from incidents.search.citing_notes import record_words
 from incidents.search.planning import corrected_note
 from incidents.search.results import FacetCount
 from incidents.selectors import (
@@ -293,6 +294,11 @@ def case_list(request: HttpRequest) -> HttpResponse:
                 if key != "relevance" or state.q
             ],
             "suggestions": suggestions,
+            # Records no case cites: their words to search instead (`citing_notes.record_words`).
+            "uncited_searches": [
+                (word, replace(state, q=word, page=1).url(base))
+                for word in dict.fromkeys(filter(None, map(record_words, results.uncited)))
+            ],
             "suggestion_url": (
                 replace(state, q=results.suggestion, page=1).url(base) if results.suggestion else None
             ),

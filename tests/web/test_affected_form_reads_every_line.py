@@ -140,3 +140,38 @@ def test_the_form_says_which_spellings_it_reads(client):
         "<code>torch==2.1.0</code>, <code>CUDA=12.4</code> or <code>NVIDIA driver: 535.104.05</code>;"
     ) in page
     assert "(<code>nvidia-driver 1:535.104.05</code>), is read as part of the version" in page
+
+
+FREEZE_WITH_A_NOTE = (
+    "numpy==1.26.4\ntorch==2.1.0+cu121\nnvidia-nccl-cu12==2.18.1\nvllm==0.3.0\n"
+    "NVIDIA driver: 535.104.05\nthis is not a version line\n"
+)
+PROSE_LINE = (
+    "line 6 ('this is not a version line') is not a component and its version; write one a line, "
+    "as NCCL 2.19.3, torch==2.1.0 or NVIDIA driver: 535.104.05"
+)
+
+
+def test_a_line_of_prose_is_named_whole_not_read_as_a_component_and_version():
+    # Before: ("this is not a version", "line"), then "this is not a version: unknown component".
+    pairs, problems = read_version_lines(FREEZE_WITH_A_NOTE)
+    assert pairs == [
+        ("numpy", "1.26.4"),
+        ("torch", "2.1.0+cu121"),
+        ("nvidia-nccl-cu12", "2.18.1"),
+        ("vllm", "0.3.0"),
+        ("NVIDIA driver", "535.104.05"),
+    ]
+    assert problems == [VersionProblem("versions", PROSE_LINE, skipped=True)]
+
+
+def test_the_form_answers_a_freeze_with_a_note_and_lists_the_note_as_not_checked(client):
+    response = client.get("/affected/", {"versions": FREEZE_WITH_A_NOTE})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "<li>versions: " + PROSE_LINE.replace("'", "&#x27;") + "</li>" in page
+    assert "this is not a version: unknown component" not in page
+    # A note alone is no check: it is the answer, as a lone unreadable line is.
+    alone = client.get("/affected/", {"versions": "this is not a version line"})
+    assert alone.status_code == 400
+    assert "line 1 (&#x27;this is not a version line&#x27;) is not a component" in alone.content.decode()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import anyio
 from django.core.management.base import BaseCommand
+from django.db import DatabaseError
 
-from incidents.database_ready import require_tables
+from incidents.database_ready import database_problem
 from mcp_server.server import build_server
 from mcp_server.stdio import install_checked_stdio
 
@@ -21,8 +22,15 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
-        # Before the protocol starts: a client shows the server's stderr when it fails to start,
-        # while every tool would only have answered that the database did not answer.
-        require_tables()
+        # A database not set up (no file, never migrated) is said on stderr and the server
+        # starts anyway: a desktop client shows a server that exits only as "disconnected",
+        # with stderr in a log file, while each tool answers the problem and what to run
+        # (`toolkit.with_database`) to the assistant, which tells the user.
+        try:
+            problem = database_problem()
+        except DatabaseError as error:
+            problem = f"the database did not answer ({error})"
+        if problem is not None:
+            self.stderr.write(f"warning: {problem}; serving anyway, each tool answers this until then")
         install_checked_stdio()
         anyio.run(build_server().run_stdio_async)
