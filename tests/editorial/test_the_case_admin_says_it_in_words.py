@@ -50,7 +50,11 @@ def act_in_the_list(user, action: str, case_id: str) -> list[str]:
 def test_a_workflow_action_names_the_new_status_in_words(editor, reviewer):
     Case.objects.filter(id="IL-0430").update(status=Case.Status.DRAFT)
     assert act_in_the_list(editor, "submit_for_review", "IL-0430") == ["IL-0430 is now in review."]
-    assert act_in_the_list(reviewer, "publish", "IL-0430") == ["IL-0430 is now published."]
+    published, *warnings = act_in_the_list(reviewer, "publish", "IL-0430")
+    assert published == "IL-0430 is now published."
+    # IL-0430 cites the OPT-175B logbook as IL-0429 does: Publish warns as an admin save does.
+    assert warnings and all(w.startswith("Possible duplicate: IL-0430 looks like ") for w in warnings)
+    assert any("IL-0429 (same source URL" in w for w in warnings)
 
 
 def test_a_case_without_a_topic_is_told_where_topics_are_added(client, editor):
