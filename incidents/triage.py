@@ -39,7 +39,7 @@ from . import search
 from .models import Case, Facet, Source, Term
 from .search.log_job_kind import a_job
 from .search.log_lines import shown_line
-from .search.results import Confidence, like_sentence
+from .search.results import CONFIDENCE_RANK, Confidence, like_sentence
 from .search.scale_words import read_scale
 from .selectors.params import NOTHING_TO_TRIAGE
 from .selectors.spelling import resolve_term, spelling_key
@@ -63,7 +63,6 @@ ARM_HOSTED = frozenset({"gh200", "gb200"})
 # other host platform, rules a case out more than another generation of the same vendor's.
 OTHER_VENDOR, OTHER_PLATFORM, OTHER_FAMILY = 0.3, 0.3, 0.7
 FAR_SCALE, FAR_SCALE_WEIGHT = 32, 0.8  # a case 32 times larger or smaller than the job
-RANK: dict[Confidence, int] = {"strong": 0, "possible": 1, "weak": 2}
 # Whose first hit a reason's "Similar to IL-0606, ..." names, when it is not triage's first.
 WORD_SEARCH, LOG_MATCH = "word search", "log match"
 
@@ -140,7 +139,7 @@ class Candidate:
     @property
     def confidence(self) -> Confidence:
         """The strongest label the search engine gave this case (weak when none)."""
-        return min(self.labels, key=RANK.__getitem__, default="weak")
+        return min(self.labels, key=CONFIDENCE_RANK.__getitem__, default="weak")
 
 
 @dataclass
@@ -347,7 +346,9 @@ def triage(
     # Confidence first: the parts and the context order cases of one label, never a possible
     # case above a strong one (the context lifted training cases that shared a common
     # signature above the two the log's Xid 79 made strong, and cut them off the list).
-    ranked = sorted(candidates.values(), key=lambda c: (RANK[c.confidence], -c.fused, c.case.id))[:limit]
+    ranked = sorted(candidates.values(), key=lambda c: (CONFIDENCE_RANK[c.confidence], -c.fused, c.case.id))[
+        :limit
+    ]
     matched = len(ranked)
     # A partial match only fills the promised minimum, after every match, in the word
     # search's order (which weighs how like the first hit each is, not its score alone): the

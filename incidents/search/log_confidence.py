@@ -15,7 +15,7 @@ from incidents.models import Facet
 
 from .log_thresholds import THRESHOLDS, Thresholds
 from .log_tokens import BOILERPLATE, NAMING_EXTRACTORS
-from .results import Confidence
+from .results import CONFIDENCE_ORDER, CONFIDENCE_RANK, Confidence
 
 POSSIBLE_SIGNATURE = 2.0
 
@@ -207,12 +207,8 @@ def head_labels(labels: Iterable[Confidence]) -> list[Confidence]:
     # the log's rare words is weak while cases sharing only a generic failure phrase
     # ("timed out") below it were possible.
     shown: list[Confidence] = []
-    ceiling = _RANK["strong"]
+    least_sure = 0  # the rank (`CONFIDENCE_RANK`) of the least sure label so far
     for label in labels:
-        ceiling = min(ceiling, _RANK[label])
-        shown.append(_LABEL_OF_RANK[ceiling])
+        least_sure = max(least_sure, CONFIDENCE_RANK[label])
+        shown.append(CONFIDENCE_ORDER[least_sure])
     return shown
-
-
-_RANK: dict[Confidence, int] = {"weak": 1, "possible": 2, "strong": 3}
-_LABEL_OF_RANK: dict[int, Confidence] = {rank: label for label, rank in _RANK.items()}

@@ -14,6 +14,9 @@ from .why_words import matched_words, typed_words_held
 
 # The engine's confidence label of a hit (see fusion.label and logmatch.confidence).
 Confidence = Literal["strong", "possible", "weak"]
+# Surest first: a label's place in this order (`CONFIDENCE_RANK`) sorts and compares labels.
+CONFIDENCE_ORDER: tuple[Confidence, ...] = ("strong", "possible", "weak")
+CONFIDENCE_RANK: dict[Confidence, int] = {label: rank for rank, label in enumerate(CONFIDENCE_ORDER)}
 
 
 @dataclass(frozen=True)
